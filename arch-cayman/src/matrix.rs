@@ -1,0 +1,1 @@
+//! CAYMAN register-matrix tables (filled by the register-matrix work).

@@ -1,0 +1,1 @@
+//! CAYMAN engine, notific and INTC leaf operations (filled by the engine work).

@@ -1,0 +1,1 @@
+//! MARIANA register-matrix tables (filled by the register-matrix work).

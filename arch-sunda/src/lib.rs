@@ -1,0 +1,20 @@
+//! SUNDA (arch 2, Trn1-class, Inf2): the const tables and leaf behaviour of this generation.
+//!
+//! Everything is data behind the [`khal_core::family`] traits, implemented on
+//! the uninhabited type [`Sunda`].
+#![cfg_attr(not(test), no_std)]
+#![forbid(unsafe_code)]
+#![deny(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+/// SUNDA, arch 2. Uninhabited: it names the arch at the type level only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sunda {}
+
+mod matrix;
+mod ops;

@@ -1,0 +1,1 @@
+//! SUNDA register-matrix tables (filled by the register-matrix work).

@@ -1,0 +1,5 @@
+//! The `khal` command (subcommands are added by the CLI work).
+
+fn main() {
+    println!("khal {}", env!("CARGO_PKG_VERSION"));
+}

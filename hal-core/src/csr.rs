@@ -1,0 +1,1 @@
+//! The CSR region layer of [000 §1] (filled by the foundation work).

@@ -1,0 +1,1 @@
+//! The DVE dynamic-config loader [000 §4] (filled by the DVE work).

@@ -1,0 +1,230 @@
+//! The one error type of the khal family, and its mapping to the C return codes.
+//!
+//! The reference runtime returns negative errno-style codes in some places and
+//! aborts the process in others ([FACTS §10]). khal never aborts: every failure
+//! is a variant here. [`Error::c_code`] gives the code the C runtime returns for
+//! the same condition, or `None` where the C runtime has no code (it aborts, or
+//! the condition does not exist there).
+
+use crate::ids::ArchId;
+
+/// `Result` with khal's [`Error`].
+pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+/// Why the device could not be trusted: input read back from the device that
+/// fails validation (the device "lies", stalls its data, or is gone).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum Fault {
+    /// An NQ tail that is not a multiple of the 16-byte entry size [004 §3].
+    MisalignedTail {
+        /// The raw tail value read.
+        tail: u32,
+    },
+    /// An NQ tail at or beyond the end of the ring.
+    TailOutOfRing {
+        /// The raw tail value read.
+        tail: u32,
+        /// The ring size in bytes.
+        ring_bytes: u32,
+    },
+    /// The device claims more entries than the ring holds.
+    TooFarAhead {
+        /// Entries the device claims are pending.
+        claimed: u32,
+        /// The ring capacity in entries.
+        capacity: u32,
+    },
+    /// A register read all ones: the device is gone or in reset.
+    AllOnes {
+        /// Address of the read.
+        addr: u64,
+    },
+    /// A DMA transfer moved fewer bytes than asked.
+    ShortTransfer {
+        /// Bytes asked.
+        expected: u32,
+        /// Bytes moved.
+        moved: u32,
+    },
+    /// Any other inconsistency the device reported.
+    Other(&'static str),
+}
+
+/// Every failure a khal operation can report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum Error {
+    /// A bad argument (`-EINVAL`, -22): a missing config, a debug level above 8,
+    /// a stream, vector or index out of range. The payload names the argument.
+    InvalidArgument(&'static str),
+    /// An index outside its arch's range; the C code aborts here, khal refuses.
+    OutOfRange {
+        /// What was indexed ("tpb tile", "hbm channel", "nq index", …).
+        what: &'static str,
+        /// The value given.
+        value: u64,
+        /// The exclusive upper bound.
+        limit: u64,
+    },
+    /// No CSR region table is registered (-2) [000 §1].
+    NoRegionTable,
+    /// No registered CSR region holds the address (-2) [000 §1].
+    NoRegion {
+        /// The address looked up.
+        addr: u64,
+    },
+    /// The address is outside `[start, end - 4]` of its region, or a batch
+    /// leaves the region of its first address (-2) [000 §1].
+    OutOfWindow {
+        /// The offending address.
+        addr: u64,
+    },
+    /// An absent notification context or base (-14) [004 §1].
+    NoContext,
+    /// An allocation failed (-12) [004 §1].
+    OutOfMemory,
+    /// An unknown back-pressure mode (-1) [004 §2].
+    UnknownMode(u32),
+    /// A value nobody has traced in the reference runtime ([FACTS] "NOT TRACED"):
+    /// khal refuses to guess it. The payload names the item.
+    NotTraced(&'static str),
+    /// The operation does not exist on this arch (the C code aborts or has no leaf).
+    Unsupported {
+        /// What was asked.
+        what: &'static str,
+        /// On which arch.
+        arch: ArchId,
+    },
+    /// A bounded wait ran out of budget. The payload names the wait.
+    Timeout(&'static str),
+    /// The device returned data that fails validation.
+    DeviceFault(Fault),
+}
+
+impl Error {
+    /// The return code the C runtime gives for the same condition, if it has one.
+    ///
+    /// | variant | C code |
+    /// | --- | --- |
+    /// | `InvalidArgument` | -22 (`EINVAL`) |
+    /// | `NoRegionTable`, `NoRegion`, `OutOfWindow` | -2 |
+    /// | `NoContext` | -14 |
+    /// | `OutOfMemory` | -12 |
+    /// | `UnknownMode` | -1 |
+    /// | `OutOfRange`, `Unsupported` | none: the C code aborts the process |
+    /// | `NotTraced`, `Timeout`, `DeviceFault` | none: no C equivalent (the C code logs and goes on, or the value is unknown) |
+    ///
+    /// ```
+    /// use khal_core::Error;
+    /// assert_eq!(Error::InvalidArgument("inst_debug_level").c_code(), Some(-22));
+    /// assert_eq!(Error::NoRegion { addr: 0x1000 }.c_code(), Some(-2));
+    /// assert_eq!(Error::Timeout("nq tail drain").c_code(), None);
+    /// ```
+    pub const fn c_code(&self) -> Option<i32> {
+        match self {
+            Error::InvalidArgument(_) => Some(-22),
+            Error::NoRegionTable | Error::NoRegion { .. } | Error::OutOfWindow { .. } => Some(-2),
+            Error::NoContext => Some(-14),
+            Error::OutOfMemory => Some(-12),
+            Error::UnknownMode(_) => Some(-1),
+            Error::OutOfRange { .. }
+            | Error::NotTraced(_)
+            | Error::Unsupported { .. }
+            | Error::Timeout(_)
+            | Error::DeviceFault(_) => None,
+        }
+    }
+}
+
+impl core::fmt::Display for Fault {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Fault::MisalignedTail { tail } => {
+                write!(f, "tail {tail:#x} is not a multiple of the 16-byte entry")
+            }
+            Fault::TailOutOfRing { tail, ring_bytes } => {
+                write!(f, "tail {tail:#x} is outside the {ring_bytes:#x}-byte ring")
+            }
+            Fault::TooFarAhead { claimed, capacity } => write!(
+                f,
+                "device claims {claimed} pending entries in a ring of {capacity}"
+            ),
+            Fault::AllOnes { addr } => {
+                write!(f, "register at {addr:#x} reads all ones (device gone)")
+            }
+            Fault::ShortTransfer { expected, moved } => {
+                write!(f, "DMA moved {moved} of {expected} bytes")
+            }
+            Fault::Other(what) => write!(f, "{what}"),
+        }
+    }
+}
+
+impl core::fmt::Display for Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Error::InvalidArgument(what) => write!(f, "invalid argument: {what}"),
+            Error::OutOfRange { what, value, limit } => {
+                write!(f, "{what} {value} out of range (must be < {limit})")
+            }
+            Error::NoRegionTable => write!(f, "no CSR region table registered"),
+            Error::NoRegion { addr } => write!(f, "no CSR region holds address {addr:#x}"),
+            Error::OutOfWindow { addr } => {
+                write!(f, "address {addr:#x} is outside its CSR window")
+            }
+            Error::NoContext => write!(f, "notification context or base absent"),
+            Error::OutOfMemory => write!(f, "out of memory"),
+            Error::UnknownMode(m) => write!(f, "unknown back-pressure mode {m}"),
+            Error::NotTraced(what) => write!(f, "not traced: {what}"),
+            Error::Unsupported { what, arch } => {
+                write!(f, "{what} is not supported on {arch}")
+            }
+            Error::Timeout(what) => write!(f, "timeout: {what}"),
+            Error::DeviceFault(fault) => write!(f, "device fault: {fault}"),
+        }
+    }
+}
+
+impl core::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn c_codes_match_the_notes() {
+        assert_eq!(Error::InvalidArgument("x").c_code(), Some(-22));
+        assert_eq!(Error::NoRegionTable.c_code(), Some(-2));
+        assert_eq!(Error::NoRegion { addr: 1 }.c_code(), Some(-2));
+        assert_eq!(Error::OutOfWindow { addr: 1 }.c_code(), Some(-2));
+        assert_eq!(Error::NoContext.c_code(), Some(-14));
+        assert_eq!(Error::OutOfMemory.c_code(), Some(-12));
+        assert_eq!(Error::UnknownMode(7).c_code(), Some(-1));
+        assert_eq!(Error::NotTraced("x").c_code(), None);
+        assert_eq!(
+            Error::Unsupported {
+                what: "x",
+                arch: ArchId::Sunda
+            }
+            .c_code(),
+            None
+        );
+        assert_eq!(Error::Timeout("x").c_code(), None);
+        assert_eq!(
+            Error::OutOfRange {
+                what: "x",
+                value: 9,
+                limit: 8
+            }
+            .c_code(),
+            None
+        );
+        assert_eq!(
+            Error::DeviceFault(Fault::MisalignedTail { tail: 3 }).c_code(),
+            None
+        );
+    }
+}

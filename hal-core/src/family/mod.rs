@@ -1,0 +1,1 @@
+//! Per-arch register-family traits, one file each (filled by the register-matrix work).

@@ -1,0 +1,43 @@
+//! khal core: the vocabulary, the register-family traits and the generic drivers of khal.
+//!
+//! Everything here is `no_std`, allocation-free and arch-agnostic: an arch is data
+//! behind the traits of [`family`], implemented by the `khal-arch-*` crates on
+//! uninhabited types. Drivers are generic over [`mmio::Mmio`], so the same code
+//! runs against a firmware volatile window, a host mmap or the device model.
+#![cfg_attr(not(test), no_std)]
+#![deny(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::undocumented_unsafe_blocks
+)]
+// The only `unsafe` of this crate lives in `mmio::volatile`, which re-allows it.
+#![deny(unsafe_code)]
+
+// `fmt` must come first: its macros are used by every later module.
+#[macro_use]
+mod fmt;
+
+pub mod addr;
+pub mod csr;
+pub mod dma;
+pub mod dve;
+pub mod engine;
+pub mod error;
+pub mod family;
+pub mod fnv;
+pub mod ids;
+pub mod intc;
+pub mod mmio;
+pub mod notific;
+pub mod q7;
+pub mod regs;
+pub mod udma;
+pub mod wait;
+
+pub use addr::{DeviceAddr, HostVisible, HOST_VISIBLE_REBASE, MESH_HIGH_BIT};
+pub use error::{Error, Result};
+pub use ids::{ArchId, Engine};
+pub use mmio::Mmio;

@@ -1,0 +1,51 @@
+//! The `Mmio` abstraction: 32-bit register access at a device address.
+//!
+//! Drivers are generic over [`Mmio`]; they never hold a `&` into device memory.
+//! Backends: [`volatile::VolatileWindow`] (firmware, direct volatile access),
+//! and in `khal-std` an mmap window, a heap window, the device model, and the
+//! `Counting` / `Trace` wrappers. Accesses take `&self` because a register
+//! window is shared by every driver of a device, exactly as the hardware is.
+
+pub mod volatile;
+
+use crate::addr::DeviceAddr;
+use crate::error::Result;
+
+/// 32-bit MMIO at device addresses.
+///
+/// Implementations must perform exactly one device access per call, in call
+/// order: golden traces and the C runtime's write order depend on it.
+pub trait Mmio {
+    /// Read the dword at `addr`.
+    fn read32(&self, addr: DeviceAddr) -> Result<u32>;
+
+    /// Write `value` to the dword at `addr`.
+    fn write32(&self, addr: DeviceAddr, value: u32) -> Result<()>;
+
+    /// Burst-write consecutive dwords starting at `addr` (the `axi_write` path
+    /// [000 §1]). The default is one [`Mmio::write32`] per word; backends with a
+    /// real burst override it. There is deliberately no burst read [000 §1 QUIRK].
+    fn write_burst(&self, addr: DeviceAddr, words: &[u32]) -> Result<()> {
+        let mut a = addr;
+        for &w in words {
+            self.write32(a, w)?;
+            a = a.add(4);
+        }
+        Ok(())
+    }
+}
+
+impl<M: Mmio + ?Sized> Mmio for &M {
+    #[inline(always)]
+    fn read32(&self, addr: DeviceAddr) -> Result<u32> {
+        (**self).read32(addr)
+    }
+    #[inline(always)]
+    fn write32(&self, addr: DeviceAddr, value: u32) -> Result<()> {
+        (**self).write32(addr, value)
+    }
+    #[inline(always)]
+    fn write_burst(&self, addr: DeviceAddr, words: &[u32]) -> Result<()> {
+        (**self).write_burst(addr, words)
+    }
+}

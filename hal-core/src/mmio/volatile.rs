@@ -1,0 +1,1 @@
+//! Direct volatile-pointer MMIO for firmware (filled by the foundation work).

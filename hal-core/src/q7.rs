@@ -1,0 +1,1 @@
+//! Q7 swap table and ucode loader shims [004 §5] (filled by the engine work).

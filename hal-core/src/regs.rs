@@ -1,0 +1,455 @@
+//! Declarative register-block descriptions, used both for access and for
+//! reverse lookup (address → `"notific.nq[3].head"`).
+//!
+//! A block is described once with [`register_block!`](crate::register_block):
+//! each register's offset, access, bit fields and the spec's name. The macro
+//! emits a typed handle per register ([`Reg`], or [`RegArray`] for a strided
+//! array), a module of [`Field`]s per register that has fields, and one
+//! `static` [`BlockDesc`] that [`BlockDesc::lookup`] searches. The handles are
+//! `const`, so an access through them compiles to the same single volatile
+//! access as a raw pointer write (measured by the bench harness).
+//!
+//! ```
+//! use khal_core::{register_block, DeviceAddr};
+//! register_block! {
+//!     /// A two-register example block.
+//!     pub DEMO: "demo" {
+//!         /// A control register.
+//!         CTRL @ 0x04, rw, "ctrl", fields ctrl {
+//!             /// Bit 9.
+//!             CLR: 9..=9,
+//!             /// Bits 13:10.
+//!             STREAM_EN: 10..=13,
+//!         };
+//!         /// A strided array register.
+//!         HEAD @ 0x10C, rw, "head", array "nq" [10; 0x28];
+//!     }
+//! }
+//! assert_eq!(CTRL.offset(), 0x04);
+//! assert_eq!(ctrl::STREAM_EN.mask(), 0x3C00);
+//! assert_eq!(HEAD.at(3).unwrap().offset(), 0x10C + 3 * 0x28);
+//! assert!(HEAD.at(10).is_err());
+//! let name = DEMO.lookup(0x10C + 3 * 0x28).unwrap();
+//! assert_eq!(format!("{name}"), "demo.nq[3].head");
+//! assert_eq!(format!("{}", DEMO.lookup(4).unwrap()), "demo.ctrl");
+//! assert!(DEMO.lookup(8).is_none());
+//! ```
+
+use crate::addr::DeviceAddr;
+use crate::error::{Error, Result};
+use crate::mmio::Mmio;
+
+/// How software may access a register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Access {
+    /// Read-only.
+    ReadOnly,
+    /// Write-only.
+    WriteOnly,
+    /// Read-write.
+    ReadWrite,
+}
+
+/// A bit field `hi:lo` of a 32-bit register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Field {
+    /// The field's name as the spec spells it.
+    pub name: &'static str,
+    /// Lowest bit.
+    pub lo: u8,
+    /// Highest bit (inclusive).
+    pub hi: u8,
+}
+
+impl Field {
+    /// The in-place mask (bits `hi:lo` set).
+    #[inline(always)]
+    pub const fn mask(self) -> u32 {
+        let width = (self.hi - self.lo + 1) as u32;
+        let ones = if width >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << width) - 1
+        };
+        ones << self.lo
+    }
+
+    /// The shift (`lo`).
+    #[inline(always)]
+    pub const fn shift(self) -> u32 {
+        self.lo as u32
+    }
+
+    /// Extract the field from a register value.
+    #[inline(always)]
+    pub const fn get(self, reg: u32) -> u32 {
+        (reg & self.mask()) >> self.lo
+    }
+
+    /// Return `reg` with the field replaced by `value` (extra high bits of
+    /// `value` are dropped, as the C code's `(v << shift) & mask`).
+    #[inline(always)]
+    pub const fn set(self, reg: u32, value: u32) -> u32 {
+        (reg & !self.mask()) | ((value << self.lo) & self.mask())
+    }
+}
+
+/// A strided register array (`count` instances, `stride` bytes apart).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ArrayDesc {
+    /// The array's name (`"nq"` in `notific.nq[3].head`).
+    pub name: &'static str,
+    /// Number of instances.
+    pub count: u32,
+    /// Bytes between instances.
+    pub stride: u64,
+}
+
+/// One register's description.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RegDesc {
+    /// The spec's name (`"coal_ctrl"`).
+    pub name: &'static str,
+    /// Byte offset from the block base (of instance 0 for an array).
+    pub offset: u64,
+    /// Access.
+    pub access: Access,
+    /// Bit fields, possibly none.
+    pub fields: &'static [Field],
+    /// Array geometry, for strided registers.
+    pub array: Option<ArrayDesc>,
+}
+
+/// A whole block's description: what [`BlockDesc::lookup`] searches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockDesc {
+    /// The block's name (`"notific"`).
+    pub name: &'static str,
+    /// Its registers.
+    pub regs: &'static [RegDesc],
+}
+
+/// The name of the register at an address: block, array instance, register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RegName {
+    /// Block name.
+    pub block: &'static str,
+    /// Array name and instance, for strided registers.
+    pub instance: Option<(&'static str, u32)>,
+    /// Register name.
+    pub reg: &'static str,
+}
+
+impl core::fmt::Display for RegName {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.instance {
+            Some((arr, i)) => write!(f, "{}.{}[{}].{}", self.block, arr, i, self.reg),
+            None => write!(f, "{}.{}", self.block, self.reg),
+        }
+    }
+}
+
+impl BlockDesc {
+    /// The register at byte offset `offset` from the block base, if one is
+    /// described there. Arrays match every in-range instance.
+    pub fn lookup(&self, offset: u64) -> Option<RegName> {
+        self.regs.iter().find_map(|r| match r.array {
+            None if r.offset == offset => Some(RegName {
+                block: self.name,
+                instance: None,
+                reg: r.name,
+            }),
+            None => None,
+            Some(a) => {
+                let rel = offset.checked_sub(r.offset)?;
+                if a.stride == 0 {
+                    return (rel == 0).then_some(RegName {
+                        block: self.name,
+                        instance: Some((a.name, 0)),
+                        reg: r.name,
+                    });
+                }
+                let (i, rem) = (rel / a.stride, rel % a.stride);
+                (rem == 0 && i < a.count as u64).then_some(RegName {
+                    block: self.name,
+                    instance: Some((a.name, i as u32)),
+                    reg: r.name,
+                })
+            }
+        })
+    }
+
+    /// Like [`BlockDesc::lookup`], but for an absolute address in a block
+    /// mounted at `base`.
+    pub fn lookup_at(&self, base: DeviceAddr, addr: DeviceAddr) -> Option<RegName> {
+        self.lookup(addr.get().checked_sub(base.get())?)
+    }
+}
+
+/// A typed handle to one register of a block (not an array).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reg {
+    offset: u64,
+    desc: &'static RegDesc,
+}
+
+impl Reg {
+    /// Used by [`register_block!`](crate::register_block).
+    #[doc(hidden)]
+    pub const fn __new(desc: &'static RegDesc) -> Reg {
+        Reg {
+            offset: desc.offset,
+            desc,
+        }
+    }
+
+    /// Byte offset from the block base.
+    #[inline(always)]
+    pub const fn offset(self) -> u64 {
+        self.offset
+    }
+
+    /// The register's description.
+    pub const fn desc(self) -> &'static RegDesc {
+        self.desc
+    }
+
+    /// The absolute address in a block mounted at `base`.
+    #[inline(always)]
+    pub const fn addr(self, base: DeviceAddr) -> DeviceAddr {
+        base.add(self.offset)
+    }
+
+    /// Read the register of the block at `base`.
+    #[inline(always)]
+    pub fn read<M: Mmio + ?Sized>(self, mmio: &M, base: DeviceAddr) -> Result<u32> {
+        mmio.read32(self.addr(base))
+    }
+
+    /// Write the register of the block at `base`.
+    #[inline(always)]
+    pub fn write<M: Mmio + ?Sized>(self, mmio: &M, base: DeviceAddr, value: u32) -> Result<()> {
+        mmio.write32(self.addr(base), value)
+    }
+
+    /// Read-modify-write: one read, then one write of `f(old)`.
+    #[inline(always)]
+    pub fn modify<M: Mmio + ?Sized>(
+        self,
+        mmio: &M,
+        base: DeviceAddr,
+        f: impl FnOnce(u32) -> u32,
+    ) -> Result<u32> {
+        let new = f(self.read(mmio, base)?);
+        self.write(mmio, base, new)?;
+        Ok(new)
+    }
+}
+
+/// A typed handle to a strided register array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RegArray {
+    desc: &'static RegDesc,
+    count: u32,
+    stride: u64,
+}
+
+impl RegArray {
+    /// Used by [`register_block!`](crate::register_block).
+    #[doc(hidden)]
+    pub const fn __new(desc: &'static RegDesc, count: u32, stride: u64) -> RegArray {
+        RegArray {
+            desc,
+            count,
+            stride,
+        }
+    }
+
+    /// Number of instances.
+    pub const fn count(self) -> u32 {
+        self.count
+    }
+
+    /// Bytes between instances.
+    pub const fn stride(self) -> u64 {
+        self.stride
+    }
+
+    /// The register's description.
+    pub const fn desc(self) -> &'static RegDesc {
+        self.desc
+    }
+
+    /// Instance `i`, refused when `i >= count`.
+    #[inline(always)]
+    pub const fn at(self, i: u32) -> Result<Reg> {
+        if i < self.count {
+            Ok(Reg {
+                offset: self.desc.offset + i as u64 * self.stride,
+                desc: self.desc,
+            })
+        } else {
+            Err(Error::OutOfRange {
+                what: self.desc.name,
+                value: i as u64,
+                limit: self.count as u64,
+            })
+        }
+    }
+
+    /// Instance 0 without a stride: the layout of a single-instance flavour of
+    /// the block (e.g. the single-queue notific engine [004 §3]).
+    #[inline(always)]
+    pub const fn flat(self) -> Reg {
+        Reg {
+            offset: self.desc.offset,
+            desc: self.desc,
+        }
+    }
+}
+
+/// Access keyword → [`Access`]. Internal to [`register_block!`](crate::register_block).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __khal_access {
+    (rw) => {
+        $crate::regs::Access::ReadWrite
+    };
+    (ro) => {
+        $crate::regs::Access::ReadOnly
+    };
+    (wo) => {
+        $crate::regs::Access::WriteOnly
+    };
+}
+
+/// Array geometry. Internal to [`register_block!`](crate::register_block).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __khal_array {
+    ([]) => {
+        None
+    };
+    ([$arr:literal, $cnt:literal, $stride:literal]) => {
+        Some($crate::regs::ArrayDesc {
+            name: $arr,
+            count: $cnt,
+            stride: $stride,
+        })
+    };
+}
+
+/// One register handle. Internal to [`register_block!`](crate::register_block).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __khal_reg {
+    ($(#[$m:meta])* $reg:ident, $desc:expr, []) => {
+        $(#[$m])*
+        pub const $reg: $crate::regs::Reg = $crate::regs::Reg::__new(&$desc);
+    };
+    ($(#[$m:meta])* $reg:ident, $desc:expr, [$arr:literal, $cnt:literal, $stride:literal]) => {
+        $(#[$m])*
+        pub const $reg: $crate::regs::RegArray =
+            $crate::regs::RegArray::__new(&$desc, $cnt, $stride);
+    };
+}
+
+/// Describe a register block: see the [module docs](crate::regs) for the syntax.
+#[macro_export]
+macro_rules! register_block {
+    (
+        $(#[$bm:meta])*
+        $vis:vis $block:ident : $bname:literal {
+            $(
+                $(#[$rm:meta])*
+                $reg:ident @ $off:literal, $acc:ident, $name:literal
+                $(, fields $fmod:ident { $( $(#[$fm:meta])* $field:ident : $lo:literal ..= $hi:literal ),* $(,)? } )?
+                $(, array $arr:literal [$cnt:literal ; $stride:literal] )?
+                ;
+            )*
+        }
+    ) => {
+        $(
+            $crate::__khal_reg!(
+                $(#[$rm])* #[doc = concat!("\n\nSpec name: `", $bname, ".", $name, "`, offset `", stringify!($off), "`.")]
+                $reg,
+                $crate::regs::RegDesc {
+                    name: $name,
+                    offset: $off,
+                    access: $crate::__khal_access!($acc),
+                    fields: &[ $( $( $crate::regs::Field { name: stringify!($field), lo: $lo, hi: $hi } ),* )? ],
+                    array: $crate::__khal_array!([$( $arr, $cnt, $stride )?]),
+                },
+                [$( $arr, $cnt, $stride )?]
+            );
+            $(
+                #[doc = concat!("Bit fields of `", $name, "`.")]
+                pub mod $fmod {
+                    $(
+                        $(#[$fm])*
+                        pub const $field: $crate::regs::Field =
+                            $crate::regs::Field { name: stringify!($field), lo: $lo, hi: $hi };
+                    )*
+                }
+            )?
+        )*
+
+        $(#[$bm])*
+        $vis static $block: $crate::regs::BlockDesc = $crate::regs::BlockDesc {
+            name: $bname,
+            regs: &[ $( *$reg.desc() ),* ],
+        };
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    register_block! {
+        /// Test block.
+        pub TEST: "test" {
+            /// A.
+            A @ 0x0, rw, "a";
+            /// B with fields.
+            B @ 0xB8, rw, "b", fields b {
+                /// bit 8
+                BYPASS: 8..=8,
+                /// 13:10
+                STREAM: 10..=13,
+            };
+            /// Array.
+            H @ 0x100, ro, "head", array "nq" [10; 40];
+            /// Whole-register field.
+            W @ 0x200, wo, "w", fields w { ALL: 0..=31 };
+        }
+    }
+
+    #[test]
+    fn fields() {
+        assert_eq!(b::BYPASS.mask(), 0x100);
+        assert_eq!(b::STREAM.mask(), 0x3C00);
+        assert_eq!(b::STREAM.set(0xFFFF_FFFF, 0), 0xFFFF_C3FF);
+        assert_eq!(b::STREAM.set(0, 0x1F), 0x3C00);
+        assert_eq!(b::STREAM.get(0x2400), 0x9);
+        assert_eq!(w::ALL.mask(), u32::MAX);
+    }
+
+    #[test]
+    fn lookup() {
+        assert_eq!(TEST.lookup(0).map(|n| n.reg), Some("a"));
+        assert_eq!(
+            TEST.lookup(0x100 + 9 * 40).map(|n| n.instance),
+            Some(Some(("nq", 9)))
+        );
+        assert_eq!(TEST.lookup(0x100 + 10 * 40), None);
+        assert_eq!(TEST.lookup(0x101), None);
+        assert_eq!(TEST.lookup(0x4), None);
+        assert_eq!(H.at(9).map(|r| r.offset()), Ok(0x100 + 360));
+        assert!(H.at(10).is_err());
+        assert_eq!(H.flat().offset(), 0x100);
+        assert_eq!(TEST.regs.len(), 4);
+        assert_eq!(W.desc().access, super::Access::WriteOnly);
+    }
+}

@@ -1,0 +1,25 @@
+//! khal on a host: `Mmio` backends, DMA buffers, a delay and the device model.
+//!
+//! - [`mmap::MmapMmio`]: a device window mapped from a file (PCI sysfs
+//!   `resourceN`, `/dev/uioN`, or a plain file in tests).
+//! - [`heap::HeapMmio`]: plain memory standing in for a window (Miri runs on it).
+//! - [`counting::Counting`] and [`trace::Trace`]: wrappers that count or record
+//!   every access (golden traces).
+//! - [`delay::StdDelay`] (real sleeps) and [`delay::SimDelay`] (simulated time).
+//! - [`dma::DmaBuf`]: aligned, zeroed, allocator-backed DMA memory.
+//! - [`model`]: the behavioural device model the tests and `khal demo` run on.
+#![deny(missing_docs, clippy::undocumented_unsafe_blocks)]
+
+pub mod counting;
+pub mod delay;
+pub mod dma;
+pub mod heap;
+pub mod mmap;
+pub mod model;
+pub mod trace;
+
+pub use counting::Counting;
+pub use delay::{SimDelay, StdDelay};
+pub use dma::DmaBuf;
+pub use heap::HeapMmio;
+pub use trace::Trace;

@@ -1,0 +1,1 @@
+//! `MmapMmio`: a device window mapped from a file with memmap2 (filled by the foundation work).

@@ -1,0 +1,1 @@
+//! The DMA engine model (filled by the DMA work).

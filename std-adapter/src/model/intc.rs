@@ -1,0 +1,1 @@
+//! The MSI-X INTC model (filled by the engine work).

@@ -1,0 +1,1 @@
+//! The NOTIFIC engine model (filled by the NQ work).

@@ -1,0 +1,1 @@
+//! TPB engine register windows (filled by the engine work).

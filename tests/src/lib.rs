@@ -1,0 +1,1 @@
+//! Shared helpers for khal's integration tests (the tests live in `tests/tests/`).
