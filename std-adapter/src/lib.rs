@@ -16,6 +16,7 @@ pub mod dma;
 pub mod heap;
 pub mod mmap;
 pub mod model;
+pub mod pagemap;
 pub mod trace;
 
 pub use counting::Counting;

@@ -1,0 +1,1 @@
+//! `/proc/self/pagemap` bus-address translation for real hosts (filled by the DMA work).

@@ -1,0 +1,3 @@
+//! Bench: static vs AnyArch dispatch (filled by the engine work).
+
+fn main() {}
