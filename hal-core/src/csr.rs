@@ -1,1 +1,699 @@
-//! The CSR region layer of [000 §1] (filled by the foundation work).
+//! The CSR region layer of [000 §1]: `csr_read`, `csr_write`, their array
+//! forms and `axi_write`, resolved through a sorted, fixed-capacity table of
+//! registered windows.
+//!
+//! # The model
+//!
+//! In the C runtime every register touch bottoms into `csr_read`/`csr_write`
+//! (single dword) or `axi_write` (absolute-address burst) [000 §1]. Each looks up
+//! the registered region (`csr_region_t {used, start, end, device_addr,
+//! device_id, device}`) that holds the address, checks the access against
+//! `[start, end - 4]`, and hands it to the BAR access of that region's device.
+//!
+//! khal keeps that shape:
+//!
+//! - [`CsrRegion`] is one window `{start, end, device_addr, device_id}`. The
+//!   `used` flag and the `device` pointer of the C record have no counterpart:
+//!   a region is "used" by being in the table, and the device is the one
+//!   [`Mmio`] backend the [`Csr`] wraps.
+//! - [`RegionTable<N>`] is the region array, fixed capacity `N` (no heap),
+//!   **kept sorted by `start`** with overlaps refused at insert, so a lookup is a
+//!   binary search (`O(log N)`; the `csr` bench compares 4 and 256 windows).
+//!   The C `find_region_for` takes "the first region whose `[start, end)` holds
+//!   the address"; with no overlaps there is at most one, so the order of the
+//!   search does not change the answer.
+//! - [`Csr<M, N>`] is the `csr_*` layer itself over an inner backend `M`.
+//!
+//! # How a region's address maps to the device (the choice made here)
+//!
+//! The C `start`/`end` are process VAs of a mapped BAR; the per-arch getters
+//! compute those VAs [000 §2]. In khal the getters return [`DeviceAddr`]s, so a
+//! region's `[start, end)` is a range of **the addresses drivers use** (the
+//! address space of the `Mmio` calls made on the [`Csr`]), and `device_addr` is
+//! where that range sits **in the inner backend's address space**. An access at
+//! `p` in region `r` is forwarded to the inner backend at
+//! `r.device_addr + (p - r.start)`. With an identity mapping
+//! (`device_addr == start`) the layer only validates; with a BAR mapped at 0
+//! (e.g. `khal_std::mmap::MmapMmio` over a sysfs `resource0`) `device_addr` is
+//! the window's offset in the BAR.
+//!
+//! [`Csr`] implements [`Mmio`] (`read32` = `csr_read`, `write32` = `csr_write`,
+//! `write_burst` = `axi_write`), so every driver can run through the region
+//! check unchanged.
+//!
+//! # Error codes [000 §1], [FACTS §10]
+//!
+//! All three failures are the C code -2: no table registered →
+//! [`Error::NoRegionTable`]; no region holds the (first) address →
+//! [`Error::NoRegion`]; an address outside `[start, end - 4]` of the region of
+//! the first address → [`Error::OutOfWindow`]. An address in `[end - 3, end)`
+//! is found by the lookup (it lies in `[start, end)`) but refused by the bounds
+//! check: [000 §1 GOTCHA] the last addressable dword starts at `end - 4`.
+//!
+//! # Where khal is stricter than the C code (documented interpretations)
+//!
+//! - Every address is checked **before** the first device access, so a batch
+//!   is written whole or not at all (the C array forms do the same [000 §1]).
+//! - `axi_write` in C looks up the start address only and bursts without a
+//!   bounds check of the rest [000 §1]. khal still does exactly one lookup, but
+//!   refuses ([`Error::OutOfWindow`]) a burst whose last dword would leave the
+//!   start address's window, instead of writing past it.
+//! - The translated device address must be dword-aligned; every khal backend
+//!   refuses a misaligned dword, and checking it up front keeps the
+//!   all-or-nothing rule ([`Error::OutOfWindow`], the backends' own code).
+//! - There is no burst read, as in C [000 §1 QUIRK]: [`Csr::mem_read_buf`] is a
+//!   dword loop of single reads, validated whole first.
+
+use crate::addr::DeviceAddr;
+use crate::error::{Error, Result};
+use crate::mmio::Mmio;
+
+/// One registered CSR window `{start, end, device_addr, device_id}` [000 §1].
+///
+/// Valid accesses are the dwords at `p` with `start <= p <= end - 4`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CsrRegion {
+    start: u64,
+    end: u64,
+    device_addr: u64,
+    device_id: u32,
+}
+
+impl CsrRegion {
+    /// A window `[start, end)` forwarded to `device_addr` of the inner backend,
+    /// belonging to device `device_id`.
+    ///
+    /// Refused with [`Error::InvalidArgument`]: an empty or inverted window
+    /// (`end <= start`), a window smaller than one dword (no valid access would
+    /// exist), and a `device_addr` whose window would wrap past `u64::MAX`.
+    pub const fn new(
+        start: DeviceAddr,
+        end: DeviceAddr,
+        device_addr: DeviceAddr,
+        device_id: u32,
+    ) -> Result<Self> {
+        let (s, e, d) = (start.get(), end.get(), device_addr.get());
+        if e <= s {
+            return Err(Error::InvalidArgument(
+                "csr region: end must be above start",
+            ));
+        }
+        let len = e - s;
+        if len < 4 {
+            return Err(Error::InvalidArgument(
+                "csr region: window smaller than one dword",
+            ));
+        }
+        if d.checked_add(len).is_none() {
+            return Err(Error::InvalidArgument(
+                "csr region: device_addr + window length overflows",
+            ));
+        }
+        Ok(CsrRegion {
+            start: s,
+            end: e,
+            device_addr: d,
+            device_id,
+        })
+    }
+
+    /// An identity-mapped window: `device_addr == start`.
+    pub const fn identity(start: DeviceAddr, end: DeviceAddr, device_id: u32) -> Result<Self> {
+        CsrRegion::new(start, end, start, device_id)
+    }
+
+    /// Window start (inclusive).
+    pub const fn start(&self) -> DeviceAddr {
+        DeviceAddr(self.start)
+    }
+
+    /// Window end (exclusive).
+    pub const fn end(&self) -> DeviceAddr {
+        DeviceAddr(self.end)
+    }
+
+    /// Where `start` sits in the inner backend's address space.
+    pub const fn device_addr(&self) -> DeviceAddr {
+        DeviceAddr(self.device_addr)
+    }
+
+    /// The owning device's id.
+    pub const fn device_id(&self) -> u32 {
+        self.device_id
+    }
+
+    /// `true` if `[start, end)` holds `p`: the lookup test of the C
+    /// `find_region_for` [000 §1]. Not the access check (see [`Self::translate`]).
+    #[inline]
+    pub const fn holds(&self, p: DeviceAddr) -> bool {
+        self.start <= p.get() && p.get() < self.end
+    }
+
+    /// The inner-backend address of a dword access at `p`, if
+    /// `start <= p <= end - 4` [000 §1] and the result is dword-aligned;
+    /// otherwise [`Error::OutOfWindow`].
+    #[inline]
+    pub const fn translate(&self, p: DeviceAddr) -> Result<DeviceAddr> {
+        let a = p.get();
+        // `end - start >= 4` is an invariant of `new`, so `end - 4` cannot wrap.
+        if a < self.start || a > self.end - 4 {
+            return Err(Error::OutOfWindow { addr: a });
+        }
+        // Cannot overflow: `device_addr + (end - start)` was checked by `new`.
+        let d = self.device_addr + (a - self.start);
+        if !d.is_multiple_of(4) {
+            return Err(Error::OutOfWindow { addr: a });
+        }
+        Ok(DeviceAddr(d))
+    }
+
+    /// Validate `n >= 1` consecutive dwords from `p` against this window and
+    /// return the inner address of the first. Checking the first and the last
+    /// dword is enough: the window is contiguous.
+    fn translate_run(&self, p: DeviceAddr, n: usize) -> Result<DeviceAddr> {
+        let first = self.translate(p)?;
+        let last = (n as u64)
+            .checked_sub(1)
+            .and_then(|k| k.checked_mul(4))
+            .and_then(|off| p.get().checked_add(off))
+            .ok_or(Error::OutOfWindow { addr: p.get() })?;
+        self.translate(DeviceAddr(last))?;
+        Ok(first)
+    }
+}
+
+/// The registered regions of one device: at most `N`, sorted by `start`, never
+/// overlapping [000 §1].
+#[derive(Debug, Clone)]
+pub struct RegionTable<const N: usize> {
+    regions: heapless::Vec<CsrRegion, N>,
+}
+
+impl<const N: usize> Default for RegionTable<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const N: usize> RegionTable<N> {
+    /// An empty table.
+    pub const fn new() -> Self {
+        RegionTable {
+            regions: heapless::Vec::new(),
+        }
+    }
+
+    /// Register `region`, keeping the table sorted.
+    ///
+    /// Refused: a region overlapping a registered one
+    /// ([`Error::InvalidArgument`]); a full table ([`Error::OutOfMemory`], the
+    /// fixed-capacity form of an allocation failure).
+    pub fn insert(&mut self, region: CsrRegion) -> Result<()> {
+        let at = self.regions.partition_point(|r| r.start < region.start);
+        let prev_overlaps = at
+            .checked_sub(1)
+            .and_then(|i| self.regions.get(i))
+            .is_some_and(|prev| prev.end > region.start);
+        let next_overlaps = self
+            .regions
+            .get(at)
+            .is_some_and(|next| region.end > next.start);
+        if prev_overlaps || next_overlaps {
+            return Err(Error::InvalidArgument(
+                "csr region overlaps a registered region",
+            ));
+        }
+        self.regions
+            .insert(at, region)
+            .map_err(|_| Error::OutOfMemory)
+    }
+
+    /// Remove every region of `device_id` (the `csr_deregister_device` step
+    /// [000 §1]); returns how many were removed.
+    pub fn remove_device(&mut self, device_id: u32) -> usize {
+        let before = self.regions.len();
+        self.regions.retain(|r| r.device_id != device_id);
+        before - self.regions.len()
+    }
+
+    /// The region whose `[start, end)` holds `p`, by binary search.
+    #[inline]
+    pub fn find(&self, p: DeviceAddr) -> Option<&CsrRegion> {
+        // Index of the first region starting above `p`; the candidate is the
+        // one before it (the last region starting at or below `p`).
+        let after = self.regions.partition_point(|r| r.start <= p.get());
+        after
+            .checked_sub(1)
+            .and_then(|i| self.regions.get(i))
+            .filter(|r| r.holds(p))
+    }
+
+    /// The regions, sorted by start.
+    pub fn as_slice(&self) -> &[CsrRegion] {
+        &self.regions
+    }
+
+    /// Number of registered regions.
+    pub fn len(&self) -> usize {
+        self.regions.len()
+    }
+
+    /// `true` if no region is registered.
+    pub fn is_empty(&self) -> bool {
+        self.regions.is_empty()
+    }
+
+    /// The capacity `N`.
+    pub const fn capacity(&self) -> usize {
+        N
+    }
+}
+
+/// The `csr_*` layer over an inner backend `M`, with up to `N` regions.
+///
+/// ```
+/// use khal_core::csr::{Csr, CsrRegion, RegionTable};
+/// use khal_core::{DeviceAddr, Error, Mmio};
+/// # struct Regs(core::cell::Cell<[u32; 4]>);
+/// # impl Mmio for Regs {
+/// #     fn read32(&self, a: DeviceAddr) -> khal_core::Result<u32> {
+/// #         Ok(self.0.get()[(a.get() / 4) as usize])
+/// #     }
+/// #     fn write32(&self, a: DeviceAddr, v: u32) -> khal_core::Result<()> {
+/// #         let mut r = self.0.get(); r[(a.get() / 4) as usize] = v; self.0.set(r); Ok(())
+/// #     }
+/// # }
+/// # let bar = Regs(core::cell::Cell::new([0; 4]));
+/// // A 16-byte window at 0x20_0000_0000, forwarded to offset 0 of `bar`.
+/// let mut table = RegionTable::<4>::new();
+/// table.insert(CsrRegion::new(DeviceAddr(0x20_0000_0000), DeviceAddr(0x20_0000_0010),
+///                             DeviceAddr(0), 0)?)?;
+/// let csr = Csr::new(bar, table);
+/// csr.csr_write(DeviceAddr(0x20_0000_000C), 7)?;          // end - 4: the last dword
+/// assert_eq!(csr.csr_read(DeviceAddr(0x20_0000_000C)), Ok(7));
+/// assert_eq!(csr.csr_read(DeviceAddr(0x20_0000_000D)),      // end - 3: refused
+///            Err(Error::OutOfWindow { addr: 0x20_0000_000D }));
+/// # Ok::<(), Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Csr<M, const N: usize> {
+    inner: M,
+    regions: Option<RegionTable<N>>,
+    /// Region lookups done so far: lets the tests assert "one lookup per
+    /// `axi_write`". Compiled into test builds only, so it costs nothing in
+    /// firmware.
+    #[cfg(test)]
+    lookups: core::sync::atomic::AtomicUsize,
+}
+
+impl<M, const N: usize> Csr<M, N> {
+    /// The layer over `inner` with `regions` registered.
+    pub fn new(inner: M, regions: RegionTable<N>) -> Self {
+        Csr {
+            inner,
+            regions: Some(regions),
+            #[cfg(test)]
+            lookups: core::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// The layer with no region table: every access fails with
+    /// [`Error::NoRegionTable`] (-2), as the C `csr_*` calls do when
+    /// `csr_get_regions` returns NULL [000 §1].
+    pub fn unregistered(inner: M) -> Self {
+        Csr {
+            inner,
+            regions: None,
+            #[cfg(test)]
+            lookups: core::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// Register (or replace) the region table.
+    pub fn register(&mut self, regions: RegionTable<N>) {
+        self.regions = Some(regions);
+    }
+
+    /// Deregister the table (`csr_deregister` [000 §1]), giving it back.
+    pub fn deregister(&mut self) -> Option<RegionTable<N>> {
+        self.regions.take()
+    }
+
+    /// The registered table, if any.
+    pub fn regions(&self) -> Option<&RegionTable<N>> {
+        self.regions.as_ref()
+    }
+
+    /// The inner backend.
+    pub fn inner(&self) -> &M {
+        &self.inner
+    }
+
+    /// The one region lookup of every operation: table present, then the
+    /// region holding `p` [000 §1].
+    #[inline]
+    fn lookup(&self, p: DeviceAddr) -> Result<&CsrRegion> {
+        #[cfg(test)]
+        self.lookups
+            .fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+        let table = self.regions.as_ref().ok_or(Error::NoRegionTable)?;
+        table.find(p).ok_or(Error::NoRegion { addr: p.get() })
+    }
+
+    #[cfg(test)]
+    fn lookups(&self) -> usize {
+        self.lookups.load(core::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl<M: Mmio, const N: usize> Csr<M, N> {
+    /// `csr_read`: one dword at `p` [000 §1].
+    #[inline]
+    pub fn csr_read(&self, p: DeviceAddr) -> Result<u32> {
+        let d = self.lookup(p)?.translate(p)?;
+        self.inner.read32(d)
+    }
+
+    /// `csr_write`: one dword at `p` [000 §1].
+    #[inline]
+    pub fn csr_write(&self, p: DeviceAddr, value: u32) -> Result<()> {
+        let d = self.lookup(p)?.translate(p)?;
+        self.inner.write32(d, value)
+    }
+
+    /// `csr_read_array`: `out[i] = *ptrs[i]`, every address validated against
+    /// the ONE region holding `ptrs[0]` before any read [000 §1]. A batch that
+    /// leaves that region is refused whole ([`Error::OutOfWindow`]), never split.
+    ///
+    /// `ptrs` and `out` of different lengths: [`Error::InvalidArgument`]. An
+    /// empty batch reads nothing and succeeds.
+    pub fn csr_read_array(&self, ptrs: &[DeviceAddr], out: &mut [u32]) -> Result<()> {
+        if ptrs.len() != out.len() {
+            return Err(Error::InvalidArgument(
+                "csr_read_array: ptrs and values differ in length",
+            ));
+        }
+        let Some(&first) = ptrs.first() else {
+            return Ok(());
+        };
+        let region = self.lookup(first)?;
+        for &p in ptrs {
+            region.translate(p)?;
+        }
+        for (&p, slot) in ptrs.iter().zip(out.iter_mut()) {
+            *slot = self.inner.read32(region.translate(p)?)?;
+        }
+        Ok(())
+    }
+
+    /// `csr_write_array`: `*ptrs[i] = values[i]`, every address validated
+    /// against the ONE region holding `ptrs[0]` before any write [000 §1]. A
+    /// batch that leaves that region is refused whole ([`Error::OutOfWindow`]):
+    /// nothing is written.
+    ///
+    /// `ptrs` and `values` of different lengths: [`Error::InvalidArgument`]. An
+    /// empty batch writes nothing and succeeds.
+    pub fn csr_write_array(&self, ptrs: &[DeviceAddr], values: &[u32]) -> Result<()> {
+        if ptrs.len() != values.len() {
+            return Err(Error::InvalidArgument(
+                "csr_write_array: ptrs and values differ in length",
+            ));
+        }
+        let Some(&first) = ptrs.first() else {
+            return Ok(());
+        };
+        let region = self.lookup(first)?;
+        for &p in ptrs {
+            region.translate(p)?;
+        }
+        for (&p, &v) in ptrs.iter().zip(values) {
+            self.inner.write32(region.translate(p)?, v)?;
+        }
+        Ok(())
+    }
+
+    /// `axi_write`: `words` to consecutive dwords from the absolute address
+    /// `start`, with ONE region lookup (for `start`) and one burst
+    /// ([`Mmio::write_burst`]) [000 §1]. A burst whose last dword leaves the
+    /// start's window is refused whole (khal addition, see the module docs).
+    /// An empty burst still resolves and checks `start`, then writes nothing.
+    pub fn axi_write(&self, start: DeviceAddr, words: &[u32]) -> Result<()> {
+        let region = self.lookup(start)?;
+        let d = region.translate_run(start, words.len().max(1))?;
+        if words.is_empty() {
+            return Ok(());
+        }
+        self.inner.write_burst(d, words)
+    }
+
+    /// `al_mem_read_buf`: consecutive dwords from `start` into `out`. There is
+    /// no burst read [000 §1 QUIRK]: one lookup and a whole-range check, then a
+    /// plain loop of single dword reads. An empty `out` still resolves and
+    /// checks `start`, then reads nothing.
+    pub fn mem_read_buf(&self, start: DeviceAddr, out: &mut [u32]) -> Result<()> {
+        let region = self.lookup(start)?;
+        let mut d = region.translate_run(start, out.len().max(1))?;
+        for slot in out.iter_mut() {
+            *slot = self.inner.read32(d)?;
+            d = d.add(4);
+        }
+        Ok(())
+    }
+}
+
+impl<M: Mmio, const N: usize> Mmio for Csr<M, N> {
+    #[inline]
+    fn read32(&self, addr: DeviceAddr) -> Result<u32> {
+        self.csr_read(addr)
+    }
+
+    #[inline]
+    fn write32(&self, addr: DeviceAddr, value: u32) -> Result<()> {
+        self.csr_write(addr, value)
+    }
+
+    #[inline]
+    fn write_burst(&self, addr: DeviceAddr, words: &[u32]) -> Result<()> {
+        self.axi_write(addr, words)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+    use std::collections::BTreeMap;
+    use std::vec::Vec;
+
+    /// A sparse register file recording every access, including bursts as
+    /// one entry (so a test can see a burst was one call).
+    #[derive(Default)]
+    struct Rec {
+        mem: RefCell<BTreeMap<u64, u32>>,
+        log: RefCell<Vec<(&'static str, u64, u32)>>,
+    }
+
+    impl Mmio for Rec {
+        fn read32(&self, a: DeviceAddr) -> Result<u32> {
+            let v = self.mem.borrow().get(&a.get()).copied().unwrap_or(0);
+            self.log.borrow_mut().push(("r", a.get(), v));
+            Ok(v)
+        }
+        fn write32(&self, a: DeviceAddr, v: u32) -> Result<()> {
+            self.mem.borrow_mut().insert(a.get(), v);
+            self.log.borrow_mut().push(("w", a.get(), v));
+            Ok(())
+        }
+        fn write_burst(&self, a: DeviceAddr, words: &[u32]) -> Result<()> {
+            self.log
+                .borrow_mut()
+                .push(("burst", a.get(), words.len() as u32));
+            for (i, &w) in words.iter().enumerate() {
+                self.mem.borrow_mut().insert(a.get() + 4 * i as u64, w);
+            }
+            Ok(())
+        }
+    }
+
+    fn region(s: u64, e: u64, d: u64, id: u32) -> CsrRegion {
+        CsrRegion::new(DeviceAddr(s), DeviceAddr(e), DeviceAddr(d), id).unwrap()
+    }
+
+    /// Two adjacent windows: [0x1000, 0x1100) → 0x0, [0x1100, 0x1200) → 0x8000.
+    fn two_windows() -> Csr<Rec, 8> {
+        let mut t = RegionTable::new();
+        t.insert(region(0x1100, 0x1200, 0x8000, 1)).unwrap();
+        t.insert(region(0x1000, 0x1100, 0x0, 0)).unwrap();
+        Csr::new(Rec::default(), t)
+    }
+
+    #[test]
+    fn region_bounds_start_end4_end3() {
+        let c = two_windows();
+        c.csr_write(DeviceAddr(0x1000), 1).unwrap(); // start
+        c.csr_write(DeviceAddr(0x10FC), 2).unwrap(); // end - 4
+        assert_eq!(
+            c.csr_write(DeviceAddr(0x10FD), 3), // end - 3: in [start, end) but past end - 4
+            Err(Error::OutOfWindow { addr: 0x10FD })
+        );
+        assert_eq!(
+            c.csr_read(DeviceAddr(0x10FF)),
+            Err(Error::OutOfWindow { addr: 0x10FF })
+        );
+        assert_eq!(*c.inner().log.borrow(), vec![("w", 0x0, 1), ("w", 0xFC, 2)]);
+        assert_eq!(c.csr_read(DeviceAddr(0x10FC)), Ok(2));
+        // The second window translates to its own device_addr.
+        c.csr_write(DeviceAddr(0x1104), 9).unwrap();
+        assert_eq!(c.inner().mem.borrow().get(&0x8004), Some(&9));
+    }
+
+    #[test]
+    fn no_table_and_no_region_are_minus_2() {
+        let c: Csr<Rec, 4> = Csr::unregistered(Rec::default());
+        assert_eq!(c.csr_read(DeviceAddr(0x1000)), Err(Error::NoRegionTable));
+        assert_eq!(
+            c.csr_write(DeviceAddr(0x1000), 1),
+            Err(Error::NoRegionTable)
+        );
+        assert_eq!(
+            c.axi_write(DeviceAddr(0x1000), &[1]),
+            Err(Error::NoRegionTable)
+        );
+        let c = two_windows();
+        assert_eq!(
+            c.csr_read(DeviceAddr(0xFFC)),
+            Err(Error::NoRegion { addr: 0xFFC })
+        );
+        assert_eq!(
+            c.csr_write(DeviceAddr(0x1200), 1),
+            Err(Error::NoRegion { addr: 0x1200 })
+        );
+        for e in [
+            Error::NoRegionTable,
+            Error::NoRegion { addr: 0 },
+            Error::OutOfWindow { addr: 0 },
+        ] {
+            assert_eq!(e.c_code(), Some(-2));
+        }
+        assert!(c.inner().log.borrow().is_empty());
+    }
+
+    #[test]
+    fn straddling_batch_is_rejected_whole() {
+        let c = two_windows();
+        // The last pointer lies in the NEXT window: rejected although that
+        // window exists, because the batch is validated against ptrs[0]'s.
+        let ptrs = [DeviceAddr(0x10F8), DeviceAddr(0x10FC), DeviceAddr(0x1100)];
+        assert_eq!(
+            c.csr_write_array(&ptrs, &[1, 2, 3]),
+            Err(Error::OutOfWindow { addr: 0x1100 })
+        );
+        let mut out = [0; 3];
+        assert_eq!(
+            c.csr_read_array(&ptrs, &mut out),
+            Err(Error::OutOfWindow { addr: 0x1100 })
+        );
+        assert!(c.inner().log.borrow().is_empty(), "nothing accessed");
+        // A batch inside one window goes through, in order.
+        c.csr_write_array(&ptrs[..2], &[1, 2]).unwrap();
+        c.csr_read_array(&ptrs[..2], &mut out[..2]).unwrap();
+        assert_eq!(out[..2], [1, 2]);
+        assert_eq!(
+            *c.inner().log.borrow(),
+            vec![
+                ("w", 0xF8, 1),
+                ("w", 0xFC, 2),
+                ("r", 0xF8, 1),
+                ("r", 0xFC, 2)
+            ]
+        );
+        assert_eq!(
+            c.csr_write_array(&ptrs[..2], &[1]),
+            Err(Error::InvalidArgument(
+                "csr_write_array: ptrs and values differ in length"
+            ))
+        );
+    }
+
+    #[test]
+    fn axi_write_is_one_lookup_and_one_burst() {
+        let c = two_windows();
+        let before = c.lookups();
+        c.axi_write(DeviceAddr(0x1100), &[1, 2, 3, 4]).unwrap();
+        assert_eq!(c.lookups() - before, 1);
+        assert_eq!(*c.inner().log.borrow(), vec![("burst", 0x8000, 4)]);
+        // A burst ending exactly at end - 4 is fine; one dword more is refused whole.
+        c.inner().log.borrow_mut().clear();
+        let words = [7u32; 64];
+        c.axi_write(DeviceAddr(0x1000), &words).unwrap();
+        assert_eq!(
+            c.axi_write(DeviceAddr(0x1004), &words),
+            Err(Error::OutOfWindow { addr: 0x1100 })
+        );
+        assert_eq!(*c.inner().log.borrow(), vec![("burst", 0x0, 64)]);
+    }
+
+    #[test]
+    fn reads_have_no_burst_form() {
+        let c = two_windows();
+        c.axi_write(DeviceAddr(0x1000), &[5, 6, 7]).unwrap();
+        c.inner().log.borrow_mut().clear();
+        let before = c.lookups();
+        let mut out = [0; 3];
+        c.mem_read_buf(DeviceAddr(0x1000), &mut out).unwrap();
+        assert_eq!(out, [5, 6, 7]);
+        assert_eq!(c.lookups() - before, 1);
+        assert_eq!(
+            *c.inner().log.borrow(),
+            vec![("r", 0x0, 5), ("r", 0x4, 6), ("r", 0x8, 7)]
+        );
+        let mut big = [0; 65];
+        assert_eq!(
+            c.mem_read_buf(DeviceAddr(0x1000), &mut big),
+            Err(Error::OutOfWindow { addr: 0x1100 })
+        );
+    }
+
+    #[test]
+    fn invalid_and_overlapping_regions_are_refused() {
+        let d = DeviceAddr;
+        assert!(CsrRegion::new(d(0x10), d(0x10), d(0), 0).is_err()); // empty
+        assert!(CsrRegion::new(d(0x10), d(0x8), d(0), 0).is_err()); // inverted
+        assert!(CsrRegion::new(d(0x10), d(0x13), d(0), 0).is_err()); // < 1 dword
+        assert!(CsrRegion::new(d(0x10), d(0x20), d(u64::MAX - 4), 0).is_err()); // wraps
+        let mut t = RegionTable::<3>::new();
+        t.insert(region(0x100, 0x200, 0, 0)).unwrap();
+        for (s, e) in [
+            (0x100, 0x200),
+            (0x80, 0x101),
+            (0x1FF, 0x300),
+            (0x120, 0x140),
+        ] {
+            assert_eq!(
+                t.insert(region(s, e, 0, 0)),
+                Err(Error::InvalidArgument(
+                    "csr region overlaps a registered region"
+                )),
+                "{s:#x}..{e:#x}"
+            );
+        }
+        t.insert(region(0x200, 0x300, 0, 1)).unwrap(); // adjacent is fine
+        t.insert(region(0x0, 0x100, 0, 1)).unwrap();
+        assert_eq!(
+            t.insert(region(0x400, 0x500, 0, 0)),
+            Err(Error::OutOfMemory)
+        );
+        let starts: Vec<u64> = t.as_slice().iter().map(|r| r.start().get()).collect();
+        assert_eq!(starts, vec![0x0, 0x100, 0x200]);
+        assert_eq!(t.remove_device(1), 2);
+        assert_eq!(t.len(), 1);
+    }
+
+    #[test]
+    fn deregister_turns_every_access_into_no_table() {
+        let mut c = two_windows();
+        assert!(c.deregister().is_some());
+        assert_eq!(c.csr_read(DeviceAddr(0x1000)), Err(Error::NoRegionTable));
+    }
+}
