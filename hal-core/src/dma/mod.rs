@@ -1,11 +1,60 @@
-//! DMA-visible memory: what the device writes (NQ rings) and what DMA reads.
+//! DMA: memory shared with the device, its allocation, and one-shot descriptor rings.
 //!
 //! hal-core does not allocate. Memory shared with the device is reached through
 //! [`DmaMemory`], implemented by `khal-std`'s allocator-backed buffers and by
 //! firmware's static buffers. Every access is bounds-checked and volatile:
 //! the device may write the memory at any time.
+//!
+//! The layer the DVE loader [000 §4] needs, in the notes' order
+//! (`dmem_alloc` → `dmem_buf_copyin` → `vring_add_desc_transfer` →
+//! `vring_add_event_accel` → `vring_dump_to_pring`):
+//! - [`DmaAllocator`]: allocate a buffer in device DRAM or host memory
+//!   ([`MemLocation`]); copy bytes in with [`DmaMemory::write`]; its bus address
+//!   is [`DmaMemory::bus_addr`];
+//! - [`ring::OneShotRing`]: a fixed-capacity list of [`ring::Descriptor`]s,
+//!   transfers `src → dst, len`, closed by one completion descriptor;
+//! - [`queue::DmaQueue`]: hand a ring to an engine and report its status;
+//!   [`queue::run_one_shot`] submits and waits through
+//!   [`crate::wait::poll_until`] within a [`crate::wait::Budget`].
+//!
+//! The vendor's ring descriptor encoding, queue registers and event addresses
+//! are NOT TRACED; they belong to each [`queue::DmaQueue`] backend (khal-std's
+//! device model documents its own).
+
+pub mod queue;
+pub mod ring;
+
+pub use queue::{run_one_shot, DmaQueue, QueueInfo, RingStatus};
+pub use ring::{Descriptor, OneShotRing};
 
 use crate::error::Result;
+
+/// Where a DMA buffer lives: the notes' `dmem_alloc` memory kinds [000 §4].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum MemLocation {
+    /// Device DRAM (HBM), the notes' `TONGA_DRAM`: where the DVE loader stages
+    /// its tables [000 §4].
+    DeviceDram,
+    /// Host memory the device reaches over PCIe (NQ rings, completion records).
+    Host,
+}
+
+/// Allocates memory the device can DMA from or to.
+///
+/// Implementations hand out zeroed buffers aligned to at least `align`; the
+/// buffer is freed when dropped (or when its allocator is reset, for arena
+/// allocators; each implementation documents which).
+pub trait DmaAllocator {
+    /// The buffer type handed out.
+    type Buffer: DmaMemory;
+
+    /// A zeroed buffer of `len` bytes at `location`, aligned to `align` (a power
+    /// of two). `len == 0` or a bad alignment is [`crate::Error::InvalidArgument`];
+    /// exhaustion is [`crate::Error::OutOfMemory`]; a location the backend cannot
+    /// provide is [`crate::Error::Unsupported`] or [`crate::Error::NotTraced`].
+    fn alloc(&mut self, location: MemLocation, len: usize, align: usize) -> Result<Self::Buffer>;
+}
 
 /// A region of memory both the host and the device see.
 pub trait DmaMemory {
@@ -31,6 +80,19 @@ pub trait DmaMemory {
 
     /// Zero the whole region.
     fn zero(&self) -> Result<()>;
+
+    /// The notes' `dmem_buf_copyin`: copy `data` to the start of the region.
+    /// `data` longer than the region is refused before anything is written.
+    fn copy_in(&self, data: &[u8]) -> Result<()> {
+        if data.len() > self.len() {
+            return Err(crate::Error::OutOfRange {
+                what: "dma copy-in length",
+                value: data.len() as u64,
+                limit: self.len() as u64 + 1,
+            });
+        }
+        self.write(0, data)
+    }
 }
 
 impl<T: DmaMemory + ?Sized> DmaMemory for &T {

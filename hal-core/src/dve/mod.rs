@@ -1,1 +1,25 @@
-//! The DVE dynamic-config loader [000 §4] (filled by the DVE work).
+//! The DVE dynamic-config loader [000 §4], [FACTS §3.4, §8].
+//!
+//! `dve_dynamic_config_init_{sunda,cayman,mariana}` stage the DVE micro-tables
+//! (opcode, control_fast, control_slow, datapath) and a 256-entry reciprocal
+//! parameter RAM, fingerprint them with SHA-256, and DMA them into the DVE
+//! tile's window through a one-shot ring. SUNDA loads four tables (no
+//! control-slow); CAYMAN and MARIANA load five and share one body.
+//!
+//! - [`tables`]: the table set ([`DveTableSet`]) and its [`Fingerprint`];
+//! - [`param_ram`]: the default parameter RAM, bit-exact;
+//! - `placement` and `loader`: the destinations and the loader (landing with the register-family traits).
+//!
+//! ```ignore
+//! let tile = Cayman::tile(0)?;
+//! let placement = DvePlacement::for_tile(tile)?;
+//! let tables = DveTableSet::five(&opcode, &control_fast, &control_slow, &datapath);
+//! let mut loader = DveLoader::new();
+//! loader.load(&mut alloc, &mut queue, &mut delay, Budget::NQ_DEFAULT, &placement, &tables)?;
+//! ```
+
+pub mod param_ram;
+pub mod tables;
+
+pub use param_ram::{DEFAULT_PARAM_RAM, PARAM_RAM_BYTES, PARAM_RAM_ENTRIES};
+pub use tables::{DveTableSet, Fingerprint, TableId};
