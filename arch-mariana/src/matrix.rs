@@ -1,1 +1,248 @@
-//! MARIANA register-matrix tables (filled by the register-matrix work).
+//! MARIANA register-matrix tables and their family impls [000 §3], [004 §4], [FACTS §3, §7].
+//!
+//! The notes call MARIANA's TPB / PSUM / PREPROC tables, sequencer, HW-decode
+//! and DVE getters byte-identical to CAYMAN's [000 §3]: those families delegate
+//! to `khal_arch_cayman::Cayman`, so there is one definition of each table.
+//! MARIANA's own values: the HBM size, the FP8 config table and the INTC
+//! mailbox map.
+
+use khal_arch_cayman::Cayman;
+use khal_core::addr::{DeviceAddr, HostVisible, MESH_HIGH_BIT};
+use khal_core::error::{Error, Result};
+use khal_core::family::{
+    hw_decode::HwDecodeParams, nx_local::RsvdSpace, Arch, CapCfg, DveTableOffsets, DveTables,
+    Gated, HbmBarWindow, HbmMap, HbmUsableSize, HwDecode, IramSizes, NotificMask, NotificMasks,
+    NqMailboxMap, NxLocal, Offset, Q7Param, Q7Params, SeqParams, SeqSizes, SeqTriple, Tile,
+    TopSpNx, TpbBases,
+};
+use khal_core::ids::{ArchId, Engine};
+use khal_core::regs::{BlockDesc, Field, Reg};
+use static_assertions::{const_assert, const_assert_eq};
+
+use crate::Mariana;
+
+/// `get_hbm_size`: `0x9_0000_0000` (36 GiB) per channel [000 §3].
+const HBM_SIZE: u64 = 0x9_0000_0000;
+
+/// `eng_fp8_cfg` per engine 0..3: `0xF00, 0xF08, 0xF0C, 0xF04` — not monotone
+/// (`.rodata CSWTCH.14`) [000 §3 GOTCHA].
+const FP8_CFG: [Offset; 4] = [Offset(0xF00), Offset(0xF08), Offset(0xF0C), Offset(0xF04)];
+const_assert_eq!(FP8_CFG.len(), 4);
+
+/// First mailbox base of the low die: `0x85_8000_0400` [004 §4].
+const MAILBOX_BASE: u64 = 0x85_8000_0400;
+/// Mailbox stride per queue id: `0x200` [004 §4].
+const MAILBOX_STRIDE: u64 = 0x200;
+
+/// `mariana_intc_nq_id_to_mb_base_map`: entries 0..7 = `0x85_8000_0400 + 0x200 * q`,
+/// entries 8..15 the same plus the mesh bit (blocks 4..7, the high die) [004 §4 QUIRK].
+// Evaluated at compile time: an out-of-bounds index here is a build error, never a panic.
+#[allow(clippy::indexing_slicing)]
+const NQ_MAILBOX_MAP: [DeviceAddr; 16] = {
+    let mut map = [DeviceAddr(0); 16];
+    let mut q = 0;
+    while q < 8 {
+        let low = MAILBOX_BASE + MAILBOX_STRIDE * q as u64;
+        map[q] = DeviceAddr(low);
+        map[q + 8] = DeviceAddr(low | MESH_HIGH_BIT);
+        q += 1;
+    }
+    map
+};
+const_assert_eq!(NQ_MAILBOX_MAP.len(), 16);
+// The two anchors the notes print [004 §4].
+const_assert!(NQ_MAILBOX_MAP[0].0 == 0x85_8000_0400 && NQ_MAILBOX_MAP[8].0 == 0x8085_8000_0400);
+
+impl Arch for Mariana {
+    /// MARIANA = 4 [002 §1].
+    const ID: ArchId = ArchId::Mariana;
+    const NAME: &'static str = "mariana";
+}
+
+/// Shared with CAYMAN (identical `.rodata` tables) [000 §3].
+impl TpbBases for Mariana {
+    const TPB_BASES: &'static [DeviceAddr] = <Cayman as TpbBases>::TPB_BASES;
+
+    fn psum_base(tile: Tile<Self>) -> Result<DeviceAddr> {
+        let same = <Cayman as TpbBases>::tile(tile.index())?;
+        <Cayman as TpbBases>::psum_base(same)
+    }
+    fn preproc_count() -> Result<u32> {
+        <Cayman as TpbBases>::preproc_count()
+    }
+    fn preproc_base(index: u32) -> Result<DeviceAddr> {
+        <Cayman as TpbBases>::preproc_base(index)
+    }
+    fn preproc_size() -> Result<u64> {
+        <Cayman as TpbBases>::preproc_size()
+    }
+}
+
+/// The channel bases are CAYMAN's ("share a 4-channel HBM map", MED) [000 §3];
+/// the usable size is MARIANA's own; the BAR window is not traced (the kernel
+/// driver has no MARIANA headers).
+impl HbmMap for Mariana {
+    const HBM_CHANNEL_BASES: &'static [DeviceAddr] = <Cayman as HbmMap>::HBM_CHANNEL_BASES;
+    const HBM_SIZE: HbmUsableSize = HbmUsableSize(HBM_SIZE);
+    const HBM_BAR_WINDOW: Result<HbmBarWindow> = Err(Error::NotTraced("mariana hbm bar window"));
+}
+
+/// Same as CAYMAN: 32 KiB non-PE, PE not traced [000 §3].
+impl IramSizes for Mariana {
+    fn iram_size(eng: Engine) -> Result<u64> {
+        <Cayman as IramSizes>::iram_size(eng)
+    }
+}
+
+/// CAYMAN and MARIANA emit the same per-engine sequencer bases [000 §3].
+impl SeqParams for Mariana {
+    const SEQ_SIZES: SeqSizes = <Cayman as SeqParams>::SEQ_SIZES;
+
+    fn seq_params(eng: Engine) -> Result<SeqTriple<DeviceAddr>> {
+        <Cayman as SeqParams>::seq_params(eng)
+    }
+    fn seq_params_host_visible(eng: Engine) -> Result<SeqTriple<HostVisible>> {
+        <Cayman as SeqParams>::seq_params_host_visible(eng)
+    }
+}
+
+/// Same base map as CAYMAN [000 §3].
+impl HwDecode for Mariana {
+    fn hw_decode_table_params(eng: Engine) -> Result<HwDecodeParams<DeviceAddr>> {
+        <Cayman as HwDecode>::hw_decode_table_params(eng)
+    }
+    fn hw_decode_table_params_host_visible(eng: Engine) -> Result<HwDecodeParams<HostVisible>> {
+        <Cayman as HwDecode>::hw_decode_table_params_host_visible(eng)
+    }
+    fn hw_decode_fourth_param(eng: Engine) -> Result<u64> {
+        <Cayman as HwDecode>::hw_decode_fourth_param(eng)
+    }
+}
+
+/// Byte-identical to CAYMAN's getters [000 §3 CORRECTION].
+impl DveTables for Mariana {
+    const DVE_TABLE_OFFSETS: Option<DveTableOffsets> = <Cayman as DveTables>::DVE_TABLE_OFFSETS;
+    const DVE_PARAM_RAM_BASE: Offset = <Cayman as DveTables>::DVE_PARAM_RAM_BASE;
+    const DVE_PARAM_RAM_SIZE: u64 = <Cayman as DveTables>::DVE_PARAM_RAM_SIZE;
+    const DVE_LOADS_CONTROL_SLOW: bool = <Cayman as DveTables>::DVE_LOADS_CONTROL_SLOW;
+
+    fn dve_table_sizes() -> Result<[u64; 4]> {
+        <Cayman as DveTables>::dve_table_sizes()
+    }
+}
+
+/// MARIANA is the only arch with these features; only FP8 engines 0..3 are traced.
+impl CapCfg for Mariana {
+    fn sdma_cfg_offset() -> Result<Gated<Offset>> {
+        Err(Error::NotTraced("mariana sdma cfg offset"))
+    }
+    fn eng_fp8_cfg_offset(eng: Engine) -> Result<Gated<Offset>> {
+        FP8_CFG
+            .get(eng.index())
+            .map(|&o| Gated::Present(o))
+            .ok_or(Error::NotTraced("mariana fp8 cfg offset of sp"))
+    }
+    fn emax_cfg_offset() -> Result<Gated<Offset>> {
+        Err(Error::NotTraced("mariana emax cfg offset"))
+    }
+}
+
+/// No MARIANA TopSP-NX value is traced [FACTS §3.6].
+impl TopSpNx for Mariana {
+    fn topsp_window_base() -> Result<Offset> {
+        Err(Error::NotTraced("mariana topsp-nx window base"))
+    }
+    fn topsp_stop_signal() -> Result<Offset> {
+        Err(Error::NotTraced("mariana topsp stop_signal"))
+    }
+    fn topsp_basic_block_switch() -> Result<Offset> {
+        Err(Error::NotTraced("mariana topsp basic_block_switch"))
+    }
+    fn topsp_host_trigger() -> Result<Offset> {
+        Err(Error::NotTraced("mariana topsp host_trigger"))
+    }
+}
+
+/// The notes decode CAYMAN's NX/XT map and SUNDA's reserved space only; no
+/// MARIANA local register is traced [FACTS §3.6].
+impl NxLocal for Mariana {
+    const NX_LOCAL_BLOCK: Result<&'static BlockDesc> =
+        Err(Error::NotTraced("mariana nx-local registers"));
+    const XT_LOCAL_BLOCK: Result<&'static BlockDesc> =
+        Err(Error::NotTraced("mariana xt-local registers"));
+
+    fn start_ctrl() -> Result<Reg> {
+        Err(Error::NotTraced("mariana nx start_ctrl"))
+    }
+    fn notific_sw_queue_num2() -> Result<Reg> {
+        Err(Error::NotTraced("mariana notific_sw_queue_num2"))
+    }
+    fn events_semaphores_nt() -> Result<Field> {
+        Err(Error::NotTraced("mariana events_semaphores_nt field"))
+    }
+    fn release_run_stall() -> Result<Reg> {
+        Err(Error::NotTraced("mariana nx release_run_stall"))
+    }
+    fn nx_rsvd_space(_i: RsvdSpace) -> Result<Reg> {
+        Err(Error::NotTraced("mariana nx_rsvd_space registers"))
+    }
+    fn memcopy_dmas_offset() -> Result<Offset> {
+        Err(Error::NotTraced("mariana xt memcopy_dmas offset"))
+    }
+    fn start_addr_lo() -> Result<Reg> {
+        Err(Error::NotTraced("nx start_addr_lo offset"))
+    }
+    fn start_addr_hi() -> Result<Reg> {
+        Err(Error::NotTraced("nx start_addr_hi offset"))
+    }
+    fn xt_local_reg_offset(_eng: Engine) -> Result<DeviceAddr> {
+        Err(Error::NotTraced("xt_local_reg_offset (engine window base)"))
+    }
+}
+
+impl Q7Params for Mariana {
+    fn q7_params(_set: u32) -> Result<Q7Param> {
+        Err(Error::NotTraced("q7 params"))
+    }
+}
+
+impl NotificMasks for Mariana {
+    fn notific_mask(which: NotificMask) -> Result<u32> {
+        Err(Error::NotTraced(match which {
+            NotificMask::Error => "error notification mask",
+            NotificMask::Ham => "ham notification mask",
+            NotificMask::Evsem => "evsem notification mask",
+        }))
+    }
+}
+
+impl NqMailboxMap for Mariana {
+    const NQ_MAILBOX_MAP: Result<&'static [DeviceAddr; 16]> = Ok(&NQ_MAILBOX_MAP);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use khal_core::ids::Bounded;
+
+    #[test]
+    fn mailbox_and_fp8() {
+        let b = |v| Bounded::<8>::new(v, "x").unwrap();
+        assert_eq!(
+            Mariana::nq_mailbox_base(b(5), b(3)),
+            Ok(DeviceAddr(0x8085_8000_0A00))
+        );
+        assert_eq!(
+            Mariana::eng_fp8_cfg_offset(Engine::Pool),
+            Ok(Gated::Present(Offset(0xF0C)))
+        );
+    }
+
+    #[test]
+    fn shares_cayman_tables() {
+        assert_eq!(
+            <Mariana as TpbBases>::TPB_BASES,
+            <Cayman as TpbBases>::TPB_BASES
+        );
+    }
+}

@@ -1,1 +1,294 @@
-//! SUNDA register-matrix tables (filled by the register-matrix work).
+//! SUNDA register-matrix tables and their family impls [000 §3], [FACTS §3].
+//!
+//! SUNDA is single-mesh (no bit-47 half), has 2 TPB tiles and 2 HBM channels,
+//! no HW-decode silicon, no DVE table-offset getter, and its own TopSP origin.
+
+use khal_core::addr::{DeviceAddr, HostVisible};
+use khal_core::error::{Error, Result};
+use khal_core::family::{
+    hw_decode::HwDecodeParams, nx_local::RsvdSpace, Arch, CapCfg, DveTableOffsets, DveTables,
+    Gated, HbmBarWindow, HbmMap, HbmUsableSize, HwDecode, IramSizes, NotificMask, NotificMasks,
+    NqMailboxMap, NxLocal, Offset, Q7Param, Q7Params, SeqParams, SeqSizes, SeqTriple, Tile,
+    TopSpNx, TpbBases,
+};
+use khal_core::ids::{ArchId, Engine};
+use khal_core::regs::{BlockDesc, Field, Reg};
+use static_assertions::const_assert_eq;
+
+use crate::Sunda;
+
+/// The kernel's SUNDA TPB window `V2_MMAP_TPB_OFFSET` = `0xFFF_C000_0000` [kdrv v2].
+const TPB_WINDOW: u64 = 0xFFF_C000_0000;
+/// One TPB's span in that window, `V2_MMAP_TPB_SIZE` = `0x400_0000` [kdrv v2].
+const TPB_SIZE: u64 = 0x400_0000;
+
+/// TPB base per tile: `V2_MMAP_TPB_COUNT` = 2 tiles of `V2_MMAP_TPB_SIZE`
+/// from `V2_MMAP_TPB_OFFSET` [kdrv v2]. libnrt's SUNDA table is "not in this
+/// band" of the notes [000 §3]; reading tile `i` at `window + i * size` is an
+/// interpretation (MED) of the kernel's `{offset, size * count}` region.
+const TPB_BASES: [DeviceAddr; 2] = [DeviceAddr(TPB_WINDOW), DeviceAddr(TPB_WINDOW + TPB_SIZE)];
+const_assert_eq!(TPB_BASES.len(), 2);
+
+/// HBM channel bases `0x0, 0x10_0000_0000` [kdrv v2]; 2 channels [000 §3].
+const HBM_CHANNEL_BASES: [DeviceAddr; 2] = [DeviceAddr(0x0), DeviceAddr(0x10_0000_0000)];
+const_assert_eq!(HBM_CHANNEL_BASES.len(), 2);
+
+/// `get_hbm_size`: `0x4_0000_0000` (16 GiB) per channel [000 §3].
+const HBM_SIZE: u64 = 0x4_0000_0000;
+
+/// IRAM size of the non-PE engines: 8 MiB [000 §3].
+const IRAM_SIZE_NON_PE: u64 = 8 * 1024 * 1024;
+
+/// Sequencer base of PE: CAYMAN's without the `0x8_0000_0000` prefix [000 §3].
+const SEQ_BASE_PE: u64 = 0x260_0000;
+/// Sequencer base of ACT [000 §3].
+const SEQ_BASE_ACT: u64 = 0x240_0000;
+/// Sequencer base of POOL [000 §3].
+const SEQ_BASE_POOL: u64 = 0x300_0000;
+/// Sequencer base of DVE [000 §3].
+const SEQ_BASE_DVE: u64 = 0x2B0_0000;
+/// Sequencer sizes `0x1_0000 / 0x4000`: SUNDA's own, not CAYMAN's [000 §3].
+const SEQ_SIZES: SeqSizes = SeqSizes {
+    sz1: 0x1_0000,
+    sz2: 0x4000,
+};
+
+/// DVE parameter-RAM base `0x2B8_4000` (`get_dve_parameter_ram_params_sunda`)
+/// [000 §3 CORRECTION].
+const DVE_PARAM_RAM_BASE: Offset = Offset(0x2B8_4000);
+/// DVE parameter-RAM size `0x400` (256 × f32) [000 §3, §4].
+const DVE_PARAM_RAM_SIZE: u64 = 0x400;
+
+/// TopSP-NX window base `0x6_0000` [000 §2 QUIRK].
+const TOPSP_WINDOW_BASE: Offset = Offset(0x6_0000);
+/// TopSP `stop_signal` `0x6_084C` [000 §2 QUIRK].
+const TOPSP_STOP_SIGNAL: Offset = Offset(0x6_084C);
+/// TopSP `basic_block_switch` `0x6_083C` [000 §2 QUIRK].
+const TOPSP_BASIC_BLOCK_SWITCH: Offset = Offset(0x6_083C);
+
+/// SUNDA's NX-local registers, offsets from the XT-local window base the Q7
+/// swap table resolves [004 §5]. Access kinds are not traced; `rw` is recorded.
+pub mod regs {
+    khal_core::register_block! {
+        /// SUNDA TPB NX-local registers (`tpb_nx_local_regs`) [004 §5].
+        pub NX_LOCAL: "tpb_nx_local" {
+            /// `nx_rsvd_space0` (register index 527): swap-table low dword [004 §5].
+            NX_RSVD_SPACE0 @ 0x83C, rw, "nx_rsvd_space0";
+            /// `nx_rsvd_space1` (register index 528): swap-table high dword [004 §5].
+            NX_RSVD_SPACE1 @ 0x840, rw, "nx_rsvd_space1";
+            /// `nx_rsvd_space2` (register index 529): swap-table third word [004 §5].
+            NX_RSVD_SPACE2 @ 0x844, rw, "nx_rsvd_space2";
+        }
+    }
+}
+
+// Register index × 4 = offset: indices 527/528/529 [004 §5].
+const_assert_eq!(regs::NX_RSVD_SPACE0.offset(), 527 * 4);
+const_assert_eq!(regs::NX_RSVD_SPACE2.offset(), 529 * 4);
+
+impl Arch for Sunda {
+    /// SUNDA = 2 [002 §1].
+    const ID: ArchId = ArchId::Sunda;
+    const NAME: &'static str = "sunda";
+}
+
+impl TpbBases for Sunda {
+    const TPB_BASES: &'static [DeviceAddr] = &TPB_BASES;
+
+    fn psum_base(_tile: Tile<Self>) -> Result<DeviceAddr> {
+        // "not in this band" [000 §3]: nobody traced SUNDA's PSUM table.
+        Err(Error::NotTraced("sunda psum base"))
+    }
+    fn preproc_count() -> Result<u32> {
+        Err(Error::NotTraced("sunda preproc table"))
+    }
+    fn preproc_base(_index: u32) -> Result<DeviceAddr> {
+        Err(Error::NotTraced("sunda preproc base"))
+    }
+    fn preproc_size() -> Result<u64> {
+        Err(Error::NotTraced("sunda preproc size"))
+    }
+}
+
+impl HbmMap for Sunda {
+    const HBM_CHANNEL_BASES: &'static [DeviceAddr] = &HBM_CHANNEL_BASES;
+    const HBM_SIZE: HbmUsableSize = HbmUsableSize(HBM_SIZE);
+    const HBM_BAR_WINDOW: Result<HbmBarWindow> = Err(Error::NotTraced("sunda hbm bar window"));
+}
+
+impl IramSizes for Sunda {
+    fn iram_size(eng: Engine) -> Result<u64> {
+        match eng {
+            Engine::Pe => Err(Error::NotTraced("pe iram size")),
+            Engine::Act | Engine::Pool | Engine::Dve | Engine::Sp => Ok(IRAM_SIZE_NON_PE),
+        }
+    }
+}
+
+impl SeqParams for Sunda {
+    const SEQ_SIZES: SeqSizes = SEQ_SIZES;
+
+    fn seq_params(eng: Engine) -> Result<SeqTriple<DeviceAddr>> {
+        Ok(match eng {
+            Engine::Pe => SeqTriple::chained(SEQ_BASE_PE),
+            Engine::Act => SeqTriple::chained(SEQ_BASE_ACT),
+            Engine::Pool => SeqTriple::chained(SEQ_BASE_POOL),
+            Engine::Dve => SeqTriple::chained(SEQ_BASE_DVE),
+            Engine::Sp => return Err(Error::NotTraced("sunda sp sequencer params")),
+        })
+    }
+
+    /// SUNDA carries no `0x8_0000_0000` prefix: nothing to rebase, the
+    /// host-visible triple has the same values [000 §3].
+    fn seq_params_host_visible(eng: Engine) -> Result<SeqTriple<HostVisible>> {
+        let t = Self::seq_params(eng)?;
+        Ok(SeqTriple {
+            seq: HostVisible(t.seq.get()),
+            seqtop: HostVisible(t.seqtop.get()),
+            hostvis: HostVisible(t.hostvis.get()),
+        })
+    }
+}
+
+/// SUNDA has no HW-decode silicon: the C getter aborts [000 §3 QUIRK].
+impl HwDecode for Sunda {
+    fn hw_decode_table_params(_eng: Engine) -> Result<HwDecodeParams<DeviceAddr>> {
+        Err(Error::Unsupported {
+            what: "hw-decode table params",
+            arch: ArchId::Sunda,
+        })
+    }
+    fn hw_decode_table_params_host_visible(_eng: Engine) -> Result<HwDecodeParams<HostVisible>> {
+        Err(Error::Unsupported {
+            what: "hw-decode table params",
+            arch: ArchId::Sunda,
+        })
+    }
+    fn hw_decode_fourth_param(_eng: Engine) -> Result<u64> {
+        Err(Error::Unsupported {
+            what: "hw-decode table params",
+            arch: ArchId::Sunda,
+        })
+    }
+}
+
+impl DveTables for Sunda {
+    /// SUNDA has no DVE table-offset getter [000 §3].
+    const DVE_TABLE_OFFSETS: Option<DveTableOffsets> = None;
+    const DVE_PARAM_RAM_BASE: Offset = DVE_PARAM_RAM_BASE;
+    const DVE_PARAM_RAM_SIZE: u64 = DVE_PARAM_RAM_SIZE;
+    /// Four tables loaded: control_slow skipped, its state slot = 0 [000 §4].
+    const DVE_LOADS_CONTROL_SLOW: bool = false;
+
+    fn dve_table_sizes() -> Result<[u64; 4]> {
+        Err(Error::NotTraced("dve table sizes"))
+    }
+}
+
+/// SDMA / FP8 / EMAX are absent on SUNDA: the getters return the 0 sentinel [000 §3].
+impl CapCfg for Sunda {
+    fn sdma_cfg_offset() -> Result<Gated<Offset>> {
+        Ok(Gated::Absent)
+    }
+    fn eng_fp8_cfg_offset(_eng: Engine) -> Result<Gated<Offset>> {
+        Ok(Gated::Absent)
+    }
+    fn emax_cfg_offset() -> Result<Gated<Offset>> {
+        Ok(Gated::Absent)
+    }
+}
+
+impl TopSpNx for Sunda {
+    fn topsp_window_base() -> Result<Offset> {
+        Ok(TOPSP_WINDOW_BASE)
+    }
+    fn topsp_stop_signal() -> Result<Offset> {
+        Ok(TOPSP_STOP_SIGNAL)
+    }
+    fn topsp_basic_block_switch() -> Result<Offset> {
+        Ok(TOPSP_BASIC_BLOCK_SWITCH)
+    }
+    fn topsp_host_trigger() -> Result<Offset> {
+        Err(Error::NotTraced("sunda topsp host_trigger"))
+    }
+}
+
+impl NxLocal for Sunda {
+    const NX_LOCAL_BLOCK: Result<&'static BlockDesc> = Ok(&regs::NX_LOCAL);
+    const XT_LOCAL_BLOCK: Result<&'static BlockDesc> =
+        Err(Error::NotTraced("sunda xt-local registers"));
+
+    fn start_ctrl() -> Result<Reg> {
+        Err(Error::NotTraced("sunda nx start_ctrl"))
+    }
+    fn notific_sw_queue_num2() -> Result<Reg> {
+        Err(Error::NotTraced("sunda notific_sw_queue_num2"))
+    }
+    fn events_semaphores_nt() -> Result<Field> {
+        Err(Error::NotTraced("sunda events_semaphores_nt field"))
+    }
+    fn release_run_stall() -> Result<Reg> {
+        Err(Error::NotTraced("sunda nx release_run_stall"))
+    }
+    fn nx_rsvd_space(i: RsvdSpace) -> Result<Reg> {
+        Ok(match i.get() {
+            0 => regs::NX_RSVD_SPACE0,
+            1 => regs::NX_RSVD_SPACE1,
+            _ => regs::NX_RSVD_SPACE2,
+        })
+    }
+    fn memcopy_dmas_offset() -> Result<Offset> {
+        Err(Error::NotTraced("sunda xt memcopy_dmas offset"))
+    }
+    fn start_addr_lo() -> Result<Reg> {
+        Err(Error::NotTraced("nx start_addr_lo offset"))
+    }
+    fn start_addr_hi() -> Result<Reg> {
+        Err(Error::NotTraced("nx start_addr_hi offset"))
+    }
+    fn xt_local_reg_offset(_eng: Engine) -> Result<DeviceAddr> {
+        Err(Error::NotTraced("xt_local_reg_offset (engine window base)"))
+    }
+}
+
+impl Q7Params for Sunda {
+    fn q7_params(_set: u32) -> Result<Q7Param> {
+        Err(Error::NotTraced("q7 params"))
+    }
+}
+
+impl NotificMasks for Sunda {
+    fn notific_mask(which: NotificMask) -> Result<u32> {
+        Err(Error::NotTraced(match which {
+            NotificMask::Error => "error notification mask",
+            NotificMask::Ham => "ham notification mask",
+            NotificMask::Evsem => "evsem notification mask",
+        }))
+    }
+}
+
+impl NqMailboxMap for Sunda {
+    /// SUNDA INTC is NOT TRACED [FACTS §7].
+    const NQ_MAILBOX_MAP: Result<&'static [DeviceAddr; 16]> =
+        Err(Error::NotTraced("sunda intc nq mailbox map"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_tiles_two_channels() {
+        assert_eq!(Sunda::tpb_count(), 2);
+        assert_eq!(Sunda::hbm_channel_count(), 2);
+        assert!(Sunda::tile(2).is_err());
+    }
+
+    #[test]
+    fn no_hw_decode() {
+        assert!(matches!(
+            Sunda::hw_decode_table_params(Engine::Pe),
+            Err(Error::Unsupported { .. })
+        ));
+    }
+}

@@ -1,1 +1,104 @@
-//! Per-arch register-family traits, one file each (filled by the register-matrix work).
+//! Per-arch register-family traits, one file each [000 §2, §3], [FACTS §3].
+//!
+//! Each `khal-arch-*` crate implements every family on its uninhabited arch type
+//! (`Sunda`, `Cayman`, `Mariana`); [`Arch`] bundles them. Drivers take `A: Arch`
+//! and never `cfg` on the arch.
+//!
+//! How the families answer (the matrix has three kinds of holes, and each has
+//! its own typed answer, never the literal 0 and never a guess):
+//!
+//! | case | answer |
+//! | --- | --- |
+//! | the value is known | `Ok(value)` / the constant |
+//! | nobody traced the value ([FACTS] "NOT TRACED") | `Err(Error::NotTraced(item))` |
+//! | the C getter returns 0 = "feature absent" | `Ok(Gated::Absent)` ([`cap_cfg`]) |
+//! | the C getter aborts (no such silicon) | `Err(Error::Unsupported { .. })` |
+//! | an index outside the arch's range | `Err(Error::OutOfRange { .. })` |
+//! | an arch with no getter at all | `None` in an `Option` constant ([`dve::DveTables::DVE_TABLE_OFFSETS`]) |
+//!
+//! CAYMAN and MARIANA share the tables the notes call identical: `khal-arch-mariana`
+//! reuses CAYMAN's implementation (`<Cayman as Family>::…`), never a copy.
+
+pub mod cap_cfg;
+pub mod dve;
+pub mod hbm;
+pub mod hw_decode;
+pub mod iram;
+pub mod mailbox;
+pub mod notific_mask;
+pub mod nx_local;
+pub mod q7;
+pub mod seq;
+pub mod topsp;
+pub mod tpb;
+
+pub use cap_cfg::{CapCfg, Gated};
+pub use dve::{DveTableOffsets, DveTables};
+pub use hbm::{HbmBarWindow, HbmChannel, HbmMap, HbmUsableSize};
+pub use hw_decode::{HwDecode, HwDecodeParams};
+pub use iram::IramSizes;
+pub use mailbox::NqMailboxMap;
+pub use notific_mask::{NotificMask, NotificMasks};
+pub use nx_local::NxLocal;
+pub use q7::{Q7Param, Q7Params};
+pub use seq::{SeqParams, SeqSizes, SeqTriple};
+pub use topsp::TopSpNx;
+pub use tpb::{Tile, TpbBases, PSUM_DELTA};
+
+use crate::ids::ArchId;
+
+/// A byte offset relative to some window base (a TPB AXI base, an engine's
+/// register window, the TopSP block): not an absolute [`crate::DeviceAddr`].
+///
+/// ```
+/// use khal_core::{family::Offset, DeviceAddr};
+/// assert_eq!(Offset(0x2B8_7000).at(DeviceAddr(0x20_0000_0000)), DeviceAddr(0x20_02B8_7000));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Offset(pub u64);
+
+impl Offset {
+    /// The raw value.
+    #[inline(always)]
+    pub const fn get(self) -> u64 {
+        self.0
+    }
+
+    /// The absolute address of this offset in the window at `base`.
+    #[inline(always)]
+    pub const fn at(self, base: crate::DeviceAddr) -> crate::DeviceAddr {
+        base.add(self.0)
+    }
+}
+
+impl core::fmt::Display for Offset {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "+{:#x}", self.0)
+    }
+}
+
+/// A chip generation: every register family, plus its identity.
+///
+/// Implemented by `khal_arch_sunda::Sunda`, `khal_arch_cayman::Cayman` and
+/// `khal_arch_mariana::Mariana`. A generic driver takes `A: Arch`.
+pub trait Arch:
+    TpbBases
+    + HbmMap
+    + IramSizes
+    + SeqParams
+    + HwDecode
+    + DveTables
+    + CapCfg
+    + TopSpNx
+    + NxLocal
+    + Q7Params
+    + NotificMasks
+    + NqMailboxMap
+    + 'static
+{
+    /// The arch id the runtime latches [002 §1], [FACTS §1].
+    const ID: ArchId;
+    /// The lowercase name (`sunda`, `cayman`, `mariana`).
+    const NAME: &'static str;
+}

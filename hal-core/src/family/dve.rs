@@ -1,0 +1,54 @@
+//! DVE table offsets and the DVE parameter RAM [000 §3, §4], [FACTS §3.4].
+//!
+//! The offsets are relative to the TPB AXI base of the tile (`get_axi_offset`)
+//! [FACTS §8]: they sit inside the DVE tile's local window [000 §3 NOTE].
+//!
+//! SUNDA has **no** table-offset getter at all [000 §3]: that is the type-level
+//! answer [`DveTables::DVE_TABLE_OFFSETS`] `= None` (an `Option` constant, so a
+//! generic driver over `A: Arch` can branch on it at compile time).
+//! The fabricated offsets of an earlier revision of the notes are not used
+//! anywhere [000 §3 CORRECTION].
+
+use crate::error::Result;
+use crate::family::Offset;
+
+/// The four DVE table offsets, in the `dve_config_dma_state_t` member order
+/// (name↔slot pairing MED, offsets HIGH) [000 §3].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct DveTableOffsets {
+    /// The opcode table.
+    pub opcode: Offset,
+    /// The control-fast table.
+    pub control_fast: Offset,
+    /// The control-slow table.
+    pub control_slow: Offset,
+    /// The datapath table.
+    pub datapath: Offset,
+}
+
+/// The DVE table family.
+pub trait DveTables {
+    /// The table offsets, or `None` on an arch with no offset getter (SUNDA).
+    const DVE_TABLE_OFFSETS: Option<DveTableOffsets>;
+
+    /// The DVE parameter-RAM base, relative to the TPB AXI base
+    /// (`get_dve_parameter_ram_params`).
+    const DVE_PARAM_RAM_BASE: Offset;
+
+    /// The DVE parameter-RAM size in bytes (256 × f32 = `0x400`).
+    const DVE_PARAM_RAM_SIZE: u64;
+
+    /// Whether the loader loads the control-slow table (SUNDA: no, its state
+    /// slot stays 0) [000 §4].
+    const DVE_LOADS_CONTROL_SLOW: bool;
+
+    /// The table offsets (same as the constant).
+    fn dve_table_offsets() -> Option<DveTableOffsets> {
+        Self::DVE_TABLE_OFFSETS
+    }
+
+    /// The table sizes (opcode, control_fast, control_slow, datapath): NOT
+    /// TRACED on every arch.
+    fn dve_table_sizes() -> Result<[u64; 4]>;
+}

@@ -1,0 +1,150 @@
+//! The HBM map: channel count, channel bases, usable size and BAR window
+//! [000 §3], [FACTS §3.1].
+//!
+//! [000 §3 GOTCHA]: `get_hbm_size` (the per-channel usable size the runtime
+//! reports) and the kernel's BAR window per channel are different quantities.
+//! They are two newtypes here, so one cannot be passed where the other is wanted.
+
+use core::marker::PhantomData;
+
+use crate::addr::{DeviceAddr, MeshHalf};
+use crate::error::{Error, Result};
+
+/// The per-channel usable HBM size, as `get_hbm_size` reports it [000 §3].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct HbmUsableSize(pub u64);
+
+impl HbmUsableSize {
+    /// Bytes.
+    pub const fn bytes(self) -> u64 {
+        self.0
+    }
+}
+
+/// The PCIe BAR window mapping one HBM channel (a kernel constant such as
+/// `CAYMAN_PCIE_BAR4_HBM_0_SIZE`) [000 §3 GOTCHA]. Never an [`HbmUsableSize`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct HbmBarWindow(pub u64);
+
+impl HbmBarWindow {
+    /// Bytes.
+    pub const fn bytes(self) -> u64 {
+        self.0
+    }
+}
+
+/// An HBM channel index of arch `A`, validated against `A`'s channel count
+/// (4 on CAYMAN/MARIANA, 2 on SUNDA). Carries the channel base.
+pub struct HbmChannel<A> {
+    index: u8,
+    base: DeviceAddr,
+    _arch: PhantomData<fn() -> A>,
+}
+
+impl<A: HbmMap> HbmChannel<A> {
+    /// Validate `index < A::HBM_CHANNEL_BASES.len()`; else [`Error::OutOfRange`].
+    pub fn new(index: u32) -> Result<Self> {
+        let bases = A::HBM_CHANNEL_BASES;
+        match usize::try_from(index).ok().and_then(|i| bases.get(i)) {
+            Some(&base) => Ok(HbmChannel {
+                // At most 4 channels: the index fits a u8.
+                index: index as u8,
+                base,
+                _arch: PhantomData,
+            }),
+            None => Err(Error::OutOfRange {
+                what: "hbm channel",
+                value: index as u64,
+                limit: bases.len() as u64,
+            }),
+        }
+    }
+
+    /// Every channel of `A`, in index order.
+    pub fn all() -> impl Iterator<Item = HbmChannel<A>> {
+        A::HBM_CHANNEL_BASES
+            .iter()
+            .enumerate()
+            .map(|(i, &base)| HbmChannel {
+                index: i as u8,
+                base,
+                _arch: PhantomData,
+            })
+    }
+
+    /// The channel number.
+    pub const fn index(self) -> u32 {
+        self.index as u32
+    }
+
+    /// The channel's base address.
+    pub const fn base(self) -> DeviceAddr {
+        self.base
+    }
+
+    /// Which mesh half the channel lives in (bit 47 of its base) [000 §2].
+    pub const fn mesh_half(self) -> MeshHalf {
+        self.base.mesh_half()
+    }
+}
+
+impl<A> Clone for HbmChannel<A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<A> Copy for HbmChannel<A> {}
+impl<A> PartialEq for HbmChannel<A> {
+    fn eq(&self, other: &Self) -> bool {
+        self.index == other.index
+    }
+}
+impl<A> Eq for HbmChannel<A> {}
+impl<A> core::fmt::Debug for HbmChannel<A> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "HbmChannel({}, {})", self.index, self.base)
+    }
+}
+
+/// The HBM map family [000 §3], [FACTS §3.1].
+pub trait HbmMap: Sized {
+    /// The base of every HBM channel, in channel order; its length is the
+    /// channel count.
+    const HBM_CHANNEL_BASES: &'static [DeviceAddr];
+
+    /// The per-channel usable size (`get_hbm_size`).
+    const HBM_SIZE: HbmUsableSize;
+
+    /// The BAR window per channel, where the kernel driver gives one;
+    /// `Err(NotTraced)` elsewhere.
+    const HBM_BAR_WINDOW: Result<HbmBarWindow>;
+
+    /// Validate a channel index for this arch (shorthand for [`HbmChannel::new`]).
+    fn hbm_channel(index: u32) -> Result<HbmChannel<Self>> {
+        HbmChannel::new(index)
+    }
+
+    /// The number of HBM channels.
+    fn hbm_channel_count() -> u32 {
+        Self::HBM_CHANNEL_BASES.len() as u32
+    }
+
+    /// The base of a channel.
+    #[inline(always)]
+    fn hbm_channel_base(ch: HbmChannel<Self>) -> DeviceAddr {
+        ch.base()
+    }
+
+    /// `get_hbm_size`: the per-channel usable size.
+    #[inline(always)]
+    fn get_hbm_size() -> HbmUsableSize {
+        Self::HBM_SIZE
+    }
+
+    /// The BAR window size per channel, or `Err(NotTraced)`.
+    fn hbm_bar_window() -> Result<HbmBarWindow> {
+        Self::HBM_BAR_WINDOW
+    }
+}

@@ -1,0 +1,38 @@
+//! The notification-enable masks: error, ham, evsem hw-bp [002 §4], [FACTS §4, §5].
+//!
+//! The C code reads them from the `khal_arch` sub-table (evsem `+0xA8`, error
+//! `+0xB0`, ham `+0xB8`); their values are NOT TRACED on every arch.
+
+use crate::error::Result;
+
+/// Which notification mask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum NotificMask {
+    /// The error-notification mask (`khal_arch +0xB0`).
+    Error,
+    /// The ham-notification mask (`khal_arch +0xB8`).
+    Ham,
+    /// The event/semaphore hw-backpressure mask (`khal_arch +0xA8`).
+    Evsem,
+}
+
+impl NotificMask {
+    /// All three, in the order error, ham, evsem.
+    pub const ALL: [NotificMask; 3] = [NotificMask::Error, NotificMask::Ham, NotificMask::Evsem];
+
+    /// The spec's short name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            NotificMask::Error => "error",
+            NotificMask::Ham => "ham",
+            NotificMask::Evsem => "evsem",
+        }
+    }
+}
+
+/// The notification-mask family.
+pub trait NotificMasks {
+    /// The mask value.
+    fn notific_mask(which: NotificMask) -> Result<u32>;
+}
