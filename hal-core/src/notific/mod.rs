@@ -1,1 +1,17 @@
-//! The per-engine notification block and the NQ rings [004 §2, §3] (filled by the NQ work).
+//! The per-engine notification block and the NQ rings [004 §2, §3].
+//!
+//! - [`regs`]: the NOTIFIC register block (both flavours) [FACTS §6].
+//! - [`engine`]: [`NotificEngine`], init and the per-engine config ops, with shadows [004 §2].
+//! - [`entry`]: [`NqEntry`], the 16-byte notification [004 §3].
+//! - [`ring`]: [`NqRing`], the NQ lifecycle: configure, queue config, enable, reset, available count [004 §3].
+//! - [`drain`]: draining notifications in batches: one head write per non-empty drain [004 §3].
+
+pub mod drain;
+pub mod engine;
+pub mod entry;
+pub mod regs;
+pub mod ring;
+
+pub use engine::{nq_get_notification_size, BpMode, Flavour, NotificEngine};
+pub use entry::{NqEntry, NQ_ENTRY_BYTES};
+pub use ring::{ConsumeMode, NqConfig, NqRing};

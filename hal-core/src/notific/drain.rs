@@ -1,0 +1,179 @@
+//! Draining notifications: into a caller buffer, or through an iterator [004 §3].
+//!
+//! The cost model is the anchors' ([`ring-and-reliability-anchors` §6]): an MMIO
+//! read costs as much as draining hundreds of host-memory entries, so
+//! - phase mode reads NO register: the phase bits in memory say what is new;
+//! - tail mode reads the tail at most once per drain call (none while entries
+//!   known from the previous read remain);
+//! - the head is written ONCE per non-empty drain (after the batch), and never
+//!   on an empty poll.
+//!
+//! A call consumes at most the ring's `max_batch` (default
+//! `clamp(capacity / 4, 1, 128)`), never more than one ring.
+//!
+//! Delivery: `drain` commits (moves the cursor and writes the head) only when
+//! it returns `Ok(n)`; on an error nothing is consumed. The iterator commits
+//! what it yielded, on [`Drain::finish`] or on drop.
+
+use embedded_hal::delay::DelayNs;
+
+use crate::dma::DmaMemory;
+use crate::error::{Error, Fault, Result};
+use crate::mmio::Mmio;
+
+use super::engine::NotificEngine;
+use super::entry::NqEntry;
+use super::ring::{ConsumeMode, DeviceZero, NqRing};
+
+impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
+    /// How many entries this drain may take, `want > 0`. Tail mode: the
+    /// entries known from the last tail read, or one tail read (checked) and
+    /// the bounded wait for the last entry to land. Phase mode: `want` (the
+    /// walk decides entry by entry).
+    fn budget_for<M: Mmio, D: DelayNs + ?Sized>(
+        &mut self,
+        engine: &NotificEngine<M>,
+        delay: &mut D,
+        want: u32,
+    ) -> Result<u32> {
+        match self.mode() {
+            ConsumeMode::Phase => Ok(want),
+            ConsumeMode::Tail => {
+                if self.known() == 0 {
+                    let count = self.read_tail_count(engine)?;
+                    self.wait_arrival(delay, count)?;
+                    self.set_known(count);
+                }
+                Ok(self.known().min(want))
+            }
+        }
+    }
+
+    /// A tail-mode entry the tail says is pending but whose phase says it is
+    /// not new (after its arrival was confirmed): the device overran the
+    /// consumer by more than a ring, or lies.
+    fn overrun(&self, claimed: u32) -> Error {
+        Error::DeviceFault(Fault::TooFarAhead {
+            claimed,
+            capacity: self.capacity(),
+        })
+    }
+
+    /// Drain up to `out.len()` (and at most `max_batch`) notifications into
+    /// `out`, in ring order; returns how many. Writes the head once if any
+    /// were drained, nothing otherwise. Errors: the tail faults of
+    /// [`NqRing::available_count`], [`Error::Timeout`] if the last pending
+    /// entry never lands, [`Fault::TooFarAhead`] if a pending entry's phase
+    /// says the device lapped the consumer.
+    pub fn drain<M: Mmio, D: DelayNs + ?Sized>(
+        &mut self,
+        engine: &NotificEngine<M>,
+        delay: &mut D,
+        out: &mut [NqEntry],
+    ) -> Result<usize> {
+        let want = u32::try_from(out.len())
+            .unwrap_or(u32::MAX)
+            .min(self.max_batch());
+        if want == 0 {
+            return Ok(0);
+        }
+        let avail = self.budget_for(engine, delay, want)?;
+        let mut n = 0u32;
+        for slot in out.iter_mut().take(avail as usize) {
+            match self.load_new(n)? {
+                Some(e) => *slot = e,
+                None if self.mode() == ConsumeMode::Phase => break,
+                None => return Err(self.overrun(avail)),
+            }
+            n += 1;
+        }
+        self.commit(engine, n)?;
+        Ok(n as usize)
+    }
+
+    /// An iterator over up to `max` (and at most `max_batch`) pending
+    /// notifications. Tail mode reads the tail (at most once) here, before the
+    /// first item. The head is written once when the iterator is finished or
+    /// dropped, if it yielded anything.
+    pub fn drain_iter<'a, M: Mmio, D: DelayNs + ?Sized>(
+        &'a mut self,
+        engine: &'a NotificEngine<M>,
+        delay: &mut D,
+        max: u32,
+    ) -> Result<Drain<'a, R, Z, M>> {
+        let want = max.min(self.max_batch());
+        let avail = if want == 0 {
+            0
+        } else {
+            self.budget_for(engine, delay, want)?
+        };
+        Ok(Drain {
+            ring: self,
+            engine,
+            avail,
+            taken: 0,
+            done: false,
+        })
+    }
+}
+
+/// The iterator of [`NqRing::drain_iter`].
+#[derive(Debug)]
+pub struct Drain<'a, R: DmaMemory, Z: DeviceZero, M: Mmio> {
+    ring: &'a mut NqRing<R, Z>,
+    engine: &'a NotificEngine<M>,
+    avail: u32,
+    taken: u32,
+    done: bool,
+}
+
+impl<R: DmaMemory, Z: DeviceZero, M: Mmio> Drain<'_, R, Z, M> {
+    /// Commit what was yielded (one head write if anything) and return the count.
+    pub fn finish(mut self) -> Result<u32> {
+        self.commit()
+    }
+
+    fn commit(&mut self) -> Result<u32> {
+        let n = core::mem::take(&mut self.taken);
+        self.done = true;
+        self.ring.commit(self.engine, n)?;
+        Ok(n)
+    }
+}
+
+impl<R: DmaMemory, Z: DeviceZero, M: Mmio> Iterator for Drain<'_, R, Z, M> {
+    type Item = Result<NqEntry>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done || self.taken >= self.avail {
+            return None;
+        }
+        match self.ring.load_new(self.taken) {
+            Ok(Some(e)) => {
+                self.taken += 1;
+                Some(Ok(e))
+            }
+            Ok(None) => {
+                self.done = true;
+                match self.ring.mode() {
+                    ConsumeMode::Phase => None,
+                    ConsumeMode::Tail => Some(Err(self.ring.overrun(self.avail))),
+                }
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+impl<R: DmaMemory, Z: DeviceZero, M: Mmio> Drop for Drain<'_, R, Z, M> {
+    fn drop(&mut self) {
+        if self.taken > 0 {
+            if let Err(e) = self.commit() {
+                warn!("nq head write on drain drop failed: {:?}", e);
+            }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! The 16-byte NQ entry: its raw bytes and its phase bit [004 §1, §3], [FACTS §6].
+//!
+//! The notes decode only the phase bit (bit 7 of byte 3) and the size; the
+//! rest of the entry is opaque here. Bytes are kept as the device wrote them
+//! (little-endian dwords when read as words).
+
+/// The size of one notification, identical on every arch [004 §1 GOTCHA].
+pub const NQ_ENTRY_BYTES: usize = 16;
+
+/// Byte index of the phase bit's byte [004 §3].
+pub const PHASE_BYTE: usize = 3;
+
+/// Mask of the phase bit in [`PHASE_BYTE`] (bit 7) [004 §3].
+pub const PHASE_MASK: u8 = 0x80;
+
+/// One notification as it sat in the ring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct NqEntry {
+    raw: [u8; NQ_ENTRY_BYTES],
+}
+
+impl NqEntry {
+    /// An entry from its 16 raw bytes.
+    #[inline(always)]
+    pub const fn from_bytes(raw: [u8; NQ_ENTRY_BYTES]) -> NqEntry {
+        NqEntry { raw }
+    }
+
+    /// The 16 raw bytes, in ring order.
+    #[inline(always)]
+    pub const fn bytes(&self) -> &[u8; NQ_ENTRY_BYTES] {
+        &self.raw
+    }
+
+    /// The phase bit: bit 7 of byte 3 [004 §3].
+    #[inline(always)]
+    pub const fn phase(&self) -> bool {
+        phase_of(self.raw[PHASE_BYTE])
+    }
+
+    /// Dword `i` (0..4) read little-endian, `None` past the entry.
+    pub fn dword_le(&self, i: usize) -> Option<u32> {
+        let b = self
+            .raw
+            .get(i.checked_mul(4)?..i.checked_mul(4)?.checked_add(4)?)?;
+        let w: [u8; 4] = b.try_into().ok()?;
+        Some(u32::from_le_bytes(w))
+    }
+}
+
+/// The phase bit of a phase byte (byte 3 of an entry) [004 §3].
+#[inline(always)]
+pub const fn phase_of(byte3: u8) -> bool {
+    byte3 & PHASE_MASK != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phase_is_bit_7_of_byte_3() {
+        let mut raw = [0u8; 16];
+        assert!(!NqEntry::from_bytes(raw).phase());
+        raw[3] = 0x80;
+        assert!(NqEntry::from_bytes(raw).phase());
+        raw[3] = 0x7F;
+        assert!(!NqEntry::from_bytes(raw).phase());
+        raw[2] = 0xFF;
+        raw[4] = 0xFF;
+        assert!(!NqEntry::from_bytes(raw).phase());
+    }
+
+    #[test]
+    fn dwords_are_little_endian() {
+        let raw = [1, 2, 3, 0x84, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
+        let e = NqEntry::from_bytes(raw);
+        assert_eq!(e.dword_le(0), Some(0x8403_0201));
+        assert_eq!(e.dword_le(3), Some(0x100F_0E0D));
+        assert_eq!(e.dword_le(4), None);
+        assert_eq!(e.bytes(), &raw);
+        assert!(e.phase());
+    }
+}

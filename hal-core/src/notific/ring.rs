@@ -1,0 +1,519 @@
+//! The NQ ring lifecycle: configure → init → queue config; enable / reset; available count [004 §3].
+//!
+//! An [`NqRing`] is the consumer side of one notification queue: its memory
+//! (a [`DmaMemory`] view of the ring), the software cursor (`next` slot) and
+//! phase, and how it consumes (tail register or phase bit). Operations that
+//! touch registers take the [`NotificEngine`] the queue belongs to; those that
+//! change the engine's shadows (reset, enable) take it `&mut`.
+//!
+//! Conventions ([FACTS §11], graded MED):
+//! - tail and head registers hold byte offsets into the ring;
+//! - the consumer's phase is the number of completed wraps mod 2, 0 after a
+//!   reset; an entry is new when its phase bit differs from it (the device
+//!   writes phase 1 on its first pass over a zeroed ring, 0 on the second, …).
+//!
+//! Device input is hostile until checked: a tail that reads all ones, is not a
+//! multiple of 16, or lies outside the ring is a typed [`Fault`], never a count.
+
+use core::sync::atomic::{fence, Ordering};
+
+use embedded_hal::delay::DelayNs;
+
+use crate::dma::DmaMemory;
+use crate::error::{Error, Fault, Result};
+use crate::mmio::Mmio;
+use crate::wait::{poll_until, Budget};
+
+use super::engine::NotificEngine;
+use super::entry::{phase_of, NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE};
+use super::regs;
+
+/// How the consumer learns that entries are pending [004 §3].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum ConsumeMode {
+    /// Read the `nq_tail_ptr` register, then wait for the last entry's phase
+    /// to land (host or device memory).
+    Tail,
+    /// Walk the ring while the entries' phase bits say "new"; no register
+    /// read at all. Host memory only (the notes assert `!on_hbm`).
+    Phase,
+}
+
+/// What `nq_init` validates and keeps [004 §3].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct NqConfig {
+    /// The queue index: the per-NQ window (10-queue flavour) and the bit of
+    /// the enable/overflow shadows. `< 10` on both flavours (khal's bound; the
+    /// notes bound it on the 10-queue flavour only).
+    pub index: u32,
+    /// Ring size in bytes (`nq_f_size`): a non-zero multiple of 16, at most
+    /// the memory's length. Capacity = size / 16 [004 §3].
+    pub size_bytes: u32,
+    /// Tail or phase-bit consumption.
+    pub mode: ConsumeMode,
+    /// Budget of the waits (tail drain in reset, arrival of the last entry);
+    /// the notes' `100 µs × 10000` by default [004 §3].
+    pub budget: Budget,
+    /// Most entries one drain call consumes; `None` = `clamp(capacity / 4, 1, 128)`
+    /// (the SPDK cap: the device sees the head move at least four times a ring).
+    pub max_batch: Option<u32>,
+}
+
+impl NqConfig {
+    /// A config with the default budget and batch cap.
+    pub const fn new(index: u32, size_bytes: u32, mode: ConsumeMode) -> NqConfig {
+        NqConfig {
+            index,
+            size_bytes,
+            mode,
+            budget: Budget::NQ_DEFAULT,
+            max_batch: None,
+        }
+    }
+
+    /// The same config with another wait budget.
+    pub const fn with_budget(mut self, budget: Budget) -> NqConfig {
+        self.budget = budget;
+        self
+    }
+
+    /// The same config with another batch cap.
+    pub const fn with_max_batch(mut self, max_batch: u32) -> NqConfig {
+        self.max_batch = Some(max_batch);
+        self
+    }
+}
+
+/// Zeroes a device-memory ring on reset (the notes' HBM-zero callback at
+/// `nq + 0x150`) [004 §3]. Any `FnMut(bus_addr, len) -> Result<()>` is one.
+pub trait DeviceZero {
+    /// Zero `len` bytes of device memory at bus address `bus_addr`.
+    fn zero(&mut self, bus_addr: u64, len: usize) -> Result<()>;
+}
+
+impl<F: FnMut(u64, usize) -> Result<()>> DeviceZero for F {
+    fn zero(&mut self, bus_addr: u64, len: usize) -> Result<()> {
+        self(bus_addr, len)
+    }
+}
+
+/// The [`DeviceZero`] of a host-memory ring: none (uninhabited).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostZero {}
+
+impl DeviceZero for HostZero {
+    fn zero(&mut self, _: u64, _: usize) -> Result<()> {
+        match *self {}
+    }
+}
+
+/// Where the ring lives: host memory (zeroed directly) or device memory
+/// (zeroed through a callback) [004 §3].
+#[derive(Debug)]
+enum Placement<Z> {
+    Host,
+    Device(Z),
+}
+
+/// The consumer side of one NQ.
+#[derive(Debug)]
+pub struct NqRing<R: DmaMemory, Z: DeviceZero = HostZero> {
+    mem: R,
+    placement: Placement<Z>,
+    index: u32,
+    size_bytes: u32,
+    capacity: u32,
+    mode: ConsumeMode,
+    budget: Budget,
+    max_batch: u32,
+    /// Next slot to consume.
+    next: u32,
+    /// Completed wraps mod 2 (0 after reset) [FACTS §11].
+    phase: bool,
+    /// Tail mode: entries known pending from the last tail read and not yet
+    /// consumed, so a capped drain does not read the tail again.
+    known: u32,
+}
+
+fn validate(len: usize, cfg: &NqConfig) -> Result<(u32, u32)> {
+    if cfg.index >= regs::NQ_COUNT {
+        return Err(Error::OutOfRange {
+            what: "nq index",
+            value: cfg.index as u64,
+            limit: regs::NQ_COUNT as u64,
+        });
+    }
+    let entry = NQ_ENTRY_BYTES as u32;
+    if cfg.size_bytes == 0 || !cfg.size_bytes.is_multiple_of(entry) {
+        return Err(Error::InvalidArgument(
+            "nq size (a non-zero multiple of 16 bytes)",
+        ));
+    }
+    if cfg.size_bytes as usize > len {
+        return Err(Error::InvalidArgument("nq size larger than its memory"));
+    }
+    let capacity = cfg.size_bytes / entry;
+    let max_batch = match cfg.max_batch {
+        None => (capacity / 4).clamp(1, 128),
+        Some(0) => return Err(Error::InvalidArgument("nq max_batch (must be > 0)")),
+        Some(b) => b.min(capacity),
+    };
+    Ok((capacity, max_batch))
+}
+
+impl<R: DmaMemory> NqRing<R, HostZero> {
+    /// `nq_init` for a ring in host memory: validate `cfg`, capacity = size / 16
+    /// [004 §3]. Errors: index `>= 10` → [`Error::OutOfRange`]; size zero, not a
+    /// multiple of 16 or larger than `mem` → [`Error::InvalidArgument`].
+    pub fn host(mem: R, cfg: NqConfig) -> Result<Self> {
+        let (capacity, max_batch) = validate(mem.len(), &cfg)?;
+        Ok(NqRing::build(
+            mem,
+            Placement::Host,
+            cfg,
+            capacity,
+            max_batch,
+        ))
+    }
+
+    /// `nq_configure` for a host ring: [`NqRing::host`], then
+    /// [`NqRing::queue_config`] [004 §3].
+    pub fn configure_host<M: Mmio>(
+        engine: &NotificEngine<M>,
+        mem: R,
+        cfg: NqConfig,
+    ) -> Result<Self> {
+        let ring = NqRing::host(mem, cfg)?;
+        ring.queue_config(engine)?;
+        Ok(ring)
+    }
+}
+
+impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
+    /// `nq_init` for a ring in device memory (HBM): `view` reads the ring,
+    /// `zero` zeroes it on reset. Phase-bit mode is refused
+    /// ([`Error::InvalidArgument`]): the notes allow it on host memory only.
+    pub fn device(view: R, zero: Z, cfg: NqConfig) -> Result<Self> {
+        if cfg.mode == ConsumeMode::Phase {
+            return Err(Error::InvalidArgument(
+                "phase-bit mode needs a host-memory ring",
+            ));
+        }
+        let (capacity, max_batch) = validate(view.len(), &cfg)?;
+        Ok(NqRing::build(
+            view,
+            Placement::Device(zero),
+            cfg,
+            capacity,
+            max_batch,
+        ))
+    }
+
+    /// `nq_configure` for a device ring: [`NqRing::device`], then
+    /// [`NqRing::queue_config`] [004 §3].
+    pub fn configure_device<M: Mmio>(
+        engine: &NotificEngine<M>,
+        view: R,
+        zero: Z,
+        cfg: NqConfig,
+    ) -> Result<Self> {
+        let ring = NqRing::device(view, zero, cfg)?;
+        ring.queue_config(engine)?;
+        Ok(ring)
+    }
+
+    fn build(
+        mem: R,
+        placement: Placement<Z>,
+        cfg: NqConfig,
+        capacity: u32,
+        max_batch: u32,
+    ) -> Self {
+        NqRing {
+            mem,
+            placement,
+            index: cfg.index,
+            size_bytes: cfg.size_bytes,
+            capacity,
+            mode: cfg.mode,
+            budget: cfg.budget,
+            max_batch,
+            next: 0,
+            phase: false,
+            known: 0,
+        }
+    }
+
+    /// The queue index.
+    pub const fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// Entries the ring holds (size / 16).
+    pub const fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// Ring size in bytes.
+    pub const fn size_bytes(&self) -> u32 {
+        self.size_bytes
+    }
+
+    /// Tail or phase consumption.
+    pub const fn mode(&self) -> ConsumeMode {
+        self.mode
+    }
+
+    /// The next slot the consumer reads.
+    pub const fn next_index(&self) -> u32 {
+        self.next
+    }
+
+    /// The consumer phase: completed wraps mod 2 [FACTS §11].
+    pub const fn phase(&self) -> bool {
+        self.phase
+    }
+
+    /// Most entries one drain consumes.
+    pub const fn max_batch(&self) -> u32 {
+        self.max_batch
+    }
+
+    /// The wait budget.
+    pub const fn budget(&self) -> Budget {
+        self.budget
+    }
+
+    /// The ring memory.
+    pub fn memory(&self) -> &R {
+        &self.mem
+    }
+
+    /// `nq_queue_config`: write `nq_base_addr_lo`, `nq_base_addr_hi`,
+    /// `nq_f_size` of this queue (stride per the engine's flavour) [004 §3].
+    pub fn queue_config<M: Mmio>(&self, engine: &NotificEngine<M>) -> Result<()> {
+        let base = self.mem.bus_addr();
+        engine.write_nq(regs::NQ_BASE_ADDR_LO, self.index, base as u32)?;
+        engine.write_nq(regs::NQ_BASE_ADDR_HI, self.index, (base >> 32) as u32)?;
+        engine.write_nq(regs::NQ_F_SIZE, self.index, self.size_bytes)
+    }
+
+    /// `nq_reset` [004 §3]: clear this queue's overflow and enable bits in the
+    /// engine's shadows and write them (`sw_overflow` +0x18, then `nq_enable`
+    /// +0x14); for `idx <= 3` pulse `coal_ctrl.clr` (set, then clear); wait,
+    /// within the ring's budget, for `nq_tail_ptr` to read 0
+    /// ([`Error::Timeout`] otherwise); cursor and phase to 0; write the head (0
+    /// after a reset [FACTS §11]); zero the ring (host memory directly, device
+    /// memory through the callback).
+    pub fn reset<M: Mmio, D: DelayNs + ?Sized>(
+        &mut self,
+        engine: &mut NotificEngine<M>,
+        delay: &mut D,
+    ) -> Result<()> {
+        let bit = 1u32 << self.index;
+        engine.disable_queue(bit)?;
+        if self.index <= 3 {
+            engine.coalescer_flush_pulse()?;
+        }
+        let tail = engine.nq_reg(regs::NQ_TAIL_PTR, self.index)?;
+        // TIMEOUT: the notes poll every 100 µs with no bound; khal bounds it
+        // with the ring's budget (default 100 µs × 10000) [004 §3].
+        poll_until(delay, self.budget, "nq tail drain", || {
+            Ok(tail.read(engine.mmio(), engine.base())? == 0)
+        })?;
+        self.next = 0;
+        self.phase = false;
+        self.known = 0;
+        engine.write_nq(regs::NQ_HEAD_PTR, self.index, 0)?;
+        match &mut self.placement {
+            Placement::Device(z) => z.zero(self.mem.bus_addr(), self.size_bytes as usize),
+            Placement::Host => {
+                const ZEROS: [u8; 64] = [0; 64];
+                let mut off = 0usize;
+                let end = self.size_bytes as usize;
+                while off < end {
+                    let n = (end - off).min(ZEROS.len());
+                    self.mem.write(off, ZEROS.get(..n).unwrap_or(&[]))?;
+                    off += n;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// `nq_enable`: the reset above, then this queue's bit set in the enable
+    /// shadow and `nq_enable` written. The notes only say enable calls the
+    /// private reset; setting the bit after it is khal's reading (MED).
+    pub fn enable<M: Mmio, D: DelayNs + ?Sized>(
+        &mut self,
+        engine: &mut NotificEngine<M>,
+        delay: &mut D,
+    ) -> Result<()> {
+        self.reset(engine, delay)?;
+        engine.enable_queue(1u32 << self.index)
+    }
+
+    /// The phase bit a new entry `k` slots past `next` carries: the opposite of
+    /// the consumer phase, flipped once more past the wrap [FACTS §11].
+    #[inline(always)]
+    pub(super) fn expected_phase(&self, k: u32) -> bool {
+        let wrapped = self.next as u64 + k as u64 >= self.capacity as u64;
+        !self.phase ^ wrapped
+    }
+
+    /// Byte offset of the entry `k` slots past `next` (`k < capacity`).
+    #[inline(always)]
+    pub(super) fn offset_of(&self, k: u32) -> usize {
+        let mut slot = self.next as u64 + k as u64;
+        if slot >= self.capacity as u64 {
+            slot -= self.capacity as u64;
+        }
+        slot as usize * NQ_ENTRY_BYTES
+    }
+
+    /// Load entry `k` past `next` if its phase bit says it is new.
+    ///
+    /// Ordering: the device writes the 16 bytes, its phase byte last
+    /// [FACTS §11]. We first load ONLY the phase byte (a volatile load: the
+    /// compiler may not cache or elide it), and only if it says "new" do we
+    /// issue an Acquire fence before reading the rest. The fence keeps the
+    /// entry's loads from being performed before the phase load (on weakly
+    /// ordered CPUs the hardware could otherwise satisfy them early and return
+    /// stale bytes from before the device's write); it is the `dma_rmb` of
+    /// Linux nvme-pci. On x86 it compiles to nothing but a compiler barrier.
+    #[inline(always)]
+    pub(super) fn load_new(&self, k: u32) -> Result<Option<NqEntry>> {
+        let off = self.offset_of(k);
+        let byte3 = self.mem.load_u8(off + PHASE_BYTE)?;
+        if phase_of(byte3) != self.expected_phase(k) {
+            return Ok(None);
+        }
+        fence(Ordering::Acquire);
+        let mut raw = [0u8; NQ_ENTRY_BYTES];
+        self.mem.read(off, &mut raw)?;
+        Ok(Some(NqEntry::from_bytes(raw)))
+    }
+
+    /// Phase mode: entries pending, walking from `next` while the phase bit
+    /// says new, at most `limit` (≤ capacity: never past one ring). No register read.
+    pub(super) fn walk_phase(&self, limit: u32) -> Result<u32> {
+        let limit = limit.min(self.capacity);
+        let mut n = 0;
+        while n < limit {
+            let byte3 = self.mem.load_u8(self.offset_of(n) + PHASE_BYTE)?;
+            if phase_of(byte3) != self.expected_phase(n) {
+                break;
+            }
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Tail mode: read `nq_tail_ptr` once, check it, and return
+    /// `(tail / 16 - next) mod capacity` [004 §3].
+    ///
+    /// Faults: all ones (device gone) → [`Fault::AllOnes`]; not a multiple of
+    /// 16 → [`Fault::MisalignedTail`]; at or past the ring's end →
+    /// [`Fault::TailOutOfRing`].
+    pub(super) fn read_tail_count<M: Mmio>(&self, engine: &NotificEngine<M>) -> Result<u32> {
+        let reg = engine.nq_reg(regs::NQ_TAIL_PTR, self.index)?;
+        let tail = reg.read(engine.mmio(), engine.base())?;
+        self.count_from_tail(tail, reg.addr(engine.base()).get())
+    }
+
+    /// The tail checks and count of [`NqRing::read_tail_count`], on a value.
+    pub(super) fn count_from_tail(&self, tail: u32, addr: u64) -> Result<u32> {
+        if tail == u32::MAX {
+            return Err(Error::DeviceFault(Fault::AllOnes { addr }));
+        }
+        if !tail.is_multiple_of(NQ_ENTRY_BYTES as u32) {
+            return Err(Error::DeviceFault(Fault::MisalignedTail { tail }));
+        }
+        if tail >= self.size_bytes {
+            return Err(Error::DeviceFault(Fault::TailOutOfRing {
+                tail,
+                ring_bytes: self.size_bytes,
+            }));
+        }
+        let slot = tail / NQ_ENTRY_BYTES as u32;
+        Ok(if slot >= self.next {
+            slot - self.next
+        } else {
+            slot + self.capacity - self.next
+        })
+    }
+
+    /// Wait, within the budget, for the phase of the last of `count` pending
+    /// entries to land (the DMA may still be in flight when the tail moves)
+    /// [004 §3]. [`Error::Timeout`] otherwise (the C code logs and goes on).
+    pub(super) fn wait_arrival<D: DelayNs + ?Sized>(
+        &self,
+        delay: &mut D,
+        count: u32,
+    ) -> Result<()> {
+        let Some(last) = count.checked_sub(1) else {
+            return Ok(());
+        };
+        let off = self.offset_of(last) + PHASE_BYTE;
+        let want = self.expected_phase(last);
+        // TIMEOUT: the notes' 10000 × usleep(100) [004 §3], configurable.
+        poll_until(delay, self.budget, "nq notification arrival", || {
+            Ok(phase_of(self.mem.load_u8(off)?) == want)
+        })?;
+        Ok(())
+    }
+
+    /// `nq_available_count` [004 §3]: entries pending, without consuming them.
+    ///
+    /// Tail mode: one tail read (checked as in [`Fault`]), then the bounded
+    /// wait for the last entry's phase. Phase mode: the walk, no register read.
+    pub fn available_count<M: Mmio, D: DelayNs + ?Sized>(
+        &mut self,
+        engine: &NotificEngine<M>,
+        delay: &mut D,
+    ) -> Result<u32> {
+        match self.mode {
+            ConsumeMode::Phase => self.walk_phase(self.capacity),
+            ConsumeMode::Tail => {
+                let count = self.read_tail_count(engine)?;
+                self.wait_arrival(delay, count)?;
+                self.known = count;
+                Ok(count)
+            }
+        }
+    }
+
+    /// Tail mode: entries known pending without a register read.
+    pub(super) fn known(&self) -> u32 {
+        self.known
+    }
+
+    /// Tail mode: remember entries known pending.
+    pub(super) fn set_known(&mut self, n: u32) {
+        self.known = n;
+    }
+
+    /// Consume `n` entries: move the cursor (flipping the phase at the wrap)
+    /// and write the head once, as a byte offset [FACTS §11]. Nothing is
+    /// written for `n == 0`.
+    pub(super) fn commit<M: Mmio>(&mut self, engine: &NotificEngine<M>, n: u32) -> Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        let pos = self.next as u64 + n as u64;
+        if pos >= self.capacity as u64 {
+            self.next = (pos - self.capacity as u64) as u32;
+            self.phase = !self.phase;
+        } else {
+            self.next = pos as u32;
+        }
+        self.known = self.known.saturating_sub(n);
+        engine.write_nq(
+            regs::NQ_HEAD_PTR,
+            self.index,
+            self.next * NQ_ENTRY_BYTES as u32,
+        )
+    }
+}

@@ -1,0 +1,480 @@
+//! Golden MMIO traces of the notification engine and NQ lifecycle [004 §2, §3].
+//!
+//! Every test asserts the exact `(op, offset, value)` sequence the notes
+//! prescribe, through `Trace<HeapMmio>` (a plain register file: reads return
+//! what was last written, so the read-modify-writes are visible).
+
+use khal_core::dma::DmaMemory;
+use khal_core::notific::regs::{self, NOTIFIC};
+use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqRing};
+use khal_core::wait::Budget;
+use khal_core::{DeviceAddr, Error, Mmio};
+use khal_std::trace::Op::{Read as R, Write as W};
+use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
+
+const BASE: DeviceAddr = DeviceAddr(0x3053_5000);
+
+fn traced() -> Trace<HeapMmio> {
+    Trace::new(HeapMmio::new(BASE, regs::NOTIFIC_BLOCK_BYTES as usize)).with_block(
+        BASE,
+        regs::NOTIFIC_BLOCK_BYTES,
+        &NOTIFIC,
+    )
+}
+
+fn ten(t: &Trace<HeapMmio>, bp: u32) -> NotificEngine<&Trace<HeapMmio>> {
+    let e = NotificEngine::init(t, Some(BASE), 10, bp, 0).unwrap();
+    t.clear();
+    e
+}
+
+#[test]
+fn init_ten_queue_bp_mode_0() {
+    let t = traced();
+    let e = NotificEngine::init(&t, Some(BASE), 10, 0, 0x5).unwrap();
+    assert_eq!(
+        t.ops(),
+        vec![
+            (W, 0x28, 0x5),         // nq_uart_mode
+            (W, 0xBC, 1),           // wob_ctrl = 1
+            (W, 0xB4, 0xAAE60),     // coal_timer (10-queue only)
+            (W, 0x30, 0xFFFF_FFFF), // wr_buf_enable lo (all lanes)
+            (W, 0x34, 0xFFFF_FFFF), // wr_buf_enable hi
+            (W, 0x08, 0x3FF),       // sw_backpressure, mode 0
+            (W, 0x0C, 0xFFFF_FFFF), // hw_backpressure lo
+            (W, 0x10, 0xFFFF_FFFF), // hw_backpressure hi
+        ]
+    );
+    assert_eq!(e.stream_shadow(), 15);
+    assert_eq!(e.wr_buf_shadow(), u64::MAX);
+    assert_eq!(e.hw_bp_shadow(), u64::MAX);
+    let names: Vec<String> = t
+        .accesses()
+        .iter()
+        .map(|a| a.reg.map(|r| r.to_string()).unwrap_or_default())
+        .collect();
+    assert_eq!(names[2], "notific.coal_timer");
+}
+
+#[test]
+fn init_ten_queue_bp_mode_1() {
+    let t = traced();
+    NotificEngine::init(&t, Some(BASE), 10, 1, 0).unwrap();
+    assert_eq!(
+        t.ops(),
+        vec![
+            (W, 0x28, 0),
+            (W, 0xBC, 1),
+            (W, 0xB4, 0xAAE60),
+            (W, 0x30, 0xFFFF_FFFF),
+            (W, 0x34, 0xFFFF_FFFF),
+            (W, 0x08, 0),
+            (W, 0x0C, 0xFFFF_FFFF),
+            (W, 0x10, 0xFFFF_FFFF),
+        ]
+    );
+}
+
+#[test]
+fn init_single_queue_skips_the_coalescer_timer() {
+    for (bp, sw) in [(0, 0x3FF), (1, 0)] {
+        let t = traced();
+        let e = NotificEngine::init(&t, Some(BASE), 1, bp, 7).unwrap();
+        assert_eq!(
+            t.ops(),
+            vec![
+                (W, 0x28, 7),
+                (W, 0xBC, 1),
+                (W, 0x30, 0xFFFF_FFFF),
+                (W, 0x34, 0xFFFF_FFFF),
+                (W, 0x08, sw),
+                (W, 0x0C, 0xFFFF_FFFF),
+                (W, 0x10, 0xFFFF_FFFF),
+            ]
+        );
+        assert_eq!(e.stream_shadow(), 0);
+    }
+}
+
+#[test]
+fn init_errors_write_nothing() {
+    let t = traced();
+    assert_eq!(
+        NotificEngine::init(&t, None, 10, 0, 0).map(|_| ()),
+        Err(Error::NoContext)
+    );
+    assert_eq!(Error::NoContext.c_code(), Some(-14));
+    assert_eq!(
+        NotificEngine::init(&t, Some(BASE), 10, 2, 0).map(|_| ()),
+        Err(Error::UnknownMode(2))
+    );
+    assert!(matches!(
+        NotificEngine::init(&t, Some(BASE), 0, 0, 0),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        NotificEngine::init(&t, Some(BASE), 11, 0, 0),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert_eq!(t.ops(), vec![]);
+}
+
+#[test]
+fn wr_buf_masked_update_uses_the_shadow_not_the_register() {
+    let t = traced();
+    let mut e = ten(&t, 0);
+    // Scribble the register: the update must not read it.
+    t.inner().write32(BASE.add(0x30), 0).unwrap();
+    t.clear();
+    e.update_wr_buf_enable(0, 0x0000_0001_0000_00F0).unwrap();
+    let new = !0x0000_0001_0000_00F0u64;
+    assert_eq!(
+        t.ops(),
+        vec![(W, 0x30, new as u32), (W, 0x34, (new >> 32) as u32)]
+    );
+    assert_eq!(e.wr_buf_shadow(), new);
+    t.clear();
+    e.set_wr_buf_enable(0x1234_5678_9ABC_DEF0).unwrap();
+    assert_eq!(
+        t.ops(),
+        vec![(W, 0x30, 0x9ABC_DEF0), (W, 0x34, 0x1234_5678)]
+    );
+}
+
+#[test]
+fn set_bp_config_both_modes_and_unknown() {
+    let t = traced();
+    let mut e = ten(&t, 1);
+    e.update_hw_bp(0, u64::MAX).unwrap();
+    t.clear();
+    e.set_bp_config(0).unwrap();
+    assert_eq!(
+        t.ops(),
+        vec![
+            (W, 0x08, 0x3FF),
+            (W, 0x0C, 0xFFFF_FFFF),
+            (W, 0x10, 0xFFFF_FFFF)
+        ]
+    );
+    assert_eq!(e.hw_bp_shadow(), u64::MAX);
+    t.clear();
+    e.set_bp_config(1).unwrap();
+    assert_eq!(
+        t.ops(),
+        vec![(W, 0x08, 0), (W, 0x0C, 0xFFFF_FFFF), (W, 0x10, 0xFFFF_FFFF)]
+    );
+    t.clear();
+    e.update_hw_bp(0, 0xFF).unwrap();
+    t.clear();
+    assert_eq!(e.set_bp_config(7), Err(Error::UnknownMode(7)));
+    assert_eq!(t.ops(), vec![]);
+    assert_eq!(e.hw_bp_shadow(), !0xFFu64);
+}
+
+#[test]
+fn hw_bp_masked_update() {
+    let t = traced();
+    let mut e = ten(&t, 0);
+    e.update_hw_bp(0x0000_0000_0000_0000, 0x8000_0000_0000_0001)
+        .unwrap();
+    assert_eq!(
+        t.ops(),
+        vec![(W, 0x0C, 0xFFFF_FFFE), (W, 0x10, 0x7FFF_FFFF)]
+    );
+    assert_eq!(e.hw_bp_shadow(), 0x7FFF_FFFF_FFFF_FFFE);
+}
+
+#[test]
+fn set_axi_id_rmw_bit0_only() {
+    let t = traced();
+    let mut e = ten(&t, 0);
+    t.inner().write32(BASE.add(0xBC), 0xF0).unwrap();
+    e.set_axi_id(0x2A, true).unwrap();
+    e.set_axi_id(0x2B, false).unwrap();
+    assert_eq!(
+        t.ops(),
+        vec![
+            (W, 0x2C, 0x2A),
+            (R, 0xBC, 0xF0),
+            (W, 0xBC, 0xF1),
+            (W, 0x2C, 0x2B),
+            (R, 0xBC, 0xF1),
+            (W, 0xBC, 0xF0),
+        ]
+    );
+}
+
+#[test]
+fn coalescer_stream_enable_from_the_shadow() {
+    let t = traced();
+    let mut e = ten(&t, 0);
+    t.inner().write32(BASE.add(0xB8), 0xFFFF_C3FF).unwrap();
+    e.set_coalescer_stream(2, false).unwrap(); // shadow 15 → 0b1011
+    e.set_coalescer_stream(2, true).unwrap();
+    assert_eq!(
+        t.ops(),
+        vec![
+            (R, 0xB8, 0xFFFF_C3FF),
+            (W, 0xB8, 0xFFFF_C3FF | (0b1011 << 10)),
+            (R, 0xB8, 0xFFFF_C3FF | (0b1011 << 10)),
+            (W, 0xB8, 0xFFFF_FFFF),
+        ]
+    );
+    assert_eq!(e.stream_shadow(), 15);
+}
+
+#[test]
+fn coalescer_stream_out_of_range_writes_nothing() {
+    let t = traced();
+    let mut e = ten(&t, 0);
+    assert!(matches!(
+        e.set_coalescer_stream(4, true),
+        Err(Error::InvalidArgument(_))
+    ));
+    let t1 = traced();
+    let mut one = NotificEngine::init(&t1, Some(BASE), 1, 0, 0).unwrap();
+    t1.clear();
+    // A single-queue engine has one stream: stream 1 >= num_streams.
+    let r = one.set_coalescer_stream(1, true);
+    assert_eq!(r.map_err(|e| e.c_code()), Err(Some(-22)));
+    assert_eq!(t.ops(), vec![]);
+    assert_eq!(t1.ops(), vec![]);
+    one.set_coalescer_stream(0, true).unwrap();
+    assert_eq!(t1.ops(), vec![(R, 0xB8, 0), (W, 0xB8, 1 << 10)]);
+}
+
+#[test]
+fn coalescer_bypass_rmw_bit8() {
+    let t = traced();
+    let mut e = ten(&t, 0);
+    t.inner().write32(BASE.add(0xB8), 0x3C00).unwrap();
+    e.set_coalescer_bypass(true).unwrap();
+    e.set_coalescer_bypass(false).unwrap();
+    assert_eq!(
+        t.ops(),
+        vec![
+            (R, 0xB8, 0x3C00),
+            (W, 0xB8, 0x3D00),
+            (R, 0xB8, 0x3D00),
+            (W, 0xB8, 0x3C00),
+        ]
+    );
+}
+
+#[test]
+fn timestamp_increment_is_one_read() {
+    let t = traced();
+    let e = ten(&t, 0);
+    t.inner().write32(BASE.add(0xCC), 42).unwrap();
+    assert_eq!(e.timestamp_inc(), Ok(42));
+    assert_eq!(t.ops(), vec![(R, 0xCC, 42)]);
+}
+
+#[test]
+fn notification_size_is_16() {
+    assert_eq!(khal_core::notific::nq_get_notification_size(), 16);
+}
+
+fn host_ring(idx: u32, mode: ConsumeMode) -> NqRing<DmaBuf> {
+    let buf = DmaBuf::new(256, 4096)
+        .unwrap()
+        .with_bus_addr(0x12_3456_7000);
+    NqRing::host(buf, NqConfig::new(idx, 256, mode)).unwrap()
+}
+
+#[test]
+fn queue_config_ten_queue_stride_and_single_queue_flat() {
+    let t = traced();
+    let e = ten(&t, 0);
+    host_ring(3, ConsumeMode::Tail).queue_config(&e).unwrap();
+    let o = 0x100 + 3 * 40;
+    assert_eq!(
+        t.ops(),
+        vec![(W, o, 0x3456_7000), (W, o + 4, 0x12), (W, o + 8, 256)]
+    );
+    let names: Vec<String> = t
+        .accesses()
+        .iter()
+        .map(|a| a.reg.map(|r| r.to_string()).unwrap_or_default())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "notific.nq[3].nq_base_addr_lo",
+            "notific.nq[3].nq_base_addr_hi",
+            "notific.nq[3].nq_f_size"
+        ]
+    );
+
+    let t1 = traced();
+    let one = NotificEngine::init(&t1, Some(BASE), 1, 0, 0).unwrap();
+    t1.clear();
+    // Single-queue flavour: no stride, whatever the index [004 §3 QUIRK].
+    host_ring(3, ConsumeMode::Tail).queue_config(&one).unwrap();
+    assert_eq!(
+        t1.ops(),
+        vec![(W, 0x100, 0x3456_7000), (W, 0x104, 0x12), (W, 0x108, 256)]
+    );
+}
+
+#[test]
+fn configure_is_init_then_queue_config() {
+    let t = traced();
+    let e = ten(&t, 0);
+    let buf = DmaBuf::new(64, 64).unwrap().with_bus_addr(0x1000);
+    let r = NqRing::configure_host(&e, buf, NqConfig::new(9, 64, ConsumeMode::Phase)).unwrap();
+    assert_eq!(r.capacity(), 4);
+    let o = 0x100 + 9 * 40;
+    assert_eq!(t.ops(), vec![(W, o, 0x1000), (W, o + 4, 0), (W, o + 8, 64)]);
+}
+
+#[test]
+fn ring_init_errors_write_nothing() {
+    let t = traced();
+    let e = ten(&t, 0);
+    let cfg = |idx, size| NqConfig::new(idx, size, ConsumeMode::Tail);
+    let buf = || DmaBuf::new(256, 64).unwrap();
+    assert!(matches!(
+        NqRing::configure_host(&e, buf(), cfg(10, 256)).map(|_| ()),
+        Err(Error::OutOfRange {
+            value: 10,
+            limit: 10,
+            ..
+        })
+    ));
+    for size in [0, 8, 24 + 1, 272] {
+        assert!(
+            matches!(
+                NqRing::configure_host(&e, buf(), cfg(0, size)).map(|_| ()),
+                Err(Error::InvalidArgument(_))
+            ),
+            "size {size}"
+        );
+    }
+    assert!(matches!(
+        NqRing::configure_host(&e, buf(), cfg(0, 256).with_max_batch(0)).map(|_| ()),
+        Err(Error::InvalidArgument(_))
+    ));
+    let zero = |_: u64, _: usize| Ok(());
+    assert!(matches!(
+        NqRing::configure_device(&e, buf(), zero, NqConfig::new(0, 256, ConsumeMode::Phase))
+            .map(|_| ()),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert_eq!(t.ops(), vec![]);
+}
+
+/// The reset of [004 §3] for `idx`, with the flush pulse iff `idx <= 3`.
+fn reset_ops(
+    idx: u64,
+    enable_before: u32,
+    coal: u32,
+    pulse: bool,
+) -> Vec<(khal_std::trace::Op, u64, u32)> {
+    let o = idx * 40;
+    let mut v = vec![(W, 0x18, 0), (W, 0x14, enable_before & !(1 << idx))];
+    if pulse {
+        v.extend([
+            (R, 0xB8, coal),
+            (W, 0xB8, coal | 0x200),
+            (W, 0xB8, coal & !0x200),
+        ]);
+    }
+    v.extend([(R, 0x110 + o, 0), (W, 0x10C + o, 0)]);
+    v
+}
+
+#[test]
+fn reset_with_the_flush_pulse_idx_2() {
+    let t = traced();
+    let mut e = ten(&t, 0);
+    t.inner().write32(BASE.add(0xB8), 0x3C00).unwrap();
+    let mut r = host_ring(2, ConsumeMode::Phase);
+    r.memory().write(0, &[0xAB; 256]).unwrap();
+    let clock = khal_std::delay::SimClock::new();
+    let mut d = SimDelay::new(&clock);
+    r.reset(&mut e, &mut d).unwrap();
+    assert_eq!(t.ops(), reset_ops(2, 0, 0x3C00, true));
+    let mut back = [1u8; 256];
+    r.memory().read(0, &mut back).unwrap();
+    assert_eq!(back, [0u8; 256]);
+    assert_eq!((r.next_index(), r.phase()), (0, false));
+}
+
+#[test]
+fn reset_without_the_flush_pulse_idx_5() {
+    let t = traced();
+    let mut e = ten(&t, 0);
+    let mut r = host_ring(5, ConsumeMode::Tail);
+    let clock = khal_std::delay::SimClock::new();
+    let mut d = SimDelay::new(&clock);
+    r.reset(&mut e, &mut d).unwrap();
+    assert_eq!(t.ops(), reset_ops(5, 0, 0, false));
+}
+
+#[test]
+fn enable_is_reset_then_the_enable_bit() {
+    let t = traced();
+    let mut e = ten(&t, 0);
+    let clock = khal_std::delay::SimClock::new();
+    let mut d = SimDelay::new(&clock);
+    let mut r5 = host_ring(5, ConsumeMode::Tail);
+    r5.enable(&mut e, &mut d).unwrap();
+    let mut want = reset_ops(5, 0, 0, false);
+    want.push((W, 0x14, 1 << 5));
+    assert_eq!(t.ops(), want);
+    t.clear();
+    let mut r1 = host_ring(1, ConsumeMode::Phase);
+    r1.enable(&mut e, &mut d).unwrap();
+    let mut want = reset_ops(1, 1 << 5, 0, true);
+    want.push((W, 0x14, (1 << 5) | (1 << 1)));
+    assert_eq!(t.ops(), want);
+    assert_eq!(e.nq_enable_shadow(), 0x22);
+    // Resetting queue 5 clears only its bit, from the shadow.
+    t.clear();
+    r5.reset(&mut e, &mut d).unwrap();
+    assert_eq!(t.ops(), reset_ops(5, 0x22, 0, false));
+    assert_eq!(e.nq_enable_shadow(), 0x2);
+}
+
+#[test]
+fn reset_single_queue_flat_window() {
+    let t = traced();
+    let mut e = NotificEngine::init(&t, Some(BASE), 1, 0, 0).unwrap();
+    t.clear();
+    let clock = khal_std::delay::SimClock::new();
+    let mut d = SimDelay::new(&clock);
+    let mut r = host_ring(0, ConsumeMode::Tail);
+    r.enable(&mut e, &mut d).unwrap();
+    let mut want = reset_ops(0, 0, 0, true);
+    want.push((W, 0x14, 1));
+    assert_eq!(t.ops(), want);
+}
+
+#[test]
+fn reset_tail_that_never_drains_times_out_within_budget() {
+    let t = traced();
+    let mut e = ten(&t, 0);
+    t.inner().write32(BASE.add(0x110 + 5 * 40), 0x40).unwrap();
+    let clock = khal_std::delay::SimClock::new();
+    let mut d = SimDelay::new(&clock);
+    let budget = Budget {
+        period_us: 100,
+        polls: 50,
+    };
+    let buf = DmaBuf::new(256, 64).unwrap();
+    let mut r = NqRing::host(
+        buf,
+        NqConfig::new(5, 256, ConsumeMode::Tail).with_budget(budget),
+    )
+    .unwrap();
+    assert_eq!(
+        r.reset(&mut e, &mut d),
+        Err(Error::Timeout("nq tail drain"))
+    );
+    assert!(d.slept_ns() <= budget.total_us() * 1000 * 11 / 10);
+    // 51 tail reads, no head write: the reset stopped at the wait.
+    let ops = t.ops();
+    assert_eq!(ops.iter().filter(|o| o.1 == 0x110 + 5 * 40).count(), 51);
+    assert!(!ops.iter().any(|o| o.1 == 0x10C + 5 * 40));
+}
