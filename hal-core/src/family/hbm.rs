@@ -23,7 +23,20 @@ impl HbmUsableSize {
 }
 
 /// The PCIe BAR window mapping one HBM channel (a kernel constant such as
-/// `CAYMAN_PCIE_BAR4_HBM_0_SIZE`) [000 §3 GOTCHA]. Never an [`HbmUsableSize`].
+/// `CAYMAN_PCIE_BAR4_HBM_0_SIZE`) [000 §3 GOTCHA]. Never an [`HbmUsableSize`]:
+///
+/// ```compile_fail
+/// use khal_core::family::{HbmBarWindow, HbmUsableSize};
+/// fn reports_memory_stats(_: HbmUsableSize) {}
+/// reports_memory_stats(HbmBarWindow(0x10_0000_0000)); // does not type-check
+/// ```
+///
+/// ```
+/// use khal_core::family::{HbmBarWindow, HbmUsableSize};
+/// fn reports_memory_stats(_: HbmUsableSize) {}
+/// reports_memory_stats(HbmUsableSize(0x6_0000_0000));
+/// let _bar = HbmBarWindow(0x10_0000_0000);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct HbmBarWindow(pub u64);

@@ -1,0 +1,171 @@
+//! Golden values of the per-engine families: IRAM, HW-decode, DVE tables,
+//! capability-gated config offsets [FACTS §3.1, §3.3, §3.4, §3.5].
+
+use khal::core::family::{
+    CapCfg, DveTableOffsets, DveTables, Gated, HwDecode, HwDecodeParams, IramSizes, Offset,
+};
+use khal::{ArchId, Cayman, DeviceAddr, Engine, Error, HostVisible, Mariana, Sunda};
+
+#[test]
+fn iram_sizes() {
+    for eng in [Engine::Act, Engine::Pool, Engine::Dve, Engine::Sp] {
+        assert_eq!(Cayman::iram_size(eng), Ok(32 * 1024));
+        assert_eq!(Mariana::iram_size(eng), Ok(32 * 1024));
+        assert_eq!(Sunda::iram_size(eng), Ok(8 * 1024 * 1024));
+    }
+    assert_eq!(
+        Cayman::iram_size(Engine::Pe),
+        Err(Error::NotTraced("pe iram size"))
+    );
+    assert_eq!(
+        Mariana::iram_size(Engine::Pe),
+        Err(Error::NotTraced("pe iram size"))
+    );
+    assert_eq!(
+        Sunda::iram_size(Engine::Pe),
+        Err(Error::NotTraced("pe iram size"))
+    );
+}
+
+#[test]
+fn hw_decode_trn2_both_modes() {
+    let golden = [
+        (Engine::Pe, 0x8_0267_0000u64),
+        (Engine::Act, 0x8_0247_0000),
+        (Engine::Pool, 0x8_0307_0000),
+        (Engine::Dve, 0x8_02B8_8000),
+    ];
+    fn check<A: HwDecode>(golden: &[(Engine, u64)]) {
+        for &(eng, base) in golden {
+            assert_eq!(
+                A::hw_decode_table_params(eng),
+                Ok(HwDecodeParams {
+                    base: DeviceAddr(base),
+                    header_size: 4096,
+                    block_size: 0x2000
+                })
+            );
+            assert_eq!(
+                A::hw_decode_table_params_host_visible(eng),
+                Ok(HwDecodeParams {
+                    base: HostVisible(base - 0x8_0000_0000),
+                    header_size: 4096,
+                    block_size: 0x2000
+                })
+            );
+            assert!(matches!(
+                A::hw_decode_fourth_param(eng),
+                Err(Error::NotTraced(_))
+            ));
+        }
+        assert!(matches!(
+            A::hw_decode_table_params(Engine::Sp),
+            Err(Error::NotTraced(_))
+        ));
+    }
+    check::<Cayman>(&golden);
+    check::<Mariana>(&golden);
+}
+
+#[test]
+fn hw_decode_sunda_is_unsupported() {
+    let unsupported = Error::Unsupported {
+        what: "hw-decode table params",
+        arch: ArchId::Sunda,
+    };
+    for eng in Engine::ALL {
+        assert_eq!(Sunda::hw_decode_table_params(eng), Err(unsupported));
+        assert_eq!(
+            Sunda::hw_decode_table_params_host_visible(eng),
+            Err(unsupported)
+        );
+        assert_eq!(Sunda::hw_decode_fourth_param(eng), Err(unsupported));
+    }
+}
+
+#[test]
+fn dve_tables() {
+    let trn2 = DveTableOffsets {
+        opcode: Offset(0x2B8_2000),
+        control_fast: Offset(0x2B8_0000),
+        control_slow: Offset(0x2B8_1000),
+        datapath: Offset(0x2B8_6000),
+    };
+    assert_eq!(Cayman::dve_table_offsets(), Some(trn2));
+    assert_eq!(Mariana::dve_table_offsets(), Some(trn2));
+    assert_eq!(
+        Sunda::dve_table_offsets(),
+        None,
+        "SUNDA has no offset getter"
+    );
+
+    assert_eq!(Cayman::DVE_PARAM_RAM_BASE, Offset(0x2B8_7000));
+    assert_eq!(Mariana::DVE_PARAM_RAM_BASE, Offset(0x2B8_7000));
+    assert_eq!(Sunda::DVE_PARAM_RAM_BASE, Offset(0x2B8_4000));
+    for size in [
+        Sunda::DVE_PARAM_RAM_SIZE,
+        Cayman::DVE_PARAM_RAM_SIZE,
+        Mariana::DVE_PARAM_RAM_SIZE,
+    ] {
+        assert_eq!(size, 0x400);
+        assert_eq!(size, 256 * 4);
+    }
+    assert_eq!(
+        [
+            Sunda::DVE_LOADS_CONTROL_SLOW,
+            Cayman::DVE_LOADS_CONTROL_SLOW,
+            Mariana::DVE_LOADS_CONTROL_SLOW
+        ],
+        [false, true, true]
+    );
+    for r in [
+        Sunda::dve_table_sizes(),
+        Cayman::dve_table_sizes(),
+        Mariana::dve_table_sizes(),
+    ] {
+        assert_eq!(r, Err(Error::NotTraced("dve table sizes")));
+    }
+}
+
+#[test]
+fn cap_cfg_sunda_and_cayman_absent_never_zero() {
+    fn absent<A: CapCfg>() {
+        assert_eq!(A::sdma_cfg_offset(), Ok(Gated::Absent));
+        assert_eq!(A::emax_cfg_offset(), Ok(Gated::Absent));
+        for eng in Engine::ALL {
+            assert_eq!(A::eng_fp8_cfg_offset(eng), Ok(Gated::Absent));
+        }
+    }
+    absent::<Sunda>();
+    absent::<Cayman>();
+}
+
+#[test]
+fn cap_cfg_mariana_fp8_not_monotone_rest_not_traced() {
+    let golden = [
+        (Engine::Pe, 0xF00),
+        (Engine::Act, 0xF08),
+        (Engine::Pool, 0xF0C),
+        (Engine::Dve, 0xF04),
+    ];
+    for (eng, off) in golden {
+        assert_eq!(
+            Mariana::eng_fp8_cfg_offset(eng),
+            Ok(Gated::Present(Offset(off)))
+        );
+    }
+    // Engine 2's offset exceeds engine 3's [000 §3 GOTCHA].
+    assert!(golden[2].1 > golden[3].1);
+    assert!(matches!(
+        Mariana::eng_fp8_cfg_offset(Engine::Sp),
+        Err(Error::NotTraced(_))
+    ));
+    assert!(matches!(
+        Mariana::sdma_cfg_offset(),
+        Err(Error::NotTraced(_))
+    ));
+    assert!(matches!(
+        Mariana::emax_cfg_offset(),
+        Err(Error::NotTraced(_))
+    ));
+}
