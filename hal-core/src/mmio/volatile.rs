@@ -1,1 +1,309 @@
-//! Direct volatile-pointer MMIO for firmware (filled by the foundation work).
+//! Direct volatile-pointer MMIO for firmware: [`VolatileWindow`], a mapped
+//! register window accessed through the `volatile-register` cells.
+//!
+//! This is the only module of khal-core allowed to use `unsafe` (the crate
+//! denies it everywhere else). Every `unsafe` block carries a `// SAFETY:`
+//! comment; the single precondition that cannot be checked at run time (the
+//! pointer really is a mapped window) is the contract of the `unsafe`
+//! constructor [`VolatileWindow::new`].
+//!
+//! # Why references to `RW`/`RO` cells are used, and why that is sound here
+//!
+//! The `volatile-register` cells ([`RW<u32>`], [`RO<u32>`]) are
+//! `#[repr(transparent)]` wrappers around `vcell::VolatileCell<u32>`, itself a
+//! `#[repr(transparent)]` `UnsafeCell<u32>`. A dword of the window therefore has
+//! exactly the layout of a cell, and a `&RW<u32>` is a `&UnsafeCell<u32>`:
+//! holding one does **not** promise the compiler the value is immutable, so the
+//! device changing a register under it breaks no aliasing rule. Each `read` /
+//! `write` of a cell is one `read_volatile` / `write_volatile` of the `u32`:
+//! one device access, never elided, merged or reordered with other volatile
+//! accesses.
+//!
+//! What a `&` still gives the compiler is *dereferenceability*: while a
+//! reference is live the compiler may, in principle, insert an extra ordinary
+//! read of that dword (the known caveat of reference-based MMIO, see
+//! rust-embedded/volatile-register#10). This module keeps that window as small
+//! as it can be and puts the rest in the constructor's contract:
+//!
+//! 1. a reference to a cell is created from the raw window pointer inside one
+//!    access method, used for exactly one `read`/`write`, and dropped before
+//!    the method returns: it never outlives one device access;
+//! 2. no reference into the window ever leaves this module: the public API is
+//!    the address-based [`Mmio`] trait (`read32(addr) -> u32`), which copies
+//!    values out and in, so no caller can hold a `&` into device memory and
+//!    stretch that lifetime (rule 8 of ARCHITECTURE.md);
+//! 3. the constructor's `# Safety` section requires the window to be mapped and
+//!    readable for the whole life of the [`VolatileWindow`], so even a
+//!    compiler-inserted read is a read of mapped memory, never a fault.
+//!
+//! A window whose registers have read side effects (clear-on-read) would be
+//! exposed to point 3's theoretical extra read; no register khal drives through
+//! this backend is documented as read-to-clear in the notes. A backend with no
+//! reference at all is `khal_std::mmap::MmapMmio` (raw `read_volatile`).
+
+// The one place in khal-core where `unsafe` is allowed (see the module docs).
+#![allow(unsafe_code)]
+
+use core::ptr::NonNull;
+
+use volatile_register::{RO, RW};
+
+use crate::addr::DeviceAddr;
+use crate::error::{Error, Result};
+use crate::mmio::Mmio;
+
+/// A register window of `len` bytes mapped at `ptr`, answering device addresses
+/// `[device_base, device_base + len)`. Accesses outside it, or not dword
+/// aligned, are refused with [`Error::OutOfWindow`] before any memory is touched.
+#[derive(Debug)]
+pub struct VolatileWindow {
+    /// The first dword of the window.
+    base: NonNull<u32>,
+    /// The device address of the first dword.
+    device_base: u64,
+    /// Length of the window in dwords.
+    words: usize,
+}
+
+// SAFETY: a `VolatileWindow` is a pointer to a mapped register window plus two
+// integers; moving it to another thread moves no thread-bound state (nothing
+// here is thread-local), and the window stays valid by the constructor's
+// contract for as long as the `VolatileWindow` exists.
+unsafe impl Send for VolatileWindow {}
+
+// SAFETY: sharing `&VolatileWindow` lets two contexts issue volatile accesses to
+// the same window. For device memory (outside any Rust allocation) volatile
+// accesses are I/O operations, and concurrent register access is the device's
+// concern exactly as in the C runtime; for ordinary memory the constructor's
+// contract (point 3) makes the caller responsible for not accessing one window
+// from two threads at once.
+unsafe impl Sync for VolatileWindow {}
+
+impl VolatileWindow {
+    /// A window over `len` bytes at `ptr`, answering device addresses from
+    /// `device_base`.
+    ///
+    /// Refused with [`Error::InvalidArgument`]: a `ptr` that is not 4-byte
+    /// aligned, a `len` that is not a whole number of dwords, a `device_base`
+    /// that is not dword aligned, or `device_base + len` past `u64::MAX`.
+    ///
+    /// # Safety
+    ///
+    /// For as long as the returned window (or anything that borrows it) exists:
+    ///
+    /// 1. `ptr .. ptr + len` must be mapped, readable and writable memory
+    ///    (a device register window, or ordinary memory in tests), and remain
+    ///    so: it must not be unmapped or freed;
+    /// 2. no Rust reference (`&`/`&mut`) to any byte of it may be used by other
+    ///    code (other raw-pointer volatile access is fine);
+    /// 3. every dword of it must tolerate a read at any time while the window
+    ///    is being accessed (see the module docs: reference-based cells); and
+    ///    if the memory is ordinary memory (inside a Rust allocation), the
+    ///    window must not be accessed from two threads at the same time.
+    pub unsafe fn new(ptr: NonNull<u32>, len: usize, device_base: DeviceAddr) -> Result<Self> {
+        if !(ptr.as_ptr() as usize).is_multiple_of(4) {
+            return Err(Error::InvalidArgument(
+                "volatile window: pointer not dword aligned",
+            ));
+        }
+        if !len.is_multiple_of(4) {
+            return Err(Error::InvalidArgument(
+                "volatile window: length not a whole number of dwords",
+            ));
+        }
+        if !device_base.get().is_multiple_of(4) {
+            return Err(Error::InvalidArgument(
+                "volatile window: device base not dword aligned",
+            ));
+        }
+        if u64::try_from(len)
+            .ok()
+            .and_then(|l| device_base.get().checked_add(l))
+            .is_none()
+        {
+            return Err(Error::InvalidArgument(
+                "volatile window: device base + length overflows",
+            ));
+        }
+        Ok(VolatileWindow {
+            base: ptr,
+            device_base: device_base.get(),
+            words: len / 4,
+        })
+    }
+
+    /// The device address of the first dword.
+    pub fn device_base(&self) -> DeviceAddr {
+        DeviceAddr(self.device_base)
+    }
+
+    /// The window length in bytes.
+    pub fn len(&self) -> usize {
+        self.words * 4
+    }
+
+    /// `true` for a zero-length window (every access is refused).
+    pub fn is_empty(&self) -> bool {
+        self.words == 0
+    }
+
+    /// The dword index of `addr`, if it is an aligned address of the window.
+    #[inline(always)]
+    fn index(&self, addr: DeviceAddr) -> Result<usize> {
+        let refuse = Error::OutOfWindow { addr: addr.get() };
+        let off = addr.get().checked_sub(self.device_base).ok_or(refuse)?;
+        if !off.is_multiple_of(4) {
+            return Err(refuse);
+        }
+        match usize::try_from(off / 4) {
+            Ok(i) if i < self.words => Ok(i),
+            _ => Err(refuse),
+        }
+    }
+
+    /// Pointer to dword `i`; only called with `i < self.words`.
+    #[inline(always)]
+    fn dword(&self, i: usize) -> *mut u32 {
+        // `wrapping_add` keeps this function safe; with `i < words` (checked by
+        // every caller through `index`) it is the in-bounds `add`.
+        self.base.as_ptr().wrapping_add(i)
+    }
+}
+
+impl Mmio for VolatileWindow {
+    #[inline(always)]
+    fn read32(&self, addr: DeviceAddr) -> Result<u32> {
+        let i = self.index(addr)?;
+        // SAFETY: `i < words`, so the dword lies inside the window, which the
+        // constructor's contract keeps mapped and readable; the pointer is
+        // dword aligned (checked by `new`, and the stride is 4). `RO<u32>` is
+        // `repr(transparent)` over `UnsafeCell<u32>`, so the cast preserves
+        // layout, and a shared reference to an `UnsafeCell` does not assume
+        // the value is immutable. The reference lives for this one statement.
+        let cell: &RO<u32> = unsafe { &*self.dword(i).cast::<RO<u32>>() };
+        Ok(cell.read())
+    }
+
+    #[inline(always)]
+    fn write32(&self, addr: DeviceAddr, value: u32) -> Result<()> {
+        let i = self.index(addr)?;
+        // SAFETY: as in `read32`: in bounds, aligned, mapped and writable by the
+        // constructor's contract; `RW<u32>` has the layout of `u32` and wraps
+        // an `UnsafeCell`, so writing through `&RW` is interior mutability.
+        // `RW::write` is `unsafe` only because a register write has side
+        // effects, which is the purpose of this call.
+        unsafe {
+            let cell: &RW<u32> = &*self.dword(i).cast::<RW<u32>>();
+            cell.write(value);
+        }
+        Ok(())
+    }
+
+    /// All words are checked against the window first, so a burst that would
+    /// leave it writes nothing.
+    fn write_burst(&self, addr: DeviceAddr, words: &[u32]) -> Result<()> {
+        let Some(last_off) = words
+            .len()
+            .checked_sub(1)
+            .and_then(|k| u64::try_from(k).ok())
+            .and_then(|k| k.checked_mul(4))
+        else {
+            return Ok(());
+        };
+        let first = self.index(addr)?;
+        let last_addr = addr
+            .get()
+            .checked_add(last_off)
+            .ok_or(Error::OutOfWindow { addr: addr.get() })?;
+        self.index(DeviceAddr(last_addr))?;
+        for (k, &w) in words.iter().enumerate() {
+            // SAFETY: `first + k <= last index < words` (both ends checked
+            // above, the window is contiguous); aligned, mapped and writable
+            // as in `write32`. One volatile write per word, in order.
+            unsafe {
+                let cell: &RW<u32> = &*self.dword(first + k).cast::<RW<u32>>();
+                cell.write(w);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A window over a heap buffer (this is what Miri checks).
+    fn window(buf: &mut [u32], base: u64) -> VolatileWindow {
+        let ptr = NonNull::new(buf.as_mut_ptr()).unwrap();
+        // SAFETY: `buf` outlives the window in every test, is only touched
+        // through the window until the window is dropped, and is ordinary
+        // single-threaded memory.
+        unsafe { VolatileWindow::new(ptr, buf.len() * 4, DeviceAddr(base)) }.unwrap()
+    }
+
+    #[test]
+    fn reads_back_what_it_wrote_and_lands_in_memory() {
+        let mut buf = vec![0u32; 16];
+        {
+            let w = window(&mut buf, 0x8_0260_0000);
+            assert_eq!(w.len(), 64);
+            w.write32(DeviceAddr(0x8_0260_0000), 0xDEAD_BEEF).unwrap();
+            w.write32(DeviceAddr(0x8_0260_003C), 7).unwrap(); // last dword
+            assert_eq!(w.read32(DeviceAddr(0x8_0260_0000)), Ok(0xDEAD_BEEF));
+            assert_eq!(w.read32(DeviceAddr(0x8_0260_003C)), Ok(7));
+            w.write_burst(DeviceAddr(0x8_0260_0010), &[1, 2, 3])
+                .unwrap();
+        } // the window ends here; the buffer is read directly only after it
+        assert_eq!(buf[0], 0xDEAD_BEEF);
+        assert_eq!(buf[4..7], [1, 2, 3]);
+        assert_eq!(buf[15], 7);
+    }
+
+    #[test]
+    fn refuses_outside_and_misaligned_without_touching_memory() {
+        let mut buf = vec![0u32; 4];
+        {
+            let w = window(&mut buf, 0x1000);
+            for a in [0xFFC, 0x1010, 0x1002, 0x100F, u64::MAX] {
+                assert_eq!(
+                    w.read32(DeviceAddr(a)),
+                    Err(Error::OutOfWindow { addr: a }),
+                    "{a:#x}"
+                );
+                assert_eq!(
+                    w.write32(DeviceAddr(a), 1),
+                    Err(Error::OutOfWindow { addr: a })
+                );
+            }
+            // A burst that would run past the end writes nothing at all.
+            assert_eq!(
+                w.write_burst(DeviceAddr(0x1008), &[9, 9, 9]),
+                Err(Error::OutOfWindow { addr: 0x1010 })
+            );
+            assert_eq!(w.write_burst(DeviceAddr(0x2000), &[]), Ok(()));
+        }
+        assert_eq!(buf, [0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn constructor_refuses_bad_geometry() {
+        let mut buf = vec![0u32; 4];
+        let p = NonNull::new(buf.as_mut_ptr()).unwrap();
+        // SAFETY: (all four calls) the buffer is live for the statement; every call
+        // is refused before a window exists, and none is accessed.
+        unsafe {
+            assert!(VolatileWindow::new(p, 15, DeviceAddr(0)).is_err());
+            assert!(VolatileWindow::new(p, 16, DeviceAddr(2)).is_err());
+            assert!(VolatileWindow::new(p, 16, DeviceAddr(u64::MAX - 7)).is_err());
+            let odd = NonNull::new(p.as_ptr().cast::<u8>().wrapping_add(1).cast::<u32>()).unwrap();
+            assert!(VolatileWindow::new(odd, 4, DeviceAddr(0)).is_err());
+        }
+        let empty = window(&mut [], 0);
+        assert!(empty.is_empty());
+        assert_eq!(
+            empty.read32(DeviceAddr(0)),
+            Err(Error::OutOfWindow { addr: 0 })
+        );
+    }
+}
