@@ -47,3 +47,12 @@ pub type Selected = khal_arch_cayman::Cayman;
 /// The arch this single-arch build is for.
 #[cfg(all(feature = "mariana", not(feature = "sunda"), not(feature = "cayman")))]
 pub type Selected = khal_arch_mariana::Mariana;
+
+/// Run-time dispatch over the three arches, built from a validated arch id
+/// (a host build with all three arch features) [002 §1].
+#[cfg(all(feature = "sunda", feature = "cayman", feature = "mariana"))]
+pub type AnyArch = khal_core::engine::AnyArch<
+    khal_arch_sunda::Sunda,
+    khal_arch_cayman::Cayman,
+    khal_arch_mariana::Mariana,
+>;

@@ -1,1 +1,19 @@
-//! The MARIANA MSI-X interrupt controller [004 §4] (filled by the engine work).
+//! The MSI-X interrupt controller (MARIANA TOP-INTC) [004 §4], [FACTS §7].
+//!
+//! - [`regs`]: the MSI-X and errtrig register blocks (`register_block!`).
+//! - [`line`]: [`ErrtrigLine`], the resolved `(block, g, sub, bit)` triple.
+//! - [`msix`]: [`MsixIntc`], the handle and the register programs.
+//! - [`ops`]: [`IntcOps`] (the mandatory op table, MARIANA only) and [`Intc`].
+//!
+//! Only MARIANA's INTC leaves were decoded; SUNDA and CAYMAN INTC are NOT
+//! TRACED [004 §1 NOTE]: only MARIANA implements the INTC ops trait, so an
+//! INTC handle for another arch cannot be written.
+
+pub mod line;
+pub mod msix;
+pub mod ops;
+pub mod regs;
+
+pub use line::{ErrtrigLine, ERRTRIG_BLOCKS};
+pub use msix::{MsixIntc, MAX_VECTOR, MOD_TIMER_PERIODS};
+pub use ops::{set_notific_queue_base_via_map, Intc, IntcOps};

@@ -1,0 +1,269 @@
+//! `AnyArch`: run-time dispatch for hosts that serve whichever device they
+//! find [002 §1], ARCHITECTURE rule 3.
+//!
+//! An `AnyArch` can only be built from a validated arch id: 0 (INVALID,
+//! nothing latched) and unknown ids are refused by [`ArchId::try_from`], so
+//! there is no unbound state to assert at each call. It is an enum over the
+//! three arch *types*; each method is one `match` whose arms call the same
+//! generic function a single-arch build calls statically. `khal-core` cannot
+//! name the arch crates, so the enum is generic over them; the facade names it
+//! `khal::AnyArch = AnyArch<Sunda, Cayman, Mariana>`. The type parameters are
+//! checked at compile time to be SUNDA, CAYMAN, MARIANA in that order.
+
+use core::marker::PhantomData;
+
+use super::notif::{self, DgeNotif};
+use super::params::{EngineParams, PeParams, PoolingParams, SpHandle};
+use super::program;
+use super::stpb::{self, SpInit, StpbConfig};
+use super::EngineOps;
+use crate::addr::DeviceAddr;
+use crate::error::{Error, Result};
+use crate::family::{Arch, Tile};
+use crate::ids::ArchId;
+use crate::mmio::Mmio;
+use crate::notific::NotificEngine;
+
+/// A bound arch chosen at run time among SUNDA (`Su`), CAYMAN (`Ca`) and
+/// MARIANA (`Ma`).
+pub enum AnyArch<Su, Ca, Ma> {
+    /// SUNDA, arch 2.
+    Sunda(PhantomData<fn() -> Su>),
+    /// CAYMAN, arch 3.
+    Cayman(PhantomData<fn() -> Ca>),
+    /// MARIANA, arch 4.
+    Mariana(PhantomData<fn() -> Ma>),
+}
+
+impl<Su, Ca, Ma> Clone for AnyArch<Su, Ca, Ma> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<Su, Ca, Ma> Copy for AnyArch<Su, Ca, Ma> {}
+
+impl<Su, Ca, Ma> core::fmt::Debug for AnyArch<Su, Ca, Ma> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let name = match self {
+            AnyArch::Sunda(_) => "sunda",
+            AnyArch::Cayman(_) => "cayman",
+            AnyArch::Mariana(_) => "mariana",
+        };
+        write!(f, "AnyArch({name})")
+    }
+}
+
+struct Order<Su, Ca, Ma>(PhantomData<(Su, Ca, Ma)>);
+
+impl<Su: Arch, Ca: Arch, Ma: Arch> Order<Su, Ca, Ma> {
+    const OK: () = assert!(
+        matches!(Su::ID, ArchId::Sunda)
+            && matches!(Ca::ID, ArchId::Cayman)
+            && matches!(Ma::ID, ArchId::Mariana),
+        "AnyArch<Su, Ca, Ma> takes the SUNDA, CAYMAN and MARIANA types in that order"
+    );
+}
+
+/// One arm per arch, each calling `$f::<Arch, ..>(args)`.
+macro_rules! dispatch {
+    ($self:expr, $m:ident :: $f:ident [$($g:ty),*] ($($a:expr),* $(,)?)) => {
+        match $self {
+            AnyArch::Sunda(_) => $m::$f::<Su $(, $g)*>($($a),*),
+            AnyArch::Cayman(_) => $m::$f::<Ca $(, $g)*>($($a),*),
+            AnyArch::Mariana(_) => $m::$f::<Ma $(, $g)*>($($a),*),
+        }
+    };
+}
+
+impl<Su: EngineOps, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
+    /// Bind from a raw arch id: 0 (INVALID) and unknown ids →
+    /// `InvalidArgument` [002 §1].
+    pub fn new(id: u32) -> Result<Self> {
+        Ok(Self::from_arch(ArchId::try_from(id)?))
+    }
+
+    /// Bind from a validated arch id.
+    pub const fn from_arch(id: ArchId) -> Self {
+        let () = Order::<Su, Ca, Ma>::OK;
+        match id {
+            ArchId::Sunda => AnyArch::Sunda(PhantomData),
+            ArchId::Cayman => AnyArch::Cayman(PhantomData),
+            ArchId::Mariana => AnyArch::Mariana(PhantomData),
+        }
+    }
+
+    /// The bound arch.
+    pub const fn id(self) -> ArchId {
+        match self {
+            AnyArch::Sunda(_) => ArchId::Sunda,
+            AnyArch::Cayman(_) => ArchId::Cayman,
+            AnyArch::Mariana(_) => ArchId::Mariana,
+        }
+    }
+
+    /// [`stpb::act_init`] on the bound arch.
+    pub fn act_init<M: Mmio + ?Sized>(self, mmio: &M, cfg: Option<&EngineParams>) -> Result<()> {
+        dispatch!(self, stpb::act_init[M](mmio, cfg))
+    }
+
+    /// [`stpb::dve_init`] on the bound arch.
+    pub fn dve_init<M: Mmio + ?Sized>(self, mmio: &M, cfg: Option<&EngineParams>) -> Result<()> {
+        dispatch!(self, stpb::dve_init[M](mmio, cfg))
+    }
+
+    /// The bound arch's `dve_regs_init` (mandatory).
+    pub fn dve_regs_init<M: Mmio + ?Sized>(self, mmio: &M, p: &EngineParams) -> Result<()> {
+        match self {
+            AnyArch::Sunda(_) => Su::dve_regs_init(mmio, p),
+            AnyArch::Cayman(_) => Ca::dve_regs_init(mmio, p),
+            AnyArch::Mariana(_) => Ma::dve_regs_init(mmio, p),
+        }
+    }
+
+    /// The bound arch's `dve_ucode_seq_init` (mandatory).
+    pub fn dve_ucode_seq_init<M: Mmio + ?Sized>(self, mmio: &M, p: &EngineParams) -> Result<()> {
+        match self {
+            AnyArch::Sunda(_) => Su::dve_ucode_seq_init(mmio, p),
+            AnyArch::Cayman(_) => Ca::dve_ucode_seq_init(mmio, p),
+            AnyArch::Mariana(_) => Ma::dve_ucode_seq_init(mmio, p),
+        }
+    }
+
+    /// [`stpb::pe_init`] on the bound arch.
+    pub fn pe_init<M: Mmio + ?Sized>(self, mmio: &M, p: &PeParams) -> Result<()> {
+        dispatch!(self, stpb::pe_init[M](mmio, p))
+    }
+
+    /// The bound arch's `pe_regs_init` (optional).
+    pub fn pe_regs_init<M: Mmio + ?Sized>(self, mmio: &M, p: &PeParams) -> Result<()> {
+        match self {
+            AnyArch::Sunda(_) => Su::pe_regs_init(mmio, p),
+            AnyArch::Cayman(_) => Ca::pe_regs_init(mmio, p),
+            AnyArch::Mariana(_) => Ma::pe_regs_init(mmio, p),
+        }
+    }
+
+    /// [`stpb::pooling_init`] on the bound arch.
+    pub fn pooling_init<M: Mmio + ?Sized>(
+        self,
+        mmio: &M,
+        cfg: Option<&PoolingParams>,
+    ) -> Result<()> {
+        dispatch!(self, stpb::pooling_init[M](mmio, cfg))
+    }
+
+    /// The bound arch's `pooling_hw_decode_table_init` (optional; SUNDA: the
+    /// default no-op).
+    pub fn pooling_hw_decode_table_init<M: Mmio + ?Sized>(
+        self,
+        mmio: &M,
+        p: &PoolingParams,
+    ) -> Result<()> {
+        match self {
+            AnyArch::Sunda(_) => Su::pooling_hw_decode_table_init(mmio, p),
+            AnyArch::Cayman(_) => Ca::pooling_hw_decode_table_init(mmio, p),
+            AnyArch::Mariana(_) => Ma::pooling_hw_decode_table_init(mmio, p),
+        }
+    }
+
+    /// [`stpb::sp_init`] on the bound arch.
+    pub fn sp_init<'m, M: Mmio + ?Sized>(
+        self,
+        mmio: &'m M,
+        handle: Option<&SpHandle>,
+        notific: bool,
+        flag: u8,
+        init: bool,
+    ) -> Result<SpInit<'m, M>> {
+        dispatch!(self, stpb::sp_init[M](mmio, handle, notific, flag, init))
+    }
+
+    /// [`stpb::topsp_init`] on the bound arch.
+    pub fn topsp_init<'m, M: Mmio + ?Sized>(
+        self,
+        mmio: &'m M,
+        handle: Option<&SpHandle>,
+        notific: bool,
+        flag: u8,
+        init: bool,
+    ) -> Result<SpInit<'m, M>> {
+        dispatch!(self, stpb::topsp_init[M](mmio, handle, notific, flag, init))
+    }
+
+    /// [`stpb::stpb_init`] on the bound arch.
+    pub fn stpb_init<'m, M: Mmio + ?Sized>(
+        self,
+        mmio: &'m M,
+        cfg: &StpbConfig<'_>,
+    ) -> Result<SpInit<'m, M>> {
+        dispatch!(self, stpb::stpb_init[M](mmio, cfg))
+    }
+
+    /// [`program::program_start`] on the bound arch.
+    pub fn program_start<M: Mmio + ?Sized>(self, mmio: &M, starts: &[u64; 5]) -> Result<()> {
+        dispatch!(self, program::program_start[M](mmio, starts))
+    }
+
+    /// [`program::get_axi_offset`] on the bound arch, the tile validated
+    /// against the arch's tile count first (`OutOfRange` otherwise).
+    pub fn get_axi_offset(self, tile: u32, rel: u64) -> Result<DeviceAddr> {
+        Ok(match self {
+            AnyArch::Sunda(_) => program::get_axi_offset(Tile::<Su>::new(tile)?, rel),
+            AnyArch::Cayman(_) => program::get_axi_offset(Tile::<Ca>::new(tile)?, rel),
+            AnyArch::Mariana(_) => program::get_axi_offset(Tile::<Ma>::new(tile)?, rel),
+        })
+    }
+
+    /// [`program::update_events_semaphores_nt`] on the bound arch.
+    pub fn update_events_semaphores_nt<M: Mmio + ?Sized>(
+        self,
+        mmio: &M,
+        regs: DeviceAddr,
+        value: u32,
+    ) -> Result<u32> {
+        dispatch!(self, program::update_events_semaphores_nt[M](mmio, regs, value))
+    }
+
+    /// [`notif::error_notif_enable`] on the bound arch.
+    pub fn error_notif_enable<M: Mmio>(
+        self,
+        nt: &mut NotificEngine<M>,
+        en: bool,
+        q: u32,
+    ) -> Result<()> {
+        dispatch!(self, notif::error_notif_enable[M](nt, en, q))
+    }
+
+    /// [`notif::ham_notif_enable`] on the bound arch.
+    pub fn ham_notif_enable<M: Mmio>(self, nt: &mut NotificEngine<M>, en: bool) -> Result<()> {
+        dispatch!(self, notif::ham_notif_enable[M](nt, en))
+    }
+
+    /// [`notif::evsem_notif_hw_bp_enable`] on the bound arch.
+    pub fn evsem_notif_hw_bp_enable<M: Mmio>(
+        self,
+        nt: &mut NotificEngine<M>,
+        en: bool,
+    ) -> Result<()> {
+        dispatch!(self, notif::evsem_notif_hw_bp_enable[M](nt, en))
+    }
+}
+
+impl<Su: EngineOps + DgeNotif, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
+    /// [`notif::dge_notif_enable`] when the bound arch is SUNDA; on another
+    /// arch `Unsupported` (a static build cannot even write that call).
+    pub fn dge_notif_enable<M: Mmio + ?Sized>(
+        self,
+        mmio: &M,
+        regs: DeviceAddr,
+        en: bool,
+    ) -> Result<()> {
+        match self {
+            AnyArch::Sunda(_) => notif::dge_notif_enable::<Su, M>(mmio, regs, en),
+            other => Err(Error::Unsupported {
+                what: "dge_notif_enable (SUNDA only)",
+                arch: other.id(),
+            }),
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! The STPB notification-enable bodies: error, ham, evsem hw-bp, and the
+//! SUNDA-only DGE enable [002 §4], [FACTS §5].
+//!
+//! Each enable composes an arch mask (`khal_arch` +0xB0 error, +0xB8 ham,
+//! +0xA8 evsem; values NOT TRACED on every arch) into the notific engine's
+//! masked update `update(en ? mask : 0, mask)`. A mask not traced for the arch
+//! → `NotTraced` before any write. The `*_with` forms take the mask (and, for
+//! the error enable, the `sw_queue_num3.errors_nt` register) injected.
+
+use crate::addr::DeviceAddr;
+use crate::error::{Error, Result};
+use crate::family::{Arch, NotificMask, NotificMasks};
+use crate::mmio::Mmio;
+use crate::notific::NotificEngine;
+use crate::regs::{Field, Reg};
+
+/// The masked-update value of an enable: `en ? mask : 0` [002 §4].
+const fn enable_value(en: bool, mask: u32) -> u64 {
+    if en {
+        mask as u64
+    } else {
+        0
+    }
+}
+
+/// The `TPB notific sw_queue_num3.errors_nt` field the error enable updates
+/// with the queue when enabling: its offset and field are NOT TRACED, so the
+/// arch path has none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorsNt {
+    /// The register window the register sits in (the enable's `regs`).
+    pub regs: DeviceAddr,
+    /// `sw_queue_num3`.
+    pub reg: Reg,
+    /// Its `errors_nt` field.
+    pub field: Field,
+}
+
+/// `aws_hal_stpb_error_notif_enable(regs, nt, en, q)` through the arch: the
+/// error mask (NOT TRACED → `NotTraced`); when enabling, the
+/// `sw_queue_num3.errors_nt` update is NOT TRACED either → `NotTraced`;
+/// nothing is written in either case [002 §4].
+pub fn error_notif_enable<A: NotificMasks, M: Mmio>(
+    nt: &mut NotificEngine<M>,
+    en: bool,
+    q: u32,
+) -> Result<()> {
+    let mask = A::notific_mask(NotificMask::Error)?;
+    error_notif_enable_with(nt, mask, en, q, None)
+}
+
+/// The error-enable body with the mask injected: if `en`, read-modify-write
+/// `errors_nt = q` (absent → `NotTraced`, nothing written); then
+/// `update_wr_buf_enable(en ? mask : 0, mask)` [002 §4].
+pub fn error_notif_enable_with<M: Mmio>(
+    nt: &mut NotificEngine<M>,
+    mask: u32,
+    en: bool,
+    q: u32,
+    errors_nt: Option<ErrorsNt>,
+) -> Result<()> {
+    if en {
+        let e = errors_nt.ok_or(Error::NotTraced("tpb notific sw_queue_num3.errors_nt"))?;
+        e.reg.modify(nt.mmio(), e.regs, |r| e.field.set(r, q))?;
+    }
+    nt.update_wr_buf_enable(enable_value(en, mask), u64::from(mask))
+}
+
+/// `aws_hal_stpb_ham_notif_enable(nt, en)` through the arch (ham mask NOT
+/// TRACED → `NotTraced`, nothing written) [002 §4].
+pub fn ham_notif_enable<A: NotificMasks, M: Mmio>(nt: &mut NotificEngine<M>, en: bool) -> Result<()> {
+    let mask = A::notific_mask(NotificMask::Ham)?;
+    ham_notif_enable_with(nt, mask, en)
+}
+
+/// The ham-enable body: `update_wr_buf_enable(en ? mask : 0, mask)` [002 §4].
+pub fn ham_notif_enable_with<M: Mmio>(nt: &mut NotificEngine<M>, mask: u32, en: bool) -> Result<()> {
+    nt.update_wr_buf_enable(enable_value(en, mask), u64::from(mask))
+}
+
+/// `aws_hal_stpb_evsem_notif_hw_bp_enable(nt, en)` through the arch (evsem
+/// mask NOT TRACED → `NotTraced`, nothing written) [002 §4].
+pub fn evsem_notif_hw_bp_enable<A: NotificMasks, M: Mmio>(
+    nt: &mut NotificEngine<M>,
+    en: bool,
+) -> Result<()> {
+    let mask = A::notific_mask(NotificMask::Evsem)?;
+    evsem_notif_hw_bp_enable_with(nt, mask, en)
+}
+
+/// The evsem-enable body: `update_hw_bp(en ? mask : 0, mask)` [002 §4].
+pub fn evsem_notif_hw_bp_enable_with<M: Mmio>(
+    nt: &mut NotificEngine<M>,
+    mask: u32,
+    en: bool,
+) -> Result<()> {
+    nt.update_hw_bp(enable_value(en, mask), u64::from(mask))
+}
+
+/// The arches with a DGE notification control: SUNDA only. The C callee
+/// asserts `arch == 2` [002 §4 GOTCHA]; here no other arch implements this
+/// trait, so `dge_notif_enable::<Cayman, _>` does not compile.
+pub trait DgeNotif: Arch {
+    /// The `xt_local_reg` DGE notific-ctrl register (SUNDA: offset NOT
+    /// TRACED → `NotTraced`).
+    fn dge_notific_ctrl() -> Result<Reg>;
+}
+
+/// Bit 1 of the DGE notific ctrl: the enable `dge_notif_enable` sets
+/// (`|= 2`) [002 §4].
+pub const DGE_NOTIF_EN: Field = Field {
+    name: "dge_notif_en",
+    lo: 1,
+    hi: 1,
+};
+
+/// `aws_hal_stpb_dge_notif_enable(regs, en)`: read-modify-write of the DGE
+/// notific ctrl in the window at `regs` [002 §4]. The register's offset is not
+/// traced → `NotTraced`, nothing accessed.
+pub fn dge_notif_enable<A: DgeNotif, M: Mmio + ?Sized>(
+    mmio: &M,
+    regs: DeviceAddr,
+    en: bool,
+) -> Result<()> {
+    let reg = A::dge_notific_ctrl()?;
+    dge_notif_enable_at::<A, M>(mmio, reg.addr(regs), en)
+}
+
+/// The DGE enable body at an explicit register address (still SUNDA only):
+/// one read, then one write with bit 1 = `en` (`|= 2` when enabling as the
+/// notes say; clearing it when disabling is an interpretation, MED).
+pub fn dge_notif_enable_at<A: DgeNotif, M: Mmio + ?Sized>(
+    mmio: &M,
+    ctrl: DeviceAddr,
+    en: bool,
+) -> Result<()> {
+    let r = mmio.read32(ctrl)?;
+    mmio.write32(ctrl, DGE_NOTIF_EN.set(r, u32::from(en)))
+}

@@ -1,0 +1,113 @@
+//! The per-arch engine ops and the two NULL-slot policies as trait shapes
+//! [002 §1, §3], [FACTS §4].
+//!
+//! The C runtime fills a 245-slot dispatch object once at bind time; a shim
+//! asserts an arch is bound, loads its slot and tail-calls it. When a slot is
+//! empty the two policies differ [002 §3 GOTCHA]:
+//!
+//! - **mandatory** (every DVE op; every notific and INTC op): a missing backend
+//!   aborts. Here they are *required* trait methods ([`DveOps`]; INTC:
+//!   [`crate::intc::IntcOps`]): an arch without one does not compile.
+//! - **optional** (PE, Pooling, ACT-family, SP): a missing backend returns 0.
+//!   Here they are *default* methods that succeed without touching hardware
+//!   ([`PeOps`], [`PoolingOps`], [`ActOps`], [`SpOps`]). SUNDA leaves
+//!   `pooling_hw_decode_table_init` to its default, as its registrar leaves
+//!   the slot NULL [002 §3].
+//!
+//! Binding is a type: every op is an associated function of an arch type
+//! (`Cayman::dve_init(..)`, or through [`super::AnyArch`] built from a
+//! validated id). There is no "called before bind" state.
+//!
+//! The bodies of the per-arch leaves are not in the notes (they are owned by
+//! another cell of the reference [002 abstract]); an arch whose registrar
+//! installs a leaf overrides the op, and where the leaf's register program is
+//! not traced the override answers [`crate::Error::NotTraced`] before any access.
+//! Each op's doc names its dispatch slot (`kaena_khal + offset`).
+
+use super::params::{Checked, EngineParams, PeParams, PoolingParams, SpHandle};
+use crate::error::Result;
+use crate::family::Arch;
+use crate::mmio::Mmio;
+
+/// DVE ops: mandatory on every arch (a NULL slot aborts in C) [002 §3].
+pub trait DveOps {
+    /// `dve_regs_init`, slot `+0x208`.
+    fn dve_regs_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams) -> Result<()>;
+    /// `dve_ucode_seq_init`, slot `+0x280`.
+    fn dve_ucode_seq_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams) -> Result<()>;
+    /// `dve_init`, slot `+0x2B0`, after the shim's config check.
+    fn dve_init<M: Mmio + ?Sized>(mmio: &M, p: Checked<'_, EngineParams>) -> Result<()>;
+}
+
+/// ACT-family ops: optional (a NULL slot returns 0) [002 §3].
+pub trait ActOps {
+    /// `act_init`, slot `+0x2E0`, after the shim's config check.
+    fn act_init<M: Mmio + ?Sized>(mmio: &M, p: Checked<'_, EngineParams>) -> Result<()> {
+        let _ = (mmio, p);
+        Ok(())
+    }
+}
+
+/// PE ops: optional [002 §3].
+pub trait PeOps {
+    /// `pe_regs_init`, slot `+0x2F0`.
+    fn pe_regs_init<M: Mmio + ?Sized>(mmio: &M, p: &PeParams) -> Result<()> {
+        let _ = (mmio, p);
+        Ok(())
+    }
+    /// `pe_init`, slot `+0x318`.
+    fn pe_init<M: Mmio + ?Sized>(mmio: &M, p: &PeParams) -> Result<()> {
+        let _ = (mmio, p);
+        Ok(())
+    }
+}
+
+/// Pooling ops: optional [002 §3].
+pub trait PoolingOps {
+    /// `pooling_hw_decode_table_init`, slot `+0x360` (SUNDA: NULL slot → the
+    /// default no-op success).
+    fn pooling_hw_decode_table_init<M: Mmio + ?Sized>(mmio: &M, p: &PoolingParams) -> Result<()> {
+        let _ = (mmio, p);
+        Ok(())
+    }
+    /// `pooling_init`, slot `+0x368`, after the shim's config check.
+    fn pooling_init<M: Mmio + ?Sized>(mmio: &M, p: Checked<'_, PoolingParams>) -> Result<()> {
+        let _ = (mmio, p);
+        Ok(())
+    }
+}
+
+/// SP ops (the `khal_sp` sub-table, `+0x6D8..+0x748`): optional [002 §2].
+pub trait SpOps {
+    /// `sp_regs_init`, slot `+0x6E0`.
+    fn sp_regs_init<M: Mmio + ?Sized>(mmio: &M, h: Checked<'_, SpHandle>) -> Result<()> {
+        let _ = (mmio, h);
+        Ok(())
+    }
+    /// `sp_ucode_seq_init`, slot `+0x6E8`.
+    fn sp_ucode_seq_init<M: Mmio + ?Sized>(mmio: &M, h: Checked<'_, SpHandle>) -> Result<()> {
+        let _ = (mmio, h);
+        Ok(())
+    }
+    /// `sp_release_run_stall`, slot `+0x6F0`.
+    fn sp_release_run_stall<M: Mmio + ?Sized>(mmio: &M, h: Checked<'_, SpHandle>) -> Result<()> {
+        let _ = (mmio, h);
+        Ok(())
+    }
+    /// `sp_dma_init`, slot `+0x738`.
+    fn sp_dma_init<M: Mmio + ?Sized>(mmio: &M, h: Checked<'_, SpHandle>) -> Result<()> {
+        let _ = (mmio, h);
+        Ok(())
+    }
+}
+
+/// Every engine op: what `stpb_init` needs. Implemented automatically for
+/// every type that implements the five op traits.
+pub trait StpbOps: DveOps + ActOps + PeOps + PoolingOps + SpOps {}
+
+impl<T: DveOps + ActOps + PeOps + PoolingOps + SpOps> StpbOps for T {}
+
+/// A bound arch with every engine op: what [`super::AnyArch`] dispatches to.
+pub trait EngineOps: Arch + StpbOps {}
+
+impl<T: Arch + StpbOps> EngineOps for T {}

@@ -1,0 +1,190 @@
+//! The per-engine init parameter types and the checks of the `_init` shims
+//! [002 §1, §2, §3], [FACTS §4, §5].
+//!
+//! The notes read `inst_debug_level` at different places per engine (ACT and
+//! DVE at `+0xC0` of a wider create-params struct, Pooling at `+0xE0`, the SP
+//! handle at `+0xA8`) and warn not to assume one uniform argument type
+//! [002 §3 QUIRK]: here they are four distinct types, so a Pooling config
+//! cannot be handed to `dve_init`. A missing config (the C `NULL`) is `None`.
+//!
+//! The `_init` ops of the per-arch traits receive a [`Checked`] config, which
+//! only this module can build: an arch leaf can never be reached with a config
+//! that skipped the check.
+
+use core::ops::Deref;
+
+use crate::addr::DeviceAddr;
+use crate::error::{Error, Result};
+
+/// Highest accepted `inst_debug_level`; above it the `_init` shims return
+/// -22 [002 §1], [FACTS §4].
+pub const MAX_INST_DEBUG_LEVEL: u32 = 8;
+
+/// ACT and DVE create params: the fields khal needs of the notes' wider
+/// "engine create-params" struct (`inst_debug_level` at `+0xC0`) [002 §3 QUIRK].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct EngineParams {
+    /// The engine's register window.
+    pub regs: DeviceAddr,
+    /// Instruction debug level, `<= 8`.
+    pub inst_debug_level: u32,
+}
+
+/// Pooling create params (`inst_debug_level` at `+0xE0`) [002 §3 QUIRK].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct PoolingParams {
+    /// The engine's register window.
+    pub regs: DeviceAddr,
+    /// Instruction debug level, `<= 8`.
+    pub inst_debug_level: u32,
+}
+
+/// PE create params: the PE shims carry no argument check [002 §3].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct PeParams {
+    /// The engine's register window.
+    pub regs: DeviceAddr,
+}
+
+/// The SP / TopSP handle: a distinct, smaller struct than the STPB handle
+/// [002 §2 QUIRK]. `sp_init` reads `+0x00` (`sp_mem_handle`), `+0x08`
+/// (`sp_regs`), `+0x10` (`ens_regs`) and `+0xA8` (`inst_debug_level`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct SpHandle {
+    /// The SP memory window (`sp_mem_handle`); `None` → -22.
+    pub sp_mem: Option<DeviceAddr>,
+    /// The SP register window (`sp_regs`); `None` → -22.
+    pub sp_regs: Option<DeviceAddr>,
+    /// The SP's notification (ENS) block base (`ens_regs`), handed to the
+    /// notific init; `None` makes that init fail (-14), which is logged.
+    pub ens_regs: Option<DeviceAddr>,
+    /// Instruction debug level, `<= 8`.
+    pub inst_debug_level: u32,
+}
+
+/// A config that passed its `_init` check. Built only inside khal-core.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Checked<'a, P>(&'a P);
+
+impl<P> Deref for Checked<'_, P> {
+    type Target = P;
+    fn deref(&self) -> &P {
+        self.0
+    }
+}
+
+impl<'a, P> Checked<'a, P> {
+    /// The checked config.
+    pub const fn get(self) -> &'a P {
+        self.0
+    }
+}
+
+const fn check_level(level: u32) -> Result<()> {
+    if level > MAX_INST_DEBUG_LEVEL {
+        return Err(Error::InvalidArgument("inst_debug_level > 8"));
+    }
+    Ok(())
+}
+
+impl EngineParams {
+    /// The check of `act_init` / `dve_init`: absent → -22, level > 8 → -22
+    /// [002 §1].
+    pub fn check(cfg: Option<&EngineParams>) -> Result<Checked<'_, EngineParams>> {
+        let cfg = cfg.ok_or(Error::InvalidArgument("engine config absent"))?;
+        check_level(cfg.inst_debug_level)?;
+        Ok(Checked(cfg))
+    }
+}
+
+impl PoolingParams {
+    /// The check of `pooling_init`: absent → -22, level > 8 → -22 [002 §1].
+    pub fn check(cfg: Option<&PoolingParams>) -> Result<Checked<'_, PoolingParams>> {
+        let cfg = cfg.ok_or(Error::InvalidArgument("pooling config absent"))?;
+        check_level(cfg.inst_debug_level)?;
+        Ok(Checked(cfg))
+    }
+}
+
+/// The SP handle after the checks of `sp_init`: both windows present.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpRegs<'a> {
+    /// The checked handle.
+    pub handle: &'a SpHandle,
+    /// `sp_mem_handle`, present.
+    pub sp_mem: DeviceAddr,
+    /// `sp_regs`, present.
+    pub sp_regs: DeviceAddr,
+}
+
+impl SpHandle {
+    /// The checks of `sp_init`, in the notes' order: handle absent → -22;
+    /// `sp_mem_handle` or `sp_regs` absent → -22; level > 8 → -22 [002 §2].
+    pub fn check(handle: Option<&SpHandle>) -> Result<Checked<'_, SpHandle>> {
+        let h = handle.ok_or(Error::InvalidArgument("sp handle absent"))?;
+        if h.sp_mem.is_none() || h.sp_regs.is_none() {
+            return Err(Error::InvalidArgument("sp_mem_handle or sp_regs absent"));
+        }
+        check_level(h.inst_debug_level)?;
+        Ok(Checked(h))
+    }
+}
+
+impl<'a> Checked<'a, SpHandle> {
+    /// The two windows the check proved present.
+    pub fn regs(self) -> Result<SpRegs<'a>> {
+        match (self.0.sp_mem, self.0.sp_regs) {
+            (Some(sp_mem), Some(sp_regs)) => Ok(SpRegs {
+                handle: self.0,
+                sp_mem,
+                sp_regs,
+            }),
+            _ => Err(Error::InvalidArgument("sp_mem_handle or sp_regs absent")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checks() {
+        let e = EngineParams {
+            regs: DeviceAddr(0),
+            inst_debug_level: 8,
+        };
+        assert!(EngineParams::check(Some(&e)).is_ok());
+        assert_eq!(
+            EngineParams::check(None),
+            Err(Error::InvalidArgument("engine config absent"))
+        );
+        let bad = EngineParams {
+            inst_debug_level: 9,
+            ..e
+        };
+        assert_eq!(
+            EngineParams::check(Some(&bad)),
+            Err(Error::InvalidArgument("inst_debug_level > 8"))
+        );
+        let p = PoolingParams {
+            regs: DeviceAddr(0),
+            inst_debug_level: 9,
+        };
+        assert!(PoolingParams::check(Some(&p)).is_err());
+        let sp = SpHandle {
+            sp_mem: Some(DeviceAddr(1)),
+            sp_regs: None,
+            ens_regs: None,
+            inst_debug_level: 0,
+        };
+        assert_eq!(
+            SpHandle::check(Some(&sp)),
+            Err(Error::InvalidArgument("sp_mem_handle or sp_regs absent"))
+        );
+    }
+}

@@ -1,0 +1,117 @@
+//! The real (non-dispatched) STPB primitives: `program_start`,
+//! `get_axi_offset` and the `NOTIFIC_SW_QUEUE_NUM2.EVENTS_SEMAPHORES_NT`
+//! update [002 §4], [FACTS §3.6, §5].
+
+use crate::addr::DeviceAddr;
+use crate::error::{Error, Result};
+use crate::family::{NxLocal, Tile, TpbBases};
+use crate::ids::Engine;
+use crate::mmio::Mmio;
+use crate::regs::Reg;
+
+/// The launch order of `program_start`: POOL, ACT, PE, DVE, SP (arg
+/// constants 2, 1, 0, 3, 4) [002 §4].
+pub const PROGRAM_START_ORDER: [Engine; 5] =
+    [Engine::Pool, Engine::Act, Engine::Pe, Engine::Dve, Engine::Sp];
+
+/// The start-address sentinel that skips an engine (`0xFFFF_FFFF_FFFF_FFFF`)
+/// [002 §4].
+pub const SKIP: u64 = u64::MAX;
+
+/// Everything `program_start` needs of the arch, resolved: each launched
+/// engine's XT-local window and the three NX registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StartLayout {
+    /// The XT-local window of each engine, by engine number; `None` for an
+    /// engine that is skipped (or whose window is unknown).
+    pub windows: [Option<DeviceAddr>; 5],
+    /// NX `start_addr_lo`.
+    pub start_addr_lo: Reg,
+    /// NX `start_addr_hi`.
+    pub start_addr_hi: Reg,
+    /// NX `START_CTRL`.
+    pub start_ctrl: Reg,
+}
+
+fn start_of(starts: &[u64; 5], eng: Engine) -> u64 {
+    starts.get(eng.index()).copied().unwrap_or(SKIP)
+}
+
+/// `aws_hal_stpb_program_start(handle, starts[5])` through the arch
+/// [002 §4]: every value it needs (each launched engine's
+/// `xt_local_reg_offset`, `start_addr_lo/hi`, `START_CTRL`) is resolved
+/// first; one not traced for `A` → `NotTraced` with nothing written. All
+/// engines skipped → nothing resolved, nothing written.
+pub fn program_start<A: NxLocal, M: Mmio + ?Sized>(mmio: &M, starts: &[u64; 5]) -> Result<()> {
+    let mut windows = [None; 5];
+    let mut any = false;
+    for (eng, w) in Engine::ALL.iter().zip(windows.iter_mut()) {
+        if start_of(starts, *eng) != SKIP {
+            *w = Some(A::xt_local_reg_offset(*eng)?);
+            any = true;
+        }
+    }
+    if !any {
+        return Ok(());
+    }
+    let layout = StartLayout {
+        windows,
+        start_addr_lo: A::start_addr_lo()?,
+        start_addr_hi: A::start_addr_hi()?,
+        start_ctrl: A::start_ctrl()?,
+    };
+    program_start_with(mmio, &layout, starts)
+}
+
+/// The `program_start` body with a resolved layout: in the order
+/// [`PROGRAM_START_ORDER`], for each engine whose start is not [`SKIP`]:
+/// `start_addr_lo = start as u32`, `start_addr_hi = start >> 32`,
+/// `START_CTRL = 1`, at that engine's window [002 §4]. A launched engine
+/// without a window → `NotTraced`, checked for every engine before any write.
+pub fn program_start_with<M: Mmio + ?Sized>(
+    mmio: &M,
+    layout: &StartLayout,
+    starts: &[u64; 5],
+) -> Result<()> {
+    let window = |eng: Engine| layout.windows.get(eng.index()).copied().flatten();
+    for eng in PROGRAM_START_ORDER {
+        if start_of(starts, eng) != SKIP && window(eng).is_none() {
+            return Err(Error::NotTraced("xt_local_reg_offset window"));
+        }
+    }
+    for eng in PROGRAM_START_ORDER {
+        let start = start_of(starts, eng);
+        if start == SKIP {
+            continue;
+        }
+        let w = window(eng).ok_or(Error::NotTraced("xt_local_reg_offset window"))?;
+        layout.start_addr_lo.write(mmio, w, start as u32)?;
+        layout.start_addr_hi.write(mmio, w, (start >> 32) as u32)?;
+        layout.start_ctrl.write(mmio, w, 1)?;
+    }
+    Ok(())
+}
+
+/// `aws_hal_stpb_get_axi_offset(tpb, rel) = rel + tpb_base(tpb)`: an
+/// engine-relative offset to an absolute TPB AXI address [002 §4]. The tile is
+/// validated for `A` when it is built, so this cannot fail.
+#[inline(always)]
+pub fn get_axi_offset<A: TpbBases>(tile: Tile<A>, rel: u64) -> DeviceAddr {
+    A::tpb_base(tile).add(rel)
+}
+
+/// Read-modify-write of `NOTIFIC_SW_QUEUE_NUM2.EVENTS_SEMAPHORES_NT` in the
+/// NX-local window at `regs` (CAYMAN: `+0xA08`, mask `0xF_0000`, shift 16)
+/// [FACTS §3.6]: one read, then one write with the field replaced by `value`
+/// (bits of `value` beyond the field are dropped, as the C `(v << s) & m`).
+/// Returns the value written. Register or field not traced for `A` →
+/// `NotTraced`, nothing accessed.
+pub fn update_events_semaphores_nt<A: NxLocal, M: Mmio + ?Sized>(
+    mmio: &M,
+    regs: DeviceAddr,
+    value: u32,
+) -> Result<u32> {
+    let reg = A::notific_sw_queue_num2()?;
+    let field = A::events_semaphores_nt()?;
+    reg.modify(mmio, regs, |r| field.set(r, value))
+}

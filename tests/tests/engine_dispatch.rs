@@ -1,0 +1,411 @@
+//! The dispatch layer [002 §1, §3]: binding is a type, AnyArch from a
+//! validated id, the two NULL-slot policies, which optional ops each arch
+//! overrides, the call order of `stpb_init` / `sp_init` and their error
+//! handling.
+
+use std::cell::RefCell;
+
+use khal::core::engine::{
+    self, stpb, ActOps, Checked, DveOps, EngineParams, PeOps, PeParams, PoolingOps,
+    PoolingParams, SpHandle, SpOps, StpbConfig,
+};
+use khal::core::{DeviceAddr, Error, Mmio, Result};
+use khal::{AnyArch, ArchId, Cayman, Mariana, Sunda};
+use khal_std::{HeapMmio, Trace};
+
+fn mmio() -> Trace<HeapMmio> {
+    Trace::new(HeapMmio::new(DeviceAddr(0), 0x10_0000))
+}
+
+const ENG: EngineParams = EngineParams {
+    regs: DeviceAddr(0x1000),
+    inst_debug_level: 3,
+};
+const POOL: PoolingParams = PoolingParams {
+    regs: DeviceAddr(0x2000),
+    inst_debug_level: 8,
+};
+const PE: PeParams = PeParams {
+    regs: DeviceAddr(0x3000),
+};
+const SP: SpHandle = SpHandle {
+    sp_mem: Some(DeviceAddr(0x4000)),
+    sp_regs: Some(DeviceAddr(0x5000)),
+    ens_regs: Some(DeviceAddr(0x8000)),
+    inst_debug_level: 0,
+};
+
+#[test]
+fn any_arch_only_from_a_validated_id() {
+    assert_eq!(
+        AnyArch::new(0).map(|a| a.id()),
+        Err(Error::InvalidArgument("arch id 0 (INVALID: no arch bound)"))
+    );
+    for bad in [1, 5, 0xFFFF_FFFF] {
+        assert!(matches!(AnyArch::new(bad), Err(Error::InvalidArgument(_))));
+    }
+    assert_eq!(AnyArch::new(2).map(|a| a.id()), Ok(ArchId::Sunda));
+    assert_eq!(AnyArch::new(3).map(|a| a.id()), Ok(ArchId::Cayman));
+    assert_eq!(AnyArch::new(4).map(|a| a.id()), Ok(ArchId::Mariana));
+    assert_eq!(AnyArch::from_arch(ArchId::Mariana).id(), ArchId::Mariana);
+}
+
+/// The optional ops an arch overrides: every op that does not answer the
+/// default (`Ok` with nothing accessed). Each override must be `NotTraced`
+/// with nothing accessed (the leaves' bodies are not in the notes).
+fn optional_overrides<A: ActOps + PeOps + PoolingOps + SpOps>() -> Vec<&'static str> {
+    let eng = EngineParams::check(Some(&ENG)).unwrap();
+    let pool = PoolingParams::check(Some(&POOL)).unwrap();
+    let sp = SpHandle::check(Some(&SP)).unwrap();
+    let ops: Vec<(&'static str, Box<dyn Fn(&Trace<HeapMmio>) -> Result<()>>)> = vec![
+        ("act_init", Box::new(move |m| A::act_init(m, eng))),
+        ("pe_regs_init", Box::new(|m| A::pe_regs_init(m, &PE))),
+        ("pe_init", Box::new(|m| A::pe_init(m, &PE))),
+        (
+            "pooling_hw_decode_table_init",
+            Box::new(|m| A::pooling_hw_decode_table_init(m, &POOL)),
+        ),
+        ("pooling_init", Box::new(move |m| A::pooling_init(m, pool))),
+        ("sp_regs_init", Box::new(move |m| A::sp_regs_init(m, sp))),
+        ("sp_ucode_seq_init", Box::new(move |m| A::sp_ucode_seq_init(m, sp))),
+        (
+            "sp_release_run_stall",
+            Box::new(move |m| A::sp_release_run_stall(m, sp)),
+        ),
+        ("sp_dma_init", Box::new(move |m| A::sp_dma_init(m, sp))),
+    ];
+    let mut overridden = Vec::new();
+    for (name, op) in ops {
+        let m = mmio();
+        let r = op(&m);
+        assert!(m.ops().is_empty(), "{name} touched the device");
+        match r {
+            Ok(()) => {}
+            Err(Error::NotTraced(_)) => overridden.push(name),
+            Err(e) => panic!("{name}: unexpected {e:?}"),
+        }
+    }
+    overridden
+}
+
+const ALL_OPTIONAL: [&str; 9] = [
+    "act_init",
+    "pe_regs_init",
+    "pe_init",
+    "pooling_hw_decode_table_init",
+    "pooling_init",
+    "sp_regs_init",
+    "sp_ucode_seq_init",
+    "sp_release_run_stall",
+    "sp_dma_init",
+];
+
+#[test]
+fn sunda_overrides_every_optional_op_but_pooling_hw_decode() {
+    let expected: Vec<_> = ALL_OPTIONAL
+        .into_iter()
+        .filter(|n| *n != "pooling_hw_decode_table_init")
+        .collect();
+    assert_eq!(optional_overrides::<Sunda>(), expected);
+}
+
+#[test]
+fn cayman_overrides_every_optional_op() {
+    assert_eq!(optional_overrides::<Cayman>(), ALL_OPTIONAL.to_vec());
+}
+
+#[test]
+fn mariana_overrides_every_optional_op() {
+    assert_eq!(optional_overrides::<Mariana>(), ALL_OPTIONAL.to_vec());
+}
+
+#[test]
+fn mandatory_dve_ops_answer_not_traced_on_every_arch() {
+    fn check<A: DveOps>() {
+        let m = mmio();
+        let c = EngineParams::check(Some(&ENG)).unwrap();
+        assert!(matches!(A::dve_regs_init(&m, &ENG), Err(Error::NotTraced(_))));
+        assert!(matches!(A::dve_ucode_seq_init(&m, &ENG), Err(Error::NotTraced(_))));
+        assert!(matches!(A::dve_init(&m, c), Err(Error::NotTraced(_))));
+        assert!(m.ops().is_empty());
+    }
+    check::<Sunda>();
+    check::<Cayman>();
+    check::<Mariana>();
+}
+
+// A test arch: DVE ops (mandatory) implemented, every optional op left to its
+// default, and a call log to check orders.
+thread_local! {
+    static CALLS: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
+    static FAIL: RefCell<Option<&'static str>> = const { RefCell::new(None) };
+}
+
+fn log(name: &'static str) -> Result<()> {
+    CALLS.with(|c| c.borrow_mut().push(name));
+    match FAIL.with(|f| *f.borrow()) {
+        Some(n) if n == name => Err(Error::NotTraced(name)),
+        _ => Ok(()),
+    }
+}
+
+fn take_calls() -> Vec<&'static str> {
+    CALLS.with(|c| std::mem::take(&mut *c.borrow_mut()))
+}
+
+fn fail_at(name: Option<&'static str>) {
+    FAIL.with(|f| *f.borrow_mut() = name);
+}
+
+/// Only the mandatory ops: every optional op takes its default.
+enum Bare {}
+impl DveOps for Bare {
+    fn dve_regs_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams) -> Result<()> {
+        log("dve_regs_init")
+    }
+    fn dve_ucode_seq_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams) -> Result<()> {
+        log("dve_ucode_seq_init")
+    }
+    fn dve_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, EngineParams>) -> Result<()> {
+        log("dve_init")
+    }
+}
+impl ActOps for Bare {}
+impl PeOps for Bare {}
+impl PoolingOps for Bare {}
+impl SpOps for Bare {}
+
+/// Every op overridden, recording.
+enum Rec {}
+impl DveOps for Rec {
+    fn dve_regs_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams) -> Result<()> {
+        log("dve_regs_init")
+    }
+    fn dve_ucode_seq_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams) -> Result<()> {
+        log("dve_ucode_seq_init")
+    }
+    fn dve_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, EngineParams>) -> Result<()> {
+        log("dve_init")
+    }
+}
+impl ActOps for Rec {
+    fn act_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, EngineParams>) -> Result<()> {
+        log("act_init")
+    }
+}
+impl PeOps for Rec {
+    fn pe_init<M: Mmio + ?Sized>(_: &M, _: &PeParams) -> Result<()> {
+        log("pe_init")
+    }
+}
+impl PoolingOps for Rec {
+    fn pooling_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, PoolingParams>) -> Result<()> {
+        log("pooling_init")
+    }
+}
+impl SpOps for Rec {
+    fn sp_regs_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, SpHandle>) -> Result<()> {
+        log("sp_regs_init")
+    }
+    fn sp_ucode_seq_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, SpHandle>) -> Result<()> {
+        log("sp_ucode_seq_init")
+    }
+    fn sp_release_run_stall<M: Mmio + ?Sized>(_: &M, _: Checked<'_, SpHandle>) -> Result<()> {
+        log("sp_release_run_stall")
+    }
+    fn sp_dma_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, SpHandle>) -> Result<()> {
+        log("sp_dma_init")
+    }
+}
+
+fn cfg(init: bool, notific: bool) -> StpbConfig<'static> {
+    StpbConfig {
+        pooling: Some(&POOL),
+        act: Some(&ENG),
+        dve: Some(&ENG),
+        pe: &PE,
+        sp: Some(&SP),
+        notific,
+        flag: 0,
+        init,
+    }
+}
+
+#[test]
+fn optional_defaults_succeed_without_touching_hardware() {
+    assert!(optional_overrides::<Bare>().is_empty());
+    let m = mmio();
+    fail_at(None);
+    take_calls();
+    let out = stpb::stpb_init::<Bare, _>(&m, &cfg(true, false)).unwrap();
+    assert!(out.notific.is_none() && out.notific_error.is_none());
+    // Only the mandatory DVE op ran; nothing was written.
+    assert_eq!(take_calls(), vec!["dve_init"]);
+    assert!(m.ops().is_empty());
+}
+
+#[test]
+fn stpb_init_order_pooling_act_dve_pe_sp() {
+    let m = mmio();
+    fail_at(None);
+    take_calls();
+    stpb::stpb_init::<Rec, _>(&m, &cfg(true, false)).unwrap();
+    assert_eq!(
+        take_calls(),
+        vec![
+            "pooling_init",
+            "act_init",
+            "dve_init",
+            "pe_init",
+            "sp_regs_init",
+            "sp_ucode_seq_init",
+            "sp_dma_init",
+            "sp_release_run_stall",
+        ]
+    );
+    // init = false: no SP register bring-up.
+    stpb::stpb_init::<Rec, _>(&m, &cfg(false, false)).unwrap();
+    assert_eq!(
+        take_calls(),
+        vec!["pooling_init", "act_init", "dve_init", "pe_init"]
+    );
+}
+
+#[test]
+fn stpb_init_stops_at_the_first_error() {
+    let m = mmio();
+    for (at, ran) in [
+        ("pooling_init", 1),
+        ("act_init", 2),
+        ("dve_init", 3),
+        ("pe_init", 4),
+    ] {
+        fail_at(Some(at));
+        take_calls();
+        assert_eq!(
+            stpb::stpb_init::<Rec, _>(&m, &cfg(true, false)).map(|_| ()),
+            Err(Error::NotTraced(at))
+        );
+        assert_eq!(take_calls().len(), ran);
+    }
+    fail_at(None);
+    // A bad DVE config stops after pooling and act ran.
+    let bad = EngineParams {
+        inst_debug_level: 9,
+        ..ENG
+    };
+    let mut c = cfg(true, false);
+    c.dve = Some(&bad);
+    take_calls();
+    assert_eq!(
+        stpb::stpb_init::<Rec, _>(&m, &c).map(|_| ()),
+        Err(Error::InvalidArgument("inst_debug_level > 8"))
+    );
+    assert_eq!(take_calls(), vec!["pooling_init", "act_init"]);
+}
+
+#[test]
+fn sp_init_returns_regs_and_ucode_errors_but_not_dma_or_stall() {
+    let m = mmio();
+    for at in ["sp_regs_init", "sp_ucode_seq_init"] {
+        fail_at(Some(at));
+        take_calls();
+        assert_eq!(
+            stpb::sp_init::<Rec, _>(&m, Some(&SP), true, 0, true).map(|_| ()),
+            Err(Error::NotTraced(at))
+        );
+        // Nothing after the failing step ran, and notific init was not reached.
+        assert_eq!(take_calls().last(), Some(&at));
+        assert!(m.ops().is_empty());
+    }
+    for at in ["sp_dma_init", "sp_release_run_stall"] {
+        fail_at(Some(at));
+        take_calls();
+        assert!(stpb::sp_init::<Rec, _>(&m, Some(&SP), false, 0, true).is_ok());
+        assert_eq!(
+            take_calls(),
+            vec![
+                "sp_regs_init",
+                "sp_ucode_seq_init",
+                "sp_dma_init",
+                "sp_release_run_stall"
+            ]
+        );
+    }
+    fail_at(None);
+}
+
+#[test]
+fn sp_init_notific_failure_is_reported_not_returned() {
+    let m = mmio();
+    fail_at(None);
+    // No ENS base: the notific init fails with -14; sp_init still returns Ok.
+    let no_ens = SpHandle {
+        ens_regs: None,
+        ..SP
+    };
+    let out = stpb::sp_init::<Rec, _>(&m, Some(&no_ens), true, 0, false).unwrap();
+    assert!(out.notific.is_none());
+    assert_eq!(out.notific_error, Some(Error::NoContext));
+    // An unknown back-pressure flag: -1, nothing written, still Ok.
+    let out = stpb::topsp_init::<Rec, _>(&m, Some(&SP), true, 2, false).unwrap();
+    assert_eq!(out.notific_error, Some(Error::UnknownMode(2)));
+    assert!(m.ops().is_empty());
+}
+
+#[test]
+fn real_arches_stop_at_the_first_untraced_leaf_before_any_write() {
+    fn check<A: engine::EngineOps>() {
+        let m = mmio();
+        let r = stpb::stpb_init::<A, _>(&m, &cfg(true, true)).map(|_| ());
+        assert!(matches!(r, Err(Error::NotTraced(_))), "{r:?}");
+        assert!(m.ops().is_empty());
+        // sp_init with init: regs_init is the first untraced leaf.
+        let r = stpb::sp_init::<A, _>(&m, Some(&SP), true, 0, true).map(|_| ());
+        assert!(matches!(r, Err(Error::NotTraced(_))));
+        assert!(m.ops().is_empty());
+    }
+    check::<Sunda>();
+    check::<Cayman>();
+    check::<Mariana>();
+}
+
+#[test]
+fn any_arch_dispatches_to_the_same_bodies() {
+    for id in [2, 3, 4] {
+        let any = AnyArch::new(id).unwrap();
+        let m = mmio();
+        assert!(matches!(
+            any.stpb_init(&m, &cfg(true, false)).map(|_| ()),
+            Err(Error::NotTraced(_))
+        ));
+        assert!(matches!(any.dve_init(&m, Some(&ENG)), Err(Error::NotTraced(_))));
+        assert!(matches!(
+            any.dve_regs_init(&m, &ENG),
+            Err(Error::NotTraced(_))
+        ));
+        assert!(matches!(
+            any.dve_ucode_seq_init(&m, &ENG),
+            Err(Error::NotTraced(_))
+        ));
+        assert!(matches!(any.act_init(&m, Some(&ENG)), Err(Error::NotTraced(_))));
+        assert!(matches!(any.pe_init(&m, &PE), Err(Error::NotTraced(_))));
+        assert!(matches!(any.pe_regs_init(&m, &PE), Err(Error::NotTraced(_))));
+        assert!(matches!(
+            any.pooling_init(&m, Some(&POOL)),
+            Err(Error::NotTraced(_))
+        ));
+        assert_eq!(
+            any.pooling_hw_decode_table_init(&m, &POOL).is_ok(),
+            id == 2,
+            "only SUNDA's slot is empty"
+        );
+        assert_eq!(any.program_start(&m, &[u64::MAX; 5]), Ok(()));
+        assert!(m.ops().is_empty());
+        // The checks run before dispatch on every arch.
+        assert_eq!(
+            any.act_init(&m, None),
+            Err(Error::InvalidArgument("engine config absent"))
+        );
+    }
+}

@@ -1,0 +1,416 @@
+//! Golden MMIO traces of the real STPB/SP bodies [002 §2, §4], [FACTS §5]:
+//! exact offsets, values and order, on every arch where the op exists; and
+//! `NotTraced` with nothing written where a value is not traced.
+
+use khal::core::engine::notif::{self, ErrorsNt};
+use khal::core::engine::program::{self, StartLayout};
+use khal::core::engine::{stpb, EngineOps, SpHandle};
+use khal::core::family::{NxLocal, TpbBases};
+use khal::core::notific::regs::NOTIFIC;
+use khal::core::notific::NotificEngine;
+use khal::core::{register_block, DeviceAddr, Error, Mmio};
+use khal::{AnyArch, Cayman, Mariana, Sunda};
+use khal_std::model::tpb::{StartRegs, TpbWindow};
+use khal_std::model::DeviceModel;
+use khal_std::trace::Op::{Read, Write};
+use khal_std::{HeapMmio, Trace};
+
+const ENS: DeviceAddr = DeviceAddr(0x8000);
+
+fn traced() -> Trace<HeapMmio> {
+    Trace::new(HeapMmio::new(DeviceAddr(0), 0x10_0000)).with_block(ENS, 0x1000, &NOTIFIC)
+}
+
+const SP: SpHandle = SpHandle {
+    sp_mem: Some(DeviceAddr(0x4000)),
+    sp_regs: Some(DeviceAddr(0x5000)),
+    ens_regs: Some(ENS),
+    inst_debug_level: 8,
+};
+
+/// The 10-queue notific init of `sp_init` [004 §2]: uart mode 0, wob_ctrl 1,
+/// coal_timer 0xAAE60, wr_buf_enable all lanes, then bp config.
+fn notific_init_trace(sw_bp: u32) -> Vec<(khal_std::trace::Op, u64, u32)> {
+    vec![
+        (Write, 0x28, 0),
+        (Write, 0xBC, 1),
+        (Write, 0xB4, 0xAAE60),
+        (Write, 0x30, 0xFFFF_FFFF),
+        (Write, 0x34, 0xFFFF_FFFF),
+        (Write, 0x08, sw_bp),
+        (Write, 0x0C, 0xFFFF_FFFF),
+        (Write, 0x10, 0xFFFF_FFFF),
+    ]
+}
+
+#[test]
+fn sp_init_notific_bring_up_on_every_arch() {
+    fn check<A: EngineOps>() {
+        for (flag, sw_bp) in [(0u8, 0x3FF), (1, 0)] {
+            let m = traced();
+            let out = stpb::sp_init::<A, _>(&m, Some(&SP), true, flag, false).unwrap();
+            assert_eq!(m.ops(), notific_init_trace(sw_bp));
+            let nt = out.notific.unwrap();
+            assert_eq!(nt.num_queues(), 10);
+            assert_eq!(nt.base(), ENS);
+            assert!(out.notific_error.is_none());
+            // topsp_init is the same call.
+            let m2 = traced();
+            stpb::topsp_init::<A, _>(&m2, Some(&SP), true, flag, false).unwrap();
+            assert_eq!(m2.ops(), m.ops());
+        }
+        // No notific requested: nothing at all.
+        let m = traced();
+        let out = stpb::sp_init::<A, _>(&m, Some(&SP), false, 0, false).unwrap();
+        assert!(out.notific.is_none() && m.ops().is_empty());
+    }
+    check::<Sunda>();
+    check::<Cayman>();
+    check::<Mariana>();
+    // The same through AnyArch.
+    for id in [2, 3, 4] {
+        let m = traced();
+        AnyArch::new(id)
+            .unwrap()
+            .sp_init(&m, Some(&SP), true, 0, false)
+            .unwrap();
+        assert_eq!(m.ops(), notific_init_trace(0x3FF));
+    }
+}
+
+// A test layout for the launch registers: the real offsets are NOT TRACED on
+// every arch [FACTS §3.6], so the body is exercised with injected ones.
+register_block! {
+    /// Injected NX launch registers (test only, not an arch's numbers).
+    pub TEST_NX: "test_nx" {
+        /// start_addr_lo (injected)
+        LO @ 0x10, rw, "start_addr_lo";
+        /// start_addr_hi (injected)
+        HI @ 0x14, rw, "start_addr_hi";
+        /// START_CTRL (CAYMAN's traced +0x004)
+        CTRL @ 0x04, rw, "start_ctrl";
+        /// sw_queue_num3 (injected)
+        NUM3 @ 0x40, rw, "sw_queue_num3", fields num3 {
+            /// errors_nt (injected)
+            ERRORS_NT: 4..=7,
+        };
+    }
+}
+
+const WINDOWS: [u64; 5] = [0x10_0000, 0x11_0000, 0x12_0000, 0x13_0000, 0x14_0000];
+
+fn layout() -> StartLayout {
+    StartLayout {
+        windows: WINDOWS.map(|w| Some(DeviceAddr(w))),
+        start_addr_lo: LO,
+        start_addr_hi: HI,
+        start_ctrl: CTRL,
+    }
+}
+
+#[test]
+fn program_start_order_and_values_with_an_injected_layout() {
+    let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x20_0000));
+    // starts indexed by engine number: PE, ACT, POOL, DVE, SP.
+    let starts = [
+        0x0000_0001_0000_0000,
+        0x0000_0002_0000_0010,
+        0x0000_0003_0000_0020,
+        u64::MAX,
+        0x0000_0005_0000_0040,
+    ];
+    program::program_start_with(&m, &layout(), &starts).unwrap();
+    let w = |e: usize, off: u64| WINDOWS[e] + off;
+    let expect: Vec<_> = [
+        (2, 0x0000_0020, 3), // POOL
+        (1, 0x0000_0010, 2), // ACT
+        (0, 0x0000_0000, 1), // PE
+        // DVE skipped
+        (4, 0x0000_0040, 5), // SP
+    ]
+    .into_iter()
+    .flat_map(|(e, lo, hi)| {
+        [
+            (Write, w(e, 0x10), lo),
+            (Write, w(e, 0x14), hi),
+            (Write, w(e, 0x04), 1),
+        ]
+    })
+    .collect();
+    assert_eq!(m.ops(), expect);
+
+    // All skipped: nothing.
+    let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x20_0000));
+    program::program_start_with(&m, &layout(), &[u64::MAX; 5]).unwrap();
+    assert!(m.ops().is_empty());
+
+    // A launched engine without a window: NotTraced, checked before any write.
+    let mut l = layout();
+    l.windows[3] = None; // DVE, launched after POOL, ACT, PE
+    let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x20_0000));
+    assert_eq!(
+        program::program_start_with(&m, &l, &[1, 2, 3, 4, 5]),
+        Err(Error::NotTraced("xt_local_reg_offset window"))
+    );
+    assert!(m.ops().is_empty());
+}
+
+#[test]
+fn program_start_on_the_device_model_launches_each_engine_once() {
+    let dev = DeviceModel::new();
+    let regs = StartRegs {
+        lo: 0x10,
+        hi: 0x14,
+        ctrl: 0x04,
+    };
+    for (i, w) in WINDOWS.iter().enumerate() {
+        let name = ["tpb.pe", "tpb.act", "tpb.pool", "tpb.dve", "tpb.sp"][i];
+        dev.mount(DeviceAddr(*w), TpbWindow::new(name, 0x1000).with_start_regs(regs))
+            .unwrap();
+    }
+    let starts = [0xA0, 0xA1, u64::MAX, 0x1_0000_00A3, 0xA4];
+    program::program_start_with(&dev, &layout(), &starts).unwrap();
+    let launches: Vec<Vec<u64>> = WINDOWS
+        .iter()
+        .map(|w| {
+            dev.with_block(DeviceAddr(*w), |t: &mut TpbWindow, _| t.launches().to_vec())
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(
+        launches,
+        vec![vec![0xA0], vec![0xA1], vec![], vec![0x1_0000_00A3], vec![0xA4]]
+    );
+}
+
+#[test]
+fn program_start_through_the_arches_is_not_traced_before_any_write() {
+    fn check<A: NxLocal>() {
+        let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x1000));
+        for starts in [[0; 5], [u64::MAX, u64::MAX, 7, u64::MAX, u64::MAX]] {
+            let r = program::program_start::<A, _>(&m, &starts);
+            assert!(matches!(r, Err(Error::NotTraced(_))), "{r:?}");
+        }
+        assert_eq!(program::program_start::<A, _>(&m, &[u64::MAX; 5]), Ok(()));
+        assert!(m.ops().is_empty());
+    }
+    check::<Sunda>();
+    check::<Cayman>();
+    check::<Mariana>();
+}
+
+#[test]
+fn get_axi_offset_adds_the_tile_base() {
+    let rel = 0x2B8_7000;
+    assert_eq!(
+        program::get_axi_offset(Cayman::tile(0).unwrap(), rel),
+        DeviceAddr(0x20_0000_0000 + rel)
+    );
+    assert_eq!(
+        program::get_axi_offset(Mariana::tile(5).unwrap(), rel),
+        DeviceAddr(0x8030_0000_0000 + rel)
+    );
+    assert_eq!(
+        program::get_axi_offset(Sunda::tile(1).unwrap(), rel),
+        DeviceAddr(0xFFF_C000_0000 + 0x400_0000 + rel)
+    );
+    let any = AnyArch::new(2).unwrap();
+    assert_eq!(any.get_axi_offset(0, 4), Ok(DeviceAddr(0xFFF_C000_0004)));
+    assert!(matches!(
+        any.get_axi_offset(2, 0),
+        Err(Error::OutOfRange { value: 2, limit: 2, .. })
+    ));
+    assert_eq!(
+        AnyArch::new(4).unwrap().get_axi_offset(7, 0x10),
+        Ok(DeviceAddr(0x8070_0000_0010))
+    );
+}
+
+#[test]
+fn events_semaphores_nt_read_modify_write_on_cayman() {
+    let regs = DeviceAddr(0x20_0000);
+    let block = Cayman::NX_LOCAL_BLOCK.unwrap();
+    let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x40_0000)).with_block(regs, 0x1000, block);
+    m.inner().write32(regs.add(0xA08), 0x1234_5678).unwrap();
+    assert_eq!(
+        program::update_events_semaphores_nt::<Cayman, _>(&m, regs, 0xA),
+        Ok(0x123A_5678)
+    );
+    // Bits beyond the 4-bit field are dropped, as the C (v << 16) & 0xF0000.
+    assert_eq!(
+        AnyArch::new(3)
+            .unwrap()
+            .update_events_semaphores_nt(&m, regs, 0x13),
+        Ok(0x1233_5678)
+    );
+    assert_eq!(
+        m.ops(),
+        vec![
+            (Read, 0xA08, 0x1234_5678),
+            (Write, 0xA08, 0x123A_5678),
+            (Read, 0xA08, 0x123A_5678),
+            (Write, 0xA08, 0x1233_5678),
+        ]
+    );
+    assert_eq!(
+        m.accesses()[1].reg.map(|r| r.to_string()),
+        Some("tpb_nx_local.notific_sw_queue_num2".to_string())
+    );
+    // Not traced on SUNDA and MARIANA: nothing accessed.
+    let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x40_0000));
+    assert!(matches!(
+        program::update_events_semaphores_nt::<Sunda, _>(&m, regs, 1),
+        Err(Error::NotTraced(_))
+    ));
+    assert!(matches!(
+        program::update_events_semaphores_nt::<Mariana, _>(&m, regs, 1),
+        Err(Error::NotTraced(_))
+    ));
+    assert!(m.ops().is_empty());
+}
+
+fn engine(m: &Trace<HeapMmio>) -> NotificEngine<&Trace<HeapMmio>> {
+    let nt = NotificEngine::init(m, Some(ENS), 10, 0, 0).unwrap();
+    m.clear();
+    nt
+}
+
+#[test]
+fn notification_enables_with_injected_masks() {
+    let m = traced();
+    let mut nt = engine(&m);
+    // error, disable: update(0, mask) of wr_buf_enable from the all-ones shadow.
+    notif::error_notif_enable_with(&mut nt, 0x0000_00F0, false, 3, None).unwrap();
+    // error, enable: errors_nt = q (read-modify-write), then update(mask, mask).
+    let num3 = ErrorsNt {
+        regs: ENS,
+        reg: NUM3,
+        field: num3::ERRORS_NT,
+    };
+    m.inner().write32(ENS.add(0x40), 0xFFFF_FF0F).unwrap();
+    notif::error_notif_enable_with(&mut nt, 0x0000_00F0, true, 3, Some(num3)).unwrap();
+    // ham: wr_buf_enable again, with its own mask.
+    notif::ham_notif_enable_with(&mut nt, 0x8000_0001, false).unwrap();
+    notif::ham_notif_enable_with(&mut nt, 0x8000_0001, true).unwrap();
+    // evsem: the hw back-pressure pair, from its all-ones shadow.
+    notif::evsem_notif_hw_bp_enable_with(&mut nt, 0x3, false).unwrap();
+    notif::evsem_notif_hw_bp_enable_with(&mut nt, 0x3, true).unwrap();
+    assert_eq!(
+        m.ops(),
+        vec![
+            (Write, 0x30, 0xFFFF_FF0F),
+            (Write, 0x34, 0xFFFF_FFFF),
+            (Read, 0x40, 0xFFFF_FF0F),
+            (Write, 0x40, 0xFFFF_FF3F),
+            (Write, 0x30, 0xFFFF_FFFF),
+            (Write, 0x34, 0xFFFF_FFFF),
+            (Write, 0x30, 0x7FFF_FFFE),
+            (Write, 0x34, 0xFFFF_FFFF),
+            (Write, 0x30, 0xFFFF_FFFF),
+            (Write, 0x34, 0xFFFF_FFFF),
+            (Write, 0x0C, 0xFFFF_FFFC),
+            (Write, 0x10, 0xFFFF_FFFF),
+            (Write, 0x0C, 0xFFFF_FFFF),
+            (Write, 0x10, 0xFFFF_FFFF),
+        ]
+    );
+    assert_eq!(nt.wr_buf_shadow(), u64::MAX);
+    assert_eq!(nt.hw_bp_shadow(), u64::MAX);
+    // Enabling the error notification without the (not traced) num3 register:
+    // NotTraced before any write.
+    m.clear();
+    assert_eq!(
+        notif::error_notif_enable_with(&mut nt, 0xF0, true, 3, None),
+        Err(Error::NotTraced("tpb notific sw_queue_num3.errors_nt"))
+    );
+    assert!(m.ops().is_empty());
+}
+
+#[test]
+fn notification_enables_through_the_arches_are_not_traced() {
+    fn check<A: EngineOps>() {
+        let m = traced();
+        let mut nt = engine(&m);
+        for en in [false, true] {
+            assert!(matches!(
+                notif::error_notif_enable::<A, _>(&mut nt, en, 1),
+                Err(Error::NotTraced(_))
+            ));
+            assert!(matches!(
+                notif::ham_notif_enable::<A, _>(&mut nt, en),
+                Err(Error::NotTraced(_))
+            ));
+            assert!(matches!(
+                notif::evsem_notif_hw_bp_enable::<A, _>(&mut nt, en),
+                Err(Error::NotTraced(_))
+            ));
+        }
+        assert!(m.ops().is_empty());
+        assert_eq!(nt.wr_buf_shadow(), u64::MAX);
+    }
+    check::<Sunda>();
+    check::<Cayman>();
+    check::<Mariana>();
+    for id in [2, 3, 4] {
+        let m = traced();
+        let mut nt = engine(&m);
+        let any = AnyArch::new(id).unwrap();
+        assert!(matches!(
+            any.error_notif_enable(&mut nt, true, 0),
+            Err(Error::NotTraced(_))
+        ));
+        assert!(matches!(
+            any.ham_notif_enable(&mut nt, true),
+            Err(Error::NotTraced(_))
+        ));
+        assert!(matches!(
+            any.evsem_notif_hw_bp_enable(&mut nt, true),
+            Err(Error::NotTraced(_))
+        ));
+        assert!(m.ops().is_empty());
+    }
+}
+
+#[test]
+fn dge_notif_enable_is_sunda_only() {
+    let ctrl = DeviceAddr(0x300);
+    let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x1000));
+    // The register's offset is not traced: nothing accessed.
+    assert_eq!(
+        notif::dge_notif_enable::<Sunda, _>(&m, DeviceAddr(0), true),
+        Err(Error::NotTraced("sunda tpb dge_notific_ctrl offset"))
+    );
+    assert_eq!(
+        AnyArch::new(2)
+            .unwrap()
+            .dge_notif_enable(&m, DeviceAddr(0), true),
+        Err(Error::NotTraced("sunda tpb dge_notific_ctrl offset"))
+    );
+    // Another arch through AnyArch: Unsupported (statically: does not compile,
+    // see tests/ui/dge_on_cayman.rs).
+    for (id, arch) in [(3, khal::ArchId::Cayman), (4, khal::ArchId::Mariana)] {
+        assert_eq!(
+            AnyArch::new(id)
+                .unwrap()
+                .dge_notif_enable(&m, DeviceAddr(0), true),
+            Err(Error::Unsupported {
+                what: "dge_notif_enable (SUNDA only)",
+                arch
+            })
+        );
+    }
+    assert!(m.ops().is_empty());
+    // The body at an explicit address: read, then bit 1 set (|= 2) / cleared.
+    m.inner().write32(ctrl, 0x5).unwrap();
+    notif::dge_notif_enable_at::<Sunda, _>(&m, ctrl, true).unwrap();
+    notif::dge_notif_enable_at::<Sunda, _>(&m, ctrl, false).unwrap();
+    assert_eq!(
+        m.ops(),
+        vec![
+            (Read, 0x300, 0x5),
+            (Write, 0x300, 0x7),
+            (Read, 0x300, 0x7),
+            (Write, 0x300, 0x5),
+        ]
+    );
+}
