@@ -47,7 +47,9 @@ impl PeOps for Mariana {
 
 impl PoolingOps for Mariana {
     fn pooling_hw_decode_table_init<M: Mmio + ?Sized>(_: &M, _: &PoolingParams) -> Result<()> {
-        Err(Error::NotTraced("mariana pooling_hw_decode_table_init leaf"))
+        Err(Error::NotTraced(
+            "mariana pooling_hw_decode_table_init leaf",
+        ))
     }
     fn pooling_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, PoolingParams>) -> Result<()> {
         Err(Error::NotTraced("mariana pooling_init leaf"))
@@ -79,11 +81,7 @@ impl IntcOps for Mariana {
     fn mask_interrupt<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine) -> Result<()> {
         h.mask_interrupt(mmio, line)
     }
-    fn unmask_interrupt<M: Mmio + ?Sized>(
-        h: &MsixIntc,
-        mmio: &M,
-        line: ErrtrigLine,
-    ) -> Result<()> {
+    fn unmask_interrupt<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine) -> Result<()> {
         h.unmask_interrupt(mmio, line)
     }
     fn mask_notification<M: Mmio + ?Sized>(

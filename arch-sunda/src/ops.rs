@@ -80,7 +80,9 @@ impl Q7SwapTable for Sunda {
         q7::swap_table_via_window::<Sunda, M>(mmio, lo_hi, b)
     }
     fn q7_swap_table_register_offsets() -> Result<[u64; 3]> {
-        Err(Error::NotTraced("sunda q7 swap-table register-offset getter"))
+        Err(Error::NotTraced(
+            "sunda q7 swap-table register-offset getter",
+        ))
     }
     fn q7_swap_file_io_table() -> Result<()> {
         Err(Error::NotTraced("sunda q7 swap_file_io_table"))

@@ -6,8 +6,8 @@
 use std::cell::RefCell;
 
 use khal::core::engine::{
-    self, stpb, ActOps, Checked, DveOps, EngineParams, PeOps, PeParams, PoolingOps,
-    PoolingParams, SpHandle, SpOps, StpbConfig,
+    self, stpb, ActOps, Checked, DveOps, EngineParams, PeOps, PeParams, PoolingOps, PoolingParams,
+    SpHandle, SpOps, StpbConfig,
 };
 use khal::core::{DeviceAddr, Error, Mmio, Result};
 use khal::{AnyArch, ArchId, Cayman, Mariana, Sunda};
@@ -50,6 +50,9 @@ fn any_arch_only_from_a_validated_id() {
     assert_eq!(AnyArch::from_arch(ArchId::Mariana).id(), ArchId::Mariana);
 }
 
+/// One optional op, called on a traced register file.
+type OptionalOp = Box<dyn Fn(&Trace<HeapMmio>) -> Result<()>>;
+
 /// The optional ops an arch overrides: every op that does not answer the
 /// default (`Ok` with nothing accessed). Each override must be `NotTraced`
 /// with nothing accessed (the leaves' bodies are not in the notes).
@@ -57,7 +60,7 @@ fn optional_overrides<A: ActOps + PeOps + PoolingOps + SpOps>() -> Vec<&'static 
     let eng = EngineParams::check(Some(&ENG)).unwrap();
     let pool = PoolingParams::check(Some(&POOL)).unwrap();
     let sp = SpHandle::check(Some(&SP)).unwrap();
-    let ops: Vec<(&'static str, Box<dyn Fn(&Trace<HeapMmio>) -> Result<()>>)> = vec![
+    let ops: Vec<(&'static str, OptionalOp)> = vec![
         ("act_init", Box::new(move |m| A::act_init(m, eng))),
         ("pe_regs_init", Box::new(|m| A::pe_regs_init(m, &PE))),
         ("pe_init", Box::new(|m| A::pe_init(m, &PE))),
@@ -67,7 +70,10 @@ fn optional_overrides<A: ActOps + PeOps + PoolingOps + SpOps>() -> Vec<&'static 
         ),
         ("pooling_init", Box::new(move |m| A::pooling_init(m, pool))),
         ("sp_regs_init", Box::new(move |m| A::sp_regs_init(m, sp))),
-        ("sp_ucode_seq_init", Box::new(move |m| A::sp_ucode_seq_init(m, sp))),
+        (
+            "sp_ucode_seq_init",
+            Box::new(move |m| A::sp_ucode_seq_init(m, sp)),
+        ),
         (
             "sp_release_run_stall",
             Box::new(move |m| A::sp_release_run_stall(m, sp)),
@@ -124,8 +130,14 @@ fn mandatory_dve_ops_answer_not_traced_on_every_arch() {
     fn check<A: DveOps>() {
         let m = mmio();
         let c = EngineParams::check(Some(&ENG)).unwrap();
-        assert!(matches!(A::dve_regs_init(&m, &ENG), Err(Error::NotTraced(_))));
-        assert!(matches!(A::dve_ucode_seq_init(&m, &ENG), Err(Error::NotTraced(_))));
+        assert!(matches!(
+            A::dve_regs_init(&m, &ENG),
+            Err(Error::NotTraced(_))
+        ));
+        assert!(matches!(
+            A::dve_ucode_seq_init(&m, &ENG),
+            Err(Error::NotTraced(_))
+        ));
         assert!(matches!(A::dve_init(&m, c), Err(Error::NotTraced(_))));
         assert!(m.ops().is_empty());
     }
@@ -379,7 +391,10 @@ fn any_arch_dispatches_to_the_same_bodies() {
             any.stpb_init(&m, &cfg(true, false)).map(|_| ()),
             Err(Error::NotTraced(_))
         ));
-        assert!(matches!(any.dve_init(&m, Some(&ENG)), Err(Error::NotTraced(_))));
+        assert!(matches!(
+            any.dve_init(&m, Some(&ENG)),
+            Err(Error::NotTraced(_))
+        ));
         assert!(matches!(
             any.dve_regs_init(&m, &ENG),
             Err(Error::NotTraced(_))
@@ -388,9 +403,15 @@ fn any_arch_dispatches_to_the_same_bodies() {
             any.dve_ucode_seq_init(&m, &ENG),
             Err(Error::NotTraced(_))
         ));
-        assert!(matches!(any.act_init(&m, Some(&ENG)), Err(Error::NotTraced(_))));
+        assert!(matches!(
+            any.act_init(&m, Some(&ENG)),
+            Err(Error::NotTraced(_))
+        ));
         assert!(matches!(any.pe_init(&m, &PE), Err(Error::NotTraced(_))));
-        assert!(matches!(any.pe_regs_init(&m, &PE), Err(Error::NotTraced(_))));
+        assert!(matches!(
+            any.pe_regs_init(&m, &PE),
+            Err(Error::NotTraced(_))
+        ));
         assert!(matches!(
             any.pooling_init(&m, Some(&POOL)),
             Err(Error::NotTraced(_))

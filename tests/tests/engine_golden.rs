@@ -165,8 +165,11 @@ fn program_start_on_the_device_model_launches_each_engine_once() {
     };
     for (i, w) in WINDOWS.iter().enumerate() {
         let name = ["tpb.pe", "tpb.act", "tpb.pool", "tpb.dve", "tpb.sp"][i];
-        dev.mount(DeviceAddr(*w), TpbWindow::new(name, 0x1000).with_start_regs(regs))
-            .unwrap();
+        dev.mount(
+            DeviceAddr(*w),
+            TpbWindow::new(name, 0x1000).with_start_regs(regs),
+        )
+        .unwrap();
     }
     let starts = [0xA0, 0xA1, u64::MAX, 0x1_0000_00A3, 0xA4];
     program::program_start_with(&dev, &layout(), &starts).unwrap();
@@ -179,7 +182,13 @@ fn program_start_on_the_device_model_launches_each_engine_once() {
         .collect();
     assert_eq!(
         launches,
-        vec![vec![0xA0], vec![0xA1], vec![], vec![0x1_0000_00A3], vec![0xA4]]
+        vec![
+            vec![0xA0],
+            vec![0xA1],
+            vec![],
+            vec![0x1_0000_00A3],
+            vec![0xA4]
+        ]
     );
 }
 
@@ -218,7 +227,11 @@ fn get_axi_offset_adds_the_tile_base() {
     assert_eq!(any.get_axi_offset(0, 4), Ok(DeviceAddr(0xFFF_C000_0004)));
     assert!(matches!(
         any.get_axi_offset(2, 0),
-        Err(Error::OutOfRange { value: 2, limit: 2, .. })
+        Err(Error::OutOfRange {
+            value: 2,
+            limit: 2,
+            ..
+        })
     ));
     assert_eq!(
         AnyArch::new(4).unwrap().get_axi_offset(7, 0x10),

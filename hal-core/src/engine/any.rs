@@ -221,7 +221,10 @@ impl<Su: EngineOps, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
         regs: DeviceAddr,
         value: u32,
     ) -> Result<u32> {
-        dispatch!(self, program::update_events_semaphores_nt[M](mmio, regs, value))
+        dispatch!(
+            self,
+            program::update_events_semaphores_nt[M](mmio, regs, value)
+        )
     }
 
     /// [`notif::error_notif_enable`] on the bound arch.

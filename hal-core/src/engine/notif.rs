@@ -68,13 +68,20 @@ pub fn error_notif_enable_with<M: Mmio>(
 
 /// `aws_hal_stpb_ham_notif_enable(nt, en)` through the arch (ham mask NOT
 /// TRACED → `NotTraced`, nothing written) [002 §4].
-pub fn ham_notif_enable<A: NotificMasks, M: Mmio>(nt: &mut NotificEngine<M>, en: bool) -> Result<()> {
+pub fn ham_notif_enable<A: NotificMasks, M: Mmio>(
+    nt: &mut NotificEngine<M>,
+    en: bool,
+) -> Result<()> {
     let mask = A::notific_mask(NotificMask::Ham)?;
     ham_notif_enable_with(nt, mask, en)
 }
 
 /// The ham-enable body: `update_wr_buf_enable(en ? mask : 0, mask)` [002 §4].
-pub fn ham_notif_enable_with<M: Mmio>(nt: &mut NotificEngine<M>, mask: u32, en: bool) -> Result<()> {
+pub fn ham_notif_enable_with<M: Mmio>(
+    nt: &mut NotificEngine<M>,
+    mask: u32,
+    en: bool,
+) -> Result<()> {
     nt.update_wr_buf_enable(enable_value(en, mask), u64::from(mask))
 }
 

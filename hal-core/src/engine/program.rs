@@ -11,8 +11,13 @@ use crate::regs::Reg;
 
 /// The launch order of `program_start`: POOL, ACT, PE, DVE, SP (arg
 /// constants 2, 1, 0, 3, 4) [002 §4].
-pub const PROGRAM_START_ORDER: [Engine; 5] =
-    [Engine::Pool, Engine::Act, Engine::Pe, Engine::Dve, Engine::Sp];
+pub const PROGRAM_START_ORDER: [Engine; 5] = [
+    Engine::Pool,
+    Engine::Act,
+    Engine::Pe,
+    Engine::Dve,
+    Engine::Sp,
+];
 
 /// The start-address sentinel that skips an engine (`0xFFFF_FFFF_FFFF_FFFF`)
 /// [002 §4].

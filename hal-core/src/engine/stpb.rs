@@ -78,7 +78,10 @@ pub fn sp_init<'m, A: SpOps, M: Mmio + ?Sized>(
             warn!("sp_init: dma_init failed (ignored, as in C): {:?}", e);
         }
         if let Err(e) = A::sp_release_run_stall(mmio, h) {
-            warn!("sp_init: release_run_stall failed (ignored, as in C): {:?}", e);
+            warn!(
+                "sp_init: release_run_stall failed (ignored, as in C): {:?}",
+                e
+            );
         }
     }
     let mut out = SpInit {

@@ -137,9 +137,7 @@ impl MsixIntc {
         }
         critical_section::with(|_| {
             MOD_TIMER_CTRL
-                .modify(mmio, self.msix, |r| {
-                    mod_timer_ctrl::PERIOD.set(r, period)
-                })
+                .modify(mmio, self.msix, |r| mod_timer_ctrl::PERIOD.set(r, period))
                 .map(|_| ())
         })
     }
@@ -208,11 +206,7 @@ impl MsixIntc {
 
     /// Unmask the line's notification log: `int_log_msk_grp &= !(1 << bit)`
     /// (interpretation MED, see the module docs).
-    pub fn unmask_notification<M: Mmio + ?Sized>(
-        &self,
-        mmio: &M,
-        line: ErrtrigLine,
-    ) -> Result<()> {
+    pub fn unmask_notification<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
         let unit = self.unit(line)?;
         critical_section::with(|_| {
             LOG_MSK
@@ -277,13 +271,17 @@ mod tests {
     #[test]
     fn errtrig_needs_its_base() {
         let m = Rec::default();
-        let h = MsixIntc::new(DeviceAddr(0)).with_errtrig_base(1, DeviceAddr(0x10_0000)).unwrap();
+        let h = MsixIntc::new(DeviceAddr(0))
+            .with_errtrig_base(1, DeviceAddr(0x10_0000))
+            .unwrap();
         let line = ErrtrigLine::new(0, 0, 0, 0).unwrap();
         assert!(matches!(
             h.set_cause(&m, line),
             Err(Error::InvalidArgument(_))
         ));
         assert!(m.log.borrow().is_empty());
-        assert!(MsixIntc::new(DeviceAddr(0)).with_errtrig_base(56, DeviceAddr(0)).is_err());
+        assert!(MsixIntc::new(DeviceAddr(0))
+            .with_errtrig_base(56, DeviceAddr(0))
+            .is_err());
     }
 }

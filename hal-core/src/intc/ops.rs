@@ -27,14 +27,10 @@ pub trait IntcOps: Arch + NqMailboxMap {
     /// `aws_hal_intc_mask_interrupt`.
     fn mask_interrupt<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine) -> Result<()>;
     /// `aws_hal_intc_unmask_interrupt`.
-    fn unmask_interrupt<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine)
-        -> Result<()>;
+    fn unmask_interrupt<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine) -> Result<()>;
     /// `aws_hal_intc_mask_notification`.
-    fn mask_notification<M: Mmio + ?Sized>(
-        h: &MsixIntc,
-        mmio: &M,
-        line: ErrtrigLine,
-    ) -> Result<()>;
+    fn mask_notification<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine)
+        -> Result<()>;
     /// `aws_hal_intc_unmask_notification`.
     fn unmask_notification<M: Mmio + ?Sized>(
         h: &MsixIntc,
@@ -46,8 +42,7 @@ pub trait IntcOps: Arch + NqMailboxMap {
     /// `aws_hal_intc_read_cause`, slot `+0x4D0`.
     fn read_cause<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine) -> Result<u32>;
     /// `aws_hal_intc_set_mod_timer_period`.
-    fn set_mod_timer_period<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, period: u32)
-        -> Result<()>;
+    fn set_mod_timer_period<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, period: u32) -> Result<()>;
     /// The per-group interval write.
     fn set_group_interval<M: Mmio + ?Sized>(
         h: &MsixIntc,
@@ -132,11 +127,7 @@ impl<A: IntcOps> Intc<A> {
         A::mask_notification(&self.hw, mmio, line)
     }
     /// See [`IntcOps::unmask_notification`].
-    pub fn unmask_notification<M: Mmio + ?Sized>(
-        &self,
-        mmio: &M,
-        line: ErrtrigLine,
-    ) -> Result<()> {
+    pub fn unmask_notification<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
         A::unmask_notification(&self.hw, mmio, line)
     }
     /// See [`IntcOps::set_cause`].

@@ -99,8 +99,7 @@ impl Block for MsixModel {
             self.mask &= value;
         } else if off == MOD_TIMER_CTRL.offset() {
             self.mod_timer_ctrl = value;
-        } else if let Some(i) =
-            array_index(off, VECTOR_CTRL.at(0).map_or(0, |r| r.offset()), 16, 8)
+        } else if let Some(i) = array_index(off, VECTOR_CTRL.at(0).map_or(0, |r| r.offset()), 16, 8)
         {
             if let Some(w) = self.vector_ctrl.get_mut(i) {
                 *w = value;
