@@ -1,0 +1,511 @@
+//! End to end on the device model: post and drain NQ notifications over several wraps, both
+//! consumption modes, both engine flavours, host and device memory; and every fault's typed
+//! error within its budget [004 §3].
+
+use std::sync::Arc;
+
+use khal_core::dma::DmaMemory;
+use khal_core::notific::ring::DeviceZero;
+use khal_core::notific::{ConsumeMode, Flavour, NotificEngine, NqConfig, NqEntry, NqRing};
+use khal_core::wait::Budget;
+use khal_core::{DeviceAddr, Error};
+use khal_std::delay::Advance;
+use khal_std::model::notific::{entry_seq, DeviceMemView, NotificModel, QueueFault};
+use khal_std::model::DeviceModel;
+use khal_std::{Counting, DmaBuf, SimDelay};
+
+const BASE: DeviceAddr = DeviceAddr(0x3053_5000);
+/// Where device-memory rings live in the model's HBM.
+const HBM_RING: u64 = 0x40_0000_0000;
+
+fn device(flavour: Flavour) -> DeviceModel {
+    let m = DeviceModel::new();
+    m.mount(BASE, NotificModel::new(flavour)).unwrap();
+    m
+}
+
+fn num_queues(flavour: Flavour) -> u32 {
+    match flavour {
+        Flavour::SingleQueue => 1,
+        Flavour::TenQueue => 10,
+    }
+}
+
+fn post(m: &DeviceModel, idx: u32, n: u32) -> u32 {
+    m.with_block(BASE, |nm: &mut NotificModel, bus| nm.post(bus, idx, n))
+        .unwrap()
+        .unwrap()
+}
+
+fn next_seq(m: &DeviceModel, idx: u32) -> u64 {
+    m.with_block(BASE, |nm: &mut NotificModel, _| nm.next_seq(idx))
+        .unwrap()
+}
+
+fn fault(m: &DeviceModel, idx: u32, f: QueueFault) {
+    m.with_block(BASE, |nm: &mut NotificModel, _| nm.set_fault(idx, f))
+        .unwrap();
+}
+
+/// What a consumer checks of every entry it receives.
+struct Checker {
+    cap: u64,
+    received: u64,
+    idx: u32,
+    /// The model's sequence number of the first entry since the reset.
+    seq0: u64,
+}
+
+impl Checker {
+    /// Entry `received` since the reset: the next sequence number, the queue
+    /// index, and the phase of its pass (1 on the first pass, flipping per wrap).
+    fn check(&mut self, e: &NqEntry) {
+        assert_eq!(
+            entry_seq(e.bytes()),
+            self.seq0 + self.received,
+            "order/uniqueness"
+        );
+        assert_eq!(e.bytes()[0] as u32, self.idx);
+        assert_eq!(
+            e.phase(),
+            (self.received / self.cap).is_multiple_of(2),
+            "phase of its pass"
+        );
+        self.received += 1;
+    }
+}
+
+/// Post and drain `wraps` full rings (plus a bit) on one queue; checks every
+/// entry once, in order; the consumer phase flips exactly once per wrap; phase
+/// mode reads no register; one head write per non-empty drain, none per empty poll.
+fn run<R: DmaMemory, Z: DeviceZero>(
+    m: &DeviceModel,
+    engine: &NotificEngine<&Counting<&DeviceModel>>,
+    ring: &mut NqRing<R, Z>,
+    wraps: u64,
+) {
+    let counts = engine.mmio();
+    let cap = ring.capacity() as u64;
+    let idx = ring.index();
+    let total = wraps * cap + cap / 2;
+    let mut chk = Checker {
+        cap,
+        received: 0,
+        idx,
+        seq0: next_seq(m, idx),
+    };
+    let mut d = SimDelay::new(m);
+    let mut posted = 0u64;
+    let mut flips = 0u64;
+    let mut buf = [NqEntry::default(); 64];
+    let mut step = 0u32;
+    while chk.received < total {
+        step += 1;
+        let want = ((step * 7) % (cap as u32))
+            .max(1)
+            .min((total - posted) as u32);
+        posted += post(m, idx, want) as u64;
+        loop {
+            counts.reset();
+            let before = ring.phase();
+            let n = ring.drain(engine, &mut d, &mut buf).unwrap();
+            let tail_reads = counts.reads();
+            match ring.mode() {
+                ConsumeMode::Phase => assert_eq!(tail_reads, 0, "phase mode reads no register"),
+                ConsumeMode::Tail => assert!(tail_reads <= 1, "one tail read per drain at most"),
+            }
+            assert_eq!(
+                counts.writes(),
+                u64::from(n > 0),
+                "one head write iff non-empty"
+            );
+            if ring.phase() != before {
+                flips += 1;
+            }
+            for e in buf.iter().take(n) {
+                chk.check(e);
+            }
+            if n == 0 {
+                break;
+            }
+        }
+        assert_eq!(chk.received, posted, "nothing lost");
+        if posted >= total {
+            break;
+        }
+    }
+    assert_eq!(chk.received, total);
+    assert_eq!(flips, total / cap, "the phase flips exactly once per wrap");
+    assert_eq!(ring.phase(), (total / cap) % 2 == 1);
+    // The head register holds the cursor as a byte offset [FACTS §11].
+    assert_eq!(ring.next_index() as u64, total % cap);
+}
+
+fn host_case(flavour: Flavour, idx: u32, mode: ConsumeMode, cap: u32) {
+    let m = device(flavour);
+    let buf = Arc::new(DmaBuf::new(cap as usize * 16, 4096).unwrap());
+    m.attach_host(buf.clone());
+    let c = Counting::new(&m);
+    let mut e = NotificEngine::init(&c, Some(BASE), num_queues(flavour), 1, 0).unwrap();
+    let mut ring = NqRing::configure_host(&e, &*buf, NqConfig::new(idx, cap * 16, mode)).unwrap();
+    ring.enable(&mut e, &mut SimDelay::new(&m)).unwrap();
+    run(&m, &e, &mut ring, 3);
+    // A reset mid-stream restarts both sides at slot 0, phase 0.
+    post(&m, idx, 2);
+    ring.reset(&mut e, &mut SimDelay::new(&m)).unwrap();
+    assert_eq!((ring.next_index(), ring.phase()), (0, false));
+    let mut zero = vec![1u8; cap as usize * 16];
+    buf.read(0, &mut zero).unwrap();
+    assert!(zero.iter().all(|&b| b == 0), "ring zeroed");
+}
+
+#[test]
+fn ten_queue_phase_mode_three_wraps() {
+    host_case(Flavour::TenQueue, 2, ConsumeMode::Phase, 16);
+    host_case(Flavour::TenQueue, 9, ConsumeMode::Phase, 64);
+}
+
+#[test]
+fn ten_queue_tail_mode_three_wraps() {
+    host_case(Flavour::TenQueue, 5, ConsumeMode::Tail, 16);
+    host_case(Flavour::TenQueue, 0, ConsumeMode::Tail, 8);
+}
+
+#[test]
+fn single_queue_both_modes_three_wraps() {
+    host_case(Flavour::SingleQueue, 0, ConsumeMode::Phase, 16);
+    host_case(Flavour::SingleQueue, 0, ConsumeMode::Tail, 32);
+}
+
+#[test]
+fn device_memory_ring_tail_mode_three_wraps_and_zero_callback() {
+    for flavour in [Flavour::TenQueue, Flavour::SingleQueue] {
+        let m = device(flavour);
+        let c = Counting::new(&m);
+        let mut e = NotificEngine::init(&c, Some(BASE), num_queues(flavour), 0, 0).unwrap();
+        let size = 16 * 16;
+        let view = DeviceMemView::new(&m, HBM_RING, size);
+        let zeroed = std::cell::Cell::new(None);
+        let zero = |addr: u64, len: usize| {
+            zeroed.set(Some((addr, len)));
+            m.write_mem(addr, &vec![0; len])
+        };
+        let mut ring = NqRing::configure_device(
+            &e,
+            view,
+            zero,
+            NqConfig::new(0, size as u32, ConsumeMode::Tail),
+        )
+        .unwrap();
+        ring.enable(&mut e, &mut SimDelay::new(&m)).unwrap();
+        assert_eq!(zeroed.get(), Some((HBM_RING, size)));
+        run(&m, &e, &mut ring, 3);
+    }
+}
+
+#[test]
+fn drain_iter_commits_once_and_matches_drain() {
+    let m = device(Flavour::TenQueue);
+    let buf = Arc::new(DmaBuf::new(16 * 16, 4096).unwrap());
+    m.attach_host(buf.clone());
+    let c = Counting::new(&m);
+    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
+    for mode in [ConsumeMode::Phase, ConsumeMode::Tail] {
+        let mut ring = NqRing::configure_host(&e, &*buf, NqConfig::new(3, 256, mode)).unwrap();
+        ring.enable(&mut e, &mut SimDelay::new(&m)).unwrap();
+        let mut chk = Checker {
+            cap: 16,
+            received: 0,
+            idx: 3,
+            seq0: next_seq(&m, 3),
+        };
+        for _ in 0..6 {
+            assert_eq!(post(&m, 3, 9), 9);
+            c.reset();
+            let it = ring.drain_iter(&e, &mut SimDelay::new(&m), 100).unwrap();
+            let got: Vec<NqEntry> = it.map(|r| r.unwrap()).collect();
+            // `collect` consumed and dropped the iterator: one head write.
+            assert_eq!(c.writes(), 1);
+            assert_eq!(got.len(), 4, "default batch cap: capacity / 4");
+            got.iter().for_each(|e| chk.check(e));
+            c.reset();
+            let mut rest = 0;
+            loop {
+                let mut it = ring.drain_iter(&e, &mut SimDelay::new(&m), 100).unwrap();
+                let mut n = 0;
+                for r in it.by_ref() {
+                    chk.check(&r.unwrap());
+                    n += 1;
+                }
+                assert_eq!(it.finish(), Ok(n));
+                rest += n;
+                if n == 0 {
+                    break;
+                }
+            }
+            assert_eq!(rest, 5);
+        }
+        // Empty polls: no head write.
+        c.reset();
+        assert_eq!(
+            ring.drain_iter(&e, &mut SimDelay::new(&m), 100)
+                .unwrap()
+                .count(),
+            0
+        );
+        assert_eq!(c.writes(), 0);
+        assert_eq!(ring.drain(&e, &mut SimDelay::new(&m), &mut []), Ok(0));
+        assert_eq!(
+            (c.reads(), c.writes()),
+            (u64::from(mode == ConsumeMode::Tail), 0)
+        );
+        ring.reset(&mut e, &mut SimDelay::new(&m)).unwrap();
+    }
+}
+
+#[test]
+fn available_count_both_modes() {
+    let m = device(Flavour::TenQueue);
+    let buf = Arc::new(DmaBuf::new(8 * 16, 4096).unwrap());
+    m.attach_host(buf.clone());
+    let c = Counting::new(&m);
+    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
+    for mode in [ConsumeMode::Phase, ConsumeMode::Tail] {
+        let mut ring = NqRing::configure_host(&e, &*buf, NqConfig::new(4, 128, mode)).unwrap();
+        ring.enable(&mut e, &mut SimDelay::new(&m)).unwrap();
+        let mut d = SimDelay::new(&m);
+        assert_eq!(ring.available_count(&e, &mut d), Ok(0));
+        post(&m, 4, 5);
+        c.reset();
+        assert_eq!(ring.available_count(&e, &mut d), Ok(5));
+        assert_eq!(c.reads(), u64::from(mode == ConsumeMode::Tail));
+        let mut out = [NqEntry::default(); 8];
+        assert_eq!(ring.drain(&e, &mut d, &mut out), Ok(2)); // cap: 8 / 4
+        post(&m, 4, 4); // wraps
+        assert_eq!(ring.available_count(&e, &mut d), Ok(7));
+        ring.reset(&mut e, &mut d).unwrap();
+    }
+}
+
+// ---- faults: each returns its typed error within its budget ----
+
+const SMALL: Budget = Budget {
+    period_us: 100,
+    polls: 50,
+};
+
+fn within_budget(d: &SimDelay<'_, DeviceModel>, b: Budget) {
+    assert!(
+        d.slept_ns() <= b.total_us() * 1000 * 11 / 10,
+        "slept {} ns, budget {} us",
+        d.slept_ns(),
+        b.total_us()
+    );
+}
+
+struct Rig {
+    m: DeviceModel,
+    buf: Arc<DmaBuf>,
+}
+
+fn rig() -> Rig {
+    let m = device(Flavour::TenQueue);
+    let buf = Arc::new(DmaBuf::new(8 * 16, 4096).unwrap());
+    m.attach_host(buf.clone());
+    Rig { m, buf }
+}
+
+#[test]
+fn misaligned_and_out_of_ring_tails_are_typed_faults_with_no_head_write() {
+    let r = rig();
+    let c = Counting::new(&r.m);
+    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
+    let cfg = NqConfig::new(6, 128, ConsumeMode::Tail).with_budget(SMALL);
+    let mut ring = NqRing::configure_host(&e, &*r.buf, cfg).unwrap();
+    ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
+    post(&r.m, 6, 3);
+    let mut out = [NqEntry::default(); 4];
+    for (lie, want) in [
+        (0x18, khal_core::error::Fault::MisalignedTail { tail: 0x18 }),
+        (
+            128,
+            khal_core::error::Fault::TailOutOfRing {
+                tail: 128,
+                ring_bytes: 128,
+            },
+        ),
+        (
+            0x1000_0000,
+            khal_core::error::Fault::TailOutOfRing {
+                tail: 0x1000_0000,
+                ring_bytes: 128,
+            },
+        ),
+    ] {
+        fault(&r.m, 6, QueueFault::LieTail(lie));
+        c.reset();
+        let mut d = SimDelay::new(&r.m);
+        assert_eq!(
+            ring.drain(&e, &mut d, &mut out),
+            Err(Error::DeviceFault(want))
+        );
+        assert_eq!(
+            ring.available_count(&e, &mut d),
+            Err(Error::DeviceFault(want))
+        );
+        assert_eq!(c.writes(), 0, "no head write on a fault");
+        assert_eq!(d.slept_ns(), 0);
+        assert_eq!(ring.next_index(), 0);
+    }
+    // The truth again: all three, in order.
+    fault(&r.m, 6, QueueFault::None);
+    assert_eq!(ring.drain(&e, &mut SimDelay::new(&r.m), &mut out), Ok(2));
+    assert_eq!(entry_seq(out[0].bytes()), 0);
+}
+
+#[test]
+fn a_device_more_than_a_ring_ahead_is_a_typed_fault() {
+    let r = rig();
+    let c = Counting::new(&r.m);
+    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
+    let cfg = NqConfig::new(1, 128, ConsumeMode::Tail).with_max_batch(2);
+    let mut ring = NqRing::configure_host(&e, &*r.buf, cfg).unwrap();
+    ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
+    assert_eq!(post(&r.m, 1, 5), 5);
+    let mut out = [NqEntry::default(); 8];
+    let mut d = SimDelay::new(&r.m);
+    assert_eq!(ring.drain(&e, &mut d, &mut out), Ok(2));
+    // The producer ignores the head and laps the consumer.
+    fault(&r.m, 1, QueueFault::Overrun);
+    assert_eq!(post(&r.m, 1, 8), 8);
+    c.reset();
+    let got = ring.drain(&e, &mut d, &mut out);
+    assert_eq!(
+        got,
+        Err(Error::DeviceFault(khal_core::error::Fault::TooFarAhead {
+            claimed: 2,
+            capacity: 8
+        }))
+    );
+    assert_eq!(c.writes(), 0);
+    assert_eq!(ring.next_index(), 2, "nothing consumed on a fault");
+}
+
+#[test]
+fn stalled_tail_makes_reset_time_out_within_budget() {
+    let r = rig();
+    let c = Counting::new(&r.m);
+    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
+    let cfg = NqConfig::new(2, 128, ConsumeMode::Tail).with_budget(SMALL);
+    let mut ring = NqRing::configure_host(&e, &*r.buf, cfg).unwrap();
+    ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
+    post(&r.m, 2, 3);
+    fault(&r.m, 2, QueueFault::Stall);
+    let mut d = SimDelay::new(&r.m);
+    assert_eq!(
+        ring.reset(&mut e, &mut d),
+        Err(Error::Timeout("nq tail drain"))
+    );
+    within_budget(&d, SMALL);
+    assert_eq!(d.slept_ns(), SMALL.total_us() * 1000);
+    // The default budget is the notes' 100 µs × 10000 (one simulated second).
+    let mut ring = NqRing::host(&*r.buf, NqConfig::new(2, 128, ConsumeMode::Tail)).unwrap();
+    let mut d = SimDelay::new(&r.m);
+    assert_eq!(
+        ring.reset(&mut e, &mut d),
+        Err(Error::Timeout("nq tail drain"))
+    );
+    within_budget(&d, Budget::NQ_DEFAULT);
+    assert_eq!(d.slept_ns(), 1_000_000_000);
+}
+
+#[test]
+fn slow_dma_is_waited_for_within_budget_or_times_out() {
+    let r = rig();
+    let c = Counting::new(&r.m);
+    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
+    let cfg = NqConfig::new(7, 128, ConsumeMode::Tail).with_budget(SMALL);
+    let mut ring = NqRing::configure_host(&e, &*r.buf, cfg).unwrap();
+    ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
+    let mut out = [NqEntry::default(); 8];
+
+    // Lands after 350 µs: the tail-mode wait polls every 100 µs and gets it.
+    fault(&r.m, 7, QueueFault::SlowDma { delay_ns: 350_000 });
+    post(&r.m, 7, 2);
+    let mut d = SimDelay::new(&r.m);
+    assert_eq!(ring.drain(&e, &mut d, &mut out), Ok(2));
+    assert_eq!(d.slept_ns(), 400_000);
+    assert_eq!(entry_seq(out[1].bytes()), 1);
+
+    // Never within the budget: Timeout, nothing consumed, no head write.
+    fault(
+        &r.m,
+        7,
+        QueueFault::SlowDma {
+            delay_ns: 10_000_000_000,
+        },
+    );
+    post(&r.m, 7, 1);
+    c.reset();
+    let mut d = SimDelay::new(&r.m);
+    assert_eq!(
+        ring.drain(&e, &mut d, &mut out),
+        Err(Error::Timeout("nq notification arrival"))
+    );
+    within_budget(&d, SMALL);
+    assert_eq!((c.reads(), c.writes()), (1, 0));
+    assert_eq!(ring.next_index(), 2);
+}
+
+#[test]
+fn slow_dma_in_phase_mode_is_simply_not_yet_there() {
+    let r = rig();
+    let c = Counting::new(&r.m);
+    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
+    let mut ring =
+        NqRing::configure_host(&e, &*r.buf, NqConfig::new(3, 128, ConsumeMode::Phase)).unwrap();
+    ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
+    fault(&r.m, 3, QueueFault::SlowDma { delay_ns: 1_000 });
+    post(&r.m, 3, 2);
+    let mut out = [NqEntry::default(); 8];
+    c.reset();
+    assert_eq!(ring.drain(&e, &mut SimDelay::new(&r.m), &mut out), Ok(0));
+    assert_eq!((c.reads(), c.writes()), (0, 0));
+    r.m.advance_ns(1_000);
+    assert_eq!(ring.drain(&e, &mut SimDelay::new(&r.m), &mut out), Ok(2));
+    assert_eq!((c.reads(), c.writes()), (0, 1));
+}
+
+#[test]
+fn a_gone_device_is_a_typed_fault_or_a_timeout_within_budget() {
+    let r = rig();
+    let c = Counting::new(&r.m);
+    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
+    let cfg = NqConfig::new(8, 128, ConsumeMode::Tail).with_budget(SMALL);
+    let mut ring = NqRing::configure_host(&e, &*r.buf, cfg).unwrap();
+    ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
+    post(&r.m, 8, 1);
+    r.m.set_gone(true);
+    let mut out = [NqEntry::default(); 8];
+    let mut d = SimDelay::new(&r.m);
+    let tail_addr = BASE.get() + 0x110 + 8 * 40;
+    assert_eq!(
+        ring.drain(&e, &mut d, &mut out),
+        Err(Error::DeviceFault(khal_core::error::Fault::AllOnes {
+            addr: tail_addr
+        }))
+    );
+    assert_eq!(
+        ring.reset(&mut e, &mut d),
+        Err(Error::Timeout("nq tail drain"))
+    );
+    within_budget(&d, SMALL);
+    // Phase mode reads no register, so it cannot see the device go; it sees
+    // what landed in host memory and nothing more.
+    let mut p = NqRing::host(&*r.buf, NqConfig::new(8, 128, ConsumeMode::Phase)).unwrap();
+    c.reset();
+    assert_eq!(p.drain(&e, &mut d, &mut out), Ok(1));
+    assert_eq!(entry_seq(out[0].bytes()), 0);
+    assert_eq!(p.drain(&e, &mut d, &mut out), Ok(0));
+    assert_eq!(c.reads(), 0);
+}
