@@ -1,22 +1,49 @@
-//! `DmaBuf`: aligned, zeroed, allocator-backed memory shared with the device.
+//! DMA buffers and allocators on a host: aligned, zeroed, freed on drop.
 //!
-//! The bus address is the identity (the buffer's own address) for the device
-//! model; a real host translates it (see the DMA work for `/proc/self/pagemap`).
+//! - [`DmaBuf`]: host memory the device can see. Heap-backed ([`DmaBuf::new`])
+//!   or a pinned anonymous mapping ([`DmaBuf::new_pinned`], `mlock`ed, optionally
+//!   hugepage-backed so that one buffer is physically contiguous).
+//! - [`BusAddrProvider`]: how a buffer's bus address is found: [`Identity`] (the
+//!   buffer's own address, for the device model) or
+//!   [`crate::pagemap::PagemapTranslator`] (a real host, `/proc/self/pagemap`).
+//! - [`HostAllocator`]: a [`DmaAllocator`] for a real host: host memory only
+//!   (device DRAM is allocated by the kernel driver's `dmem_alloc`, which the
+//!   notes do not trace).
+//! - [`ModelAllocator`]: a [`DmaAllocator`] for the [`DeviceModel`]: device DRAM
+//!   from an arena of the model's memory, host memory as [`DmaBuf`]s attached
+//!   to the model (identity bus addresses).
+//!
 //! Every access is bounds-checked and volatile, because the device (or the
 //! device model) may write the memory at any time.
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::ptr::NonNull;
+use std::sync::Arc;
 
-use khal_core::dma::DmaMemory;
-use khal_core::{Error, Result};
+use khal_core::dma::{DmaAllocator, DmaMemory, MemLocation};
+use khal_core::{DeviceAddr, Error, Result};
+use memmap2::{MmapMut, MmapOptions};
+
+use crate::model::DeviceModel;
+use crate::pagemap::PagemapError;
 
 /// A heap buffer the device can see. Freed on drop.
 #[derive(Debug)]
 pub struct DmaBuf {
     ptr: NonNull<u8>,
-    layout: Layout,
+    len: usize,
+    align: usize,
+    backing: Backing,
     bus_addr: u64,
+}
+
+/// What owns a [`DmaBuf`]'s memory.
+#[derive(Debug)]
+enum Backing {
+    /// `alloc_zeroed(layout)`; freed with `dealloc`.
+    Heap(Layout),
+    /// An anonymous mapping, unmapped (and so unlocked) on drop.
+    Mapped(#[allow(dead_code)] MmapMut),
 }
 
 // SAFETY: `DmaBuf` owns its allocation exclusively (like a `Box<[u8]>`); all
@@ -39,8 +66,45 @@ impl DmaBuf {
         let ptr = NonNull::new(raw).ok_or(Error::OutOfMemory)?;
         Ok(DmaBuf {
             ptr,
-            layout,
+            len: layout.size(),
+            align: layout.align(),
+            backing: Backing::Heap(layout),
             bus_addr: raw as u64,
+        })
+    }
+
+    /// A zeroed, page-aligned buffer of `len` bytes in an anonymous mapping,
+    /// populated and locked in RAM (`mlock`), so that its physical pages stay
+    /// put while the device uses them: what a real host's DMA needs before a
+    /// pagemap translation means anything. `hugepage` asks for 2 MiB pages
+    /// (`MAP_HUGETLB`; needs reserved hugepages, `/proc/sys/vm/nr_hugepages`):
+    /// a buffer up to 2 MiB is then physically contiguous.
+    ///
+    /// Errors: `len == 0` → [`Error::InvalidArgument`]; the mapping or the lock
+    /// refused (no hugepages reserved, `RLIMIT_MEMLOCK` too low) →
+    /// [`Error::OutOfMemory`]. Bus address: identity until
+    /// [`DmaBuf::with_bus_addr`].
+    pub fn new_pinned(len: usize, hugepage: bool) -> Result<Self> {
+        if len == 0 {
+            return Err(Error::InvalidArgument("dma buffer size 0"));
+        }
+        let mut opts = MmapOptions::new();
+        opts.len(len).populate();
+        if hugepage {
+            // 2^21 = 2 MiB pages.
+            opts.huge(Some(21));
+        }
+        let mut map = opts.map_anon().map_err(|_| Error::OutOfMemory)?;
+        map.lock().map_err(|_| Error::OutOfMemory)?;
+        let ptr = NonNull::new(map.as_mut_ptr()).ok_or(Error::OutOfMemory)?;
+        let align = if hugepage { 1 << 21 } else { 4096 };
+        Ok(DmaBuf {
+            ptr,
+            len,
+            align,
+            bus_addr: ptr.as_ptr() as u64,
+            // Moving the `MmapMut` does not move the mapping: `ptr` stays valid.
+            backing: Backing::Mapped(map),
         })
     }
 
@@ -52,7 +116,7 @@ impl DmaBuf {
 
     /// The alignment the buffer was allocated with.
     pub fn align(&self) -> usize {
-        self.layout.align()
+        self.align
     }
 
     fn check(&self, offset: usize, n: usize) -> Result<()> {
@@ -80,7 +144,7 @@ impl DmaMemory for DmaBuf {
 
     #[inline]
     fn len(&self) -> usize {
-        self.layout.size()
+        self.len
     }
 
     #[inline]
@@ -123,14 +187,310 @@ impl DmaMemory for DmaBuf {
 
 impl Drop for DmaBuf {
     fn drop(&mut self) {
-        // SAFETY: `ptr` came from `alloc_zeroed(self.layout)` and is freed once.
-        unsafe { dealloc(self.ptr.as_ptr(), self.layout) };
+        if let Backing::Heap(layout) = self.backing {
+            // SAFETY: `ptr` came from `alloc_zeroed(layout)` and is freed once.
+            unsafe { dealloc(self.ptr.as_ptr(), layout) };
+        }
+        // `Backing::Mapped` unmaps itself when dropped.
+    }
+}
+
+/// Finds the bus address of host memory.
+pub trait BusAddrProvider {
+    /// The bus address of the `len` bytes at virtual address `va`; they must be
+    /// contiguous on the bus.
+    fn bus_addr(&self, va: u64, len: usize) -> std::result::Result<u64, PagemapError>;
+}
+
+/// The bus address is the virtual address: the device model, and IOMMU
+/// identity mappings.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Identity;
+
+impl BusAddrProvider for Identity {
+    fn bus_addr(&self, va: u64, _len: usize) -> std::result::Result<u64, PagemapError> {
+        Ok(va)
+    }
+}
+
+/// A [`DmaAllocator`] for a real host: host memory as [`DmaBuf`]s with the
+/// bus address from `P`.
+///
+/// - `pinned = false`: heap buffers (fine with [`Identity`]);
+/// - `pinned = true`: [`DmaBuf::new_pinned`] (with `hugepage`), which a
+///   pagemap translation needs (the page must stay where it was translated).
+///
+/// [`MemLocation::DeviceDram`] is [`Error::NotTraced`]: device DRAM comes from
+/// the kernel driver's `dmem_alloc(TONGA_DRAM)` [000 §4], whose interface the
+/// notes do not trace. A bus address the provider cannot find (pagemap:
+/// unprivileged, page not present, not contiguous) fails the allocation with
+/// [`Error::OutOfMemory`] (no DMA-able memory could be had);
+/// [`HostAllocator::last_translation_error`] keeps the detail.
+#[derive(Debug)]
+pub struct HostAllocator<P> {
+    provider: P,
+    pinned: bool,
+    hugepage: bool,
+    last_error: Option<PagemapError>,
+}
+
+impl<P: BusAddrProvider> HostAllocator<P> {
+    /// Heap-backed buffers, bus addresses from `provider`.
+    pub fn new(provider: P) -> Self {
+        HostAllocator {
+            provider,
+            pinned: false,
+            hugepage: false,
+            last_error: None,
+        }
+    }
+
+    /// Pinned (`mlock`ed) buffers, optionally hugepage-backed.
+    pub fn pinned(provider: P, hugepage: bool) -> Self {
+        HostAllocator {
+            provider,
+            pinned: true,
+            hugepage,
+            last_error: None,
+        }
+    }
+
+    /// Why the last translation failed, if it did.
+    pub fn last_translation_error(&self) -> Option<&PagemapError> {
+        self.last_error.as_ref()
+    }
+}
+
+impl<P: BusAddrProvider> DmaAllocator for HostAllocator<P> {
+    type Buffer = DmaBuf;
+
+    fn alloc(&mut self, location: MemLocation, len: usize, align: usize) -> Result<DmaBuf> {
+        if location == MemLocation::DeviceDram {
+            return Err(Error::NotTraced(
+                "device DRAM allocation on a real host (the driver's dmem_alloc)",
+            ));
+        }
+        check_request(len, align)?;
+        let buf = if self.pinned {
+            let b = DmaBuf::new_pinned(len, self.hugepage)?;
+            if b.align() < align {
+                return Err(Error::InvalidArgument(
+                    "alignment above the pinned buffer's page size",
+                ));
+            }
+            b
+        } else {
+            DmaBuf::new(len, align)?
+        };
+        match self.provider.bus_addr(buf.as_ptr() as u64, len) {
+            Ok(bus) => {
+                self.last_error = None;
+                Ok(buf.with_bus_addr(bus))
+            }
+            Err(e) => {
+                self.last_error = Some(e);
+                Err(Error::OutOfMemory)
+            }
+        }
+    }
+}
+
+fn check_request(len: usize, align: usize) -> Result<()> {
+    if len == 0 {
+        return Err(Error::InvalidArgument("dma buffer size 0"));
+    }
+    if !align.is_power_of_two() {
+        return Err(Error::InvalidArgument("dma alignment not a power of two"));
+    }
+    Ok(())
+}
+
+/// Device DRAM of the [`DeviceModel`]: `len` bytes at bus address `addr`,
+/// read and written through the model's memory.
+#[derive(Debug, Clone, Copy)]
+pub struct ModelDramBuf<'m> {
+    model: &'m DeviceModel,
+    addr: u64,
+    len: usize,
+}
+
+impl ModelDramBuf<'_> {
+    fn check(&self, offset: usize, n: usize) -> Result<u64> {
+        match offset.checked_add(n) {
+            Some(end) if end <= self.len => Ok(self.addr + offset as u64),
+            _ => Err(Error::OutOfRange {
+                what: "dma buffer offset",
+                value: offset as u64,
+                limit: self.len as u64,
+            }),
+        }
+    }
+}
+
+impl DmaMemory for ModelDramBuf<'_> {
+    fn bus_addr(&self) -> u64 {
+        self.addr
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn load_u8(&self, offset: usize) -> Result<u8> {
+        let mut b = [0u8];
+        self.model.read_mem(self.check(offset, 1)?, &mut b)?;
+        Ok(b[0])
+    }
+    fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
+        self.model.read_mem(self.check(offset, out.len())?, out)
+    }
+    fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
+        self.model.write_mem(self.check(offset, data.len())?, data)
+    }
+    fn zero(&self) -> Result<()> {
+        self.model.write_mem(self.addr, &vec![0; self.len])
+    }
+}
+
+/// A buffer of the [`ModelAllocator`]: device DRAM or attached host memory.
+#[derive(Debug, Clone)]
+pub enum ModelBuf<'m> {
+    /// In the model's device memory.
+    Dram(ModelDramBuf<'m>),
+    /// Host memory attached to the model (identity bus address).
+    Host(Arc<DmaBuf>),
+}
+
+impl DmaMemory for ModelBuf<'_> {
+    fn bus_addr(&self) -> u64 {
+        match self {
+            ModelBuf::Dram(b) => b.bus_addr(),
+            ModelBuf::Host(b) => b.bus_addr(),
+        }
+    }
+    fn len(&self) -> usize {
+        match self {
+            ModelBuf::Dram(b) => b.len(),
+            ModelBuf::Host(b) => b.len(),
+        }
+    }
+    fn load_u8(&self, offset: usize) -> Result<u8> {
+        match self {
+            ModelBuf::Dram(b) => b.load_u8(offset),
+            ModelBuf::Host(b) => b.load_u8(offset),
+        }
+    }
+    fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
+        match self {
+            ModelBuf::Dram(b) => b.read(offset, out),
+            ModelBuf::Host(b) => b.read(offset, out),
+        }
+    }
+    fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
+        match self {
+            ModelBuf::Dram(b) => b.write(offset, data),
+            ModelBuf::Host(b) => b.write(offset, data),
+        }
+    }
+    fn zero(&self) -> Result<()> {
+        match self {
+            ModelBuf::Dram(b) => b.zero(),
+            ModelBuf::Host(b) => b.zero(),
+        }
+    }
+}
+
+/// A [`DmaAllocator`] over a [`DeviceModel`] with identity bus addresses.
+///
+/// Device DRAM comes from the arena `[base, base + size)` of the model's
+/// memory, bump-allocated and zeroed at each allocation (an arena: a buffer's
+/// range is not reused while the allocator lives). Host memory is a heap
+/// [`DmaBuf`] attached to the model, so the model's DMA engine reaches it by its
+/// address; the model keeps it alive while the model lives.
+#[derive(Debug)]
+pub struct ModelAllocator<'m> {
+    model: &'m DeviceModel,
+    next: u64,
+    end: u64,
+    allocations: usize,
+}
+
+impl<'m> ModelAllocator<'m> {
+    /// A model-only staging arena: 256 MiB at `0x1_0000_0000`, inside HBM
+    /// channel 0 on every arch (channel 0 starts at 0 with at least 16 GiB
+    /// [FACTS §3.1]) and below every TPB window. The arena placement is the
+    /// model's choice, not a traced value.
+    pub const DEFAULT_ARENA: (DeviceAddr, u64) = (DeviceAddr(0x1_0000_0000), 0x1000_0000);
+
+    /// An allocator over `model` with the device-DRAM arena `[base, base + size)`.
+    pub fn new(model: &'m DeviceModel, base: DeviceAddr, size: u64) -> Result<Self> {
+        let end = base
+            .get()
+            .checked_add(size)
+            .ok_or(Error::InvalidArgument("dram arena past the address space"))?;
+        Ok(ModelAllocator {
+            model,
+            next: base.get(),
+            end,
+            allocations: 0,
+        })
+    }
+
+    /// An allocator over `model` with [`Self::DEFAULT_ARENA`].
+    pub fn with_default_arena(model: &'m DeviceModel) -> Self {
+        ModelAllocator {
+            model,
+            next: Self::DEFAULT_ARENA.0.get(),
+            end: Self::DEFAULT_ARENA.0.get() + Self::DEFAULT_ARENA.1,
+            allocations: 0,
+        }
+    }
+
+    /// Buffers handed out so far.
+    pub fn allocations(&self) -> usize {
+        self.allocations
+    }
+}
+
+impl<'m> DmaAllocator for ModelAllocator<'m> {
+    type Buffer = ModelBuf<'m>;
+
+    fn alloc(&mut self, location: MemLocation, len: usize, align: usize) -> Result<ModelBuf<'m>> {
+        check_request(len, align)?;
+        let buf = match location {
+            MemLocation::DeviceDram => {
+                let a = align as u64;
+                let start = self
+                    .next
+                    .checked_add(a - 1)
+                    .map(|v| v & !(a - 1))
+                    .ok_or(Error::OutOfMemory)?;
+                let end = start.checked_add(len as u64).ok_or(Error::OutOfMemory)?;
+                if end > self.end {
+                    return Err(Error::OutOfMemory);
+                }
+                let b = ModelDramBuf {
+                    model: self.model,
+                    addr: start,
+                    len,
+                };
+                b.zero()?;
+                self.next = end;
+                ModelBuf::Dram(b)
+            }
+            MemLocation::Host => {
+                let b = Arc::new(DmaBuf::new(len, align)?);
+                self.model.attach_host(b.clone());
+                ModelBuf::Host(b)
+            }
+        };
+        self.allocations += 1;
+        Ok(buf)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use khal_core::dma::DmaAllocator;
 
     #[test]
     fn aligned_zeroed_bounds_checked() {
@@ -148,5 +508,105 @@ mod tests {
         b.read(250, &mut out).unwrap();
         assert_eq!(out, [0; 6]);
         assert!(DmaBuf::new(16, 3).is_err());
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "Miri cannot mmap")]
+    fn pinned_buffers_are_page_aligned_zeroed_or_refused_typed() {
+        assert_eq!(
+            DmaBuf::new_pinned(0, false).unwrap_err(),
+            Error::InvalidArgument("dma buffer size 0")
+        );
+        // mlock may be refused by RLIMIT_MEMLOCK; then the error is typed.
+        match DmaBuf::new_pinned(8192, false) {
+            Ok(b) => {
+                assert_eq!(b.as_ptr() as usize % 4096, 0);
+                assert_eq!(b.len(), 8192);
+                assert_eq!(b.load_u8(8191), Ok(0));
+                b.write(4096, &[7]).unwrap();
+                assert_eq!(b.load_u8(4096), Ok(7));
+                assert!(b.load_u8(8192).is_err());
+            }
+            Err(e) => assert_eq!(e, Error::OutOfMemory),
+        }
+        // Without reserved hugepages the mapping is refused, typed.
+        match DmaBuf::new_pinned(4096, true) {
+            Ok(b) => assert_eq!(b.as_ptr() as usize % (1 << 21), 0),
+            Err(e) => assert_eq!(e, Error::OutOfMemory),
+        }
+    }
+
+    struct Refuse;
+    impl BusAddrProvider for Refuse {
+        fn bus_addr(&self, va: u64, _: usize) -> std::result::Result<u64, PagemapError> {
+            Err(PagemapError::PfnHidden { va })
+        }
+    }
+    struct Offset;
+    impl BusAddrProvider for Offset {
+        fn bus_addr(&self, va: u64, _: usize) -> std::result::Result<u64, PagemapError> {
+            Ok(va + 0x1000_0000_0000)
+        }
+    }
+
+    #[test]
+    fn host_allocator_uses_its_provider_and_refuses_device_dram() {
+        let mut a = HostAllocator::new(Identity);
+        let b = a.alloc(MemLocation::Host, 100, 64).unwrap();
+        assert_eq!(b.bus_addr(), b.as_ptr() as u64);
+        assert_eq!(b.as_ptr() as usize % 64, 0);
+        assert!(matches!(
+            a.alloc(MemLocation::DeviceDram, 100, 64),
+            Err(Error::NotTraced(_))
+        ));
+        assert_eq!(
+            a.alloc(MemLocation::Host, 0, 64).unwrap_err(),
+            Error::InvalidArgument("dma buffer size 0")
+        );
+        assert_eq!(
+            a.alloc(MemLocation::Host, 8, 3).unwrap_err(),
+            Error::InvalidArgument("dma alignment not a power of two")
+        );
+        let mut o = HostAllocator::new(Offset);
+        let b = o.alloc(MemLocation::Host, 8, 8).unwrap();
+        assert_eq!(b.bus_addr(), b.as_ptr() as u64 + 0x1000_0000_0000);
+        let mut r = HostAllocator::new(Refuse);
+        assert_eq!(
+            r.alloc(MemLocation::Host, 8, 8).unwrap_err(),
+            Error::OutOfMemory
+        );
+        assert!(matches!(
+            r.last_translation_error(),
+            Some(PagemapError::PfnHidden { .. })
+        ));
+    }
+
+    #[test]
+    fn model_allocator_dram_arena_and_attached_host_memory() {
+        let m = DeviceModel::new();
+        let mut a = ModelAllocator::new(&m, DeviceAddr(0x10_0000), 0x1000).unwrap();
+        let b1 = a.alloc(MemLocation::DeviceDram, 10, 64).unwrap();
+        let b2 = a.alloc(MemLocation::DeviceDram, 100, 256).unwrap();
+        assert_eq!(b1.bus_addr(), 0x10_0000);
+        assert_eq!(b2.bus_addr(), 0x10_0100);
+        b2.copy_in(&[1, 2, 3]).unwrap();
+        let mut out = [0u8; 3];
+        m.read_mem(0x10_0100, &mut out).unwrap();
+        assert_eq!(out, [1, 2, 3]);
+        assert_eq!(b2.load_u8(1), Ok(2));
+        assert!(b2.copy_in(&[0; 101]).is_err());
+        assert!(b1.write(8, &[0; 3]).is_err());
+        // Exhaustion is typed and allocates nothing.
+        assert_eq!(
+            a.alloc(MemLocation::DeviceDram, 0x1000, 64).unwrap_err(),
+            Error::OutOfMemory
+        );
+        assert_eq!(a.allocations(), 2);
+        // Host memory: attached, reached by the model at its bus address.
+        let h = a.alloc(MemLocation::Host, 16, 16).unwrap();
+        m.write_mem(h.bus_addr() + 4, &[9]).unwrap();
+        assert_eq!(h.load_u8(4), Ok(9));
+        assert!(matches!(h, ModelBuf::Host(_)));
+        assert!(ModelAllocator::new(&m, DeviceAddr(u64::MAX), 2).is_err());
     }
 }
