@@ -8,7 +8,8 @@
 //!
 //! - [`tables`]: the table set ([`DveTableSet`]) and its [`Fingerprint`];
 //! - [`param_ram`]: the default parameter RAM, bit-exact;
-//! - `placement` and `loader`: the destinations and the loader (landing with the register-family traits).
+//! - [`placement`]: the destinations, TPB AXI base + the arch's offsets;
+//! - [`loader`]: [`DveLoader`], staging + DMA + residency.
 //!
 //! ```ignore
 //! let tile = Cayman::tile(0)?;
@@ -18,8 +19,12 @@
 //! loader.load(&mut alloc, &mut queue, &mut delay, Budget::NQ_DEFAULT, &placement, &tables)?;
 //! ```
 
+pub mod loader;
 pub mod param_ram;
+pub mod placement;
 pub mod tables;
 
+pub use loader::{DveConfigDmaState, DveLoader, LoadOutcome, DVE_QUEUE_NAME, STAGING_ALIGN};
 pub use param_ram::{DEFAULT_PARAM_RAM, PARAM_RAM_BYTES, PARAM_RAM_ENTRIES};
+pub use placement::DvePlacement;
 pub use tables::{DveTableSet, Fingerprint, TableId};
