@@ -1,5 +1,121 @@
-//! The `khal` command (subcommands are added by the CLI work).
+//! The `khal` command: one subcommand per file (`map.rs`, `decode.rs`; `trace`
+//! and `demo` are added as `trace.rs` / `demo.rs`).
+//!
+//! Every failure is one line on stderr and a non-zero exit: 2 for a bad
+//! command line, 1 for a command that could not do its job. No panics.
 
-fn main() {
-    println!("khal {}", env!("CARGO_PKG_VERSION"));
+use std::io::Write as _;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use khal::ArchId;
+
+mod decode;
+mod map;
+
+/// khal: the register matrix, address decoder and tools of the khal HAL.
+#[derive(Debug, Parser)]
+#[command(name = "khal", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The subcommands. To add one: a file `src/<name>.rs` with an `Args` struct
+/// and a `run(&Args) -> Result<String, String>`, a variant here and an arm in
+/// [`run`].
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the register matrix of an arch (or the differences of two).
+    Map(map::MapArgs),
+    /// Say what lives at a device address.
+    Decode(decode::DecodeArgs),
+}
+
+/// An arch on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ArchArg {
+    /// SUNDA, arch 2.
+    Sunda,
+    /// CAYMAN, arch 3.
+    Cayman,
+    /// MARIANA, arch 4.
+    Mariana,
+}
+
+impl ArchArg {
+    /// The arch id.
+    pub fn id(self) -> ArchId {
+        match self {
+            ArchArg::Sunda => ArchId::Sunda,
+            ArchArg::Cayman => ArchId::Cayman,
+            ArchArg::Mariana => ArchId::Mariana,
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<String, String> {
+    match &cli.command {
+        Command::Map(args) => map::run(args),
+        Command::Decode(args) => decode::run(args),
+    }
+}
+
+/// The first meaningful line of a clap error, without clap's usage block.
+fn one_line(err: &clap::Error) -> String {
+    use clap::error::ErrorKind;
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand
+    ) {
+        return "error: a subcommand is required (map, decode); see `khal --help`".into();
+    }
+    // clap's message is the first line, sometimes continued by indented
+    // lines (the missing arguments); the usage block follows a blank line.
+    let text = err.to_string();
+    let mut parts = text
+        .lines()
+        .map(str::trim)
+        .skip_while(|l| l.is_empty())
+        .take_while(|l| !l.is_empty() && !l.starts_with("Usage:"));
+    let mut line = parts.next().unwrap_or("error: bad arguments").to_string();
+    for more in parts {
+        line.push(' ');
+        line.push_str(more);
+    }
+    if line.starts_with("error:") {
+        line
+    } else {
+        format!("error: {line}")
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                err.kind(),
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+            ) {
+                // `--help` / `--version`: clap prints to stdout, success.
+                let _ = err.print();
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("{}", one_line(&err));
+            return ExitCode::from(2);
+        }
+    };
+    match run(&cli) {
+        Ok(out) => {
+            // A closed pipe (`khal map | head`) is not an error worth a panic.
+            let _ = std::io::stdout().write_all(out.as_bytes());
+            ExitCode::SUCCESS
+        }
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(1)
+        }
+    }
 }

@@ -1,0 +1,893 @@
+//! `khal map`: the register matrix of an arch, built by walking the family traits.
+//!
+//! Every value printed here comes from the `khal_core::family` traits of the
+//! arch crates (never a second copy of the numbers); this file only adds the
+//! labels and the provenance column ([FACTS] sources).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use clap::Args;
+use khal::core::addr::MeshHalf;
+use khal::core::family::{nx_local::RsvdSpace, Arch, Gated, HbmChannel, NotificMask, Offset, Tile};
+use khal::{ArchId, Cayman, Engine, Error, Mariana, Sunda};
+use serde_json::{json, Value as Json};
+
+use crate::ArchArg;
+
+/// Arguments of `khal map`.
+#[derive(Debug, Args)]
+pub struct MapArgs {
+    /// The arch whose matrix to print.
+    #[arg(long, value_enum, required_unless_present = "diff")]
+    pub arch: Option<ArchArg>,
+    /// Print one JSON document instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Print only the items that differ between two arches, side by side.
+    #[arg(long, num_args = 2, value_names = ["ARCH", "ARCH"], value_enum, conflicts_with = "arch")]
+    pub diff: Option<Vec<ArchArg>>,
+}
+
+/// Whether an address is device-full or a host-visible offset [000 §2].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// A device-full address.
+    Device,
+    /// A host-visible offset (device-full minus `0x8_0000_0000`).
+    HostVisible,
+}
+
+impl Form {
+    /// Human label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Form::Device => "device-full",
+            Form::HostVisible => "host-visible",
+        }
+    }
+}
+
+/// One value of the matrix, or the typed reason there is none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Val {
+    /// An absolute address.
+    Addr(u64, Form),
+    /// An offset relative to a window base.
+    Offset(u64),
+    /// A size in bytes.
+    Size(u64),
+    /// A count.
+    Count(u64),
+    /// A register bit field.
+    Field {
+        /// In-place mask.
+        mask: u32,
+        /// Shift.
+        shift: u32,
+    },
+    /// A yes/no property.
+    Flag(bool),
+    /// Nobody traced the value.
+    NotTraced(String),
+    /// The feature is absent on this arch (the C 0 sentinel, or no getter).
+    Absent(&'static str),
+    /// The getter aborts on this arch.
+    Unsupported,
+}
+
+impl Val {
+    fn from_err(e: Error) -> Val {
+        match e {
+            Error::NotTraced(what) => Val::NotTraced(what.to_string()),
+            Error::Unsupported { .. } => Val::Unsupported,
+            other => Val::NotTraced(other.to_string()),
+        }
+    }
+
+    /// The status column.
+    pub fn status(&self) -> &'static str {
+        match self {
+            Val::NotTraced(_) => "not traced",
+            Val::Absent(_) => "absent on this arch",
+            Val::Unsupported => "unsupported on this arch",
+            _ => "traced",
+        }
+    }
+
+    /// The value column of the table.
+    pub fn text(&self) -> String {
+        match self {
+            Val::Addr(v, _) | Val::Offset(v) | Val::Size(v) => format!("{v:#x}"),
+            Val::Count(n) => n.to_string(),
+            Val::Field { mask, shift } => format!("mask {mask:#x}, shift {shift}"),
+            Val::Flag(b) => if *b { "yes" } else { "no" }.to_string(),
+            Val::NotTraced(_) => "not traced".to_string(),
+            Val::Absent(why) => format!("absent on this arch ({why})"),
+            Val::Unsupported => "unsupported on this arch (the C getter aborts)".to_string(),
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            Val::Addr(..) => "address",
+            Val::Offset(_) => "offset",
+            Val::Size(_) => "size",
+            Val::Count(_) => "count",
+            Val::Field { .. } => "field",
+            Val::Flag(_) => "flag",
+            Val::NotTraced(_) | Val::Absent(_) | Val::Unsupported => "none",
+        }
+    }
+
+    fn json(&self) -> Json {
+        match self {
+            Val::Addr(v, _) | Val::Offset(v) | Val::Size(v) => json!(format!("{v:#x}")),
+            Val::Count(n) => json!(n),
+            Val::Field { mask, shift } => json!({ "mask": format!("{mask:#x}"), "shift": shift }),
+            Val::Flag(b) => json!(b),
+            Val::NotTraced(_) | Val::Absent(_) | Val::Unsupported => Json::Null,
+        }
+    }
+}
+
+/// One row of the matrix.
+#[derive(Debug, Clone)]
+pub struct Item {
+    /// The register family (`tpb`, `hbm`, `seq`, …).
+    pub family: &'static str,
+    /// The item's name within its family (`tpb[5]`, `seq[pe].seqtop`, …).
+    pub item: String,
+    /// What the item is indexed by: `("tile", 5)`, `("channel", 2)`, `("engine", 0)`…
+    pub index: Option<(&'static str, u32)>,
+    /// The value.
+    pub val: Val,
+    /// Where the value comes from.
+    pub source: &'static str,
+}
+
+impl Item {
+    /// The mesh half of an address item.
+    pub fn mesh_half(&self) -> Option<MeshHalf> {
+        match self.val {
+            Val::Addr(v, Form::Device) => Some(khal::DeviceAddr(v).mesh_half()),
+            _ => None,
+        }
+    }
+
+    fn json(&self) -> Json {
+        let mut o = json!({
+            "family": self.family,
+            "item": self.item,
+            "kind": self.val.kind(),
+            "value": self.val.json(),
+            "status": self.val.status(),
+            "source": self.source,
+        });
+        if let Some((what, i)) = self.index {
+            o["index"] = json!({ what: i });
+        }
+        if let Val::Addr(_, form) = self.val {
+            o["form"] = json!(form.label());
+        }
+        if let Some(h) = self.mesh_half() {
+            o["mesh_half"] = json!(mesh_label(h));
+        }
+        match &self.val {
+            Val::NotTraced(what) => o["note"] = json!(what),
+            Val::Absent(why) => o["note"] = json!(why),
+            _ => {}
+        }
+        o
+    }
+}
+
+/// `low` / `high`.
+pub fn mesh_label(h: MeshHalf) -> &'static str {
+    match h {
+        MeshHalf::Low => "low",
+        MeshHalf::High => "high",
+    }
+}
+
+/// Collects rows.
+struct Rows(Vec<Item>);
+
+impl Rows {
+    fn push(
+        &mut self,
+        family: &'static str,
+        item: impl Into<String>,
+        index: Option<(&'static str, u32)>,
+        val: Val,
+        source: &'static str,
+    ) {
+        self.0.push(Item {
+            family,
+            item: item.into(),
+            index,
+            val,
+            source,
+        });
+    }
+}
+
+fn res<T>(r: khal::Result<T>, f: impl FnOnce(T) -> Val) -> Val {
+    match r {
+        Ok(v) => f(v),
+        Err(e) => Val::from_err(e),
+    }
+}
+
+fn eng_idx(e: Engine) -> Option<(&'static str, u32)> {
+    Some(("engine", e.index() as u32))
+}
+
+/// Provenance per family and arch, as [FACTS] gives it.
+fn src(family: &str, arch: ArchId) -> &'static str {
+    let sunda = arch == ArchId::Sunda;
+    match family {
+        "identity" => "[002 §1], [000 §3]",
+        "tpb" if sunda => "[kdrv v2] V2_MMAP_TPB_OFFSET/SIZE/COUNT (tile layout MED)",
+        "tpb" => "[kdrv v3 V3_MMAP_TPB_n_BASE], [000 §3]",
+        "psum" if sunda => "[000 §3] (not in this band)",
+        "psum" => "[000 §3 NOTE]",
+        "preproc" if sunda => "[000 §3] (not in this band)",
+        "preproc" => "[kdrv v3], [000 §3]",
+        "hbm" if sunda => "[kdrv v2], [000 §3]",
+        "hbm" if arch == ArchId::Mariana => "[000 §3] (bases MED)",
+        "hbm" => "[kdrv v3], [000 §3]",
+        "hbm.bar" => "[000 §3 GOTCHA]",
+        "iram" => "[000 §3]",
+        "seq" => "[000 §2, §3]",
+        "hw_decode" => "[000 §3]",
+        "dve" => "[000 §3, §4]",
+        "cap_cfg" => "[000 §3]",
+        "topsp" => "[000 §2, §3]",
+        "nx_local" if sunda => "[004 §5]",
+        "nx_local" => "[000 §2, §3]",
+        "q7" => "[000 §3], [004 §5]",
+        "notific_mask" => "[002 §4]",
+        "intc" => "[004 §4]",
+        _ => "[FACTS]",
+    }
+}
+
+/// Walk every family of `A` into rows.
+pub fn walk<A: Arch>() -> Vec<Item> {
+    let mut r = Rows(Vec::new());
+    let s = |f| src(f, A::ID);
+
+    // identity
+    r.push(
+        "identity",
+        "arch id",
+        None,
+        Val::Count(A::ID.id().into()),
+        s("identity"),
+    );
+    r.push(
+        "identity",
+        "engines",
+        None,
+        Val::Count(Engine::COUNT as u64),
+        s("identity"),
+    );
+
+    // TPB / PSUM / PREPROC
+    r.push(
+        "tpb",
+        "tpb count",
+        None,
+        Val::Count(A::tpb_count().into()),
+        s("tpb"),
+    );
+    for t in Tile::<A>::all() {
+        let idx = Some(("tile", t.index()));
+        r.push(
+            "tpb",
+            format!("tpb[{}]", t.index()),
+            idx,
+            Val::Addr(A::tpb_base(t).get(), Form::Device),
+            s("tpb"),
+        );
+    }
+    for t in Tile::<A>::all() {
+        let idx = Some(("tile", t.index()));
+        let v = res(A::psum_base(t), |a| Val::Addr(a.get(), Form::Device));
+        r.push("psum", format!("psum[{}]", t.index()), idx, v, s("psum"));
+    }
+    match A::preproc_count() {
+        Ok(n) => {
+            r.push(
+                "preproc",
+                "preproc count (kdrv windows)",
+                None,
+                Val::Count(n.into()),
+                s("preproc"),
+            );
+            for i in 0..n {
+                let v = res(A::preproc_base(i), |a| Val::Addr(a.get(), Form::Device));
+                r.push(
+                    "preproc",
+                    format!("preproc[{i}]"),
+                    Some(("window", i)),
+                    v,
+                    s("preproc"),
+                );
+            }
+        }
+        Err(e) => r.push(
+            "preproc",
+            "preproc bases",
+            None,
+            Val::from_err(e),
+            s("preproc"),
+        ),
+    }
+    r.push(
+        "preproc",
+        "preproc size",
+        None,
+        res(A::preproc_size(), Val::Size),
+        s("preproc"),
+    );
+    r.push(
+        "preproc",
+        "libnrt preproc table length",
+        None,
+        Val::NotTraced("libnrt preproc table length".into()),
+        s("preproc"),
+    );
+
+    // HBM
+    r.push(
+        "hbm",
+        "hbm channels",
+        None,
+        Val::Count(A::hbm_channel_count().into()),
+        s("hbm"),
+    );
+    for c in HbmChannel::<A>::all() {
+        let idx = Some(("channel", c.index()));
+        r.push(
+            "hbm",
+            format!("hbm[{}]", c.index()),
+            idx,
+            Val::Addr(A::hbm_channel_base(c).get(), Form::Device),
+            s("hbm"),
+        );
+    }
+    r.push(
+        "hbm",
+        "get_hbm_size (usable per channel)",
+        None,
+        Val::Size(A::get_hbm_size().bytes()),
+        "[000 §3]",
+    );
+    r.push(
+        "hbm",
+        "bar window per channel",
+        None,
+        res(A::hbm_bar_window(), |w| Val::Size(w.bytes())),
+        s("hbm.bar"),
+    );
+
+    // IRAM
+    for e in Engine::ALL {
+        r.push(
+            "iram",
+            format!("iram[{e}]"),
+            eng_idx(e),
+            res(A::iram_size(e), Val::Size),
+            s("iram"),
+        );
+    }
+
+    // Sequencer
+    for e in Engine::ALL {
+        let name = |part: &str, hv: bool| {
+            if hv {
+                format!("seq[{e}].{part} (host-visible)")
+            } else {
+                format!("seq[{e}].{part}")
+            }
+        };
+        match A::seq_params(e) {
+            Ok(t) => {
+                for (part, a) in [("seq", t.seq), ("seqtop", t.seqtop), ("hostvis", t.hostvis)] {
+                    r.push(
+                        "seq",
+                        name(part, false),
+                        eng_idx(e),
+                        Val::Addr(a.get(), Form::Device),
+                        s("seq"),
+                    );
+                }
+            }
+            Err(err) => r.push(
+                "seq",
+                format!("seq[{e}]"),
+                eng_idx(e),
+                Val::from_err(err),
+                s("seq"),
+            ),
+        }
+        match A::seq_params_host_visible(e) {
+            Ok(t) => {
+                for (part, a) in [("seq", t.seq), ("seqtop", t.seqtop), ("hostvis", t.hostvis)] {
+                    r.push(
+                        "seq",
+                        name(part, true),
+                        eng_idx(e),
+                        Val::Addr(a.get(), Form::HostVisible),
+                        s("seq"),
+                    );
+                }
+            }
+            Err(err) => r.push(
+                "seq",
+                format!("seq[{e}] (host-visible)"),
+                eng_idx(e),
+                Val::from_err(err),
+                s("seq"),
+            ),
+        }
+    }
+    r.push("seq", "sz1", None, Val::Size(A::seq_sizes().sz1), s("seq"));
+    r.push("seq", "sz2", None, Val::Size(A::seq_sizes().sz2), s("seq"));
+
+    // HW decode
+    for e in Engine::ALL {
+        match A::hw_decode_table_params(e) {
+            Ok(p) => {
+                r.push(
+                    "hw_decode",
+                    format!("hw_decode[{e}].base"),
+                    eng_idx(e),
+                    Val::Addr(p.base.get(), Form::Device),
+                    s("hw_decode"),
+                );
+                r.push(
+                    "hw_decode",
+                    format!("hw_decode[{e}].header_size"),
+                    eng_idx(e),
+                    Val::Size(p.header_size),
+                    s("hw_decode"),
+                );
+                r.push(
+                    "hw_decode",
+                    format!("hw_decode[{e}].block_size"),
+                    eng_idx(e),
+                    Val::Size(p.block_size),
+                    s("hw_decode"),
+                );
+            }
+            Err(err) => r.push(
+                "hw_decode",
+                format!("hw_decode[{e}]"),
+                eng_idx(e),
+                Val::from_err(err),
+                s("hw_decode"),
+            ),
+        }
+        if let Ok(p) = A::hw_decode_table_params_host_visible(e) {
+            r.push(
+                "hw_decode",
+                format!("hw_decode[{e}].base (host-visible)"),
+                eng_idx(e),
+                Val::Addr(p.base.get(), Form::HostVisible),
+                s("hw_decode"),
+            );
+        }
+        r.push(
+            "hw_decode",
+            format!("hw_decode[{e}].fourth out-param"),
+            eng_idx(e),
+            res(A::hw_decode_fourth_param(e), Val::Size),
+            s("hw_decode"),
+        );
+    }
+
+    // DVE
+    match A::DVE_TABLE_OFFSETS {
+        Some(o) => {
+            for (n, off) in [
+                ("opcode", o.opcode),
+                ("control_fast", o.control_fast),
+                ("control_slow", o.control_slow),
+                ("datapath", o.datapath),
+            ] {
+                r.push(
+                    "dve",
+                    format!("dve table offset {n}"),
+                    None,
+                    Val::Offset(off.get()),
+                    s("dve"),
+                );
+            }
+        }
+        None => r.push(
+            "dve",
+            "dve table offsets",
+            None,
+            Val::Absent("no offset getter"),
+            s("dve"),
+        ),
+    }
+    let sizes = A::dve_table_sizes();
+    for (i, n) in ["opcode", "control_fast", "control_slow", "datapath"]
+        .iter()
+        .enumerate()
+    {
+        let v = match &sizes {
+            Ok(arr) => arr
+                .get(i)
+                .map_or(Val::NotTraced("dve table size".into()), |&b| Val::Size(b)),
+            Err(e) => Val::from_err(*e),
+        };
+        r.push("dve", format!("dve table size {n}"), None, v, s("dve"));
+    }
+    r.push(
+        "dve",
+        "dve param ram base",
+        None,
+        Val::Offset(A::DVE_PARAM_RAM_BASE.get()),
+        s("dve"),
+    );
+    r.push(
+        "dve",
+        "dve param ram size",
+        None,
+        Val::Size(A::DVE_PARAM_RAM_SIZE),
+        s("dve"),
+    );
+    r.push(
+        "dve",
+        "dve loads control_slow",
+        None,
+        Val::Flag(A::DVE_LOADS_CONTROL_SLOW),
+        s("dve"),
+    );
+
+    // Capability-gated config offsets
+    let gated = |g: khal::Result<Gated<Offset>>| match g {
+        Ok(Gated::Present(o)) => Val::Offset(o.get()),
+        Ok(Gated::Absent) => Val::Absent("the getter returns the 0 sentinel"),
+        Err(e) => Val::from_err(e),
+    };
+    r.push(
+        "cap_cfg",
+        "sdma cfg offset",
+        None,
+        gated(A::sdma_cfg_offset()),
+        s("cap_cfg"),
+    );
+    for e in Engine::ALL {
+        r.push(
+            "cap_cfg",
+            format!("fp8 cfg offset[{e}]"),
+            eng_idx(e),
+            gated(A::eng_fp8_cfg_offset(e)),
+            s("cap_cfg"),
+        );
+    }
+    r.push(
+        "cap_cfg",
+        "emax cfg offset",
+        None,
+        gated(A::emax_cfg_offset()),
+        s("cap_cfg"),
+    );
+    r.push(
+        "cap_cfg",
+        "two more getters of the family",
+        None,
+        Val::NotTraced("names of the 4th and 5th cfg getters".into()),
+        s("cap_cfg"),
+    );
+
+    // TopSP-NX
+    for (n, v) in [
+        ("window base", A::topsp_window_base()),
+        ("stop_signal", A::topsp_stop_signal()),
+        ("basic_block_switch", A::topsp_basic_block_switch()),
+        ("host_trigger", A::topsp_host_trigger()),
+    ] {
+        r.push(
+            "topsp",
+            format!("topsp {n}"),
+            None,
+            res(v, |o| Val::Offset(o.get())),
+            s("topsp"),
+        );
+    }
+
+    // NX / XT local
+    let reg = |x: khal::Result<khal::core::regs::Reg>| res(x, |g| Val::Offset(g.offset()));
+    r.push(
+        "nx_local",
+        "start_ctrl",
+        None,
+        reg(A::start_ctrl()),
+        s("nx_local"),
+    );
+    r.push(
+        "nx_local",
+        "notific_sw_queue_num2",
+        None,
+        reg(A::notific_sw_queue_num2()),
+        s("nx_local"),
+    );
+    r.push(
+        "nx_local",
+        "notific_sw_queue_num2.events_semaphores_nt",
+        None,
+        res(A::events_semaphores_nt(), |f| Val::Field {
+            mask: f.mask(),
+            shift: f.shift(),
+        }),
+        s("nx_local"),
+    );
+    r.push(
+        "nx_local",
+        "release_run_stall",
+        None,
+        reg(A::release_run_stall()),
+        s("nx_local"),
+    );
+    for i in 0..3 {
+        let v = match RsvdSpace::new(i, "nx_rsvd_space") {
+            Ok(b) => reg(A::nx_rsvd_space(b)),
+            Err(e) => Val::from_err(e),
+        };
+        r.push(
+            "nx_local",
+            format!("nx_rsvd_space{i}"),
+            None,
+            v,
+            s("nx_local"),
+        );
+    }
+    r.push(
+        "nx_local",
+        "xt memcopy_dmas",
+        None,
+        res(A::memcopy_dmas_offset(), |o| Val::Offset(o.get())),
+        s("nx_local"),
+    );
+    r.push(
+        "nx_local",
+        "start_addr_lo",
+        None,
+        reg(A::start_addr_lo()),
+        s("nx_local"),
+    );
+    r.push(
+        "nx_local",
+        "start_addr_hi",
+        None,
+        reg(A::start_addr_hi()),
+        s("nx_local"),
+    );
+    for e in Engine::ALL {
+        r.push(
+            "nx_local",
+            format!("xt_local_reg_offset[{e}]"),
+            eng_idx(e),
+            res(A::xt_local_reg_offset(e), |a| {
+                Val::Addr(a.get(), Form::Device)
+            }),
+            s("nx_local"),
+        );
+    }
+
+    // Q7, notification masks
+    // The notes name param sets 2 and 5 (the CAYMAN owners 0 and 1) [004 §5].
+    for set in [2u32, 5] {
+        match A::q7_params(set) {
+            Ok(p) => {
+                let idx = Some(("param set", set));
+                r.push(
+                    "q7",
+                    format!("q7[{set}].iram_base"),
+                    idx,
+                    Val::Addr(p.iram_base.get(), Form::Device),
+                    s("q7"),
+                );
+                r.push(
+                    "q7",
+                    format!("q7[{set}].iram_size"),
+                    idx,
+                    Val::Size(p.iram_size),
+                    s("q7"),
+                );
+                r.push(
+                    "q7",
+                    format!("q7[{set}].dram_base"),
+                    idx,
+                    Val::Addr(p.dram_base.get(), Form::Device),
+                    s("q7"),
+                );
+                r.push(
+                    "q7",
+                    format!("q7[{set}].dram_size"),
+                    idx,
+                    Val::Size(p.dram_size),
+                    s("q7"),
+                );
+                r.push(
+                    "q7",
+                    format!("q7[{set}].ncores"),
+                    idx,
+                    Val::Count(p.ncores.into()),
+                    s("q7"),
+                );
+            }
+            Err(e) => r.push(
+                "q7",
+                format!("q7[{set}] params"),
+                Some(("param set", set)),
+                Val::from_err(e),
+                s("q7"),
+            ),
+        }
+    }
+    r.push(
+        "q7",
+        "q7 per-core stride",
+        None,
+        Val::NotTraced("q7 per-core stride".into()),
+        s("q7"),
+    );
+    for m in NotificMask::ALL {
+        r.push(
+            "notific_mask",
+            format!("{} mask", m.name()),
+            None,
+            res(A::notific_mask(m), |v| Val::Offset(v.into())),
+            s("notific_mask"),
+        );
+    }
+
+    // INTC NQ mailbox map
+    match A::NQ_MAILBOX_MAP {
+        Ok(map) => {
+            for (i, a) in map.iter().enumerate() {
+                r.push(
+                    "intc",
+                    format!("nq mailbox[{i}]"),
+                    Some(("entry", i as u32)),
+                    Val::Addr(a.get(), Form::Device),
+                    s("intc"),
+                );
+            }
+        }
+        Err(e) => r.push("intc", "nq mailbox map", None, Val::from_err(e), s("intc")),
+    }
+    r.0
+}
+
+/// The matrix of one arch.
+pub fn items(arch: ArchId) -> Vec<Item> {
+    match arch {
+        ArchId::Sunda => walk::<Sunda>(),
+        ArchId::Cayman => walk::<Cayman>(),
+        ArchId::Mariana => walk::<Mariana>(),
+    }
+}
+
+fn table(arch: ArchId, rows: &[Item]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "khal register matrix: {} (arch {})",
+        arch.name(),
+        arch.id()
+    );
+    let w_fam = rows
+        .iter()
+        .map(|r| r.family.len())
+        .max()
+        .unwrap_or(6)
+        .max(6);
+    let w_item = rows.iter().map(|r| r.item.len()).max().unwrap_or(4).max(4);
+    let w_val = rows
+        .iter()
+        .map(|r| r.val.text().len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let _ = writeln!(
+        out,
+        "{:w_fam$}  {:w_item$}  {:w_val$}  source",
+        "family", "item", "value"
+    );
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "{:w_fam$}  {:w_item$}  {:w_val$}  {}",
+            r.family,
+            r.item,
+            r.val.text(),
+            r.source
+        );
+    }
+    out
+}
+
+fn to_json(arch: ArchId, rows: &[Item]) -> Json {
+    json!({
+        "arch": arch.name(),
+        "id": arch.id(),
+        "items": rows.iter().map(Item::json).collect::<Vec<_>>(),
+    })
+}
+
+fn diff(a: ArchId, b: ArchId) -> String {
+    let index = |rows: Vec<Item>| -> BTreeMap<(String, String), String> {
+        rows.into_iter()
+            .map(|r| ((r.family.to_string(), r.item), r.val.text()))
+            .collect()
+    };
+    let (ra, rb) = (index(items(a)), index(items(b)));
+    let mut keys: Vec<&(String, String)> = ra.keys().chain(rb.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let absent = "(no such item)".to_string();
+    let rows: Vec<(&(String, String), &String, &String)> = keys
+        .into_iter()
+        .filter_map(|k| {
+            let va = ra.get(k).unwrap_or(&absent);
+            let vb = rb.get(k).unwrap_or(&absent);
+            (va != vb).then_some((k, va, vb))
+        })
+        .collect();
+    let w_fam = rows.iter().map(|r| r.0 .0.len()).max().unwrap_or(6).max(6);
+    let w_item = rows.iter().map(|r| r.0 .1.len()).max().unwrap_or(4).max(4);
+    let w_a = rows
+        .iter()
+        .map(|r| r.1.len())
+        .max()
+        .unwrap_or(0)
+        .max(a.name().len());
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:w_fam$}  {:w_item$}  {:w_a$}  {}",
+        "family",
+        "item",
+        a.name(),
+        b.name()
+    );
+    for ((fam, item), va, vb) in rows {
+        let _ = writeln!(out, "{fam:w_fam$}  {item:w_item$}  {va:w_a$}  {vb}");
+    }
+    out
+}
+
+/// Run `khal map`.
+pub fn run(args: &MapArgs) -> Result<String, String> {
+    if let Some(pair) = &args.diff {
+        let (a, b) = match pair.as_slice() {
+            [a, b] => (a.id(), b.id()),
+            _ => return Err("--diff takes exactly two arches".into()),
+        };
+        if args.json {
+            return Err("--json is not available with --diff".into());
+        }
+        return Ok(diff(a, b));
+    }
+    let arch = args
+        .arch
+        .ok_or("--arch <sunda|cayman|mariana> is required")?
+        .id();
+    let rows = items(arch);
+    if args.json {
+        serde_json::to_string_pretty(&to_json(arch, &rows))
+            .map(|s| s + "\n")
+            .map_err(|e| format!("cannot render JSON: {e}"))
+    } else {
+        Ok(table(arch, &rows))
+    }
+}

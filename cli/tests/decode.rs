@@ -1,0 +1,136 @@
+//! `khal decode`: every base `khal map` prints decodes back to its family and
+//! item; register names inside described windows; unknown addresses; bad
+//! arguments give one line and a non-zero exit.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn khal(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_khal"))
+        .args(args)
+        .output()
+        .expect("run khal");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn every_printed_base_round_trips() {
+    for arch in ["sunda", "cayman", "mariana"] {
+        let (_, out, _) = khal(&["map", "--arch", arch, "--json"]);
+        let doc: Value = serde_json::from_str(&out).unwrap();
+        let mut n = 0;
+        for it in doc["items"].as_array().unwrap() {
+            if it["kind"] != "address" {
+                continue;
+            }
+            let family = it["family"].as_str().unwrap();
+            let item = it["item"].as_str().unwrap();
+            let addr = it["value"].as_str().unwrap();
+            let (code, out, err) = khal(&["decode", "--arch", arch, addr]);
+            assert_eq!(code, 0, "{arch} {addr}: {err}");
+            let want = format!("  {family}  {item}  (");
+            let line = out
+                .lines()
+                .find(|l| l.starts_with(&want))
+                .unwrap_or_else(|| panic!("{arch} {addr}: no line {want:?} in\n{out}"));
+            if let Some(idx) = it["index"].as_object() {
+                let (what, i) = idx.iter().next().unwrap();
+                assert!(line.contains(&format!("{what} {i}")), "{line}");
+            }
+            let form = it["form"].as_str().unwrap();
+            assert!(line.contains(form), "{line}");
+            if let Some(h) = it["mesh_half"].as_str() {
+                assert!(line.contains(&format!("{h} mesh half")), "{line}");
+            }
+            n += 1;
+        }
+        assert!(n >= 20, "{arch}: only {n} addresses");
+    }
+}
+
+#[test]
+fn ranges_and_mesh_halves() {
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "0x8000_0000_1000"]);
+    assert!(out.contains("hbm  hbm[2] + 0x1000  (usable HBM"), "{out}");
+    assert!(
+        out.contains("channel 2, high mesh half, device-full"),
+        "{out}"
+    );
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "0x8047_0000_0000"]);
+    assert!(out.contains("BAR window beyond the usable size"), "{out}");
+    let (_, out, _) = khal(&["decode", "--arch", "mariana", "0x804A_0000_0000"]);
+    assert!(
+        out.contains("unknown"),
+        "MARIANA's BAR window is not traced: {out}"
+    );
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "0x20_02B8_7010"]);
+    assert!(out.contains("dve  tpb[0] + dve param ram + 0x10"), "{out}");
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "0x2600000"]);
+    assert!(
+        out.contains("seq[pe].seq (host-visible)") && out.contains("device-full 0x802600000"),
+        "{out}"
+    );
+    let (_, out, _) = khal(&["decode", "--arch", "sunda", "0x2600000"]);
+    assert!(out.contains("no rebase on this arch"), "{out}");
+}
+
+#[test]
+fn register_names_inside_windows() {
+    let (code, out, _) = khal(&["decode", "--arch", "cayman", "--in", "nx-local", "0xA08"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("register tpb_nx_local.notific_sw_queue_num2"),
+        "{out}"
+    );
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "--in", "xt-local", "0x13a0"]);
+    assert!(out.contains("register tpb_xt_local.memcopy_dmas"), "{out}");
+    let (_, out, _) = khal(&["decode", "--arch", "sunda", "--in", "nx-local", "0x844"]);
+    assert!(
+        out.contains("register tpb_nx_local.nx_rsvd_space2"),
+        "{out}"
+    );
+    let (_, out, _) = khal(&["decode", "--arch", "mariana", "--in", "nx-local", "0x4"]);
+    assert!(out.contains("not traced"), "{out}");
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "--in", "nx-local", "0x8"]);
+    assert!(out.contains("unknown"), "{out}");
+}
+
+#[test]
+fn unknown_address_says_so() {
+    for arch in ["sunda", "cayman", "mariana"] {
+        let (code, out, _) = khal(&["decode", "--arch", arch, "0xFFFF_0000_0000"]);
+        assert_eq!(code, 0);
+        assert!(out.contains("unknown: no traced base or window"), "{out}");
+        assert_eq!(out.lines().count(), 2, "{out}");
+    }
+}
+
+#[test]
+fn bad_arguments_give_one_line_and_fail() {
+    for args in [
+        &["decode", "--arch", "foo", "0x0"][..],
+        &["decode", "--arch", "cayman", "zz"],
+        &["decode", "--arch", "cayman", "0x1_0000_0000_0000_0000"],
+        &["decode", "--arch", "cayman"],
+        &["decode", "0x0"],
+        &["decode", "--arch", "cayman", "--in", "nowhere", "0x0"],
+        &["map"],
+        &["map", "--arch", "trn9"],
+        &["map", "--diff", "sunda"],
+        &["map", "--diff", "sunda", "cayman", "--arch", "sunda"],
+        &[],
+        &["bogus"],
+    ] {
+        let (code, out, err) = khal(args);
+        assert_ne!(code, 0, "{args:?}");
+        assert!(out.is_empty(), "{args:?}: stdout {out}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}");
+    }
+}

@@ -1,0 +1,366 @@
+//! `khal map`: the JSON document holds every value of FACTS §3 for the arch,
+//! in the lowercase `0x` hex form; the table and the diff say what they must.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn khal(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_khal"))
+        .args(args)
+        .output()
+        .expect("run khal");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// item name → (status, value) of `map --arch <arch> --json`.
+fn map_json(arch: &str) -> BTreeMap<String, (String, Value)> {
+    let (code, out, err) = khal(&["map", "--arch", arch, "--json"]);
+    assert_eq!(code, 0, "stderr: {err}");
+    let doc: Value = serde_json::from_str(&out).expect("one JSON document");
+    assert_eq!(doc["arch"], arch);
+    let items = doc["items"].as_array().expect("items array");
+    let mut m = BTreeMap::new();
+    for it in items {
+        let name = it["item"].as_str().unwrap().to_string();
+        let status = it["status"].as_str().unwrap().to_string();
+        // Every address, offset and size is a lowercase 0x hex string.
+        if matches!(it["kind"].as_str(), Some("address" | "offset" | "size")) {
+            let v = it["value"].as_str().expect("hex string");
+            assert!(v.starts_with("0x"), "{name}: {v}");
+            assert!(
+                v[2..]
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c)),
+                "{name}: {v}"
+            );
+            assert!(it["source"].as_str().unwrap().starts_with('['), "{name}");
+        }
+        assert!(
+            m.insert(name.clone(), (status, it["value"].clone()))
+                .is_none(),
+            "duplicate {name}"
+        );
+    }
+    m
+}
+
+fn hex(v: u64) -> Value {
+    Value::String(format!("{v:#x}"))
+}
+
+fn expect(m: &BTreeMap<String, (String, Value)>, item: &str, v: u64) {
+    let (status, got) = m.get(item).unwrap_or_else(|| panic!("missing item {item}"));
+    assert_eq!(status, "traced", "{item}");
+    assert_eq!(got, &hex(v), "{item}");
+}
+
+fn expect_status(m: &BTreeMap<String, (String, Value)>, item: &str, status: &str) {
+    let (s, v) = m.get(item).unwrap_or_else(|| panic!("missing item {item}"));
+    assert_eq!(s, status, "{item}");
+    assert_eq!(v, &Value::Null, "{item}: no value may be shown");
+}
+
+const ENGINES: [&str; 5] = ["pe", "act", "pool", "dve", "sp"];
+
+fn trn2_common(m: &BTreeMap<String, (String, Value)>) {
+    // §3.1
+    let tpb = [
+        0x20_0000_0000u64,
+        0x30_0000_0000,
+        0x60_0000_0000,
+        0x70_0000_0000,
+        0x8020_0000_0000,
+        0x8030_0000_0000,
+        0x8060_0000_0000,
+        0x8070_0000_0000,
+    ];
+    for (i, b) in tpb.iter().enumerate() {
+        expect(m, &format!("tpb[{i}]"), *b);
+        expect(m, &format!("psum[{i}]"), b + 0x8_0200_0000);
+    }
+    for (i, b) in [
+        0x12_0000_0000u64,
+        0x52_0000_0000,
+        0x8012_0000_0000,
+        0x8052_0000_0000,
+    ]
+    .iter()
+    .enumerate()
+    {
+        expect(m, &format!("preproc[{i}]"), *b);
+    }
+    expect(m, "preproc size", 0x34C_0000);
+    expect_status(m, "libnrt preproc table length", "not traced");
+    for (i, b) in [0x0u64, 0x40_0000_0000, 0x8000_0000_0000, 0x8040_0000_0000]
+        .iter()
+        .enumerate()
+    {
+        expect(m, &format!("hbm[{i}]"), *b);
+    }
+    assert_eq!(m["hbm channels"].1, Value::from(4));
+    assert_eq!(m["tpb count"].1, Value::from(8));
+    for e in ["act", "pool", "dve", "sp"] {
+        expect(m, &format!("iram[{e}]"), 32 * 1024);
+    }
+    expect_status(m, "iram[pe]", "not traced");
+    // §3.2
+    for (e, b) in [
+        ("pe", 0x8_0260_0000u64),
+        ("act", 0x8_0240_0000),
+        ("pool", 0x8_0300_0000),
+        ("dve", 0x8_02B0_0000),
+    ] {
+        expect(m, &format!("seq[{e}].seq"), b);
+        expect(m, &format!("seq[{e}].seqtop"), b + 0x2_0000);
+        expect(m, &format!("seq[{e}].hostvis"), b + 0x4_0000);
+        expect(
+            m,
+            &format!("seq[{e}].seq (host-visible)"),
+            b - 0x8_0000_0000,
+        );
+        expect(
+            m,
+            &format!("seq[{e}].seqtop (host-visible)"),
+            b + 0x2_0000 - 0x8_0000_0000,
+        );
+        expect(
+            m,
+            &format!("seq[{e}].hostvis (host-visible)"),
+            b + 0x4_0000 - 0x8_0000_0000,
+        );
+    }
+    expect(m, "seq[sp].seq", 0);
+    expect(m, "seq[sp].seqtop", 0x2_0000);
+    expect(m, "seq[sp].hostvis", 0x4_0000);
+    expect(m, "seq[sp].seq (host-visible)", 0x280_0000);
+    expect(m, "seq[sp].seqtop (host-visible)", 0x282_0000);
+    expect(m, "seq[sp].hostvis (host-visible)", 0x284_0000);
+    expect(m, "sz1", 0x2_0000);
+    expect(m, "sz2", 0x1_0000);
+    // §3.3
+    for (e, b) in [
+        ("pe", 0x8_0267_0000u64),
+        ("act", 0x8_0247_0000),
+        ("pool", 0x8_0307_0000),
+        ("dve", 0x8_02B8_8000),
+    ] {
+        expect(m, &format!("hw_decode[{e}].base"), b);
+        expect(
+            m,
+            &format!("hw_decode[{e}].base (host-visible)"),
+            b - 0x8_0000_0000,
+        );
+        expect(m, &format!("hw_decode[{e}].header_size"), 4096);
+        expect(m, &format!("hw_decode[{e}].block_size"), 0x2000);
+        expect_status(m, &format!("hw_decode[{e}].fourth out-param"), "not traced");
+    }
+    // §3.4
+    expect(m, "dve table offset opcode", 0x2B8_2000);
+    expect(m, "dve table offset control_fast", 0x2B8_0000);
+    expect(m, "dve table offset control_slow", 0x2B8_1000);
+    expect(m, "dve table offset datapath", 0x2B8_6000);
+    expect(m, "dve param ram base", 0x2B8_7000);
+    expect(m, "dve param ram size", 0x400);
+    for t in ["opcode", "control_fast", "control_slow", "datapath"] {
+        expect_status(m, &format!("dve table size {t}"), "not traced");
+    }
+    assert_eq!(m["dve loads control_slow"].1, Value::Bool(true));
+    // §3.6 / §3.7 / masks: the shared not-traced items.
+    for item in [
+        "start_addr_lo",
+        "start_addr_hi",
+        "q7[2] params",
+        "q7[5] params",
+        "q7 per-core stride",
+    ] {
+        expect_status(m, item, "not traced");
+    }
+    for e in ENGINES {
+        expect_status(m, &format!("xt_local_reg_offset[{e}]"), "not traced");
+    }
+    for k in ["error mask", "ham mask", "evsem mask"] {
+        expect_status(m, k, "not traced");
+    }
+}
+
+#[test]
+fn cayman_json_holds_every_fact() {
+    let m = map_json("cayman");
+    trn2_common(&m);
+    expect(&m, "get_hbm_size (usable per channel)", 0x6_0000_0000);
+    expect(&m, "bar window per channel", 0x10_0000_0000);
+    for item in ["sdma cfg offset", "emax cfg offset"] {
+        expect_status(&m, item, "absent on this arch");
+    }
+    for e in ENGINES {
+        expect_status(&m, &format!("fp8 cfg offset[{e}]"), "absent on this arch");
+    }
+    expect_status(&m, "topsp window base", "not traced");
+    expect(&m, "topsp stop_signal", 0x6_15C0);
+    expect(&m, "topsp basic_block_switch", 0x6_15E0);
+    expect(&m, "topsp host_trigger", 0x6_15A0);
+    expect(&m, "start_ctrl", 0x004);
+    expect(&m, "notific_sw_queue_num2", 0xA08);
+    assert_eq!(
+        m["notific_sw_queue_num2.events_semaphores_nt"].1,
+        serde_json::json!({ "mask": "0xf0000", "shift": 16 })
+    );
+    expect(&m, "release_run_stall", 0x0);
+    expect(&m, "xt memcopy_dmas", 0x13A0);
+    expect_status(&m, "nq mailbox map", "not traced");
+}
+
+#[test]
+fn mariana_json_holds_every_fact() {
+    let m = map_json("mariana");
+    trn2_common(&m);
+    expect(&m, "get_hbm_size (usable per channel)", 0x9_0000_0000);
+    expect_status(&m, "bar window per channel", "not traced");
+    for (e, o) in [
+        ("pe", 0xF00u64),
+        ("act", 0xF08),
+        ("pool", 0xF0C),
+        ("dve", 0xF04),
+    ] {
+        expect(&m, &format!("fp8 cfg offset[{e}]"), o);
+    }
+    expect_status(&m, "fp8 cfg offset[sp]", "not traced");
+    expect_status(&m, "sdma cfg offset", "not traced");
+    expect_status(&m, "emax cfg offset", "not traced");
+    for t in [
+        "window base",
+        "stop_signal",
+        "basic_block_switch",
+        "host_trigger",
+    ] {
+        expect_status(&m, &format!("topsp {t}"), "not traced");
+    }
+    for q in 0..8u64 {
+        expect(&m, &format!("nq mailbox[{q}]"), 0x85_8000_0400 + 0x200 * q);
+        expect(
+            &m,
+            &format!("nq mailbox[{}]", q + 8),
+            0x8085_8000_0400 + 0x200 * q,
+        );
+    }
+}
+
+#[test]
+fn sunda_json_holds_every_fact() {
+    let m = map_json("sunda");
+    expect(&m, "tpb[0]", 0xFFF_C000_0000);
+    expect(&m, "tpb[1]", 0xFFF_C400_0000);
+    assert!(!m.contains_key("tpb[2]"));
+    expect_status(&m, "psum[0]", "not traced");
+    expect_status(&m, "preproc bases", "not traced");
+    expect(&m, "hbm[0]", 0x0);
+    expect(&m, "hbm[1]", 0x10_0000_0000);
+    assert!(!m.contains_key("hbm[2]"));
+    expect(&m, "get_hbm_size (usable per channel)", 0x4_0000_0000);
+    expect_status(&m, "bar window per channel", "not traced");
+    for e in ["act", "pool", "dve", "sp"] {
+        expect(&m, &format!("iram[{e}]"), 8 * 1024 * 1024);
+    }
+    expect_status(&m, "iram[pe]", "not traced");
+    for (e, b) in [
+        ("pe", 0x260_0000u64),
+        ("act", 0x240_0000),
+        ("pool", 0x300_0000),
+        ("dve", 0x2B0_0000),
+    ] {
+        for (part, d) in [("seq", 0), ("seqtop", 0x2_0000), ("hostvis", 0x4_0000)] {
+            expect(&m, &format!("seq[{e}].{part}"), b + d);
+            expect(&m, &format!("seq[{e}].{part} (host-visible)"), b + d);
+        }
+    }
+    expect_status(&m, "seq[sp]", "not traced");
+    expect(&m, "sz1", 0x1_0000);
+    expect(&m, "sz2", 0x4000);
+    for e in ENGINES {
+        expect_status(&m, &format!("hw_decode[{e}]"), "unsupported on this arch");
+        expect_status(&m, &format!("fp8 cfg offset[{e}]"), "absent on this arch");
+    }
+    expect_status(&m, "dve table offsets", "absent on this arch");
+    expect(&m, "dve param ram base", 0x2B8_4000);
+    expect(&m, "dve param ram size", 0x400);
+    assert_eq!(m["dve loads control_slow"].1, Value::Bool(false));
+    expect_status(&m, "sdma cfg offset", "absent on this arch");
+    expect_status(&m, "emax cfg offset", "absent on this arch");
+    expect(&m, "topsp window base", 0x6_0000);
+    expect(&m, "topsp stop_signal", 0x6_084C);
+    expect(&m, "topsp basic_block_switch", 0x6_083C);
+    expect_status(&m, "topsp host_trigger", "not traced");
+    expect(&m, "nx_rsvd_space0", 0x83C);
+    expect(&m, "nx_rsvd_space1", 0x840);
+    expect(&m, "nx_rsvd_space2", 0x844);
+    for item in [
+        "start_ctrl",
+        "notific_sw_queue_num2",
+        "release_run_stall",
+        "xt memcopy_dmas",
+    ] {
+        expect_status(&m, item, "not traced");
+    }
+    expect_status(&m, "nq mailbox map", "not traced");
+}
+
+#[test]
+fn table_names_holes_plainly() {
+    let (code, out, _) = khal(&["map", "--arch", "sunda"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("not traced"));
+    assert!(out.contains("absent on this arch"));
+    assert!(out.contains("unsupported on this arch"));
+    let line = out
+        .lines()
+        .find(|l| l.contains("topsp stop_signal"))
+        .unwrap();
+    assert!(
+        line.contains("0x6084c") && line.contains("[000 §2, §3]"),
+        "{line}"
+    );
+}
+
+#[test]
+fn diff_lists_only_the_differences() {
+    let (code, out, _) = khal(&["map", "--diff", "cayman", "mariana"]);
+    assert_eq!(code, 0);
+    let first = out.lines().next().unwrap();
+    assert!(first.contains("cayman") && first.contains("mariana"));
+    let line = out
+        .lines()
+        .find(|l| l.contains("get_hbm_size"))
+        .expect("hbm size differs");
+    assert!(
+        line.contains("0x600000000") && line.contains("0x900000000"),
+        "{line}"
+    );
+    assert!(out.contains("fp8 cfg offset[pool]"));
+    assert!(out.contains("nq mailbox"));
+    // Shared tables do not show up.
+    for same in [
+        "tpb[0]",
+        "psum[3]",
+        "seq[pe].seq",
+        "dve param ram base",
+        "hbm[2]",
+    ] {
+        assert!(
+            !out.lines()
+                .any(|l| l.split_whitespace().nth(1) == Some(same)),
+            "{same}"
+        );
+    }
+    let (_, out, _) = khal(&["map", "--diff", "sunda", "cayman"]);
+    let line = out.lines().find(|l| l.contains("tpb[5]")).unwrap();
+    assert!(
+        line.contains("(no such item)") && line.contains("0x803000000000"),
+        "{line}"
+    );
+}
