@@ -1,0 +1,137 @@
+//! Every invalid argument of the engine shims [002 §1, §2], [FACTS §4, §5]:
+//! the exact typed error, and nothing written. Checked on every arch and
+//! through `AnyArch`, since the checks run before dispatch.
+
+use khal::core::engine::{stpb, EngineOps, EngineParams, PeParams, PoolingParams, SpHandle};
+use khal::core::{DeviceAddr, Error};
+use khal::{AnyArch, Cayman, Mariana, Sunda};
+use khal_std::{HeapMmio, Trace};
+
+fn traced() -> Trace<HeapMmio> {
+    Trace::new(HeapMmio::new(DeviceAddr(0), 0x1_0000))
+}
+
+const LEVEL: Error = Error::InvalidArgument("inst_debug_level > 8");
+
+const SP: SpHandle = SpHandle {
+    sp_mem: Some(DeviceAddr(0x100)),
+    sp_regs: Some(DeviceAddr(0x200)),
+    ens_regs: Some(DeviceAddr(0x8000)),
+    inst_debug_level: 0,
+};
+
+fn check<A: EngineOps>() {
+    let m = traced();
+    let eng = |lvl| EngineParams {
+        regs: DeviceAddr(0x1000),
+        inst_debug_level: lvl,
+    };
+    let pool = |lvl| PoolingParams {
+        regs: DeviceAddr(0x2000),
+        inst_debug_level: lvl,
+    };
+    let absent = Error::InvalidArgument("engine config absent");
+    assert_eq!(stpb::act_init::<A, _>(&m, None), Err(absent));
+    assert_eq!(stpb::dve_init::<A, _>(&m, None), Err(absent));
+    assert_eq!(
+        stpb::pooling_init::<A, _>(&m, None),
+        Err(Error::InvalidArgument("pooling config absent"))
+    );
+    for lvl in [9, 10, u32::MAX] {
+        assert_eq!(stpb::act_init::<A, _>(&m, Some(&eng(lvl))), Err(LEVEL));
+        assert_eq!(stpb::dve_init::<A, _>(&m, Some(&eng(lvl))), Err(LEVEL));
+        assert_eq!(stpb::pooling_init::<A, _>(&m, Some(&pool(lvl))), Err(LEVEL));
+        let sp = SpHandle {
+            inst_debug_level: lvl,
+            ..SP
+        };
+        assert_eq!(
+            stpb::sp_init::<A, _>(&m, Some(&sp), true, 0, true).map(|_| ()),
+            Err(LEVEL)
+        );
+    }
+    // sp_init: handle absent; sp_mem or sp_regs absent (the notes' order:
+    // the windows are checked before the level).
+    assert_eq!(
+        stpb::sp_init::<A, _>(&m, None, true, 0, true).map(|_| ()),
+        Err(Error::InvalidArgument("sp handle absent"))
+    );
+    let windows = Error::InvalidArgument("sp_mem_handle or sp_regs absent");
+    for h in [
+        SpHandle { sp_mem: None, ..SP },
+        SpHandle {
+            sp_regs: None,
+            ..SP
+        },
+        SpHandle {
+            sp_mem: None,
+            inst_debug_level: 9,
+            ..SP
+        },
+    ] {
+        assert_eq!(
+            stpb::sp_init::<A, _>(&m, Some(&h), true, 0, true).map(|_| ()),
+            Err(windows)
+        );
+        assert_eq!(
+            stpb::topsp_init::<A, _>(&m, Some(&h), true, 0, false).map(|_| ()),
+            Err(windows)
+        );
+    }
+    // stpb_init: a missing pooling config is the first error.
+    let cfg = stpb::StpbConfig {
+        pooling: None,
+        act: Some(&eng(0)),
+        dve: Some(&eng(0)),
+        pe: &PeParams {
+            regs: DeviceAddr(0x3000),
+        },
+        sp: Some(&SP),
+        notific: true,
+        flag: 0,
+        init: true,
+    };
+    assert_eq!(
+        stpb::stpb_init::<A, _>(&m, &cfg).map(|_| ()),
+        Err(Error::InvalidArgument("pooling config absent"))
+    );
+    assert_eq!(LEVEL.c_code(), Some(-22));
+    assert!(m.ops().is_empty(), "an invalid argument wrote something");
+}
+
+#[test]
+fn invalid_arguments_on_every_arch_write_nothing() {
+    check::<Sunda>();
+    check::<Cayman>();
+    check::<Mariana>();
+}
+
+#[test]
+fn invalid_arguments_through_any_arch_write_nothing() {
+    for id in [2, 3, 4] {
+        let any = AnyArch::new(id).unwrap();
+        let m = traced();
+        let bad = EngineParams {
+            regs: DeviceAddr(0),
+            inst_debug_level: 9,
+        };
+        assert_eq!(any.dve_init(&m, Some(&bad)), Err(LEVEL));
+        assert_eq!(
+            any.act_init(&m, None),
+            Err(Error::InvalidArgument("engine config absent"))
+        );
+        assert_eq!(
+            any.pooling_init(&m, None),
+            Err(Error::InvalidArgument("pooling config absent"))
+        );
+        assert_eq!(
+            any.sp_init(&m, None, true, 0, true).map(|_| ()),
+            Err(Error::InvalidArgument("sp handle absent"))
+        );
+        assert_eq!(
+            any.topsp_init(&m, None, true, 0, true).map(|_| ()),
+            Err(Error::InvalidArgument("sp handle absent"))
+        );
+        assert!(m.ops().is_empty());
+    }
+}
