@@ -10,7 +10,7 @@
 //! | case | answer |
 //! | --- | --- |
 //! | the value is known | `Ok(value)` / the constant |
-//! | nobody traced the value ([FACTS] "NOT TRACED") | `Err(Error::NotTraced(item))` |
+//! | nobody traced the value (FACTS "NOT TRACED") | `Err(Error::NotTraced(item))` |
 //! | the C getter returns 0 = "feature absent" | `Ok(Gated::Absent)` ([`cap_cfg`]) |
 //! | the C getter aborts (no such silicon) | `Err(Error::Unsupported { .. })` |
 //! | an index outside the arch's range | `Err(Error::OutOfRange { .. })` |
