@@ -43,6 +43,7 @@ enum Backing {
     /// `alloc_zeroed(layout)`; freed with `dealloc`.
     Heap(Layout),
     /// An anonymous mapping, unmapped (and so unlocked) on drop.
+    // Held only for its `Drop` (munmap); all access goes through `ptr`.
     Mapped(#[allow(dead_code)] MmapMut),
 }
 

@@ -11,7 +11,10 @@
 //! - [`placement`]: the destinations, TPB AXI base + the arch's offsets;
 //! - [`loader`]: [`DveLoader`], staging + DMA + residency.
 //!
-//! ```ignore
+//! The shape of a call (runnable end to end on the device model in
+//! `tests/tests/dve_loader.rs`):
+//!
+//! ```text
 //! let tile = Cayman::tile(0)?;
 //! let placement = DvePlacement::for_tile(tile)?;
 //! let tables = DveTableSet::five(&opcode, &control_fast, &control_slow, &datapath);
