@@ -2,7 +2,7 @@
 //!
 //! This facade picks the chip generation by cargo feature:
 //!
-//! - exactly one of `sunda`, `cayman`, `mariana`: [`Selected`] names that arch,
+//! - exactly one of `sunda`, `cayman`, `mariana`: `Selected` names that arch,
 //!   and drivers bound to it dispatch statically;
 //! - several: no `Selected`; hosts dispatch at run time through the
 //!   `AnyArch` of the engine layer, built from a validated arch id;

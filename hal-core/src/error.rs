@@ -88,7 +88,7 @@ pub enum Error {
     OutOfMemory,
     /// An unknown back-pressure mode (-1) [004 §2].
     UnknownMode(u32),
-    /// A value nobody has traced in the reference runtime ([FACTS] "NOT TRACED"):
+    /// A value nobody has traced in the reference runtime (FACTS.md "NOT TRACED"):
     /// khal refuses to guess it. The payload names the item.
     NotTraced(&'static str),
     /// The operation does not exist on this arch (the C code aborts or has no leaf).

@@ -1,4 +1,4 @@
-//! TPB/STPB engine bring-up and the arch dispatch [002], [FACTS §4, §5].
+//! TPB/STPB engine bring-up and the arch dispatch [002 §1..§4], [FACTS §4, §5].
 //!
 //! - [`ops`]: the per-arch op traits; the two NULL-slot policies as trait
 //!   shapes (mandatory = required method, optional = default no-op).

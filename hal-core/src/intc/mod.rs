@@ -1,7 +1,7 @@
 //! The MSI-X interrupt controller (MARIANA TOP-INTC) [004 §4], [FACTS §7].
 //!
 //! - [`regs`]: the MSI-X and errtrig register blocks (`register_block!`).
-//! - [`line`]: [`ErrtrigLine`], the resolved `(block, g, sub, bit)` triple.
+//! - [`line`](mod@line): [`ErrtrigLine`], the resolved `(block, g, sub, bit)` triple.
 //! - [`msix`]: [`MsixIntc`], the handle and the register programs.
 //! - [`ops`]: [`IntcOps`] (the mandatory op table, MARIANA only) and [`Intc`].
 //!
