@@ -268,3 +268,204 @@ fn validate(p: &DvePlacement, t: &DveTableSet<'_>) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dma::{Descriptor, RingStatus};
+    use crate::family::Offset;
+    use core::cell::RefCell;
+    use std::rc::Rc;
+    use std::vec::Vec;
+
+    /// Host memory standing in for device DRAM.
+    #[derive(Debug, Clone)]
+    struct Mem {
+        bus: u64,
+        bytes: Rc<RefCell<Vec<u8>>>,
+    }
+    impl DmaMemory for Mem {
+        fn bus_addr(&self) -> u64 {
+            self.bus
+        }
+        fn len(&self) -> usize {
+            self.bytes.borrow().len()
+        }
+        fn load_u8(&self, o: usize) -> Result<u8> {
+            self.bytes.borrow().get(o).copied().ok_or(Error::NoContext)
+        }
+        fn read(&self, o: usize, out: &mut [u8]) -> Result<()> {
+            let b = self.bytes.borrow();
+            out.copy_from_slice(b.get(o..o + out.len()).ok_or(Error::NoContext)?);
+            Ok(())
+        }
+        fn write(&self, o: usize, d: &[u8]) -> Result<()> {
+            let mut b = self.bytes.borrow_mut();
+            b.get_mut(o..o + d.len())
+                .ok_or(Error::NoContext)?
+                .copy_from_slice(d);
+            Ok(())
+        }
+        fn zero(&self) -> Result<()> {
+            self.bytes.borrow_mut().fill(0);
+            Ok(())
+        }
+    }
+
+    struct Alloc {
+        next: u64,
+        given: Vec<(MemLocation, usize, usize)>,
+    }
+    impl DmaAllocator for Alloc {
+        type Buffer = Mem;
+        fn alloc(&mut self, loc: MemLocation, len: usize, align: usize) -> Result<Mem> {
+            self.given.push((loc, len, align));
+            let bus = self.next;
+            self.next += 0x1_0000;
+            Ok(Mem {
+                bus,
+                bytes: Rc::new(RefCell::new(std::vec![0; len])),
+            })
+        }
+    }
+
+    /// Records the ring; completes at once with every byte, or refuses the submit.
+    struct Queue {
+        ring: Vec<Descriptor>,
+        refuse: bool,
+    }
+    impl DmaQueue for Queue {
+        fn info(&self) -> QueueInfo {
+            QueueInfo {
+                name: DVE_QUEUE_NAME,
+                index: 3,
+            }
+        }
+        fn submit(&mut self, ring: &[Descriptor]) -> Result<()> {
+            if self.refuse {
+                return Err(Error::NoContext);
+            }
+            self.ring = ring.to_vec();
+            Ok(())
+        }
+        fn status(&mut self) -> Result<RingStatus> {
+            let moved = self
+                .ring
+                .iter()
+                .map(|d| match d {
+                    Descriptor::Transfer { len, .. } => u64::from(*len),
+                    Descriptor::Completion => 0,
+                })
+                .sum();
+            Ok(RingStatus::Complete { moved })
+        }
+    }
+
+    struct NoDelay;
+    impl DelayNs for NoDelay {
+        fn delay_ns(&mut self, _: u32) {}
+    }
+
+    const PR: [u8; 0x400] = [7; 0x400];
+
+    fn placement(control_slow: bool) -> DvePlacement {
+        DvePlacement::from_parts(
+            DeviceAddr(0x20_0000_0000),
+            [Offset(0x2B8_2000), Offset(0x2B8_0000)],
+            control_slow.then_some(Offset(0x2B8_1000)),
+            Offset(0x2B8_6000),
+            Offset(0x2B8_7000),
+            0x400,
+        )
+        .unwrap()
+    }
+
+    fn rig() -> (Alloc, Queue, DveLoader<Mem>) {
+        (
+            Alloc {
+                next: 0x1000_0000,
+                given: Vec::new(),
+            },
+            Queue {
+                ring: Vec::new(),
+                refuse: false,
+            },
+            DveLoader::new(),
+        )
+    }
+
+    #[test]
+    fn the_ring_is_one_transfer_per_table_in_order_then_the_completion() {
+        let (mut a, mut q, mut l) = rig();
+        let t = DveTableSet::five(b"op", b"cf", b"cs", b"dp").with_param_ram(&PR);
+        let p = placement(true);
+        l.load(&mut a, &mut q, &mut NoDelay, Budget::NQ_DEFAULT, &p, &t)
+            .unwrap();
+        let dsts = [
+            0x2B8_2000u64,
+            0x2B8_0000,
+            0x2B8_1000,
+            0x2B8_6000,
+            0x2B8_7000,
+        ];
+        assert_eq!(q.ring.len(), 6);
+        for (i, (d, off)) in q.ring.iter().zip(dsts).enumerate() {
+            assert_eq!(
+                *d,
+                Descriptor::Transfer {
+                    src: 0x1000_0000 + 0x1_0000 * i as u64,
+                    dst: DeviceAddr(0x20_0000_0000 + off),
+                    len: if i == 4 { 0x400 } else { 2 },
+                }
+            );
+        }
+        assert_eq!(q.ring[5], Descriptor::Completion);
+        assert!(a
+            .given
+            .iter()
+            .all(|&(loc, _, al)| loc == MemLocation::DeviceDram && al == STAGING_ALIGN));
+        let st = l.resident().unwrap();
+        assert_eq!(st.queue.index, 3);
+        assert_eq!(
+            *st.control_slow_table.as_ref().unwrap().bytes.borrow(),
+            b"cs"
+        );
+        assert_eq!(*st.bn_param_ram.bytes.borrow(), PR);
+    }
+
+    #[test]
+    fn four_tables_fill_the_state_without_control_slow() {
+        let (mut a, mut q, mut l) = rig();
+        let t = DveTableSet::four(b"op", b"cf", b"dp").with_param_ram(&PR);
+        l.load(
+            &mut a,
+            &mut q,
+            &mut NoDelay,
+            Budget::NQ_DEFAULT,
+            &placement(false),
+            &t,
+        )
+        .unwrap();
+        assert_eq!(q.ring.len(), 5);
+        let st = l.resident().unwrap();
+        assert!(st.control_slow_table.is_none());
+        assert_eq!(*st.datapath_table.bytes.borrow(), b"dp");
+        assert_eq!(*st.bn_param_ram.bytes.borrow(), PR);
+    }
+
+    #[test]
+    fn a_refused_submit_leaves_nothing_resident() {
+        let (mut a, mut q, mut l) = rig();
+        let p = placement(false);
+        let t = DveTableSet::four(b"op", b"cf", b"dp").with_param_ram(&PR);
+        l.load(&mut a, &mut q, &mut NoDelay, Budget::NQ_DEFAULT, &p, &t)
+            .unwrap();
+        q.refuse = true;
+        let t2 = DveTableSet::four(b"op", b"cf", b"dq").with_param_ram(&PR);
+        assert_eq!(
+            l.load(&mut a, &mut q, &mut NoDelay, Budget::NQ_DEFAULT, &p, &t2),
+            Err(Error::NoContext)
+        );
+        assert!(l.resident().is_none());
+    }
+}
