@@ -1,6 +1,6 @@
 //! `/proc/self/pagemap` bus-address translation for DMA on a real host.
 //!
-//! Linux exposes, per virtual page of the process, one 64-bit little-endian
+//! Linux exposes, per virtual page of the process, one 64-bit native-endian
 //! entry at file offset `(va / page_size) * 8` of `/proc/self/pagemap`
 //! (kernel `Documentation/admin-guide/mm/pagemap.rst`):
 //!
@@ -142,14 +142,15 @@ impl From<std::io::Error> for PagemapError {
 }
 
 /// The page size from an auxiliary vector image (`/proc/self/auxv`: pairs of
-/// native-endian 64-bit key/value, ended by key 0).
+/// native-endian, native-width (`usize`) key/value, ended by key 0).
 pub fn page_size_from_auxv(auxv: &[u8]) -> Option<u64> {
-    let word = |c: &[u8]| c.try_into().ok().map(u64::from_ne_bytes);
-    auxv.chunks_exact(16)
-        .map_while(|kv| Some((word(kv.get(..8)?)?, word(kv.get(8..)?)?)))
+    const W: usize = core::mem::size_of::<usize>();
+    let word = |c: &[u8]| c.try_into().ok().map(usize::from_ne_bytes);
+    auxv.chunks_exact(2 * W)
+        .map_while(|kv| Some((word(kv.get(..W)?)?, word(kv.get(W..)?)?)))
         .take_while(|&(k, _)| k != 0)
-        .find(|&(k, _)| k == AT_PAGESZ)
-        .map(|(_, v)| v)
+        .find(|&(k, _)| k as u64 == AT_PAGESZ)
+        .map(|(_, v)| v as u64)
 }
 
 /// A pagemap reader over any seekable source (the real file, or a synthetic
@@ -191,7 +192,8 @@ impl<R: Read + Seek> Pagemap<R> {
         self.src.seek(SeekFrom::Start(off))?;
         let mut b = [0u8; 8];
         self.src.read_exact(&mut b)?;
-        Ok(PagemapEntry(u64::from_le_bytes(b)))
+        // The kernel writes the entries in the host's byte order.
+        Ok(PagemapEntry(u64::from_ne_bytes(b)))
     }
 
     /// The physical address of `va`.
@@ -256,7 +258,7 @@ mod tests {
 
     /// A synthetic pagemap: entry i for virtual page i.
     fn image(entries: &[u64]) -> Cursor<Vec<u8>> {
-        Cursor::new(entries.iter().flat_map(|e| e.to_le_bytes()).collect())
+        Cursor::new(entries.iter().flat_map(|e| e.to_ne_bytes()).collect())
     }
 
     #[test]
@@ -310,17 +312,13 @@ mod tests {
     #[test]
     fn auxv_page_size() {
         let mut auxv = Vec::new();
-        for (k, v) in [
-            (33u64, 0xdead_u64),
-            (AT_PAGESZ, 16384),
-            (0, 0),
-            (AT_PAGESZ, 1),
-        ] {
+        for (k, v) in [(33usize, 0xdead_usize), (6, 16384), (0, 0), (6, 1)] {
             auxv.extend_from_slice(&k.to_ne_bytes());
             auxv.extend_from_slice(&v.to_ne_bytes());
         }
         assert_eq!(page_size_from_auxv(&auxv), Some(16384));
-        assert_eq!(page_size_from_auxv(&auxv[..16]), None);
+        let pair = 2 * core::mem::size_of::<usize>();
+        assert_eq!(page_size_from_auxv(&auxv[..pair]), None);
         assert_eq!(page_size_from_auxv(&[1, 2, 3]), None);
     }
 
