@@ -1,0 +1,12 @@
+//! The per-engine init parameter types differ [002 §3 QUIRK]: a Pooling config
+//! is not a DVE config.
+use khal::core::engine::{stpb, PoolingParams};
+use khal::core::DeviceAddr;
+use khal::Cayman;
+use khal_std::HeapMmio;
+
+fn main() {
+    let m = HeapMmio::new(DeviceAddr(0), 0x1000);
+    let p = PoolingParams { regs: DeviceAddr(0), inst_debug_level: 0 };
+    let _ = stpb::dve_init::<Cayman, _>(&m, Some(&p));
+}

@@ -1,0 +1,12 @@
+//! An arch's `dve_init` leaf only takes a config that passed the shim's check
+//! [002 §1]: a `Checked` cannot be built outside khal-core.
+use khal::core::engine::{Checked, DveOps, EngineParams};
+use khal::core::DeviceAddr;
+use khal::Cayman;
+use khal_std::HeapMmio;
+
+fn main() {
+    let m = HeapMmio::new(DeviceAddr(0), 0x1000);
+    let p = EngineParams { regs: DeviceAddr(0), inst_debug_level: 99 };
+    let _ = Cayman::dve_init(&m, Checked(&p));
+}
