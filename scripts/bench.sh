@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# khal's bench harness: prints ONE JSON summary on stdout (progress on stderr).
+#
+#   scripts/bench.sh            # everything (callgrind + firmware sizes + time benches)
+#   scripts/bench.sh --quick    # skip the criterion/time benches (cargo bench)
+#
+# Instruction counts (Ir) come from valgrind's callgrind, which is deterministic:
+# each measured kernel of tests/src/bin/khal_ir is collected alone
+# (--collect-atstart=no --toggle-collect=*ir_<kernel>*) and divided by its
+# operation count. Time figures are ratios of medians of interleaved runs,
+# measured in the same process. See docs/PERFORMANCE.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+export CARGO_TERM_COLOR=never
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+QUICK=0
+[[ "${1:-}" == "--quick" ]] && QUICK=1
+log() { echo "[bench] $*" >&2; }
+
+command -v valgrind >/dev/null || { log "valgrind is required (apt-get install valgrind)"; exit 1; }
+
+log "building the callgrind driver (release)"
+cargo build --release -p khal-tests --bin khal_ir >&2
+BIN="$TARGET_DIR/release/khal_ir"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+# ir <scenario> <kernel>: Ir of the kernel per operation (awk float).
+ir() {
+  local scen=$1 kernel=$2 out ops total
+  out=$(valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.$scen" \
+        --collect-atstart=no --toggle-collect="*ir_${kernel}*" "$BIN" "$scen" 2>/dev/null)
+  ops=${out#ops=}
+  total=$(awk '/^summary:/ {print $2}' "$WORK/cg.$scen")
+  [[ -n "$total" && -n "$ops" && "$ops" -gt 0 ]] || { log "no callgrind total for $scen"; exit 1; }
+  awk -v t="$total" -v n="$ops" 'BEGIN { printf "%.3f", t / n }'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "null"; else printf "%.3f", a / b }'; }
+
+log "callgrind: registers"
+RW=$(ir raw_write raw_write);            TW=$(ir typed_write typed_write)
+RR=$(ir raw_read raw_read);              TR=$(ir typed_read typed_read)
+RAW=$(ir raw_array_write raw_array_write); TAW=$(ir typed_array_write typed_array_write)
+TWO=$(ir typed_write_opaque typed_write_opaque)
+log "callgrind: NQ drain"
+DD=$(ir nq_drain_dmabuf nq_drain); DW=$(ir nq_drain_word nq_drain); MC=$(ir memcpy memcpy)
+log "callgrind: CSR lookup"
+C4=$(ir csr_lookup_4 csr_lookup); C256=$(ir csr_lookup_256 csr_lookup); RT=$(ir raw_translate raw_translate)
+log "exact MMIO counts (Counting backend)"
+COUNTS=$("$BIN" counts)
+log "NQ drain time vs memcpy (21 interleaved reps)"
+NQTIME=$("$BIN" time)
+
+# static vs AnyArch: needs the engine layer's dispatch kernels.
+DISPATCH='"pending: the engine layer (AnyArch) is not on main yet"'
+if grep -q 'ir_dispatch' tests/src/bin/khal_ir/kernels.rs 2>/dev/null; then
+  S=$(ir dispatch_static dispatch_static); A=$(ir dispatch_any dispatch_any)
+  DISPATCH="{\"static_ir_per_call\":$S,\"anyarch_ir_per_call\":$A,\"anyarch_vs_static\":$(ratio "$A" "$S")}"
+fi
+
+log "firmware examples: .text sizes"
+FW="{}"
+if [[ -f firmware/Cargo.toml ]]; then
+  if (cd firmware && cargo build --release --target thumbv7em-none-eabihf >&2); then
+    FW="{"
+    sep=""
+    for ex in $(sed -n 's/^name = "\(fw-[a-z]*\)"/\1/p' firmware/Cargo.toml); do
+      elf="firmware/target/thumbv7em-none-eabihf/release/$ex"
+      [[ -f "$elf" ]] || continue
+      text=$(size -A "$elf" | awk '$1 == ".text" {print $2}')
+      FW="$FW$sep\"$ex\":${text:-null}"
+      sep=","
+    done
+    FW="$FW}"
+  else
+    FW='"firmware build failed"'
+  fi
+fi
+
+TIMEB="{}"
+if [[ $QUICK == 0 ]]; then
+  log "time benches (cargo bench -p khal-tests): each prints one JSON line"
+  TIMEB="{"
+  sep=""
+  for b in tests/benches/*.rs; do
+    name=$(basename "$b" .rs)
+    line=$(cargo bench -p khal-tests --bench "$name" 2>/dev/null | grep -E '^\{' | tail -1 || true)
+    TIMEB="$TIMEB$sep\"$name\":${line:-\"pending: prints no JSON line yet\"}"
+    sep=","
+  done
+  TIMEB="$TIMEB}"
+fi
+
+cat <<JSON
+{
+  "commit": "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)",
+  "callgrind_ir_per_op": {
+    "register_write": {"typed": $TW, "raw": $RW, "typed_vs_raw": $(ratio "$TW" "$RW"), "target": 1.00},
+    "register_read": {"typed": $TR, "raw": $RR, "typed_vs_raw": $(ratio "$TR" "$RR"), "target": 1.00},
+    "register_array_write": {"typed": $TAW, "raw": $RAW, "typed_vs_raw": $(ratio "$TAW" "$RAW"), "target": 1.00},
+    "register_write_opaque_window": {"typed": $TWO, "raw": $RW, "typed_vs_raw": $(ratio "$TWO" "$RW")},
+    "nq_drain_per_entry": {"dmabuf": $DD, "word_ring": $DW, "memcpy_per_entry": $MC, "target_max": 20},
+    "csr_lookup": {"windows_4": $C4, "windows_256": $C256, "ratio_256_vs_4": $(ratio "$C256" "$C4"), "raw_add": $RT, "linear_scan_would_be": 64}
+  },
+  "nq_mmio_counts": $COUNTS,
+  "nq_drain_time": $NQTIME,
+  "dispatch_static_vs_anyarch": $DISPATCH,
+  "firmware_text_bytes": $FW,
+  "time_benches": $TIMEB
+}
+JSON

@@ -1,0 +1,376 @@
+//! The measured kernels of the bench harness, shared by the callgrind driver
+//! (`khal_ir`, instruction counts) and the time bench (`tests/benches/regs.rs`).
+//!
+//! Every kernel is `#[inline(never)]` with a name starting `ir_`, so callgrind
+//! can collect exactly one kernel (`--toggle-collect=*ir_<name>*`) and nothing
+//! of the setup. Each runs its operation [`N`] times (or drains a whole ring),
+//! so the per-operation figure is the kernel's instruction total divided by the
+//! operation count; the few instructions of prologue and epilogue are below
+//! 0.1% of the total.
+//!
+//! Pairs compare the same work at the same address: a typed register access
+//! (a `register_block!` handle over the firmware `VolatileWindow`) against a
+//! raw `write_volatile` / `read_volatile` of the same dword.
+
+#![allow(dead_code)] // each user (driver, bench) calls a subset
+
+use core::hint::black_box;
+use core::ptr::NonNull;
+
+use embedded_hal::delay::DelayNs;
+use khal_core::csr::{Csr, CsrRegion, RegionTable};
+use khal_core::dma::DmaMemory;
+use khal_core::mmio::volatile::VolatileWindow;
+use khal_core::notific::ring::NqRing;
+use khal_core::notific::{NotificEngine, NqEntry};
+use khal_core::{DeviceAddr, Mmio, Result};
+
+/// Operations per register / lookup kernel.
+pub const N: u32 = 10_000;
+
+/// Device address of the bench's register window.
+pub const BASE: DeviceAddr = DeviceAddr(0x3053_5000);
+
+/// Bytes of the register window (one notific block).
+pub const WINDOW_BYTES: usize = 0x1000;
+
+khal_core::register_block! {
+    /// The bench's register block: one plain register and one strided array.
+    pub BENCH: "bench" {
+        /// A plain register.
+        CTRL @ 0xB8, rw, "ctrl";
+        /// An array register (the NQ head's geometry).
+        HEAD @ 0x10C, rw, "head", array "nq" [10; 40];
+    }
+}
+
+/// A register window's backing store: plain memory standing in for a BAR.
+pub struct Regs {
+    words: Box<[u32]>,
+}
+
+impl Regs {
+    /// A zeroed window of [`WINDOW_BYTES`].
+    pub fn new() -> Self {
+        Regs {
+            words: vec![0u32; WINDOW_BYTES / 4].into_boxed_slice(),
+        }
+    }
+
+    /// The first dword.
+    pub fn ptr(&mut self) -> NonNull<u32> {
+        NonNull::from(&mut self.words[0])
+    }
+}
+
+impl Default for Regs {
+    fn default() -> Self {
+        Regs::new()
+    }
+}
+
+/// A [`VolatileWindow`] with the firmware's constant geometry over `ptr`.
+///
+/// `#[inline(always)]`: the window is built inside each kernel from constants,
+/// as firmware builds its window at a fixed address and size, so the compiler
+/// sees the geometry (this is what lets the bounds check fold away).
+#[inline(always)]
+pub fn window(ptr: NonNull<u32>) -> Option<VolatileWindow> {
+    // SAFETY: `ptr` is the first dword of a live `Regs` buffer of
+    // `WINDOW_BYTES`, which the caller keeps alive and does not otherwise
+    // touch while the window exists (the kernels only use it through here).
+    unsafe { VolatileWindow::new(ptr, WINDOW_BYTES, BASE) }.ok()
+}
+
+/// Raw: `N` volatile writes of `ctrl` (offset 0xB8).
+#[inline(never)]
+pub fn ir_raw_write(ptr: NonNull<u32>) {
+    let p = ptr.as_ptr().wrapping_add(0xB8 / 4);
+    for i in 0..N {
+        // SAFETY: `p` is dword 0xB8/4 of a live WINDOW_BYTES buffer (the caller's).
+        unsafe { p.write_volatile(i) };
+    }
+}
+
+/// Typed: `N` writes of `ctrl` through its `register_block!` handle over a
+/// constant-geometry `VolatileWindow`.
+#[inline(never)]
+pub fn ir_typed_write(ptr: NonNull<u32>) {
+    let Some(w) = window(ptr) else { return };
+    for i in 0..N {
+        let _ = CTRL.write(&w, BASE, i);
+    }
+}
+
+/// Raw: `N` volatile reads of `ctrl`, summed.
+#[inline(never)]
+pub fn ir_raw_read(ptr: NonNull<u32>) -> u32 {
+    let p = ptr.as_ptr().wrapping_add(0xB8 / 4);
+    let mut s = 0u32;
+    for _ in 0..N {
+        // SAFETY: as in `ir_raw_write`.
+        s = s.wrapping_add(unsafe { p.read_volatile() });
+    }
+    s
+}
+
+/// Typed: `N` reads of `ctrl` through its handle, summed.
+#[inline(never)]
+pub fn ir_typed_read(ptr: NonNull<u32>) -> u32 {
+    let Some(w) = window(ptr) else { return 0 };
+    let mut s = 0u32;
+    for _ in 0..N {
+        s = s.wrapping_add(CTRL.read(&w, BASE).unwrap_or(0));
+    }
+    s
+}
+
+/// Raw: `N` writes of `nq[3].head` (array instance, offset 0x10C + 3 * 40).
+#[inline(never)]
+pub fn ir_raw_array_write(ptr: NonNull<u32>) {
+    let p = ptr.as_ptr().wrapping_add((0x10C + 3 * 40) / 4);
+    for i in 0..N {
+        // SAFETY: inside the live WINDOW_BYTES buffer (the caller's).
+        unsafe { p.write_volatile(i) };
+    }
+}
+
+/// Typed: `N` writes of `nq[3].head` through `HEAD.at(3)` (index checked).
+#[inline(never)]
+pub fn ir_typed_array_write(ptr: NonNull<u32>) {
+    let Some(w) = window(ptr) else { return };
+    for i in 0..N {
+        if let Ok(r) = HEAD.at(3) {
+            let _ = r.write(&w, BASE, i);
+        }
+    }
+}
+
+/// Typed, with a window whose geometry the compiler cannot see (built
+/// elsewhere, passed by reference): the per-access bounds check stays.
+#[inline(never)]
+pub fn ir_typed_write_opaque(w: &VolatileWindow) {
+    for i in 0..N {
+        let _ = CTRL.write(w, BASE, i);
+    }
+}
+
+/// A no-op delay: phase-mode drains never wait.
+pub struct NoDelay;
+
+impl DelayNs for NoDelay {
+    fn delay_ns(&mut self, _: u32) {}
+}
+
+/// Ring size of the drain kernels: 4096 entries (64 KiB), as the anchors' goal 5.
+pub const RING_ENTRIES: u32 = 4096;
+
+/// Fill every slot of `mem` with an entry whose phase bit says "new" to a
+/// consumer in phase 0 (the device's first pass writes phase 1) [FACTS §11].
+pub fn fill_first_pass<R: DmaMemory>(mem: &R) -> Result<()> {
+    for i in 0..RING_ENTRIES as usize {
+        let mut e = [0u8; 16];
+        e[..4].copy_from_slice(&(i as u32).to_le_bytes());
+        e[3] |= 0x80;
+        e[4..8].copy_from_slice(&0xC0DE_0000u32.to_le_bytes());
+        mem.write(i * 16, &e)?;
+    }
+    Ok(())
+}
+
+/// Drain the whole (full) ring in phase mode, in `max_batch` calls; returns
+/// the number drained. One head write per non-empty call, no register read.
+/// The entries land in `out` (the caller's), so the copies cannot be elided;
+/// the kernel does nothing else with them, so the count is the drain's own.
+#[inline(never)]
+pub fn ir_nq_drain<M: Mmio, R: DmaMemory>(
+    engine: &NotificEngine<M>,
+    ring: &mut NqRing<R>,
+    out: &mut [NqEntry],
+) -> usize {
+    let mut total = 0;
+    let mut d = NoDelay;
+    while let Ok(n) = ring.drain(engine, &mut d, out) {
+        if n == 0 {
+            break;
+        }
+        total += n;
+    }
+    total
+}
+
+/// The reference: copy the same ring's bytes with `memcpy`.
+#[inline(never)]
+pub fn ir_memcpy(src: &[u8], dst: &mut [u8]) {
+    dst.copy_from_slice(src);
+    black_box(dst);
+}
+
+/// A firmware-style `DmaMemory` over a fixed buffer: the entry copy is one
+/// 16-byte volatile load instead of `DmaBuf`'s byte loop. It isolates the
+/// drain logic's own cost from the host backend's copy loop.
+pub struct WordRing {
+    words: Box<[u128]>,
+}
+
+impl WordRing {
+    /// A zeroed ring of `bytes` (a multiple of 16).
+    pub fn new(bytes: usize) -> Self {
+        WordRing {
+            words: vec![0u128; bytes / 16].into_boxed_slice(),
+        }
+    }
+
+    fn base(&self) -> *mut u8 {
+        self.words.as_ptr().cast::<u8>().cast_mut()
+    }
+}
+
+impl DmaMemory for WordRing {
+    fn bus_addr(&self) -> u64 {
+        self.base() as u64
+    }
+
+    fn len(&self) -> usize {
+        self.words.len() * 16
+    }
+
+    #[inline(always)]
+    fn load_u8(&self, offset: usize) -> Result<u8> {
+        if offset >= self.len() {
+            return Err(khal_core::Error::OutOfRange {
+                what: "ring offset",
+                value: offset as u64,
+                limit: self.len() as u64,
+            });
+        }
+        // SAFETY: `offset < len`, inside the live boxed slice; a byte load has
+        // no alignment requirement; the ring is only accessed through `&self`
+        // volatile operations, never through a reference to its contents.
+        Ok(unsafe { self.base().add(offset).read_volatile() })
+    }
+
+    #[inline(always)]
+    fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
+        let end = offset.checked_add(out.len()).filter(|&e| e <= self.len());
+        if end.is_none() {
+            return Err(khal_core::Error::OutOfRange {
+                what: "ring offset",
+                value: offset as u64,
+                limit: self.len() as u64,
+            });
+        }
+        if out.len() == 16 && offset.is_multiple_of(16) {
+            // SAFETY: in bounds (checked) and 16-aligned (the buffer is a
+            // `[u128]`, `offset` a multiple of 16): one volatile 16-byte load.
+            let v = unsafe { self.base().add(offset).cast::<u128>().read_volatile() };
+            out.copy_from_slice(&v.to_ne_bytes());
+            return Ok(());
+        }
+        for (i, o) in out.iter_mut().enumerate() {
+            // SAFETY: `offset + i < end <= len`.
+            *o = unsafe { self.base().add(offset + i).read_volatile() };
+        }
+        Ok(())
+    }
+
+    fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
+        let end = offset.checked_add(data.len()).filter(|&e| e <= self.len());
+        if end.is_none() {
+            return Err(khal_core::Error::OutOfRange {
+                what: "ring offset",
+                value: offset as u64,
+                limit: self.len() as u64,
+            });
+        }
+        for (i, &b) in data.iter().enumerate() {
+            // SAFETY: in bounds as above; the buffer is owned and writable
+            // (interior writes through a raw pointer, never a reference).
+            unsafe { self.base().add(offset + i).write_volatile(b) };
+        }
+        Ok(())
+    }
+
+    fn zero(&self) -> Result<()> {
+        self.write(0, &vec![0u8; self.len()])
+    }
+}
+
+/// A backend that answers every access with 0 and touches nothing: the CSR
+/// lookup kernels measure the region layer alone.
+pub struct NullMmio;
+
+impl Mmio for NullMmio {
+    #[inline(always)]
+    fn read32(&self, _: DeviceAddr) -> Result<u32> {
+        Ok(0)
+    }
+    #[inline(always)]
+    fn write32(&self, _: DeviceAddr, _: u32) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// A CSR layer with `n` windows of 64 KiB, 1 MiB apart from 0x20_0000_0000,
+/// identity mapped; and `N` addresses spread over them (a fixed LCG, so the
+/// sequence is the same every run and the branch pattern is not trivial).
+pub fn csr_setup<const CAP: usize>(n: usize) -> Option<(Csr<NullMmio, CAP>, Vec<DeviceAddr>)> {
+    let mut t = RegionTable::<CAP>::new();
+    for i in 0..n as u64 {
+        let s = 0x20_0000_0000 + i * 0x10_0000;
+        t.insert(CsrRegion::identity(DeviceAddr(s), DeviceAddr(s + 0x1_0000), 0).ok()?)
+            .ok()?;
+    }
+    let mut x = 0x1234_5678u64;
+    let addrs = (0..N)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let w = (x >> 33) % n as u64;
+            let off = ((x >> 13) % 0x4000) * 4;
+            DeviceAddr(0x20_0000_0000 + w * 0x10_0000 + off)
+        })
+        .collect();
+    Some((Csr::new(NullMmio, t), addrs))
+}
+
+/// `csr_read` of every address (lookup + bounds check + translate + read).
+#[inline(never)]
+pub fn ir_csr_lookup<const CAP: usize>(csr: &Csr<NullMmio, CAP>, addrs: &[DeviceAddr]) -> u32 {
+    let mut ok = 0u32;
+    for &a in addrs {
+        ok = ok.wrapping_add(csr.csr_read(a).is_ok() as u32);
+    }
+    ok
+}
+
+/// The same addresses with only the raw add of a fixed translation (the
+/// anchors' "raw add" reference for region lookup).
+#[inline(never)]
+pub fn ir_raw_translate(addrs: &[DeviceAddr], delta: u64) -> u64 {
+    let mut s = 0u64;
+    for &a in addrs {
+        s = s.wrapping_add(black_box(a.get().wrapping_sub(delta)));
+    }
+    s
+}
+
+/// Time `f` and `g` interleaved, `reps` times each, and return the ratio of
+/// their median durations (`f / g`) with both medians in nanoseconds. The
+/// interleaving makes a noisy neighbour slow both sides alike.
+pub fn median_ratio(reps: usize, mut f: impl FnMut(), mut g: impl FnMut()) -> (f64, u128, u128) {
+    let (mut tf, mut tg) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+    for _ in 0..reps {
+        let t = std::time::Instant::now();
+        f();
+        tf.push(t.elapsed().as_nanos());
+        let t = std::time::Instant::now();
+        g();
+        tg.push(t.elapsed().as_nanos());
+    }
+    tf.sort_unstable();
+    tg.sort_unstable();
+    let (mf, mg) = (tf[reps / 2], tg[reps / 2]);
+    (mf as f64 / mg.max(1) as f64, mf, mg)
+}
