@@ -427,3 +427,41 @@ fn dge_notif_enable_is_sunda_only() {
         ]
     );
 }
+
+#[test]
+fn sp_init_then_intc_queue_base_end_to_end_on_the_device_model() {
+    use khal::core::intc::{Intc, MsixIntc};
+    use khal::core::notific::Flavour;
+    use khal_std::model::notific::NotificModel;
+
+    let dev = DeviceModel::new();
+    dev.mount(ENS, NotificModel::new(Flavour::TenQueue))
+        .unwrap();
+    let out = stpb::sp_init::<Mariana, _>(&dev, Some(&SP), true, 1, false).unwrap();
+    let mut nt = out.notific.unwrap();
+    let reg = |off| {
+        dev.with_block(ENS, |n: &mut NotificModel, _| n.reg(off))
+            .unwrap()
+    };
+    assert_eq!(
+        [
+            reg(0x28),
+            reg(0xBC),
+            reg(0xB4),
+            reg(0x30),
+            reg(0x34),
+            reg(0x08)
+        ],
+        [0, 1, 0xAAE60, 0xFFFF_FFFF, 0xFFFF_FFFF, 0]
+    );
+    // The error enable (mask injected) lands in the model's wr_buf_enable.
+    notif::error_notif_enable_with(&mut nt, 0xF, false, 0, None).unwrap();
+    assert_eq!(reg(0x30), 0xFFFF_FFF0);
+    // MARIANA's INTC points NQ 1 of this engine at block 6, queue 2's mailbox.
+    let intc = Intc::<Mariana>::new(MsixIntc::new(DeviceAddr(0x10_0000)));
+    assert_eq!(
+        intc.set_notific_queue_base(&nt, 1, 6, 2),
+        Ok(DeviceAddr(0x8085_8000_0800))
+    );
+    assert_eq!([reg(0x100 + 40), reg(0x104 + 40)], [0x8000_0800, 0x8085]);
+}
