@@ -1,0 +1,106 @@
+//! Fuzz `khal decode`'s address decoder (cli/src/decode.rs, compiled in
+//! as is: the CLI is a binary crate, so its decoder and the map walk it uses
+//! are included by path; `ArchArg` is the CLI's root type, restated below
+//! exactly as cli/src/main.rs declares it).
+//!
+//! Properties: for any arch, any 64-bit address and any window, decoding
+//! returns a non-empty text and never panics (no overflow in the range
+//! arithmetic, no slicing past an end); every base the map walk prints
+//! decodes back to an answer naming its item; `parse_addr` never panics on
+//! any string and round-trips every `0x…` rendering.
+#![no_main]
+#![allow(dead_code, unused_imports)]
+
+use clap::ValueEnum;
+use khal::ArchId;
+use khal_fuzz::Input;
+use libfuzzer_sys::fuzz_target;
+
+#[path = "../../cli/src/map.rs"]
+mod map;
+
+#[path = "../../cli/src/decode.rs"]
+mod decode;
+
+/// An arch on the command line (as in cli/src/main.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ArchArg {
+    /// SUNDA, arch 2.
+    Sunda,
+    /// CAYMAN, arch 3.
+    Cayman,
+    /// MARIANA, arch 4.
+    Mariana,
+}
+
+impl ArchArg {
+    /// The arch id.
+    pub fn id(self) -> ArchId {
+        match self {
+            ArchArg::Sunda => ArchId::Sunda,
+            ArchArg::Cayman => ArchId::Cayman,
+            ArchArg::Mariana => ArchId::Mariana,
+        }
+    }
+}
+
+const ARCHES: [ArchArg; 3] = [ArchArg::Sunda, ArchArg::Cayman, ArchArg::Mariana];
+const WINDOWS: [Option<decode::Window>; 4] = [
+    None,
+    Some(decode::Window::NxLocal),
+    Some(decode::Window::XtLocal),
+    Some(decode::Window::Notific),
+];
+
+fn bases(arch: ArchArg) -> Vec<(String, u64)> {
+    let items = match arch {
+        ArchArg::Sunda => map::walk::<khal::Sunda>(),
+        ArchArg::Cayman => map::walk::<khal::Cayman>(),
+        ArchArg::Mariana => map::walk::<khal::Mariana>(),
+    };
+    items
+        .into_iter()
+        .filter_map(|it| match it.val {
+            map::Val::Addr(a, map::Form::Device) => Some((it.item, a)),
+            _ => None,
+        })
+        .collect()
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut inp = Input::new(data);
+    let arch = ARCHES[inp.u8() as usize % 3];
+    let window = WINDOWS[inp.u8() as usize % 4];
+    // Either a raw address, or one near a traced base (so the range checks
+    // at the edges of every region are reached).
+    let address = if inp.bool() {
+        inp.u64()
+    } else {
+        let b = bases(arch);
+        if b.is_empty() {
+            inp.u64()
+        } else {
+            let (_, base) = &b[inp.u16() as usize % b.len()];
+            base.wrapping_add((inp.u32() as i32) as i64 as u64)
+        }
+    };
+    let args = decode::DecodeArgs { arch, window, address };
+    let out = decode::run(&args).expect("decode never fails on a parsed address");
+    assert!(!out.is_empty());
+    assert!(out.lines().count() >= 2, "a header and at least one answer line");
+
+    // Bases decode back to their item (checked on a fuzz-chosen one).
+    let b = bases(arch);
+    if !b.is_empty() {
+        let (item, base) = &b[inp.u16() as usize % b.len()];
+        let out = decode::run(&decode::DecodeArgs { arch, window: None, address: *base })
+            .expect("decode of a base");
+        assert!(out.contains(item.as_str()), "{base:#x} does not decode to {item}:\n{out}");
+    }
+
+    // The address parser: any text, and the round trip of a rendering.
+    let text = String::from_utf8_lossy(inp.bytes(24));
+    let _ = decode::parse_addr(&text);
+    assert_eq!(decode::parse_addr(&format!("{address:#x}")), Ok(address));
+    assert_eq!(decode::parse_addr(&address.to_string()), Ok(address));
+});

@@ -1,0 +1,140 @@
+//! Fuzz the argument validation of the MSI-X INTC [004 §4] and of the
+//! notification engine and NQ configuration [004 §2, §3].
+//!
+//! For every call, the rule the docs state decides Ok or Err (checked
+//! independently here), and a refused call writes NOTHING: the register log
+//! is unchanged. Nothing panics, whatever the arguments.
+#![no_main]
+
+use khal_core::intc::{ErrtrigLine, Intc, MsixIntc};
+use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqRing};
+use khal_core::DeviceAddr;
+use khal_fuzz::{Input, RecMmio, RingMem};
+use libfuzzer_sys::fuzz_target;
+
+const MSIX: DeviceAddr = DeviceAddr(0x0400_0000);
+const ENS: DeviceAddr = DeviceAddr(0x3053_5000);
+
+/// A small index that is often in range and sometimes just past it or huge.
+fn idx(inp: &mut Input, limit: u32) -> u32 {
+    match inp.u8() % 4 {
+        0 => inp.u32(),
+        1 => limit + (inp.u8() % 3) as u32,
+        _ => inp.u8() as u32 % (limit + 2),
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut inp = Input::new(data);
+    let mmio = RecMmio::new();
+
+    // NotificEngine::init: base present, 1 <= num_queues <= 10, bp_mode 0|1.
+    let base = if inp.u8() < 16 { None } else { Some(ENS) };
+    let nq = idx(&mut inp, 10);
+    let bp = idx(&mut inp, 2);
+    let init = NotificEngine::init(&mmio, base, nq, bp, inp.u32());
+    let ok = base.is_some() && (1..=10).contains(&nq) && bp <= 1;
+    assert_eq!(init.is_ok(), ok, "init(base={base:?}, num_queues={nq}, bp={bp})");
+    if init.is_err() {
+        assert!(mmio.is_empty(), "a refused init wrote");
+    }
+    let mut ens = match init {
+        Ok(e) => e,
+        Err(_) => NotificEngine::init(&mmio, Some(ENS), 10, 0, 0).expect("valid init"),
+    };
+
+    let mut intc_h = MsixIntc::new(MSIX);
+    for _ in 0..4 {
+        let b = idx(&mut inp, 56);
+        match MsixIntc::new(MSIX).with_errtrig_base(b, DeviceAddr(inp.u32() as u64 * 4)) {
+            Ok(h) => {
+                assert!(b < 56);
+                intc_h = h;
+            }
+            Err(_) => assert!(b >= 56),
+        }
+    }
+    let intc = Intc::<khal::Mariana>::new(intc_h);
+
+    for _ in 0..48 {
+        if inp.is_empty() {
+            break;
+        }
+        let before = mmio.len();
+        let (ok, res) = match inp.u8() % 11 {
+            0 => {
+                let v = idx(&mut inp, 8);
+                (v <= 7, intc.mask_vector(&mmio, v).map(|_| ()))
+            }
+            1 => {
+                let v = idx(&mut inp, 8);
+                (v <= 7, intc.unmask_vector(&mmio, v).map(|_| ()))
+            }
+            2 => {
+                let p = idx(&mut inp, 16);
+                (p < 16, intc.set_mod_timer_period(&mmio, p))
+            }
+            3 => {
+                let g = idx(&mut inp, 8);
+                (g < 8, intc.set_group_interval(&mmio, g, inp.u32()))
+            }
+            4 => {
+                let (b, g, s, bit) = (idx(&mut inp, 56), idx(&mut inp, 4), idx(&mut inp, 64), idx(&mut inp, 32));
+                let line = ErrtrigLine::new(b, g, s, bit);
+                assert_eq!(line.is_ok(), b < 56 && g < 4 && s < 64 && bit < 32);
+                let Ok(line) = line else { continue };
+                let has_base = intc.handle().errtrig_base(b as usize).is_some();
+                let r = match inp.u8() % 7 {
+                    0 => intc.set_cause(&mmio, line),
+                    1 => intc.read_cause(&mmio, line).map(|_| ()),
+                    2 => intc.mask_interrupt(&mmio, line),
+                    3 => intc.unmask_interrupt(&mmio, line),
+                    4 => intc.mask_notification(&mmio, line),
+                    5 => intc.unmask_notification(&mmio, line),
+                    _ => intc.read_cause(&mmio, line).map(|_| ()),
+                };
+                (has_base, r)
+            }
+            5 => {
+                let (q, b, s) = (idx(&mut inp, 10), idx(&mut inp, 8), idx(&mut inp, 8));
+                let q_ok = ens.num_queues() == 1 || q < 10;
+                let r = intc.set_notific_queue_base(&ens, q, b, s).map(|_| ());
+                (q_ok && b < 8 && s < 8, r)
+            }
+            6 => {
+                let m = idx(&mut inp, 2);
+                (m <= 1, ens.set_bp_config(m))
+            }
+            7 => {
+                let s = idx(&mut inp, 4);
+                let ok = s < 4 && s < ens.num_queues();
+                (ok, ens.set_coalescer_stream(s, inp.bool()))
+            }
+            8 => (true, ens.set_coalescer_bypass(inp.bool())),
+            9 => (true, ens.update_wr_buf_enable(inp.u64(), inp.u64())),
+            _ => {
+                // NQ configuration: index < 10, size a non-zero multiple of
+                // 16 within the memory, max_batch > 0.
+                let index = idx(&mut inp, 10);
+                let size = if inp.bool() { inp.u16() as u32 } else { (inp.u8() as u32 % 8) * 16 };
+                let len = inp.u16() as usize % 2048;
+                let mut cfg = NqConfig::new(index, size, if inp.bool() { ConsumeMode::Tail } else { ConsumeMode::Phase });
+                let mb = if inp.bool() {
+                    let b = inp.u8() as u32 % 4;
+                    cfg = cfg.with_max_batch(b);
+                    Some(b)
+                } else {
+                    None
+                };
+                let mem = RingMem::new(len, len, 0x1000);
+                let ok = index < 10 && size > 0 && size % 16 == 0 && size as usize <= len && mb != Some(0);
+                let r = NqRing::configure_host(&ens, &mem, cfg).map(|_| ());
+                (ok, r)
+            }
+        };
+        assert_eq!(res.is_ok(), ok, "validation disagrees: {res:?}");
+        if res.is_err() {
+            assert_eq!(mmio.len(), before, "a refused call wrote: {res:?}");
+        }
+    }
+});

@@ -1,0 +1,169 @@
+//! Fuzz the NQ consumer [004 §3] against a hostile device: arbitrary ring
+//! bytes, tail values and phase patterns, interleaved with every consumer
+//! operation (drain, drain iterator, available count, reset/enable).
+//!
+//! Properties:
+//! - the consumer never touches a byte outside the ring (`RingMem` panics if
+//!   it does), never panics, never hangs (every wait has a tiny budget);
+//! - a drain returns at most `out.len()`, at most `max_batch`, at most the
+//!   ring's capacity; an iterator yields no more; a count is below capacity;
+//! - the cursor stays below capacity, and every head write is a multiple of
+//!   16 inside the ring;
+//! - an error consumes nothing (the cursor does not move, no head write).
+#![no_main]
+
+use khal_core::notific::regs;
+use khal_core::notific::ring::DeviceZero;
+use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqEntry, NqRing};
+use khal_core::wait::Budget;
+use khal_core::{DeviceAddr, Result};
+use khal_fuzz::{Access, Input, NoDelay, RecMmio, RingMem};
+use libfuzzer_sys::fuzz_target;
+
+const BASE: u64 = 0x3053_5000;
+
+fuzz_target!(|data: &[u8]| {
+    let mut inp = Input::new(data);
+    let mmio = RecMmio::new();
+    let num_queues = if inp.bool() { 1 } else { 10 };
+    let Ok(mut engine) = NotificEngine::init(&mmio, Some(DeviceAddr(BASE)), num_queues, 0, 0) else {
+        return;
+    };
+    let index = (inp.u8() % 11) as u32;
+    let entries = (inp.u8() % 40) as u32 + 1;
+    let size_bytes = if inp.u8() < 16 { inp.u16() as u32 } else { entries * 16 };
+    let extra = (inp.u8() % 64) as usize;
+    let mode = if inp.bool() { ConsumeMode::Phase } else { ConsumeMode::Tail };
+    let mut cfg = NqConfig::new(index, size_bytes, mode).with_budget(Budget {
+        period_us: 1,
+        polls: (inp.u8() % 4) as u32,
+    });
+    if inp.bool() {
+        cfg = cfg.with_max_batch((inp.u8() % 50) as u32);
+    }
+    let mem = RingMem::new(size_bytes as usize + extra, size_bytes as usize, 0x1_0000_0000);
+    let device = mode == ConsumeMode::Tail && inp.bool();
+    let zeroed = std::cell::Cell::new(0usize);
+    let zero = |_: u64, len: usize| -> Result<()> {
+        zeroed.set(zeroed.get() + len);
+        Ok(())
+    };
+    // Both constructors validate; an invalid config is refused, which is fine.
+    if device {
+        if let Ok(ring) = NqRing::device(&mem, zero, cfg) {
+            exercise(&mut inp, &mmio, &mut engine, &mem, ring);
+        }
+    } else if let Ok(ring) = NqRing::host(&mem, cfg) {
+        exercise(&mut inp, &mmio, &mut engine, &mem, ring);
+    }
+});
+
+fn exercise<Z: DeviceZero>(
+    inp: &mut Input,
+    mmio: &RecMmio,
+    engine: &mut NotificEngine<&RecMmio>,
+    mem: &RingMem,
+    mut ring: NqRing<&RingMem, Z>,
+) {
+    let cap = ring.capacity();
+    let size_bytes = ring.size_bytes();
+    let index = ring.index();
+    assert_eq!(cap, size_bytes / 16);
+    assert!(ring.max_batch() >= 1 && ring.max_batch() <= cap);
+
+    let tail_addr = engine
+        .nq_reg(regs::NQ_TAIL_PTR, index)
+        .map(|r| r.addr(engine.base()).get())
+        .unwrap_or(0);
+    let head_addr = engine
+        .nq_reg(regs::NQ_HEAD_PTR, index)
+        .map(|r| r.addr(engine.base()).get())
+        .unwrap_or(0);
+
+    for _ in 0..64 {
+        if inp.is_empty() {
+            break;
+        }
+        let before = mmio.len();
+        let cursor = ring.next_index();
+        let phase = ring.phase();
+        match inp.u8() % 8 {
+            0 | 1 => {
+                let mut out = vec![NqEntry::default(); (inp.u8() % 80) as usize];
+                match ring.drain(engine, &mut NoDelay, &mut out) {
+                    Ok(n) => {
+                        assert!(n <= out.len() && n as u32 <= ring.max_batch() && n as u32 <= cap);
+                        let heads = head_writes(mmio, before, head_addr);
+                        assert_eq!(heads.len(), (n > 0) as usize, "one head write per non-empty drain");
+                    }
+                    Err(_) => {
+                        assert_eq!((ring.next_index(), ring.phase()), (cursor, phase));
+                        assert!(head_writes(mmio, before, head_addr).is_empty());
+                    }
+                }
+            }
+            2 => {
+                let max = inp.u8() as u32;
+                let take = inp.u8() % 8 + 1;
+                if let Ok(it) = ring.drain_iter(engine, &mut NoDelay, max) {
+                    let mut k = 0u32;
+                    for item in it.take(take as usize) {
+                        if item.is_err() {
+                            break;
+                        }
+                        k += 1;
+                    }
+                    assert!(k <= max && k <= cap);
+                    assert!(head_writes(mmio, before, head_addr).len() <= 1);
+                }
+            }
+            3 => {
+                if let Ok(c) = ring.available_count(engine, &mut NoDelay) {
+                    assert!(c <= cap, "count {c} > capacity {cap}");
+                }
+            }
+            4 => {
+                // The device writes some ring bytes (any pattern of phases).
+                let off = inp.u16() as usize % size_bytes.max(1) as usize;
+                let n = (inp.u8() % 64) as usize;
+                let chunk = inp.bytes(n).to_vec();
+                let mut b = mem.bytes.borrow_mut();
+                let end = (off + chunk.len()).min(size_bytes as usize);
+                b[off..end].copy_from_slice(&chunk[..end - off]);
+            }
+            5 => {
+                // The device's tail register: a script of raw values.
+                let k = inp.u8() % 5 + 1;
+                let vals = (0..k)
+                    .map(|_| match inp.u8() % 4 {
+                        0 => inp.u32(),
+                        1 => u32::MAX,
+                        _ => (inp.u8() as u32 % (cap + 2)) * 16,
+                    })
+                    .collect();
+                mmio.script(tail_addr, vals);
+            }
+            6 => {
+                let _ = ring.reset(engine, &mut NoDelay);
+            }
+            _ => {
+                let _ = ring.enable(engine, &mut NoDelay);
+            }
+        }
+        assert!(ring.next_index() < cap, "cursor {} past capacity {cap}", ring.next_index());
+        for h in head_writes(mmio, before, head_addr) {
+            assert!(h % 16 == 0 && h < size_bytes, "head write {h:#x} outside the ring");
+        }
+    }
+}
+
+/// The head values written since `from`.
+fn head_writes(m: &RecMmio, from: usize, head: u64) -> Vec<u32> {
+    m.since(from)
+        .into_iter()
+        .filter_map(|a| match a {
+            Access::Write(x, v) if x == head => Some(v),
+            _ => None,
+        })
+        .collect()
+}
