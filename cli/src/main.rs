@@ -1,5 +1,5 @@
-//! The `khal` command: one subcommand per file (`map.rs`, `decode.rs`; `trace`
-//! and `demo` are added as `trace.rs` / `demo.rs`).
+//! The `khal` command: one subcommand per file (`map.rs`, `decode.rs`,
+//! `trace.rs`, `demo.rs`).
 //!
 //! Every failure is one line on stderr and a non-zero exit: 2 for a bad
 //! command line, 1 for a command that could not do its job. No panics.
@@ -12,6 +12,7 @@ use khal::ArchId;
 
 mod decode;
 mod map;
+mod trace;
 
 /// khal: the register matrix, address decoder and tools of the khal HAL.
 #[derive(Debug, Parser)]
@@ -30,6 +31,8 @@ enum Command {
     Map(map::MapArgs),
     /// Say what lives at a device address.
     Decode(decode::DecodeArgs),
+    /// Dry-run one HAL operation on the device model and print its register accesses.
+    Trace(trace::TraceArgs),
 }
 
 /// An arch on the command line.
@@ -58,6 +61,7 @@ fn run(cli: &Cli) -> Result<String, String> {
     match &cli.command {
         Command::Map(args) => map::run(args),
         Command::Decode(args) => decode::run(args),
+        Command::Trace(args) => trace::run(args),
     }
 }
 
@@ -68,7 +72,8 @@ fn one_line(err: &clap::Error) -> String {
         err.kind(),
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand
     ) {
-        return "error: a subcommand is required (map, decode); see `khal --help`".into();
+        return "error: a subcommand is required (map, decode, trace, demo); see `khal --help`"
+            .into();
     }
     // clap's message is the first line, sometimes continued by indented
     // lines (the missing arguments); the usage block follows a blank line.
