@@ -159,9 +159,30 @@ impl DmaMemory for DmaBuf {
     #[inline]
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
         self.check(offset, out.len())?;
-        for (i, o) in out.iter_mut().enumerate() {
-            // SAFETY: `offset + i < offset + out.len() <= len` (checked above).
-            *o = unsafe { self.ptr.as_ptr().add(offset + i).read_volatile() };
+        // Bytes up to the first 8-byte-aligned address, then aligned 8-byte
+        // volatile loads, then the remaining bytes: same values as a byte
+        // loop, 8x fewer device-memory accesses (the NQ drain's bulk read).
+        let mut p = self.ptr.as_ptr().wrapping_add(offset);
+        let head = p.align_offset(8);
+        let (head, body) = out.split_at_mut(head.min(out.len()));
+        for o in head.iter_mut() {
+            // SAFETY: `p` stays within `[offset, offset + out.len()) <= len`
+            // (checked above); a byte load needs no alignment.
+            *o = unsafe { p.read_volatile() };
+            p = p.wrapping_add(1);
+        }
+        let mut words = body.chunks_exact_mut(8);
+        for w in &mut words {
+            // SAFETY: in bounds as above (8 bytes of `out` remain, so 8 bytes
+            // of the buffer do), and `p` is 8-byte aligned after the head loop.
+            let v = unsafe { p.cast::<u64>().read_volatile() };
+            w.copy_from_slice(&v.to_ne_bytes());
+            p = p.wrapping_add(8);
+        }
+        for o in words.into_remainder() {
+            // SAFETY: in bounds as above.
+            *o = unsafe { p.read_volatile() };
+            p = p.wrapping_add(1);
         }
         Ok(())
     }

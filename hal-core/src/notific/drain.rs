@@ -15,6 +15,8 @@
 //! it returns `Ok(n)`; on an error nothing is consumed. The iterator commits
 //! what it yielded, on [`Drain::finish`] or on drop.
 
+use core::sync::atomic::{fence, Ordering};
+
 use embedded_hal::delay::DelayNs;
 
 use crate::dma::DmaMemory;
@@ -78,15 +80,16 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
             return Ok(0);
         }
         let avail = self.budget_for(engine, delay, want)?;
-        let mut n = 0u32;
-        for slot in out.iter_mut().take(avail as usize) {
-            match self.load_new(n)? {
-                Some(e) => *slot = e,
-                None if self.mode() == ConsumeMode::Phase => break,
-                None => return Err(self.overrun(avail)),
-            }
-            n += 1;
+        // 1. The phase bytes only (volatile loads): how many entries are new.
+        let n = self.walk_phase(avail)?;
+        if n < avail && self.mode() == ConsumeMode::Tail {
+            return Err(self.overrun(avail));
         }
+        // 2. One Acquire fence for the batch: every entry load below is
+        //    ordered after the phase load that said it is new (see `load_new`).
+        fence(Ordering::Acquire);
+        // 3. The entries, in bulk.
+        self.copy_entries(n, out)?;
         self.commit(engine, n)?;
         Ok(n as usize)
     }

@@ -396,17 +396,57 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
         Ok(Some(NqEntry::from_bytes(raw)))
     }
 
+    /// Copy entries `0..n` past `next` into `out` (`n <= out.len()`), with one
+    /// bulk read per contiguous run (split at the wrap, and in chunks of 64
+    /// entries through the stack). Call only after the phase loads and the
+    /// Acquire fence that make the entries valid.
+    pub(super) fn copy_entries(&self, n: u32, out: &mut [NqEntry]) -> Result<()> {
+        const CHUNK: usize = 64;
+        let mut chunk = [0u8; CHUNK * NQ_ENTRY_BYTES];
+        let mut k = 0u32;
+        while k < n {
+            let off = self.offset_of(k);
+            let to_wrap = self.capacity - (off / NQ_ENTRY_BYTES) as u32;
+            let run = (n - k).min(to_wrap).min(CHUNK as u32) as usize;
+            let bytes = chunk
+                .get_mut(..run * NQ_ENTRY_BYTES)
+                .ok_or(Error::InvalidArgument("nq copy run"))?;
+            self.mem.read(off, bytes)?;
+            let dst = out
+                .get_mut(k as usize..k as usize + run)
+                .ok_or(Error::InvalidArgument("nq drain buffer"))?;
+            for (d, s) in dst.iter_mut().zip(bytes.chunks_exact(NQ_ENTRY_BYTES)) {
+                let mut raw = [0u8; NQ_ENTRY_BYTES];
+                raw.copy_from_slice(s);
+                *d = NqEntry::from_bytes(raw);
+            }
+            k += run as u32;
+        }
+        Ok(())
+    }
+
     /// Phase mode: entries pending, walking from `next` while the phase bit
     /// says new, at most `limit` (≤ capacity: never past one ring). No register read.
     pub(super) fn walk_phase(&self, limit: u32) -> Result<u32> {
         let limit = limit.min(self.capacity);
+        // At most two contiguous runs (before and after the wrap), each with
+        // one expected phase: the inner loop is one volatile byte load and a
+        // compare per entry.
+        let first = limit.min(self.capacity - self.next);
+        let runs = [
+            (self.next, first, !self.phase),
+            (0, limit - first, self.phase),
+        ];
         let mut n = 0;
-        while n < limit {
-            let byte3 = self.mem.load_u8(self.offset_of(n) + PHASE_BYTE)?;
-            if phase_of(byte3) != self.expected_phase(n) {
-                break;
+        for (start, len, want) in runs {
+            let mut off = start as usize * NQ_ENTRY_BYTES + PHASE_BYTE;
+            for _ in 0..len {
+                if phase_of(self.mem.load_u8(off)?) != want {
+                    return Ok(n);
+                }
+                off += NQ_ENTRY_BYTES;
+                n += 1;
             }
-            n += 1;
         }
         Ok(n)
     }
