@@ -351,5 +351,17 @@ mod tests {
                 PagemapError::PfnHidden { .. } | PagemapError::NotContiguous { .. }
             )),
         }
+        // The real-host allocator: pinned page, bus address from pagemap.
+        use crate::dma::HostAllocator;
+        use khal_core::dma::{DmaAllocator, DmaMemory, MemLocation};
+        let mut a = HostAllocator::pinned(t, false);
+        match a.alloc(MemLocation::Host, page, page) {
+            Ok(b) => {
+                assert_eq!(b.bus_addr() % page as u64, 0);
+                assert_ne!(b.bus_addr(), b.as_ptr() as u64);
+            }
+            // Unprivileged, or mlock refused by RLIMIT_MEMLOCK: typed.
+            Err(e) => assert_eq!(e, khal_core::Error::OutOfMemory),
+        }
     }
 }
