@@ -50,13 +50,14 @@ fn counted(mode: ConsumeMode) -> (f64, f64, f64) {
         loop {
             c.reset();
             let n = ring.drain(&e, &mut d, &mut out).unwrap();
+            // Every read counts, the empty polls' included.
+            reads += c.reads();
             if n == 0 {
                 empty_polls += 1;
                 empty_writes += c.writes();
                 break;
             }
             drained += n as u64;
-            reads += c.reads();
             head_writes += c.writes();
             non_empty += 1;
         }

@@ -1,6 +1,6 @@
 //! Draining notifications: into a caller buffer, or through an iterator [004 §3].
 //!
-//! The cost model is the anchors' ([`ring-and-reliability-anchors` §6]): an MMIO
+//! The cost model is the design anchors' (ring-and-reliability-anchors.md §2, §6): an MMIO
 //! read costs as much as draining hundreds of host-memory entries, so
 //! - phase mode reads NO register: the phase bits in memory say what is new;
 //! - tail mode reads the tail at most once per drain call (none while entries
