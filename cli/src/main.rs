@@ -11,12 +11,40 @@ use clap::{Parser, Subcommand, ValueEnum};
 use khal::ArchId;
 
 mod decode;
+mod demo;
 mod map;
 mod trace;
 
+/// What `khal --help` ends with: one example per subcommand.
+const AFTER_HELP: &str = "\
+Every command runs on this machine alone: the register matrix and decoder come
+from the HAL's arch traits, trace and demo run on the built-in device model (no
+hardware, no setup). Errors are one line on stderr; exit 2 for a bad command
+line, 1 for a command that failed.
+
+Examples:
+  khal demo --arch cayman                      bring-up + 100000 notifications, summary
+  khal demo --arch mariana --json --notifications 5000
+  khal trace --arch cayman notific-init --queues 10 --bp-mode 0 --uart-mode 0
+  khal map --arch mariana                      the register matrix of an arch
+  khal decode --arch mariana 0x808580000400    what lives at an address
+
+`khal <command> --help` explains each command.";
+
+const MAP_HELP: &str = "\
+Examples:
+  khal map --arch cayman
+  khal map --arch sunda --json
+  khal map --diff sunda cayman";
+
+const DECODE_HELP: &str = "\
+Examples:
+  khal decode --arch mariana 0x808580000400
+  khal decode --arch cayman --in notific 0x10c";
+
 /// khal: the register matrix, address decoder and tools of the khal HAL.
 #[derive(Debug, Parser)]
-#[command(name = "khal", version, about)]
+#[command(name = "khal", version, about, after_help = AFTER_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -28,11 +56,15 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Print the register matrix of an arch (or the differences of two).
+    #[command(after_help = MAP_HELP)]
     Map(map::MapArgs),
     /// Say what lives at a device address.
+    #[command(after_help = DECODE_HELP)]
     Decode(decode::DecodeArgs),
     /// Dry-run one HAL operation on the device model and print its register accesses.
     Trace(trace::TraceArgs),
+    /// Bring an arch up on the built-in device model and drain notifications (no hardware).
+    Demo(demo::DemoArgs),
 }
 
 /// An arch on the command line.
@@ -62,6 +94,7 @@ fn run(cli: &Cli) -> Result<String, String> {
         Command::Map(args) => map::run(args),
         Command::Decode(args) => decode::run(args),
         Command::Trace(args) => trace::run(args),
+        Command::Demo(args) => demo::run(args),
     }
 }
 
