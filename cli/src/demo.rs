@@ -800,7 +800,7 @@ fn progress(args: &DemoArgs) -> Option<indicatif::ProgressBar> {
     }
     let bar = indicatif::ProgressBar::new(args.notifications);
     if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "  draining   [{bar:40}] {pos}/{len} notifications ({per_sec})",
+        "  draining   [{bar:30}] {human_pos}/{human_len} notifications, eta {eta}",
     ) {
         bar.set_style(style.progress_chars("=> "));
     }
