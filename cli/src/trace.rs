@@ -96,7 +96,8 @@ fn num32(s: &str) -> Result<u32, String> {
 #[derive(Debug, Clone, Copy, Args)]
 pub struct Queues {
     /// Queues of the engine: 1 = single-queue flavour (a TopSP), 10 = the
-    /// 10-queue flavour (a NeuronCore TPB) [004 §3].
+    /// 10-queue flavour (a NeuronCore TPB) [004 §3]; 2..9 select the 10-queue
+    /// flavour with that many coalescer streams; 0 or > 10 is refused.
     #[arg(long, default_value = "10", value_parser = num32)]
     pub queues: u32,
 }
