@@ -188,6 +188,24 @@ impl DmaMemory for DmaBuf {
     }
 
     #[inline]
+    fn read_published(&self, offset: usize, out: &mut [u8]) -> Result<()> {
+        self.check(offset, out.len())?;
+        // SAFETY: `[offset, offset + out.len())` is inside the live allocation
+        // (checked above) and cannot overlap `out`, a distinct Rust slice. The
+        // caller guarantees (trait contract) the device published these bytes
+        // and does not rewrite them until they are handed back, so no write
+        // races this plain copy.
+        unsafe {
+            core::ptr::copy_nonoverlapping(
+                self.ptr.as_ptr().add(offset),
+                out.as_mut_ptr(),
+                out.len(),
+            )
+        };
+        Ok(())
+    }
+
+    #[inline]
     fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
         self.check(offset, data.len())?;
         for (i, &b) in data.iter().enumerate() {

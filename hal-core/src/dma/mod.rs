@@ -75,6 +75,20 @@ pub trait DmaMemory {
     /// Volatile copy of `out.len()` bytes starting at `offset`.
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<()>;
 
+    /// Copy bytes the device has already **published**: the caller observed
+    /// their publication (an NQ entry's phase byte, loaded volatile, then an
+    /// Acquire fence) and the device does not rewrite them until the consumer
+    /// hands them back (the head write) [004 §3], [FACTS §11].
+    ///
+    /// Those bytes are stable, so a backend may copy them with a plain
+    /// `memcpy` instead of volatile loads (which cannot be vectorised): the
+    /// NQ drain's bulk copy. The default is [`DmaMemory::read`]; only use
+    /// this for bytes whose publication was observed.
+    #[inline(always)]
+    fn read_published(&self, offset: usize, out: &mut [u8]) -> Result<()> {
+        self.read(offset, out)
+    }
+
     /// Volatile copy of `data` to `offset`.
     fn write(&self, offset: usize, data: &[u8]) -> Result<()>;
 
@@ -111,6 +125,10 @@ impl<T: DmaMemory + ?Sized> DmaMemory for &T {
     #[inline(always)]
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
         (**self).read(offset, out)
+    }
+    #[inline(always)]
+    fn read_published(&self, offset: usize, out: &mut [u8]) -> Result<()> {
+        (**self).read_published(offset, out)
     }
     #[inline(always)]
     fn write(&self, offset: usize, data: &[u8]) -> Result<()> {

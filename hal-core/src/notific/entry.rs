@@ -33,6 +33,12 @@ impl NqEntry {
         &self.raw
     }
 
+    /// The raw bytes, for the drain to copy an entry straight into place.
+    #[inline(always)]
+    pub(crate) fn bytes_mut(&mut self) -> &mut [u8; NQ_ENTRY_BYTES] {
+        &mut self.raw
+    }
+
     /// The phase bit: bit 7 of byte 3 [004 §3].
     #[inline(always)]
     pub const fn phase(&self) -> bool {

@@ -396,31 +396,23 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
         Ok(Some(NqEntry::from_bytes(raw)))
     }
 
-    /// Copy entries `0..n` past `next` into `out` (`n <= out.len()`), with one
-    /// bulk read per contiguous run (split at the wrap, and in chunks of 64
-    /// entries through the stack). Call only after the phase loads and the
-    /// Acquire fence that make the entries valid.
+    /// Copy entries `0..n` past `next` into `out` (`n <= out.len()`), each
+    /// straight into its slot (one 16-byte copy per entry, no staging). Call
+    /// only after the phase loads and the Acquire fence that make the entries
+    /// valid: the bytes are then published and stable until the head write
+    /// hands them back, so [`DmaMemory::read_published`] may copy them plainly.
     pub(super) fn copy_entries(&self, n: u32, out: &mut [NqEntry]) -> Result<()> {
-        const CHUNK: usize = 64;
-        let mut chunk = [0u8; CHUNK * NQ_ENTRY_BYTES];
-        let mut k = 0u32;
-        while k < n {
-            let off = self.offset_of(k);
-            let to_wrap = self.capacity - (off / NQ_ENTRY_BYTES) as u32;
-            let run = (n - k).min(to_wrap).min(CHUNK as u32) as usize;
-            let bytes = chunk
-                .get_mut(..run * NQ_ENTRY_BYTES)
-                .ok_or(Error::InvalidArgument("nq copy run"))?;
-            self.mem.read(off, bytes)?;
-            let dst = out
-                .get_mut(k as usize..k as usize + run)
-                .ok_or(Error::InvalidArgument("nq drain buffer"))?;
-            for (d, s) in dst.iter_mut().zip(bytes.chunks_exact(NQ_ENTRY_BYTES)) {
-                let mut raw = [0u8; NQ_ENTRY_BYTES];
-                raw.copy_from_slice(s);
-                *d = NqEntry::from_bytes(raw);
+        let dst = out
+            .get_mut(..n as usize)
+            .ok_or(Error::InvalidArgument("nq drain buffer"))?;
+        let mut off = self.next as usize * NQ_ENTRY_BYTES;
+        let ring_bytes = self.capacity as usize * NQ_ENTRY_BYTES;
+        for d in dst {
+            if off >= ring_bytes {
+                off = 0; // the wrap
             }
-            k += run as u32;
+            self.mem.read_published(off, d.bytes_mut())?;
+            off += NQ_ENTRY_BYTES;
         }
         Ok(())
     }
