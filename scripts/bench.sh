@@ -62,7 +62,7 @@ fi
 log "firmware examples: .text sizes"
 FW="{}"
 if [[ -f firmware/Cargo.toml ]]; then
-  if (cd firmware && cargo build --release --target thumbv7em-none-eabihf >&2); then
+  if (cd firmware && CARGO_TARGET_DIR="$ROOT/firmware/target" cargo build --release >&2); then
     FW="{"
     sep=""
     for ex in $(sed -n 's/^name = "\(fw-[a-z]*\)"/\1/p' firmware/Cargo.toml); do
