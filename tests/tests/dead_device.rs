@@ -114,9 +114,9 @@ fn fault(m: &DeviceModel, idx: u32, f: QueueFault) {
 }
 
 /// The dead-device conditions of an NQ, applied after the ring is enabled and
-/// entries are pending.
+/// entries are pending. `ResetReads`: the tail reads 0xDEADBEEF, as a device
+/// in reset does.
 #[derive(Debug, Clone, Copy)]
-/// `ResetReads`: the tail reads 0xDEADBEEF, as a device in reset does.
 enum Dead {
     Stall,
     Gone,
