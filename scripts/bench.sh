@@ -52,12 +52,11 @@ COUNTS=$("$BIN" counts)
 log "NQ drain time vs memcpy (21 interleaved reps)"
 NQTIME=$("$BIN" time)
 
-# static vs AnyArch: needs the engine layer's dispatch kernels.
-DISPATCH='"pending: the engine layer (AnyArch) is not on main yet"'
-if grep -q 'ir_dispatch' tests/src/bin/khal_ir/kernels.rs 2>/dev/null; then
-  S=$(ir dispatch_static dispatch_static); A=$(ir dispatch_any dispatch_any)
-  DISPATCH="{\"static_ir_per_call\":$S,\"anyarch_ir_per_call\":$A,\"anyarch_vs_static\":$(ratio "$A" "$S")}"
-fi
+log "callgrind: static vs AnyArch dispatch (CAYMAN)"
+SA=$(ir dispatch_static_axi dispatch_static_axi); AA=$(ir dispatch_any_axi dispatch_any_axi)
+SR=$(ir dispatch_static_rmw dispatch_static_rmw); AR=$(ir dispatch_any_rmw dispatch_any_rmw)
+DISPATCH="{\"get_axi_offset\":{\"static\":$SA,\"anyarch\":$AA,\"anyarch_vs_static\":$(ratio "$AA" "$SA")},\
+\"events_semaphores_nt_rmw\":{\"static\":$SR,\"anyarch\":$AR,\"anyarch_vs_static\":$(ratio "$AR" "$SR")}}"
 
 log "firmware examples: .text sizes"
 FW="{}"
@@ -105,7 +104,7 @@ cat <<JSON
   },
   "nq_mmio_counts": $COUNTS,
   "nq_drain_time": $NQTIME,
-  "dispatch_static_vs_anyarch": $DISPATCH,
+  "dispatch_ir_per_call_static_vs_anyarch": $DISPATCH,
   "firmware_text_bytes": $FW,
   "time_benches": $TIMEB
 }

@@ -38,6 +38,7 @@ use khal_core::mmio::volatile::VolatileWindow;
 use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqEntry, NqRing};
 use khal_core::{DeviceAddr, Error, Result};
 
+#[cfg(not(feature = "find-panics"))]
 #[panic_handler]
 fn panic(_: &PanicInfo) -> ! {
     extern "Rust" {
@@ -47,6 +48,17 @@ fn panic(_: &PanicInfo) -> ! {
     // SAFETY: never executed in a binary that links: the symbol does not
     // exist, so a binary in which this call survives does not link at all.
     unsafe { _khal_panic_is_reachable() }
+}
+
+/// With `--features find-panics` the examples link with a plain handler, so
+/// the surviving panic paths can be found in the disassembly (see
+/// docs/TESTING.md); CI never enables it.
+#[cfg(feature = "find-panics")]
+#[panic_handler]
+fn panic(_: &PanicInfo) -> ! {
+    loop {
+        cortex_m::asm::bkpt();
+    }
 }
 
 /// Where the register window is mapped (a peripheral-region address).

@@ -374,3 +374,50 @@ pub fn median_ratio(reps: usize, mut f: impl FnMut(), mut g: impl FnMut()) -> (f
     let (mf, mg) = (tf[reps / 2], tg[reps / 2]);
     (mf as f64 / mg.max(1) as f64, mf, mg)
 }
+
+/// Static dispatch: `N` calls of `get_axi_offset::<Cayman>` on tiles 0..8
+/// (the tile validated by `Cayman::tile`), summed.
+#[inline(never)]
+pub fn ir_dispatch_static_axi() -> u64 {
+    use khal_core::family::TpbBases;
+    let mut s = 0u64;
+    for i in 0..N {
+        if let Ok(t) = khal::Cayman::tile(black_box(i & 7)) {
+            s = s.wrapping_add(khal_core::engine::get_axi_offset(t, 0x2B8_7000).get());
+        }
+    }
+    s
+}
+
+/// Run-time dispatch: the same `N` calls through an `AnyArch` bound from a
+/// `black_box`ed id 3, so the match is taken at run time.
+#[inline(never)]
+pub fn ir_dispatch_any_axi(any: khal::AnyArch) -> u64 {
+    let mut s = 0u64;
+    for i in 0..N {
+        if let Ok(a) = any.get_axi_offset(black_box(i & 7), 0x2B8_7000) {
+            s = s.wrapping_add(a.get());
+        }
+    }
+    s
+}
+
+/// Static dispatch: `N` `EVENTS_SEMAPHORES_NT` read-modify-writes on CAYMAN
+/// through a constant-geometry `VolatileWindow`.
+#[inline(never)]
+pub fn ir_dispatch_static_rmw(ptr: NonNull<u32>) {
+    let Some(w) = window(ptr) else { return };
+    for i in 0..N {
+        let _ =
+            khal_core::engine::program::update_events_semaphores_nt::<khal::Cayman, _>(&w, BASE, i);
+    }
+}
+
+/// Run-time dispatch of the same read-modify-writes through `AnyArch`.
+#[inline(never)]
+pub fn ir_dispatch_any_rmw(ptr: NonNull<u32>, any: khal::AnyArch) {
+    let Some(w) = window(ptr) else { return };
+    for i in 0..N {
+        let _ = any.update_events_semaphores_nt(&w, BASE, i);
+    }
+}

@@ -30,7 +30,8 @@ fn usage() -> ExitCode {
     eprintln!(
         "usage: khal_ir <raw_write|typed_write|raw_read|typed_read|raw_array_write|\
          typed_array_write|typed_write_opaque|nq_drain_dmabuf|nq_drain_word|memcpy|\
-         csr_lookup_4|csr_lookup_256|raw_translate|counts|time>"
+         csr_lookup_4|csr_lookup_256|raw_translate|dispatch_static_axi|dispatch_any_axi|\
+         dispatch_static_rmw|dispatch_any_rmw|counts|time>"
     );
     ExitCode::from(2)
 }
@@ -262,6 +263,28 @@ fn main() -> ExitCode {
                 }
                 None => ExitCode::FAILURE,
             };
+        }
+        "dispatch_static_axi" => {
+            black_box(ir_dispatch_static_axi());
+            N as u64
+        }
+        "dispatch_any_axi" => {
+            let Ok(any) = khal::AnyArch::new(black_box(3)) else {
+                return ExitCode::FAILURE;
+            };
+            black_box(ir_dispatch_any_axi(any));
+            N as u64
+        }
+        "dispatch_static_rmw" => {
+            ir_dispatch_static_rmw(regs.ptr());
+            N as u64
+        }
+        "dispatch_any_rmw" => {
+            let Ok(any) = khal::AnyArch::new(black_box(3)) else {
+                return ExitCode::FAILURE;
+            };
+            ir_dispatch_any_rmw(regs.ptr(), any);
+            N as u64
         }
         "counts" => {
             return match counts() {
