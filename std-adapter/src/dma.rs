@@ -21,6 +21,7 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 
 use khal_core::dma::{DmaAllocator, DmaMemory, MemLocation};
+use khal_core::notific::entry::{NqEntry, NQ_ENTRY_BYTES};
 use khal_core::{DeviceAddr, Error, Result};
 use memmap2::{MmapMut, MmapOptions};
 
@@ -184,6 +185,60 @@ impl DmaMemory for DmaBuf {
             *o = unsafe { p.read_volatile() };
             p = p.wrapping_add(1);
         }
+        Ok(())
+    }
+
+    #[inline]
+    fn scan_flag_run(
+        &self,
+        offset: usize,
+        stride: usize,
+        max: usize,
+        mask: u8,
+        want: bool,
+    ) -> Result<usize> {
+        if max == 0 {
+            return Ok(0);
+        }
+        // The last byte of the run, checked once for the whole run.
+        let last = stride
+            .checked_mul(max - 1)
+            .and_then(|d| offset.checked_add(d))
+            .ok_or(Error::OutOfRange {
+                what: "dma scan run",
+                value: offset as u64,
+                limit: self.len() as u64,
+            })?;
+        self.check(last, 1)?;
+        let expect = if want { mask } else { 0 };
+        let mut p = self.ptr.as_ptr().wrapping_add(offset);
+        for n in 0..max {
+            // SAFETY: byte `offset + n * stride <= last < len` (checked above)
+            // of the live allocation; a byte load needs no alignment.
+            let b = unsafe { p.read_volatile() };
+            if b & mask != expect {
+                return Ok(n);
+            }
+            p = p.wrapping_add(stride);
+        }
+        Ok(max)
+    }
+
+    #[inline]
+    fn read_published_entries(&self, offset: usize, out: &mut [NqEntry]) -> Result<()> {
+        let n = out.len() * NQ_ENTRY_BYTES;
+        self.check(offset, n)?;
+        // SAFETY: `[offset, offset + n)` is inside the live allocation (checked
+        // above); `NqEntry` is `repr(transparent)` over `[u8; 16]`, so `out` is
+        // `n` contiguous writable bytes, distinct from the buffer. The bytes are
+        // published and stable (trait contract of `read_published`).
+        unsafe {
+            core::ptr::copy_nonoverlapping(
+                self.ptr.as_ptr().add(offset),
+                out.as_mut_ptr().cast::<u8>(),
+                n,
+            )
+        };
         Ok(())
     }
 
@@ -531,6 +586,48 @@ impl<'m> DmaAllocator for ModelAllocator<'m> {
 mod tests {
     use super::*;
     use khal_core::dma::DmaAllocator;
+
+    #[test]
+    fn scan_flag_run_counts_and_checks_the_whole_run_first() {
+        let b = DmaBuf::new(64, 64).unwrap();
+        // Phase bytes at 3, 19, 35, 51 (stride 16): set, set, clear, set.
+        for off in [3, 19, 51] {
+            b.write(off, &[0x80]).unwrap();
+        }
+        assert_eq!(b.scan_flag_run(3, 16, 4, 0x80, true), Ok(2));
+        assert_eq!(b.scan_flag_run(35, 16, 1, 0x80, false), Ok(1));
+        assert_eq!(b.scan_flag_run(3, 16, 0, 0x80, true), Ok(0));
+        // The same answers as the trait's default (byte-by-byte) walk.
+        let by_default = |o: usize, n: usize, w: bool| {
+            let mut k = 0;
+            while k < n && ((b.load_u8(o + 16 * k).unwrap() & 0x80 == 0x80) == w) {
+                k += 1;
+            }
+            k
+        };
+        assert_eq!(by_default(3, 4, true), 2);
+        // A run whose last byte leaves the buffer is refused, not shortened.
+        assert!(b.scan_flag_run(3, 16, 5, 0x80, true).is_err());
+        assert!(b.scan_flag_run(usize::MAX, 16, 2, 0x80, true).is_err());
+    }
+
+    #[test]
+    fn read_published_entries_copies_a_run_and_refuses_overruns() {
+        let b = DmaBuf::new(64, 64).unwrap();
+        let bytes: Vec<u8> = (0..64).collect();
+        b.write(0, &bytes).unwrap();
+        let mut out = [NqEntry::default(); 2];
+        b.read_published_entries(16, &mut out).unwrap();
+        assert_eq!(out[0].bytes()[..], bytes[16..32]);
+        assert_eq!(out[1].bytes()[..], bytes[32..48]);
+        let mut three = [NqEntry::default(); 3];
+        assert!(b.read_published_entries(32, &mut three).is_err());
+        assert_eq!(three, [NqEntry::default(); 3]);
+        let mut raw = [0u8; 5];
+        b.read_published(59, &mut raw).unwrap();
+        assert_eq!(raw, [59, 60, 61, 62, 63]);
+        assert!(b.read_published(60, &mut raw).is_err());
+    }
 
     #[test]
     fn aligned_zeroed_bounds_checked() {

@@ -28,6 +28,7 @@ pub use queue::{run_one_shot, DmaQueue, QueueInfo, RingStatus};
 pub use ring::{Descriptor, OneShotRing};
 
 use crate::error::Result;
+use crate::notific::entry::{NqEntry, NQ_ENTRY_BYTES};
 
 /// Where a DMA buffer lives: the notes' `dmem_alloc` memory kinds [000 §4].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -75,6 +76,33 @@ pub trait DmaMemory {
     /// Volatile copy of `out.len()` bytes starting at `offset`.
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<()>;
 
+    /// Count the bytes at `offset`, `offset + stride`, … (at most `max` of
+    /// them) whose `mask` bits are all set (`want == true`) or all clear
+    /// (`want == false`), stopping at the first that differs. Each byte is one
+    /// volatile load, in order.
+    ///
+    /// This is the NQ phase walk [004 §3]: the default loops over
+    /// [`DmaMemory::load_u8`]; a backend may check the whole run's bounds once
+    /// and then load without per-byte checks. A run that leaves the region is
+    /// refused before any load.
+    fn scan_flag_run(
+        &self,
+        offset: usize,
+        stride: usize,
+        max: usize,
+        mask: u8,
+        want: bool,
+    ) -> Result<usize> {
+        let mut off = offset;
+        for n in 0..max {
+            if (self.load_u8(off)? & mask == mask) != want {
+                return Ok(n);
+            }
+            off = off.saturating_add(stride);
+        }
+        Ok(max)
+    }
+
     /// Copy bytes the device has already **published**: the caller observed
     /// their publication (an NQ entry's phase byte, loaded volatile, then an
     /// Acquire fence) and the device does not rewrite them until the consumer
@@ -87,6 +115,31 @@ pub trait DmaMemory {
     #[inline(always)]
     fn read_published(&self, offset: usize, out: &mut [u8]) -> Result<()> {
         self.read(offset, out)
+    }
+
+    /// [`DmaMemory::read_published`] for a run of NQ entries: copy
+    /// `out.len()` published 16-byte entries starting at `offset`, in order.
+    /// The default copies entry by entry; a backend may copy the run at once
+    /// ([`NqEntry`] is `repr(transparent)` over its bytes). The whole run is
+    /// bounds-checked before anything is copied.
+    fn read_published_entries(&self, offset: usize, out: &mut [NqEntry]) -> Result<()> {
+        let bytes = out
+            .len()
+            .checked_mul(NQ_ENTRY_BYTES)
+            .and_then(|b| offset.checked_add(b));
+        if bytes.is_none_or(|end| end > self.len()) {
+            return Err(crate::Error::OutOfRange {
+                what: "dma entry run",
+                value: offset as u64,
+                limit: self.len() as u64,
+            });
+        }
+        let mut off = offset;
+        for e in out {
+            self.read_published(off, e.bytes_mut())?;
+            off += NQ_ENTRY_BYTES;
+        }
+        Ok(())
     }
 
     /// Volatile copy of `data` to `offset`.
@@ -129,6 +182,21 @@ impl<T: DmaMemory + ?Sized> DmaMemory for &T {
     #[inline(always)]
     fn read_published(&self, offset: usize, out: &mut [u8]) -> Result<()> {
         (**self).read_published(offset, out)
+    }
+    #[inline(always)]
+    fn read_published_entries(&self, offset: usize, out: &mut [NqEntry]) -> Result<()> {
+        (**self).read_published_entries(offset, out)
+    }
+    #[inline(always)]
+    fn scan_flag_run(
+        &self,
+        offset: usize,
+        stride: usize,
+        max: usize,
+        mask: u8,
+        want: bool,
+    ) -> Result<usize> {
+        (**self).scan_flag_run(offset, stride, max, mask, want)
     }
     #[inline(always)]
     fn write(&self, offset: usize, data: &[u8]) -> Result<()> {

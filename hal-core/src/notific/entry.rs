@@ -14,7 +14,13 @@ pub const PHASE_BYTE: usize = 3;
 pub const PHASE_MASK: u8 = 0x80;
 
 /// One notification as it sat in the ring.
+///
+/// Layout guarantee: `#[repr(transparent)]` over its 16 raw bytes, so a slice
+/// of entries is the ring's bytes in order (DMA backends copy a run of
+/// published entries in one `memcpy`, see
+/// [`crate::dma::DmaMemory::read_published_entries`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[repr(transparent)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct NqEntry {
     raw: [u8; NQ_ENTRY_BYTES],
@@ -33,9 +39,9 @@ impl NqEntry {
         &self.raw
     }
 
-    /// The raw bytes, for the drain to copy an entry straight into place.
+    /// The raw bytes, mutable (for DMA backends copying an entry into place).
     #[inline(always)]
-    pub(crate) fn bytes_mut(&mut self) -> &mut [u8; NQ_ENTRY_BYTES] {
+    pub fn bytes_mut(&mut self) -> &mut [u8; NQ_ENTRY_BYTES] {
         &mut self.raw
     }
 

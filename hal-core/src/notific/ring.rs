@@ -25,7 +25,7 @@ use crate::mmio::Mmio;
 use crate::wait::{poll_until, Budget};
 
 use super::engine::NotificEngine;
-use super::entry::{phase_of, NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE};
+use super::entry::{phase_of, NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
 use super::regs;
 
 /// How the consumer learns that entries are pending [004 §3].
@@ -396,23 +396,22 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
         Ok(Some(NqEntry::from_bytes(raw)))
     }
 
-    /// Copy entries `0..n` past `next` into `out` (`n <= out.len()`), each
-    /// straight into its slot (one 16-byte copy per entry, no staging). Call
-    /// only after the phase loads and the Acquire fence that make the entries
-    /// valid: the bytes are then published and stable until the head write
-    /// hands them back, so [`DmaMemory::read_published`] may copy them plainly.
+    /// Copy entries `0..n` past `next` into `out` (`n <= out.len()`): at most
+    /// two runs (before and after the wrap), each one bulk copy straight into
+    /// the caller's slots. Call only after the phase loads and the Acquire
+    /// fence that make the entries valid: the bytes are then published and
+    /// stable until the head write hands them back, so
+    /// [`DmaMemory::read_published_entries`] may copy them plainly.
     pub(super) fn copy_entries(&self, n: u32, out: &mut [NqEntry]) -> Result<()> {
         let dst = out
             .get_mut(..n as usize)
             .ok_or(Error::InvalidArgument("nq drain buffer"))?;
-        let mut off = self.next as usize * NQ_ENTRY_BYTES;
-        let ring_bytes = self.capacity as usize * NQ_ENTRY_BYTES;
-        for d in dst {
-            if off >= ring_bytes {
-                off = 0; // the wrap
-            }
-            self.mem.read_published(off, d.bytes_mut())?;
-            off += NQ_ENTRY_BYTES;
+        let to_wrap = (self.capacity - self.next) as usize;
+        let (before, after) = dst.split_at_mut(to_wrap.min(dst.len()));
+        self.mem
+            .read_published_entries(self.next as usize * NQ_ENTRY_BYTES, before)?;
+        if !after.is_empty() {
+            self.mem.read_published_entries(0, after)?;
         }
         Ok(())
     }
@@ -431,13 +430,14 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
         ];
         let mut n = 0;
         for (start, len, want) in runs {
-            let mut off = start as usize * NQ_ENTRY_BYTES + PHASE_BYTE;
-            for _ in 0..len {
-                if phase_of(self.mem.load_u8(off)?) != want {
-                    return Ok(n);
-                }
-                off += NQ_ENTRY_BYTES;
-                n += 1;
+            let off = start as usize * NQ_ENTRY_BYTES + PHASE_BYTE;
+            let run =
+                self.mem
+                    .scan_flag_run(off, NQ_ENTRY_BYTES, len as usize, PHASE_MASK, want)?;
+            // `run <= len <= capacity`, so it fits a u32.
+            n += run as u32;
+            if run < len as usize {
+                return Ok(n);
             }
         }
         Ok(n)
