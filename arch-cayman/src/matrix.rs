@@ -8,9 +8,8 @@ use khal_core::addr::{DeviceAddr, HostVisible, MESH_HIGH_BIT};
 use khal_core::error::{Error, Result};
 use khal_core::family::{
     hw_decode::HwDecodeParams, nx_local::RsvdSpace, Arch, CapCfg, DveTableOffsets, DveTables,
-    Gated, HbmBarWindow, HbmMap, HbmUsableSize, HwDecode, IramSizes, NotificMask, NotificMasks,
-    NqMailboxMap, NxLocal, Offset, Q7Param, Q7Params, SeqParams, SeqSizes, SeqTriple, Tile,
-    TopSpNx, TpbBases, PSUM_DELTA,
+    Gated, HbmBarWindow, HbmMap, HbmUsableSize, HwDecode, IramSizes, NotificMasks, NqMailboxMap,
+    NxLocal, Offset, Q7Params, SeqParams, SeqSizes, SeqTriple, Tile, TopSpNx, TpbBases, PSUM_DELTA,
 };
 use khal_core::ids::{ArchId, Engine};
 use khal_core::regs::{BlockDesc, Field, Reg};
@@ -317,32 +316,14 @@ impl NxLocal for Cayman {
     fn memcopy_dmas_offset() -> Result<Offset> {
         Ok(Offset(regs::MEMCOPY_DMAS.offset()))
     }
-    fn start_addr_lo() -> Result<Reg> {
-        Err(Error::NotTraced("nx start_addr_lo offset"))
-    }
-    fn start_addr_hi() -> Result<Reg> {
-        Err(Error::NotTraced("nx start_addr_hi offset"))
-    }
-    fn xt_local_reg_offset(_eng: Engine) -> Result<DeviceAddr> {
-        Err(Error::NotTraced("xt_local_reg_offset (engine window base)"))
-    }
+    // start_addr_lo/hi and xt_local_reg_offset: the trait's NOT TRACED defaults.
 }
 
-impl Q7Params for Cayman {
-    fn q7_params(_set: u32) -> Result<Q7Param> {
-        Err(Error::NotTraced("q7 params"))
-    }
-}
+/// Q7 params: the trait's NOT TRACED default [FACTS §3.7].
+impl Q7Params for Cayman {}
 
-impl NotificMasks for Cayman {
-    fn notific_mask(which: NotificMask) -> Result<u32> {
-        Err(Error::NotTraced(match which {
-            NotificMask::Error => "error notification mask",
-            NotificMask::Ham => "ham notification mask",
-            NotificMask::Evsem => "evsem notification mask",
-        }))
-    }
-}
+/// Notification masks: the trait's NOT TRACED default [FACTS §5].
+impl NotificMasks for Cayman {}
 
 impl NqMailboxMap for Cayman {
     /// CAYMAN INTC is NOT TRACED [FACTS §7].

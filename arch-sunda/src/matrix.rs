@@ -7,9 +7,8 @@ use khal_core::addr::{DeviceAddr, HostVisible};
 use khal_core::error::{Error, Result};
 use khal_core::family::{
     hw_decode::HwDecodeParams, nx_local::RsvdSpace, Arch, CapCfg, DveTableOffsets, DveTables,
-    Gated, HbmBarWindow, HbmMap, HbmUsableSize, HwDecode, IramSizes, NotificMask, NotificMasks,
-    NqMailboxMap, NxLocal, Offset, Q7Param, Q7Params, SeqParams, SeqSizes, SeqTriple, Tile,
-    TopSpNx, TpbBases,
+    Gated, HbmBarWindow, HbmMap, HbmUsableSize, HwDecode, IramSizes, NotificMasks, NqMailboxMap,
+    NxLocal, Offset, Q7Params, SeqParams, SeqSizes, SeqTriple, Tile, TopSpNx, TpbBases,
 };
 use khal_core::ids::{ArchId, Engine};
 use khal_core::regs::{BlockDesc, Field, Reg};
@@ -240,32 +239,14 @@ impl NxLocal for Sunda {
     fn memcopy_dmas_offset() -> Result<Offset> {
         Err(Error::NotTraced("sunda xt memcopy_dmas offset"))
     }
-    fn start_addr_lo() -> Result<Reg> {
-        Err(Error::NotTraced("nx start_addr_lo offset"))
-    }
-    fn start_addr_hi() -> Result<Reg> {
-        Err(Error::NotTraced("nx start_addr_hi offset"))
-    }
-    fn xt_local_reg_offset(_eng: Engine) -> Result<DeviceAddr> {
-        Err(Error::NotTraced("xt_local_reg_offset (engine window base)"))
-    }
+    // start_addr_lo/hi and xt_local_reg_offset: the trait's NOT TRACED defaults.
 }
 
-impl Q7Params for Sunda {
-    fn q7_params(_set: u32) -> Result<Q7Param> {
-        Err(Error::NotTraced("q7 params"))
-    }
-}
+/// Q7 params: the trait's NOT TRACED default [FACTS §3.7].
+impl Q7Params for Sunda {}
 
-impl NotificMasks for Sunda {
-    fn notific_mask(which: NotificMask) -> Result<u32> {
-        Err(Error::NotTraced(match which {
-            NotificMask::Error => "error notification mask",
-            NotificMask::Ham => "ham notification mask",
-            NotificMask::Evsem => "evsem notification mask",
-        }))
-    }
-}
+/// Notification masks: the trait's NOT TRACED default [FACTS §5].
+impl NotificMasks for Sunda {}
 
 impl NqMailboxMap for Sunda {
     /// SUNDA INTC is NOT TRACED [FACTS §7].

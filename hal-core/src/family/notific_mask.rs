@@ -3,7 +3,7 @@
 //! The C code reads them from the `khal_arch` sub-table (evsem `+0xA8`, error
 //! `+0xB0`, ham `+0xB8`); their values are NOT TRACED on every arch.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// Which notification mask.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +33,13 @@ impl NotificMask {
 
 /// The notification-mask family.
 pub trait NotificMasks {
-    /// The mask value.
-    fn notific_mask(which: NotificMask) -> Result<u32>;
+    /// The mask value. NOT TRACED on every arch [002 §4], [FACTS §5]: the
+    /// default answers so, once for all arches.
+    fn notific_mask(which: NotificMask) -> Result<u32> {
+        Err(Error::NotTraced(match which {
+            NotificMask::Error => "error notification mask",
+            NotificMask::Ham => "ham notification mask",
+            NotificMask::Evsem => "evsem notification mask",
+        }))
+    }
 }

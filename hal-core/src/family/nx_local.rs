@@ -8,7 +8,7 @@
 //! (`xt_local_reg_offset(eng)`) is NOT TRACED on every arch.
 
 use crate::addr::DeviceAddr;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::family::Offset;
 use crate::ids::{Bounded, Engine};
 use crate::regs::{BlockDesc, Field, Reg};
@@ -42,13 +42,23 @@ pub trait NxLocal {
     /// The XT `memcopy_dmas` offset (a pure getter, no I/O).
     fn memcopy_dmas_offset() -> Result<Offset>;
 
-    /// NX `start_addr_lo` (`program_start`).
-    fn start_addr_lo() -> Result<Reg>;
+    /// NX `start_addr_lo` (`program_start`). NOT TRACED on every arch
+    /// [FACTS §3.6]: the default answers so, once for all arches; an arch whose
+    /// offset becomes known overrides it.
+    fn start_addr_lo() -> Result<Reg> {
+        Err(Error::NotTraced("nx start_addr_lo offset"))
+    }
 
-    /// NX `start_addr_hi` (`program_start`).
-    fn start_addr_hi() -> Result<Reg>;
+    /// NX `start_addr_hi` (`program_start`). NOT TRACED on every arch [FACTS §3.6].
+    fn start_addr_hi() -> Result<Reg> {
+        Err(Error::NotTraced("nx start_addr_hi offset"))
+    }
 
     /// The per-engine XT-local register window base
-    /// (`aws_hal_arch_get_xt_local_reg_offset`).
-    fn xt_local_reg_offset(eng: Engine) -> Result<DeviceAddr>;
+    /// (`aws_hal_arch_get_xt_local_reg_offset`). NOT TRACED on every arch
+    /// [FACTS §3.6, §5].
+    fn xt_local_reg_offset(eng: Engine) -> Result<DeviceAddr> {
+        let _ = eng;
+        Err(Error::NotTraced("xt_local_reg_offset (engine window base)"))
+    }
 }

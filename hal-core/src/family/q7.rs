@@ -7,7 +7,7 @@
 //! to the Q7 loader (engine work), not here.
 
 use crate::addr::DeviceAddr;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// One Q7 param set `(iram_base, iram_size, dram_base, dram_size, ncores)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +27,10 @@ pub struct Q7Param {
 
 /// The Q7 param family.
 pub trait Q7Params {
-    /// The param set `set`.
-    fn q7_params(set: u32) -> Result<Q7Param>;
+    /// The param set `set`. The values are NOT TRACED on every arch
+    /// [FACTS §3.7]: the default answers so, once for all arches.
+    fn q7_params(set: u32) -> Result<Q7Param> {
+        let _ = set;
+        Err(Error::NotTraced("q7 params"))
+    }
 }
