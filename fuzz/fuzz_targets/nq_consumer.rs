@@ -4,7 +4,10 @@
 //!
 //! Properties:
 //! - the consumer never touches a byte outside the ring (`RingMem` panics if
-//!   it does), never panics, never hangs (every wait has a tiny budget);
+//!   it does, including a run scan or run copy that would cross the ring's
+//!   end; with `DmaBuf`, sized exactly to the ring, AddressSanitizer would
+//!   catch an unchecked access), never panics, never hangs (every wait has a
+//!   tiny budget);
 //! - a drain returns at most `out.len()`, at most `max_batch`, at most the
 //!   ring's capacity; an iterator yields no more; a count is below capacity;
 //! - the cursor stays below capacity, and every head write is a multiple of
@@ -13,6 +16,7 @@
 #![no_main]
 
 use khal_core::notific::regs;
+use khal_core::dma::DmaMemory;
 use khal_core::notific::ring::DeviceZero;
 use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqEntry, NqRing};
 use khal_core::wait::Budget;
@@ -48,22 +52,45 @@ fuzz_target!(|data: &[u8]| {
         zeroed.set(zeroed.get() + len);
         Ok(())
     };
+    // Half the runs use khal-std's `DmaBuf` (exactly the ring's size) instead
+    // of `RingMem`: its unchecked fast paths (`scan_flag_run`, the run copy)
+    // then run under the fuzzer's AddressSanitizer.
+    let dmabuf = if inp.bool() && size_bytes > 0 {
+        khal_std::DmaBuf::new(size_bytes as usize, 64).ok()
+    } else {
+        None
+    };
     // Both constructors validate; an invalid config is refused, which is fine.
-    if device {
-        if let Ok(ring) = NqRing::device(&mem, zero, cfg) {
-            exercise(&mut inp, &mmio, &mut engine, &mem, ring);
+    match (&dmabuf, device) {
+        (Some(b), true) => {
+            if let Ok(ring) = NqRing::device(b, zero, cfg) {
+                exercise(&mut inp, &mmio, &mut engine, b, ring);
+            }
         }
-    } else if let Ok(ring) = NqRing::host(&mem, cfg) {
-        exercise(&mut inp, &mmio, &mut engine, &mem, ring);
+        (Some(b), false) => {
+            if let Ok(ring) = NqRing::host(b, cfg) {
+                exercise(&mut inp, &mmio, &mut engine, b, ring);
+            }
+        }
+        (None, true) => {
+            if let Ok(ring) = NqRing::device(&mem, zero, cfg) {
+                exercise(&mut inp, &mmio, &mut engine, &mem, ring);
+            }
+        }
+        (None, false) => {
+            if let Ok(ring) = NqRing::host(&mem, cfg) {
+                exercise(&mut inp, &mmio, &mut engine, &mem, ring);
+            }
+        }
     }
 });
 
-fn exercise<Z: DeviceZero>(
+fn exercise<R: DmaMemory, Z: DeviceZero>(
     inp: &mut Input,
     mmio: &RecMmio,
     engine: &mut NotificEngine<&RecMmio>,
-    mem: &RingMem,
-    mut ring: NqRing<&RingMem, Z>,
+    mem: &R,
+    mut ring: NqRing<&R, Z>,
 ) {
     let cap = ring.capacity();
     let size_bytes = ring.size_bytes();
@@ -127,9 +154,8 @@ fn exercise<Z: DeviceZero>(
                 let off = inp.u16() as usize % size_bytes.max(1) as usize;
                 let n = (inp.u8() % 64) as usize;
                 let chunk = inp.bytes(n).to_vec();
-                let mut b = mem.bytes.borrow_mut();
                 let end = (off + chunk.len()).min(size_bytes as usize);
-                b[off..end].copy_from_slice(&chunk[..end - off]);
+                mem.write(off, &chunk[..end - off]).expect("device write inside the ring");
             }
             5 => {
                 // The device's tail register: a script of raw values.
