@@ -36,6 +36,14 @@ pub use khal_arch_mariana::Mariana;
 #[cfg(feature = "std")]
 pub use khal_std as std_adapter;
 
+#[cfg(all(
+    feature = "std",
+    feature = "sunda",
+    feature = "cayman",
+    feature = "mariana"
+))]
+pub mod guide;
+
 /// The arch this single-arch build is for.
 #[cfg(all(feature = "sunda", not(feature = "cayman"), not(feature = "mariana")))]
 pub type Selected = khal_arch_sunda::Sunda;

@@ -1,0 +1,122 @@
+//! A guided tour of the main entry points, each a runnable example on the
+//! built-in device model (host builds with `std` and all three arches).
+//!
+//! # Bind an arch and read the register matrix
+//!
+//! ```
+//! use khal::core::family::{DveTables, TpbBases};
+//! use khal::{AnyArch, ArchId, Cayman, DeviceAddr, Error};
+//!
+//! // Static: the arch is a type; a tile index is validated once.
+//! let tile = Cayman::tile(4)?;
+//! assert_eq!(Cayman::tpb_base(tile), DeviceAddr(0x8020_0000_0000)); // mesh high half
+//! assert!(Cayman::tile(8).is_err()); // 8 tiles: a typed error, never a panic
+//! assert_eq!(Cayman::DVE_PARAM_RAM_BASE.0, 0x2B8_7000);
+//!
+//! // Run time: an arch id from the device; 0 ("nothing bound") is refused.
+//! let any = AnyArch::new(4)?;
+//! assert_eq!(any.id(), ArchId::Mariana);
+//! assert!(AnyArch::new(0).is_err());
+//! assert_eq!(any.get_axi_offset(0, 0x100)?, DeviceAddr(0x20_0000_0100));
+//! # Ok::<(), Error>(())
+//! ```
+//!
+//! # Bring up a notification engine and drain an NQ ring
+//!
+//! ```
+//! use std::sync::Arc;
+//! use khal::core::notific::{ConsumeMode, Flavour, NotificEngine, NqConfig, NqEntry, NqRing};
+//! use khal::std_adapter::model::{notific::NotificModel, DeviceModel};
+//! use khal::std_adapter::{DmaBuf, SimDelay};
+//! use khal::DeviceAddr;
+//!
+//! const ENS: DeviceAddr = DeviceAddr(0x3053_5000);
+//! let device = DeviceModel::new();
+//! device.mount(ENS, NotificModel::new(Flavour::TenQueue))?;
+//!
+//! // The per-engine block: 10 queues, back-pressure mode 1, uart mode 0 [004 §2].
+//! let mut engine = NotificEngine::init(&device, Some(ENS), 10, 1, 0)?;
+//!
+//! // A 64-entry host ring for NQ 2, read by phase bit (no register read per entry).
+//! let ring_mem = Arc::new(DmaBuf::new(64 * 16, 4096)?);
+//! device.attach_host(ring_mem.clone());
+//! let cfg = NqConfig::new(2, 64 * 16, ConsumeMode::Phase);
+//! let mut ring = NqRing::configure_host(&engine, &*ring_mem, cfg)?;
+//! let mut delay = SimDelay::new(&device); // simulated time: waits cost nothing
+//! ring.enable(&mut engine, &mut delay)?;
+//!
+//! // The model plays the device: 10 notifications into the ring, phase byte last.
+//! device.with_block(ENS, |nm: &mut NotificModel, bus| nm.post(bus, 2, 10)).unwrap()?;
+//!
+//! let mut out = [NqEntry::default(); 16];
+//! let n = ring.drain(&engine, &mut delay, &mut out)?; // one head write
+//! assert_eq!(n, 10);
+//! assert!(out[0].phase()); // the first pass carries phase 1 [FACTS §11]
+//! assert_eq!(ring.drain(&engine, &mut delay, &mut out)?, 0); // empty poll: no write
+//! # Ok::<(), khal::Error>(())
+//! ```
+//!
+//! # Record a golden trace
+//!
+//! ```
+//! use khal::core::notific::{regs::NOTIFIC, NotificEngine};
+//! use khal::std_adapter::{trace::Op, HeapMmio, Trace};
+//! use khal::DeviceAddr;
+//!
+//! let base = DeviceAddr(0x1000);
+//! let mmio = Trace::new(HeapMmio::new(base, 0x1000)).with_block(base, 0x1000, &NOTIFIC);
+//! let mut e = NotificEngine::init(&mmio, Some(base), 1, 0, 7)?; // single-queue flavour
+//! mmio.clear();
+//! e.set_axi_id(5, true)?;
+//! // nq_axi_id, then a read-modify-write of wob_ctrl bit 0 only [004 §2].
+//! assert_eq!(mmio.ops(), vec![(Op::Write, 0x2C, 5), (Op::Read, 0xBC, 1), (Op::Write, 0xBC, 1)]);
+//! assert_eq!(mmio.accesses()[0].reg.unwrap().to_string(), "notific.nq_axi_id");
+//! # Ok::<(), khal::Error>(())
+//! ```
+//!
+//! # Mask an MSI-X vector (MARIANA)
+//!
+//! ```
+//! use khal::core::intc::{Intc, MsixIntc};
+//! use khal::std_adapter::HeapMmio;
+//! use khal::{DeviceAddr, Error, Mariana, Mmio};
+//!
+//! let msix = DeviceAddr(0x2000_0000);
+//! let mmio = HeapMmio::new(msix, 0x1000);
+//! let intc = Intc::<Mariana>::new(MsixIntc::new(msix));
+//! intc.mask_vector(&mmio, 3)?;
+//! assert_eq!(mmio.read32(msix.add(16))?, 1 << 3); // set-mask gets the shadow
+//! assert_eq!(mmio.read32(msix.add(2060 + 16 * 3))?, 1); // per-vector control
+//! assert_eq!(intc.mask_vector(&mmio, 8), Err(Error::InvalidArgument("msi-x vector > 7")));
+//! # Ok::<(), Error>(())
+//! ```
+//!
+//! `Intc<Cayman>` does not compile: CAYMAN's INTC is not traced.
+//!
+//! # Load the DVE tables
+//!
+//! ```
+//! use khal::core::dve::{DveLoader, DvePlacement, DveTableSet, LoadOutcome, DVE_QUEUE_NAME};
+//! use khal::core::family::TpbBases;
+//! use khal::core::wait::Budget;
+//! use khal::std_adapter::dma::ModelAllocator;
+//! use khal::std_adapter::model::dma_engine::{DmaEngineModel, ModelDmaQueue};
+//! use khal::std_adapter::model::DeviceModel;
+//! use khal::std_adapter::SimDelay;
+//! use khal::Cayman;
+//!
+//! let device = DeviceModel::new();
+//! let mut alloc = ModelAllocator::with_default_arena(&device);
+//! let mut queue = ModelDmaQueue::mount(&device, DmaEngineModel::DEFAULT_BASE, DVE_QUEUE_NAME, 8)?;
+//! let placement = DvePlacement::for_tile(Cayman::tile(0)?)?; // TPB AXI base + table offsets
+//! let (op, cf, cs, dp) = ([1u8; 64], [2u8; 64], [3u8; 64], [4u8; 64]); // the caller's tables
+//! let tables = DveTableSet::five(&op, &cf, &cs, &dp); // + the default reciprocal param RAM
+//! let mut loader = DveLoader::new();
+//! let mut delay = SimDelay::new(&device);
+//! let first = loader.load(&mut alloc, &mut queue, &mut delay, Budget::NQ_DEFAULT, &placement, &tables)?;
+//! assert!(matches!(first, LoadOutcome::Loaded { .. }));
+//! // Same fingerprint, same place: no DMA.
+//! let again = loader.load(&mut alloc, &mut queue, &mut delay, Budget::NQ_DEFAULT, &placement, &tables)?;
+//! assert!(matches!(again, LoadOutcome::AlreadyResident { .. }));
+//! # Ok::<(), khal::Error>(())
+//! ```
