@@ -409,7 +409,13 @@ pub struct ModelDramBuf<'m> {
     len: usize,
 }
 
-impl ModelDramBuf<'_> {
+impl<'m> ModelDramBuf<'m> {
+    /// `len` bytes of the model's device memory at bus address `addr` (also
+    /// the view a host reads a device-memory NQ ring through).
+    pub fn new(model: &'m DeviceModel, addr: u64, len: usize) -> Self {
+        ModelDramBuf { model, addr, len }
+    }
+
     fn check(&self, offset: usize, n: usize) -> Result<u64> {
         match offset.checked_add(n) {
             Some(end) if end <= self.len => Ok(self.addr + offset as u64),

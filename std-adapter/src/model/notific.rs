@@ -29,12 +29,11 @@
 
 use std::any::Any;
 
-use khal_core::dma::DmaMemory;
 use khal_core::notific::regs::{self, coal_ctrl};
 use khal_core::notific::Flavour;
 use khal_core::{Error, Result};
 
-use super::{Block, Bus, DeviceModel};
+use super::{Block, Bus};
 
 /// A fault a queue of the model can be told to have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -339,71 +338,20 @@ impl Block for NotificModel {
     }
 }
 
-/// A [`DmaMemory`] view of device memory (HBM) of a [`DeviceModel`]: what a
+/// A [`DmaMemory`](khal_core::dma::DmaMemory) view of device memory (HBM) of a
+/// [`DeviceModel`](super::DeviceModel): what a
 /// host reads a device-memory NQ ring through (on real hardware, a BAR
-/// mapping of the HBM).
-#[derive(Debug, Clone, Copy)]
-pub struct DeviceMemView<'a> {
-    model: &'a DeviceModel,
-    bus_addr: u64,
-    len: usize,
-}
-
-impl<'a> DeviceMemView<'a> {
-    /// `len` bytes of the model's device memory at `bus_addr`.
-    pub fn new(model: &'a DeviceModel, bus_addr: u64, len: usize) -> Self {
-        DeviceMemView {
-            model,
-            bus_addr,
-            len,
-        }
-    }
-
-    fn check(&self, offset: usize, n: usize) -> Result<u64> {
-        match offset.checked_add(n) {
-            Some(end) if end <= self.len => Ok(self.bus_addr + offset as u64),
-            _ => Err(Error::OutOfRange {
-                what: "device memory view offset",
-                value: offset as u64,
-                limit: self.len as u64,
-            }),
-        }
-    }
-}
-
-impl DmaMemory for DeviceMemView<'_> {
-    fn bus_addr(&self) -> u64 {
-        self.bus_addr
-    }
-
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    fn load_u8(&self, offset: usize) -> Result<u8> {
-        let mut b = [0u8; 1];
-        self.model.read_mem(self.check(offset, 1)?, &mut b)?;
-        Ok(b[0])
-    }
-
-    fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
-        self.model.read_mem(self.check(offset, out.len())?, out)
-    }
-
-    fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
-        self.model.write_mem(self.check(offset, data.len())?, data)
-    }
-
-    fn zero(&self) -> Result<()> {
-        self.model.write_mem(self.bus_addr, &vec![0; self.len])
-    }
-}
+/// mapping of the HBM). The same view the DMA allocator hands out for device
+/// DRAM: one implementation, [`crate::dma::ModelDramBuf`].
+pub type DeviceMemView<'a> = crate::dma::ModelDramBuf<'a>;
 
 #[cfg(test)]
 mod tests {
+    use super::super::DeviceModel;
     use super::*;
     use crate::{DmaBuf, SimDelay};
     use embedded_hal::delay::DelayNs;
+    use khal_core::dma::DmaMemory;
     use khal_core::{DeviceAddr, Mmio};
     use std::sync::Arc;
 
