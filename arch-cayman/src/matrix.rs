@@ -259,10 +259,6 @@ impl DveTables for Cayman {
     const DVE_PARAM_RAM_SIZE: u64 = DVE_PARAM_RAM_SIZE;
     /// Five tables loaded, control_slow included [000 §4].
     const DVE_LOADS_CONTROL_SLOW: bool = true;
-
-    fn dve_table_sizes() -> Result<[u64; 4]> {
-        Err(Error::NotTraced("dve table sizes"))
-    }
 }
 
 /// SDMA / FP8 / EMAX are absent on CAYMAN: the getters return the 0 sentinel [000 §3].

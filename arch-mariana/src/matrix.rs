@@ -124,10 +124,6 @@ impl DveTables for Mariana {
     const DVE_PARAM_RAM_BASE: Offset = <Cayman as DveTables>::DVE_PARAM_RAM_BASE;
     const DVE_PARAM_RAM_SIZE: u64 = <Cayman as DveTables>::DVE_PARAM_RAM_SIZE;
     const DVE_LOADS_CONTROL_SLOW: bool = <Cayman as DveTables>::DVE_LOADS_CONTROL_SLOW;
-
-    fn dve_table_sizes() -> Result<[u64; 4]> {
-        <Cayman as DveTables>::dve_table_sizes()
-    }
 }
 
 /// MARIANA is the only arch with these features; only FP8 engines 0..3 are traced.

@@ -178,10 +178,6 @@ impl DveTables for Sunda {
     const DVE_PARAM_RAM_SIZE: u64 = DVE_PARAM_RAM_SIZE;
     /// Four tables loaded: control_slow skipped, its state slot = 0 [000 §4].
     const DVE_LOADS_CONTROL_SLOW: bool = false;
-
-    fn dve_table_sizes() -> Result<[u64; 4]> {
-        Err(Error::NotTraced("dve table sizes"))
-    }
 }
 
 /// SDMA / FP8 / EMAX are absent on SUNDA: the getters return the 0 sentinel [000 §3].

@@ -57,6 +57,38 @@ pub trait DmaAllocator {
     fn alloc(&mut self, location: MemLocation, len: usize, align: usize) -> Result<Self::Buffer>;
 }
 
+/// Refuse a [`DmaMemory::scan_flag_run`] whose last byte
+/// (`offset + stride * (max - 1)`) is not inside a region of `len` bytes, before
+/// any load; an empty run is always in bounds. Shared by every backend.
+#[inline]
+pub fn check_flag_run(offset: usize, stride: usize, max: usize, len: usize) -> Result<()> {
+    let Some(steps) = max.checked_sub(1) else {
+        return Ok(());
+    };
+    match stride
+        .checked_mul(steps)
+        .and_then(|d| offset.checked_add(d))
+    {
+        Some(last) if last < len => Ok(()),
+        _ => Err(crate::Error::OutOfRange {
+            what: "dma scan run",
+            value: offset as u64,
+            limit: len as u64,
+        }),
+    }
+}
+
+/// What `byte & mask` equals when the flag is `want`: all of `mask`'s bits set
+/// (`true`) or all clear (`false`) — the [`DmaMemory::scan_flag_run`] test.
+#[inline(always)]
+pub const fn flag_value(mask: u8, want: bool) -> u8 {
+    if want {
+        mask
+    } else {
+        0
+    }
+}
+
 /// A region of memory both the host and the device see.
 pub trait DmaMemory {
     /// The address the device uses for byte 0.
@@ -93,12 +125,14 @@ pub trait DmaMemory {
         mask: u8,
         want: bool,
     ) -> Result<usize> {
+        check_flag_run(offset, stride, max, self.len())?;
+        let expect = flag_value(mask, want);
         let mut off = offset;
         for n in 0..max {
-            if (self.load_u8(off)? & mask == mask) != want {
+            if self.load_u8(off)? & mask != expect {
                 return Ok(n);
             }
-            off = off.saturating_add(stride);
+            off += stride; // in bounds: the whole run was checked above
         }
         Ok(max)
     }
@@ -205,5 +239,54 @@ impl<T: DmaMemory + ?Sized> DmaMemory for &T {
     #[inline(always)]
     fn zero(&self) -> Result<()> {
         (**self).zero()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::cell::Cell;
+
+    /// A backend with only the required methods, counting its loads.
+    struct Bytes<'a>(&'a [u8], Cell<u32>);
+    impl DmaMemory for Bytes<'_> {
+        fn bus_addr(&self) -> u64 {
+            0
+        }
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn load_u8(&self, offset: usize) -> Result<u8> {
+            self.1.set(self.1.get() + 1);
+            self.0.get(offset).copied().ok_or(crate::Error::OutOfRange {
+                what: "test",
+                value: offset as u64,
+                limit: self.0.len() as u64,
+            })
+        }
+        fn read(&self, _: usize, _: &mut [u8]) -> Result<()> {
+            Ok(())
+        }
+        fn write(&self, _: usize, _: &[u8]) -> Result<()> {
+            Ok(())
+        }
+        fn zero(&self) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn default_scan_flag_run_keeps_its_contract() {
+        // Flags at 0, 2, 4, 6 with a two-bit mask: all set, all set, partly set, all clear.
+        let m = Bytes(&[0x3, 9, 0x3, 9, 0x1, 9, 0x0, 9], Cell::new(0));
+        assert_eq!(m.scan_flag_run(0, 2, 4, 0x3, true), Ok(2));
+        // "Clear" means all of the mask's bits clear: a partly set byte ends the run.
+        assert_eq!(m.scan_flag_run(4, 2, 2, 0x3, false), Ok(0));
+        assert_eq!(m.scan_flag_run(6, 2, 1, 0x3, false), Ok(1));
+        // A run leaving the region is refused before any load.
+        m.1.set(0);
+        assert!(m.scan_flag_run(0, 2, 5, 0x3, true).is_err());
+        assert_eq!(m.1.get(), 0);
+        assert_eq!(m.scan_flag_run(0, 2, 0, 0x3, true), Ok(0));
     }
 }

@@ -9,7 +9,7 @@
 //! The fabricated offsets of an earlier revision of the notes are not used
 //! anywhere [000 §3 CORRECTION].
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::family::Offset;
 
 /// The four DVE table offsets, in the `dve_config_dma_state_t` member order
@@ -49,6 +49,8 @@ pub trait DveTables {
     }
 
     /// The table sizes (opcode, control_fast, control_slow, datapath): NOT
-    /// TRACED on every arch.
-    fn dve_table_sizes() -> Result<[u64; 4]>;
+    /// TRACED on every arch [FACTS §3.4]; the default answers so, once for all.
+    fn dve_table_sizes() -> Result<[u64; 4]> {
+        Err(Error::NotTraced("dve table sizes"))
+    }
 }
