@@ -38,12 +38,19 @@ const HBM_SIZE: u64 = 0x4_0000_0000;
 /// IRAM size of the non-PE engines: 8 MiB [000 §3].
 const IRAM_SIZE_NON_PE: u64 = 8 * 1024 * 1024;
 
-/// Sequencer base of PE: CAYMAN's without the `0x8_0000_0000` prefix [000 §3].
+/// Sequencer base of PE: CAYMAN's without the `0x8_0000_0000` prefix [000 §3]
+/// (the rule holds for PE, ACT and DVE; POOL is the exception below).
 const SEQ_BASE_PE: u64 = 0x260_0000;
 /// Sequencer base of ACT [000 §3].
 const SEQ_BASE_ACT: u64 = 0x240_0000;
-/// Sequencer base of POOL [000 §3].
-const SEQ_BASE_POOL: u64 = 0x300_0000;
+/// Sequencer base of POOL: `0x290_0000`, MED [000r1 §3], [FACTS §12.1].
+///
+/// Not CAYMAN's `0x8_0300_0000` with the prefix masked (`0x300_0000`, which the
+/// current note's summary rule "SUNDA = CAYMAN with the mesh word masked" would
+/// give): the earlier revision's byte-decoded table says `0x290_0000`, and the
+/// table wins over the summary [FACTS §12.1]. It also fits the SUNDA POOL
+/// XT-local window `0x296_0000` = seq base + `0x6_0000` [FACTS §13.1].
+const SEQ_BASE_POOL: u64 = 0x290_0000;
 /// Sequencer base of DVE [000 §3].
 const SEQ_BASE_DVE: u64 = 0x2B0_0000;
 /// Sequencer sizes `0x1_0000 / 0x4000`: SUNDA's own, not CAYMAN's [000 §3].

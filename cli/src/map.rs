@@ -2,7 +2,13 @@
 //!
 //! Every value printed here comes from the `khal_core::family` traits of the
 //! arch crates (never a second copy of the numbers); this file only adds the
-//! labels and the provenance column ([FACTS] sources).
+//! labels and the provenance of each item: its grade ([`Confidence`]: HIGH
+//! unless FACTS marks it MED or LOW) and its source (a note section, an
+//! earlier revision such as `[000r1 §3]`, or the kernel driver `[kdrv vN]`).
+//!
+//! Adding an item: push it with a [`Prov`] — `src(family, arch)` for the
+//! family's usual grade and source, or `Prov::med(...)` / `Prov::low(...)`
+//! with the exact citation when FACTS grades that value apart.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -131,6 +137,66 @@ impl Val {
     }
 }
 
+/// How sure a value is: the grade FACTS gives it (HIGH unless marked MED or
+/// LOW, as the notes grade them; every [FACTS §12] value is MED unless §12
+/// says otherwise).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Confidence {
+    /// The notes' CERTAIN / HIGH (the default grade of FACTS).
+    High,
+    /// MED: an inference, a derivation, or a value from an earlier revision
+    /// of a note that the current text does not confirm [FACTS §12].
+    Med,
+    /// LOW: the notes' own LOW grade.
+    Low,
+}
+
+impl Confidence {
+    /// `high`, `med` or `low` (the JSON `confidence` field).
+    pub fn label(self) -> &'static str {
+        match self {
+            Confidence::High => "high",
+            Confidence::Med => "med",
+            Confidence::Low => "low",
+        }
+    }
+}
+
+/// Where a value comes from and how sure it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Prov {
+    /// The grade.
+    pub confidence: Confidence,
+    /// The citation: `[000 §3]`, `[000r1 §3]`, `[kdrv v3 …]`, …
+    pub source: &'static str,
+}
+
+impl Prov {
+    /// A HIGH value from `source`.
+    pub const fn high(source: &'static str) -> Prov {
+        Prov {
+            confidence: Confidence::High,
+            source,
+        }
+    }
+
+    /// A MED value from `source`.
+    pub const fn med(source: &'static str) -> Prov {
+        Prov {
+            confidence: Confidence::Med,
+            source,
+        }
+    }
+
+    /// A LOW value from `source`.
+    pub const fn low(source: &'static str) -> Prov {
+        Prov {
+            confidence: Confidence::Low,
+            source,
+        }
+    }
+}
+
 /// One row of the matrix.
 #[derive(Debug, Clone)]
 pub struct Item {
@@ -142,8 +208,8 @@ pub struct Item {
     pub index: Option<(&'static str, u32)>,
     /// The value.
     pub val: Val,
-    /// Where the value comes from.
-    pub source: &'static str,
+    /// Where the value comes from and its grade.
+    pub prov: Prov,
 }
 
 impl Item {
@@ -155,6 +221,20 @@ impl Item {
         }
     }
 
+    /// The grade of the item, or `None` when there is no value to grade
+    /// (not traced: the source then says where the hole is listed).
+    pub fn confidence(&self) -> Option<Confidence> {
+        match self.val {
+            Val::NotTraced(_) => None,
+            _ => Some(self.prov.confidence),
+        }
+    }
+
+    /// The grade column of the table: `high` / `med` / `low`, `-` for a hole.
+    pub fn grade_text(&self) -> &'static str {
+        self.confidence().map_or("-", Confidence::label)
+    }
+
     fn json(&self) -> Json {
         let mut o = json!({
             "family": self.family,
@@ -162,7 +242,8 @@ impl Item {
             "kind": self.val.kind(),
             "value": self.val.json(),
             "status": self.val.status(),
-            "source": self.source,
+            "confidence": self.confidence().map(Confidence::label),
+            "source": self.prov.source,
         });
         if let Some((what, i)) = self.index {
             o["index"] = json!({ what: i });
@@ -200,14 +281,14 @@ impl Rows {
         item: impl Into<String>,
         index: Option<(&'static str, u32)>,
         val: Val,
-        source: &'static str,
+        prov: Prov,
     ) {
         self.0.push(Item {
             family,
             item: item.into(),
             index,
             val,
-            source,
+            prov,
         });
     }
 }
@@ -223,33 +304,60 @@ fn eng_idx(e: Engine) -> Option<(&'static str, u32)> {
     Some(("engine", e.index() as u32))
 }
 
-/// Provenance per family and arch, as [FACTS] gives it.
-fn src(family: &str, arch: ArchId) -> &'static str {
+/// The usual grade and source of a family on an arch, as [FACTS] gives them.
+/// Items FACTS grades apart (the SP sequencer triple, the DVE name↔slot
+/// pairing, the values of an earlier revision…) are pushed with their own
+/// [`Prov`] in [`walk`].
+fn src(family: &str, arch: ArchId) -> Prov {
     let sunda = arch == ArchId::Sunda;
     match family {
-        "identity" => "[002 §1], [000 §3]",
-        "tpb" if sunda => "[kdrv v2] V2_MMAP_TPB_OFFSET/SIZE/COUNT (tile layout MED)",
-        "tpb" => "[kdrv v3 V3_MMAP_TPB_n_BASE], [000 §3]",
-        "psum" if sunda => "[000 §3] (not in this band)",
-        "psum" => "[000 §3 NOTE]",
-        "preproc" if sunda => "[000 §3] (not in this band)",
-        "preproc" => "[kdrv v3], [000 §3]",
-        "hbm" if sunda => "[kdrv v2], [000 §3]",
-        "hbm" if arch == ArchId::Mariana => "[000 §3] (bases MED)",
-        "hbm" => "[kdrv v3], [000 §3]",
-        "hbm.bar" => "[000 §3 GOTCHA]",
-        "iram" => "[000 §3]",
-        "seq" => "[000 §2, §3]",
-        "hw_decode" => "[000 §3]",
-        "dve" => "[000 §3, §4]",
-        "cap_cfg" => "[000 §3]",
-        "topsp" => "[000 §2, §3]",
-        "nx_local" if sunda => "[004 §5]",
-        "nx_local" => "[000 §2, §3]",
-        "q7" => "[000 §3], [004 §5]",
-        "notific_mask" => "[002 §4]",
-        "intc" => "[004 §4]",
-        _ => "[FACTS]",
+        "identity" => Prov::high("[002 §1], [000 §3]"),
+        "tpb.count" if sunda => Prov::high("[kdrv v2 V2_MMAP_TPB_COUNT] (kernel driver)"),
+        "tpb.count" => Prov::high("[000 §3] AL_HAL_NUM_TPB_CAYMAN"),
+        // One TPB per `V2_MMAP_TPB_SIZE` from `V2_MMAP_TPB_OFFSET`: the
+        // per-tile reading of the kernel's region is an interpretation.
+        "tpb" if sunda => Prov::med("[kdrv v2] V2_MMAP_TPB_OFFSET/SIZE (kernel driver; tile layout MED)"),
+        "tpb" => Prov::high("[kdrv v3 V3_MMAP_TPB_n_BASE] (kernel driver), [000 §3]"),
+        "psum" if sunda => Prov::high("[000 §3] (not in this band)"),
+        "psum" => Prov::high("[000 §3 NOTE]"),
+        "preproc" if sunda => Prov::high("[000 §3] (not in this band)"),
+        "preproc" => Prov::high("[kdrv v3] (kernel driver), [000 §3]"),
+        "hbm" if sunda => Prov::high("[kdrv v2] (kernel driver), [000 §3]"),
+        "hbm" if arch == ArchId::Mariana => {
+            Prov::med("[000 §3] \"share a 4-channel HBM map\" (bases MED)")
+        }
+        "hbm" => Prov::high("[kdrv v3] (kernel driver), [000 §3]"),
+        "hbm.size" => Prov::high("[000 §3]"),
+        "hbm.bar" => Prov::high("[000 §3 GOTCHA]"),
+        "iram" => Prov::high("[000 §3]"),
+        "iram.pe" => Prov::med("[000r1 §3], [FACTS §12.1]"),
+        "seq" => Prov::high("[000 §2, §3]"),
+        // The note's SP pseudo-code is terse [FACTS §3.2].
+        "seq.sp" if !sunda => Prov::med("[000 §2] (terse pseudo-code), [FACTS §3.2]"),
+        // The byte-decoded table of the earlier revision against a summary
+        // sentence of the current one: the table wins, MED [FACTS §12.1].
+        "seq.pool" if sunda => Prov::med("[000r1 §3], [FACTS §12.1]"),
+        "seq.pool" | "seq.sp" => Prov::high("[000 §2, §3]"),
+        "hw_decode" => Prov::high("[000 §3]"),
+        "dve" => Prov::high("[000 §3, §4]"),
+        // Offsets HIGH, the name↔slot pairing MED [000 §3 CORRECTION]: the
+        // items are named, so they carry the pairing's grade.
+        "dve.offsets" => Prov::med("[000 §3 CORRECTION] (offsets HIGH, name↔slot pairing MED)"),
+        "dve.sizes" if sunda => Prov::med("[000r1 §3], [FACTS §12.1]"),
+        // The values are HIGH [arch-stpb §2]; which name each belongs to is
+        // the pairing's MED [FACTS §13.9].
+        "dve.sizes" => Prov::med("[000r1 §3], [arch-stpb §2] (sizes HIGH, name↔slot pairing MED)"),
+        "cap_cfg" => Prov::high("[000 §3]"),
+        "topsp" => Prov::high("[000 §2, §3]"),
+        "nx_local" if sunda => Prov::high("[004 §5]"),
+        "nx_local" => Prov::high("[000 §2, §3]"),
+        // The NX thunk's macro was not located; offset 0 per byte-decode [000 §3].
+        "nx_local.release_run_stall" if !sunda => Prov::low("[000 §3] (LOW)"),
+        "nx_local.release_run_stall" => Prov::high("[000 §2, §3]"),
+        "q7" => Prov::high("[000 §3], [004 §5]"),
+        "notific_mask" => Prov::high("[002 §4]"),
+        "intc" => Prov::high("[004 §4]"),
+        _ => Prov::high("[FACTS]"),
     }
 }
 
@@ -280,7 +388,7 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         "tpb count",
         None,
         Val::Count(A::tpb_count().into()),
-        s("tpb"),
+        s("tpb.count"),
     );
     for t in Tile::<A>::all() {
         let idx = Some(("tile", t.index()));
@@ -363,7 +471,7 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         "get_hbm_size (usable per channel)",
         None,
         Val::Size(A::get_hbm_size().bytes()),
-        "[000 §3]",
+        s("hbm.size"),
     );
     r.push(
         "hbm",
@@ -380,12 +488,17 @@ pub fn walk<A: Arch>() -> Vec<Item> {
             format!("iram[{e}]"),
             eng_idx(e),
             res(A::iram_size(e), Val::Size),
-            s("iram"),
+            s(if e == Engine::Pe { "iram.pe" } else { "iram" }),
         );
     }
 
     // Sequencer
     for e in Engine::ALL {
+        let ps = s(match e {
+            Engine::Pool => "seq.pool",
+            Engine::Sp => "seq.sp",
+            _ => "seq",
+        });
         let name = |part: &str, hv: bool| {
             if hv {
                 format!("seq[{e}].{part} (host-visible)")
@@ -401,7 +514,7 @@ pub fn walk<A: Arch>() -> Vec<Item> {
                         name(part, false),
                         eng_idx(e),
                         Val::Addr(a.get(), Form::Device),
-                        s("seq"),
+                        ps,
                     );
                 }
             }
@@ -410,7 +523,7 @@ pub fn walk<A: Arch>() -> Vec<Item> {
                 format!("seq[{e}]"),
                 eng_idx(e),
                 Val::from_err(err),
-                s("seq"),
+                ps,
             ),
         }
         match A::seq_params_host_visible(e) {
@@ -421,7 +534,7 @@ pub fn walk<A: Arch>() -> Vec<Item> {
                         name(part, true),
                         eng_idx(e),
                         Val::Addr(a.get(), Form::HostVisible),
-                        s("seq"),
+                        ps,
                     );
                 }
             }
@@ -430,7 +543,7 @@ pub fn walk<A: Arch>() -> Vec<Item> {
                 format!("seq[{e}] (host-visible)"),
                 eng_idx(e),
                 Val::from_err(err),
-                s("seq"),
+                ps,
             ),
         }
     }
@@ -503,7 +616,7 @@ pub fn walk<A: Arch>() -> Vec<Item> {
                     format!("dve table offset {n}"),
                     None,
                     Val::Offset(off.get()),
-                    s("dve"),
+                    s("dve.offsets"),
                 );
             }
         }
@@ -526,7 +639,7 @@ pub fn walk<A: Arch>() -> Vec<Item> {
                 .map_or(Val::NotTraced("dve table size".into()), |&b| Val::Size(b)),
             Err(e) => Val::from_err(*e),
         };
-        r.push("dve", format!("dve table size {n}"), None, v, s("dve"));
+        r.push("dve", format!("dve table size {n}"), None, v, s("dve.sizes"));
     }
     r.push(
         "dve",
@@ -634,7 +747,7 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         "release_run_stall",
         None,
         reg(A::release_run_stall()),
-        s("nx_local"),
+        s("nx_local.release_run_stall"),
     );
     for i in 0..3 {
         let v = match RsvdSpace::new(i, "nx_rsvd_space") {
@@ -800,17 +913,18 @@ fn table(arch: ArchId, rows: &[Item]) -> String {
         .max(5);
     let _ = writeln!(
         out,
-        "{:w_fam$}  {:w_item$}  {:w_val$}  source",
+        "{:w_fam$}  {:w_item$}  {:w_val$}  grade  source",
         "family", "item", "value"
     );
     for r in rows {
         let _ = writeln!(
             out,
-            "{:w_fam$}  {:w_item$}  {:w_val$}  {}",
+            "{:w_fam$}  {:w_item$}  {:w_val$}  {:5}  {}",
             r.family,
             r.item,
             r.val.text(),
-            r.source
+            r.grade_text(),
+            r.prov.source
         );
     }
     out

@@ -271,7 +271,7 @@ fn sunda_json_holds_every_fact() {
     for (e, b) in [
         ("pe", 0x260_0000u64),
         ("act", 0x240_0000),
-        ("pool", 0x300_0000),
+        ("pool", 0x290_0000),
         ("dve", 0x2B0_0000),
     ] {
         for (part, d) in [("seq", 0), ("seqtop", 0x2_0000), ("hostvis", 0x4_0000)] {
@@ -308,6 +308,92 @@ fn sunda_json_holds_every_fact() {
         expect_status(&m, item, "not traced");
     }
     expect_status(&m, "nq mailbox map", "not traced");
+}
+
+/// item → (confidence, source) of `map --arch <arch> --json`.
+fn grades(arch: &str) -> BTreeMap<String, (Value, String)> {
+    let (code, out, err) = khal(&["map", "--arch", arch, "--json"]);
+    assert_eq!(code, 0, "stderr: {err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let mut m = BTreeMap::new();
+    for it in doc["items"].as_array().unwrap() {
+        let name = it["item"].as_str().unwrap().to_string();
+        let conf = it["confidence"].clone();
+        let source = it["source"].as_str().expect("every item has a source");
+        assert!(source.starts_with('['), "{arch} {name}: {source}");
+        // A value carries its grade; a hole (not traced) has none to carry.
+        if it["status"] == "not traced" {
+            assert_eq!(conf, Value::Null, "{arch} {name}");
+        } else {
+            assert!(
+                matches!(conf.as_str(), Some("high" | "med" | "low")),
+                "{arch} {name}: {conf}"
+            );
+        }
+        m.insert(name, (conf, source.to_string()));
+    }
+    m
+}
+
+fn graded(m: &BTreeMap<String, (Value, String)>, item: &str, conf: &str, source_has: &str) {
+    let (c, s) = m.get(item).unwrap_or_else(|| panic!("missing item {item}"));
+    assert_eq!(c, conf, "{item}");
+    assert!(s.contains(source_has), "{item}: {s}");
+}
+
+#[test]
+fn every_item_carries_its_grade_and_source() {
+    let s = grades("sunda");
+    // The byte-decoded table of the earlier revision [FACTS §12.1].
+    for part in ["seq", "seqtop", "hostvis"] {
+        graded(&s, &format!("seq[pool].{part}"), "med", "[000r1 §3]");
+        graded(&s, &format!("seq[pe].{part}"), "high", "[000 §2, §3]");
+    }
+    // The kernel driver is named as the source of SUNDA's TPB bases.
+    graded(&s, "tpb[0]", "med", "kernel driver");
+    graded(&s, "tpb count", "high", "kernel driver");
+    graded(&s, "nx_rsvd_space0", "high", "[004 §5]");
+
+    let c = grades("cayman");
+    for part in ["seq", "seqtop", "hostvis"] {
+        graded(&c, &format!("seq[sp].{part}"), "med", "[FACTS §3.2]");
+        graded(&c, &format!("seq[sp].{part} (host-visible)"), "med", "[FACTS §3.2]");
+        graded(&c, &format!("seq[pool].{part}"), "high", "[000 §2, §3]");
+    }
+    graded(&c, "release_run_stall", "low", "[000 §3]");
+    graded(&c, "dve table offset opcode", "med", "pairing MED");
+    graded(&c, "dve param ram base", "high", "[000 §3, §4]");
+    graded(&c, "preproc count (kdrv windows)", "high", "kernel driver");
+    graded(&c, "tpb[0]", "high", "kernel driver");
+    graded(&c, "hbm[1]", "high", "[kdrv v3]");
+    graded(&c, "sdma cfg offset", "high", "[000 §3]");
+
+    let m = grades("mariana");
+    graded(&m, "hbm[1]", "med", "[000 §3]");
+    graded(&m, "nq mailbox[9]", "high", "[004 §4]");
+    graded(&m, "fp8 cfg offset[pool]", "high", "[000 §3]");
+}
+
+#[test]
+fn the_table_shows_each_grade() {
+    let (code, out, _) = khal(&["map", "--arch", "sunda"]);
+    assert_eq!(code, 0);
+    assert!(out.lines().next().unwrap().contains("khal register matrix"));
+    let header = out.lines().nth(1).unwrap();
+    assert!(header.contains("grade") && header.contains("source"), "{header}");
+    let line = out.lines().find(|l| l.contains("seq[pool].seq ")).unwrap();
+    assert!(
+        line.contains("0x2900000") && line.contains(" med ") && line.contains("[000r1 §3]"),
+        "{line}"
+    );
+    let line = out.lines().find(|l| l.contains("seq[sp]")).unwrap();
+    assert!(line.contains("not traced") && line.contains(" - "), "{line}");
+    let (_, out, _) = khal(&["map", "--arch", "cayman"]);
+    let line = out
+        .lines()
+        .find(|l| l.contains(" release_run_stall "))
+        .unwrap();
+    assert!(line.contains(" low "), "{line}");
 }
 
 #[test]

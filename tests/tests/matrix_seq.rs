@@ -13,7 +13,8 @@ const TRN2_BASES: [(Engine, u64); 4] = [
 const SUNDA_BASES: [(Engine, u64); 4] = [
     (Engine::Pe, 0x260_0000),
     (Engine::Act, 0x240_0000),
-    (Engine::Pool, 0x300_0000),
+    // MED: the earlier revision's byte-decoded table [000r1 §3], [FACTS §12.1].
+    (Engine::Pool, 0x290_0000),
     (Engine::Dve, 0x2B0_0000),
 ];
 
@@ -104,7 +105,7 @@ fn sunda_golden_both_modes() {
 
 #[test]
 fn sunda_bases_are_cayman_bases_without_the_prefix_but_sizes_differ() {
-    for eng in [Engine::Pe, Engine::Act, Engine::Pool, Engine::Dve] {
+    for eng in [Engine::Pe, Engine::Act, Engine::Dve] {
         let c = Cayman::seq_params(eng).unwrap();
         let s = Sunda::seq_params(eng).unwrap();
         assert_eq!(s.seq.get(), c.seq.get() & !HOST_VISIBLE_REBASE, "{eng}");
@@ -112,6 +113,18 @@ fn sunda_bases_are_cayman_bases_without_the_prefix_but_sizes_differ() {
         assert_eq!(s.hostvis.get(), c.hostvis.get() & !HOST_VISIBLE_REBASE);
     }
     assert_ne!(Sunda::seq_sizes(), Cayman::seq_sizes());
+}
+
+/// The masking rule does not hold for POOL: the byte-decoded table gives
+/// `0x290_0000`, not the masked `0x300_0000` [000r1 §3], [FACTS §12.1].
+#[test]
+fn sunda_pool_base_is_the_tables_not_the_masked_cayman_base() {
+    let c = Cayman::seq_params(Engine::Pool).unwrap();
+    let s = Sunda::seq_params(Engine::Pool).unwrap();
+    assert_eq!(s, dev(0x290_0000));
+    assert_ne!(s.seq.get(), c.seq.get() & !HOST_VISIBLE_REBASE);
+    // The SUNDA POOL XT-local window sits at seq base + 0x6_0000 [FACTS §13.1].
+    assert_eq!(s.seq.get() + 0x6_0000, 0x296_0000);
 }
 
 #[test]
