@@ -316,7 +316,9 @@ fn src(family: &str, arch: ArchId) -> Prov {
         "tpb.count" => Prov::high("[000 §3] AL_HAL_NUM_TPB_CAYMAN"),
         // One TPB per `V2_MMAP_TPB_SIZE` from `V2_MMAP_TPB_OFFSET`: the
         // per-tile reading of the kernel's region is an interpretation.
-        "tpb" if sunda => Prov::med("[kdrv v2] V2_MMAP_TPB_OFFSET/SIZE (kernel driver; tile layout MED)"),
+        "tpb" if sunda => {
+            Prov::med("[kdrv v2] V2_MMAP_TPB_OFFSET/SIZE (kernel driver; tile layout MED)")
+        }
         "tpb" => Prov::high("[kdrv v3 V3_MMAP_TPB_n_BASE] (kernel driver), [000 §3]"),
         "psum" if sunda => Prov::high("[000 §3] (not in this band)"),
         "psum" => Prov::high("[000 §3 NOTE]"),
@@ -639,7 +641,13 @@ pub fn walk<A: Arch>() -> Vec<Item> {
                 .map_or(Val::NotTraced("dve table size".into()), |&b| Val::Size(b)),
             Err(e) => Val::from_err(*e),
         };
-        r.push("dve", format!("dve table size {n}"), None, v, s("dve.sizes"));
+        r.push(
+            "dve",
+            format!("dve table size {n}"),
+            None,
+            v,
+            s("dve.sizes"),
+        );
     }
     r.push(
         "dve",

@@ -357,7 +357,12 @@ fn every_item_carries_its_grade_and_source() {
     let c = grades("cayman");
     for part in ["seq", "seqtop", "hostvis"] {
         graded(&c, &format!("seq[sp].{part}"), "med", "[FACTS §3.2]");
-        graded(&c, &format!("seq[sp].{part} (host-visible)"), "med", "[FACTS §3.2]");
+        graded(
+            &c,
+            &format!("seq[sp].{part} (host-visible)"),
+            "med",
+            "[FACTS §3.2]",
+        );
         graded(&c, &format!("seq[pool].{part}"), "high", "[000 §2, §3]");
     }
     graded(&c, "release_run_stall", "low", "[000 §3]");
@@ -380,14 +385,20 @@ fn the_table_shows_each_grade() {
     assert_eq!(code, 0);
     assert!(out.lines().next().unwrap().contains("khal register matrix"));
     let header = out.lines().nth(1).unwrap();
-    assert!(header.contains("grade") && header.contains("source"), "{header}");
+    assert!(
+        header.contains("grade") && header.contains("source"),
+        "{header}"
+    );
     let line = out.lines().find(|l| l.contains("seq[pool].seq ")).unwrap();
     assert!(
         line.contains("0x2900000") && line.contains(" med ") && line.contains("[000r1 §3]"),
         "{line}"
     );
     let line = out.lines().find(|l| l.contains("seq[sp]")).unwrap();
-    assert!(line.contains("not traced") && line.contains(" - "), "{line}");
+    assert!(
+        line.contains("not traced") && line.contains(" - "),
+        "{line}"
+    );
     let (_, out, _) = khal(&["map", "--arch", "cayman"]);
     let line = out
         .lines()
