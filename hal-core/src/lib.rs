@@ -13,7 +13,8 @@
     clippy::indexing_slicing,
     clippy::undocumented_unsafe_blocks
 )]
-// The only `unsafe` of this crate lives in `mmio::volatile`, which re-allows it.
+// The only `unsafe` of this crate lives in `mmio::volatile` and `dma::static_mem`
+// (the firmware backends), which re-allow it.
 #![deny(unsafe_code)]
 
 // `fmt` must come first: its macros are used by every later module.

@@ -23,9 +23,11 @@
 
 pub mod queue;
 pub mod ring;
+pub mod static_mem;
 
 pub use queue::{run_one_shot, DmaQueue, QueueInfo, RingStatus};
 pub use ring::{Descriptor, OneShotRing};
+pub use static_mem::{DmaBuffer, StaticDma, StaticDmaCell, STATIC_DMA_ALIGN};
 
 use crate::error::Result;
 use crate::notific::entry::{NqEntry, NQ_ENTRY_BYTES};
