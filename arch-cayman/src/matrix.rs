@@ -7,9 +7,10 @@
 use khal_core::addr::{DeviceAddr, HostVisible, MESH_HIGH_BIT};
 use khal_core::error::{Error, Result};
 use khal_core::family::{
-    hw_decode::HwDecodeParams, nx_local::RsvdSpace, Arch, CapCfg, DveTableOffsets, DveTables,
-    Gated, HbmBarWindow, HbmMap, HbmUsableSize, HwDecode, IramSizes, NotificMasks, NqMailboxMap,
-    NxLocal, Offset, Q7Params, SeqParams, SeqSizes, SeqTriple, Tile, TopSpNx, TpbBases, PSUM_DELTA,
+    hw_decode::HwDecodeParams, nx_local::RsvdSpace, ActTableParams, ActTables, Arch, CapCfg,
+    DveTableOffsets, DveTableSizes, DveTables, FlagSelected, Gated, HbmBarWindow, HbmMap,
+    HbmUsableSize, HwDecode, IramSizes, NotificMasks, NqMailboxMap, NxLocal, Offset, Q7Params,
+    SeqParams, SeqSizes, SeqTriple, Tile, TopSpNx, TpbBases, PSUM_DELTA,
 };
 use khal_core::ids::{ArchId, Engine};
 use khal_core::regs::{BlockDesc, Field, Reg};
@@ -117,6 +118,20 @@ const DVE_TABLE_OFFSETS: DveTableOffsets = DveTableOffsets {
 const DVE_PARAM_RAM_BASE: Offset = Offset(0x2B8_7000);
 /// DVE parameter-RAM size `0x400` (256 × f32) [000 §3, §4].
 const DVE_PARAM_RAM_SIZE: u64 = 0x400;
+/// DVE table sizes (opcode, control_fast, control_slow, datapath)
+/// `0x4000, 0x1000, 0x1000, 0x400` [000r1 §3], [FACTS §12.1]; the values are
+/// HIGH by [arch-stpb §2], the name↔slot pairing stays MED [FACTS §13.9].
+const DVE_TABLE_SIZES: DveTableSizes = DveTableSizes {
+    opcode: 0x4000,
+    control_fast: 0x1000,
+    control_slow: 0x1000,
+    datapath: 0x400,
+};
+
+/// `get_act_table_params`' four out-params, in order: `0x250_0000,
+/// 0x252_0000, 0x254_0000, 0x258_0000`, MED [000r1 §3], [FACTS §12.1].
+const ACT_TABLE_PARAMS: ActTableParams =
+    ActTableParams([0x250_0000, 0x252_0000, 0x254_0000, 0x258_0000]);
 
 /// TopSP `stop_signal` `0x6_15C0` [000 §2 QUIRK].
 const TOPSP_STOP_SIGNAL: Offset = Offset(0x6_15C0);
@@ -259,17 +274,31 @@ impl DveTables for Cayman {
     const DVE_PARAM_RAM_SIZE: u64 = DVE_PARAM_RAM_SIZE;
     /// Five tables loaded, control_slow included [000 §4].
     const DVE_LOADS_CONTROL_SLOW: bool = true;
+    const DVE_TABLE_SIZES: DveTableSizes = DVE_TABLE_SIZES;
 }
 
-/// SDMA / FP8 / EMAX are absent on CAYMAN: the getters return the 0 sentinel [000 §3].
+impl ActTables for Cayman {
+    fn act_table_params() -> Result<ActTableParams> {
+        Ok(ACT_TABLE_PARAMS)
+    }
+}
+
+/// All five SDMA / FP8 / EMAX getters return the 0 sentinel on CAYMAN
+/// [000 §3], [000r1 §3].
 impl CapCfg for Cayman {
-    fn sdma_cfg_offset() -> Result<Gated<Offset>> {
+    fn sdma_cce_user_offset() -> Result<Gated<Offset>> {
+        Ok(Gated::Absent)
+    }
+    fn sdma_data_conv_non_ocp_cfg_offset() -> Result<Gated<FlagSelected>> {
+        Ok(Gated::Absent)
+    }
+    fn sdma_data_conv_fp8_ocp_cfg_offset() -> Result<Gated<FlagSelected>> {
+        Ok(Gated::Absent)
+    }
+    fn dve_sequencer_emax_cfg_offset() -> Result<Gated<Offset>> {
         Ok(Gated::Absent)
     }
     fn eng_fp8_cfg_offset(_eng: Engine) -> Result<Gated<Offset>> {
-        Ok(Gated::Absent)
-    }
-    fn emax_cfg_offset() -> Result<Gated<Offset>> {
         Ok(Gated::Absent)
     }
 }

@@ -10,9 +10,10 @@ use khal_arch_cayman::Cayman;
 use khal_core::addr::{DeviceAddr, HostVisible, MESH_HIGH_BIT};
 use khal_core::error::{Error, Result};
 use khal_core::family::{
-    hw_decode::HwDecodeParams, nx_local::RsvdSpace, Arch, CapCfg, DveTableOffsets, DveTables,
-    Gated, HbmBarWindow, HbmMap, HbmUsableSize, HwDecode, IramSizes, NotificMasks, NqMailboxMap,
-    NxLocal, Offset, Q7Params, SeqParams, SeqSizes, SeqTriple, Tile, TopSpNx, TpbBases,
+    hw_decode::HwDecodeParams, nx_local::RsvdSpace, ActTableParams, ActTables, Arch, CapCfg,
+    DveTableOffsets, DveTableSizes, DveTables, FlagSelected, Gated, HbmBarWindow, HbmMap,
+    HbmUsableSize, HwDecode, IramSizes, NotificMasks, NqMailboxMap, NxLocal, Offset, Q7Params,
+    SeqParams, SeqSizes, SeqTriple, Tile, TopSpNx, TpbBases,
 };
 use khal_core::ids::{ArchId, Engine};
 use khal_core::regs::{BlockDesc, Field, Reg};
@@ -27,6 +28,17 @@ const HBM_SIZE: u64 = 0x9_0000_0000;
 /// (`.rodata CSWTCH.14`) [000 §3 GOTCHA].
 const FP8_CFG: [Offset; 4] = [Offset(0xF00), Offset(0xF08), Offset(0xF0C), Offset(0xF04)];
 const_assert_eq!(FP8_CFG.len(), 4);
+
+/// `sdma_cce_user_offset` `0x2000`, MED [000r1 §3], [FACTS §12.1].
+const SDMA_CCE_USER_OFFSET: Offset = Offset(0x2000);
+/// `sdma_data_conv_non_ocp_cfg_offset`: `0xC04` / `0xC14`, a flag selects
+/// (which value by which flag: not traced), MED [000r1 §3], [FACTS §12.1].
+const SDMA_DATA_CONV_NON_OCP_CFG: FlagSelected = FlagSelected([Offset(0xC04), Offset(0xC14)]);
+/// `sdma_data_conv_fp8_ocp_cfg_offset`: `0xC00` / `0xC10`, a flag selects
+/// (which value by which flag: not traced), MED [000r1 §3], [FACTS §12.1].
+const SDMA_DATA_CONV_FP8_OCP_CFG: FlagSelected = FlagSelected([Offset(0xC00), Offset(0xC10)]);
+/// `dve_sequencer_emax_cfg_offset` `0x32C`, MED [000r1 §3], [FACTS §12.1].
+const DVE_SEQUENCER_EMAX_CFG_OFFSET: Offset = Offset(0x32C);
 
 /// First mailbox base of the low die: `0x85_8000_0400` [004 §4].
 const MAILBOX_BASE: u64 = 0x85_8000_0400;
@@ -124,21 +136,38 @@ impl DveTables for Mariana {
     const DVE_PARAM_RAM_BASE: Offset = <Cayman as DveTables>::DVE_PARAM_RAM_BASE;
     const DVE_PARAM_RAM_SIZE: u64 = <Cayman as DveTables>::DVE_PARAM_RAM_SIZE;
     const DVE_LOADS_CONTROL_SLOW: bool = <Cayman as DveTables>::DVE_LOADS_CONTROL_SLOW;
+    /// "Same as CAYMAN" [000r1 §3], [FACTS §12.1].
+    const DVE_TABLE_SIZES: DveTableSizes = <Cayman as DveTables>::DVE_TABLE_SIZES;
 }
 
-/// MARIANA is the only arch with these features; only FP8 engines 0..3 are traced.
+/// "Same as CAYMAN" (MED) [000r1 §3], [FACTS §12.1].
+impl ActTables for Mariana {
+    fn act_table_params() -> Result<ActTableParams> {
+        <Cayman as ActTables>::act_table_params()
+    }
+}
+
+/// MARIANA is the only arch with these features: `eng_fp8_cfg` engines 0..3
+/// from the current note [000 §3], the other four from the earlier revision
+/// (MED) [000r1 §3]; the FP8 offset of SP is in neither.
 impl CapCfg for Mariana {
-    fn sdma_cfg_offset() -> Result<Gated<Offset>> {
-        Err(Error::NotTraced("mariana sdma cfg offset"))
+    fn sdma_cce_user_offset() -> Result<Gated<Offset>> {
+        Ok(Gated::Present(SDMA_CCE_USER_OFFSET))
+    }
+    fn sdma_data_conv_non_ocp_cfg_offset() -> Result<Gated<FlagSelected>> {
+        Ok(Gated::Present(SDMA_DATA_CONV_NON_OCP_CFG))
+    }
+    fn sdma_data_conv_fp8_ocp_cfg_offset() -> Result<Gated<FlagSelected>> {
+        Ok(Gated::Present(SDMA_DATA_CONV_FP8_OCP_CFG))
+    }
+    fn dve_sequencer_emax_cfg_offset() -> Result<Gated<Offset>> {
+        Ok(Gated::Present(DVE_SEQUENCER_EMAX_CFG_OFFSET))
     }
     fn eng_fp8_cfg_offset(eng: Engine) -> Result<Gated<Offset>> {
         FP8_CFG
             .get(eng.index())
             .map(|&o| Gated::Present(o))
             .ok_or(Error::NotTraced("mariana fp8 cfg offset of sp"))
-    }
-    fn emax_cfg_offset() -> Result<Gated<Offset>> {
-        Err(Error::NotTraced("mariana emax cfg offset"))
     }
 }
 

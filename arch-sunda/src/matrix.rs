@@ -6,9 +6,10 @@
 use khal_core::addr::{DeviceAddr, HostVisible};
 use khal_core::error::{Error, Result};
 use khal_core::family::{
-    hw_decode::HwDecodeParams, nx_local::RsvdSpace, Arch, CapCfg, DveTableOffsets, DveTables,
-    Gated, HbmBarWindow, HbmMap, HbmUsableSize, HwDecode, IramSizes, NotificMasks, NqMailboxMap,
-    NxLocal, Offset, Q7Params, SeqParams, SeqSizes, SeqTriple, Tile, TopSpNx, TpbBases,
+    hw_decode::HwDecodeParams, nx_local::RsvdSpace, ActTables, Arch, CapCfg, DveTableOffsets,
+    DveTableSizes, DveTables, FlagSelected, Gated, HbmBarWindow, HbmMap, HbmUsableSize, HwDecode,
+    IramSizes, NotificMasks, NqMailboxMap, NxLocal, Offset, Q7Params, SeqParams, SeqSizes,
+    SeqTriple, Tile, TopSpNx, TpbBases,
 };
 use khal_core::ids::{ArchId, Engine};
 use khal_core::regs::{BlockDesc, Field, Reg};
@@ -64,6 +65,16 @@ const SEQ_SIZES: SeqSizes = SeqSizes {
 const DVE_PARAM_RAM_BASE: Offset = Offset(0x2B8_4000);
 /// DVE parameter-RAM size `0x400` (256 × f32) [000 §3, §4].
 const DVE_PARAM_RAM_SIZE: u64 = 0x400;
+/// DVE table sizes (opcode, control_fast, control_slow, datapath)
+/// `0x2000, 0x800, 0x800, 0x800`: MED, the earlier revision's table
+/// [000r1 §3], [FACTS §12.1]. SUNDA has the size getter though its loader
+/// skips control_slow [000 §4].
+const DVE_TABLE_SIZES: DveTableSizes = DveTableSizes {
+    opcode: 0x2000,
+    control_fast: 0x800,
+    control_slow: 0x800,
+    datapath: 0x800,
+};
 
 /// TopSP-NX window base `0x6_0000` [000 §2 QUIRK].
 const TOPSP_WINDOW_BASE: Offset = Offset(0x6_0000);
@@ -185,17 +196,29 @@ impl DveTables for Sunda {
     const DVE_PARAM_RAM_SIZE: u64 = DVE_PARAM_RAM_SIZE;
     /// Four tables loaded: control_slow skipped, its state slot = 0 [000 §4].
     const DVE_LOADS_CONTROL_SLOW: bool = false;
+    const DVE_TABLE_SIZES: DveTableSizes = DVE_TABLE_SIZES;
 }
 
-/// SDMA / FP8 / EMAX are absent on SUNDA: the getters return the 0 sentinel [000 §3].
+/// SUNDA's ACT table params are "not in this band" of the note [000r1 §3]:
+/// the trait's NOT TRACED default.
+impl ActTables for Sunda {}
+
+/// All five SDMA / FP8 / EMAX getters return the 0 sentinel on SUNDA
+/// [000 §3], [000r1 §3].
 impl CapCfg for Sunda {
-    fn sdma_cfg_offset() -> Result<Gated<Offset>> {
+    fn sdma_cce_user_offset() -> Result<Gated<Offset>> {
+        Ok(Gated::Absent)
+    }
+    fn sdma_data_conv_non_ocp_cfg_offset() -> Result<Gated<FlagSelected>> {
+        Ok(Gated::Absent)
+    }
+    fn sdma_data_conv_fp8_ocp_cfg_offset() -> Result<Gated<FlagSelected>> {
+        Ok(Gated::Absent)
+    }
+    fn dve_sequencer_emax_cfg_offset() -> Result<Gated<Offset>> {
         Ok(Gated::Absent)
     }
     fn eng_fp8_cfg_offset(_eng: Engine) -> Result<Gated<Offset>> {
-        Ok(Gated::Absent)
-    }
-    fn emax_cfg_offset() -> Result<Gated<Offset>> {
         Ok(Gated::Absent)
     }
 }

@@ -15,7 +15,9 @@ use std::fmt::Write as _;
 
 use clap::Args;
 use khal::core::addr::MeshHalf;
-use khal::core::family::{nx_local::RsvdSpace, Arch, Gated, HbmChannel, NotificMask, Offset, Tile};
+use khal::core::family::{
+    nx_local::RsvdSpace, Arch, FlagSelected, Gated, HbmChannel, NotificMask, Offset, Tile,
+};
 use khal::{ArchId, Cayman, Engine, Error, Mariana, Sunda};
 use serde_json::{json, Value as Json};
 
@@ -63,6 +65,11 @@ pub enum Val {
     Offset(u64),
     /// A size in bytes.
     Size(u64),
+    /// A raw value whose role the notes do not give (printed in hex).
+    Value(u64),
+    /// One of two values, selected by a flag argument whose mapping is not
+    /// traced ([`FlagSelected`]).
+    OneOf([u64; 2]),
     /// A count.
     Count(u64),
     /// A register bit field.
@@ -104,7 +111,10 @@ impl Val {
     /// The value column of the table.
     pub fn text(&self) -> String {
         match self {
-            Val::Addr(v, _) | Val::Offset(v) | Val::Size(v) => format!("{v:#x}"),
+            Val::Addr(v, _) | Val::Offset(v) | Val::Size(v) | Val::Value(v) => format!("{v:#x}"),
+            Val::OneOf([a, b]) => {
+                format!("{a:#x} or {b:#x} (a flag selects; which one: not traced)")
+            }
             Val::Count(n) => n.to_string(),
             Val::Field { mask, shift } => format!("mask {mask:#x}, shift {shift}"),
             Val::Flag(b) => if *b { "yes" } else { "no" }.to_string(),
@@ -119,6 +129,8 @@ impl Val {
             Val::Addr(..) => "address",
             Val::Offset(_) => "offset",
             Val::Size(_) => "size",
+            Val::Value(_) => "value",
+            Val::OneOf(_) => "offset choice",
             Val::Count(_) => "count",
             Val::Field { .. } => "field",
             Val::Flag(_) => "flag",
@@ -128,7 +140,10 @@ impl Val {
 
     fn json(&self) -> Json {
         match self {
-            Val::Addr(v, _) | Val::Offset(v) | Val::Size(v) => json!(format!("{v:#x}")),
+            Val::Addr(v, _) | Val::Offset(v) | Val::Size(v) | Val::Value(v) => {
+                json!(format!("{v:#x}"))
+            }
+            Val::OneOf([a, b]) => json!([format!("{a:#x}"), format!("{b:#x}")]),
             Val::Count(n) => json!(n),
             Val::Field { mask, shift } => json!({ "mask": format!("{mask:#x}"), "shift": shift }),
             Val::Flag(b) => json!(b),
@@ -350,6 +365,12 @@ fn src(family: &str, arch: ArchId) -> Prov {
         // the pairing's MED [FACTS §13.9].
         "dve.sizes" => Prov::med("[000r1 §3], [arch-stpb §2] (sizes HIGH, name↔slot pairing MED)"),
         "cap_cfg" => Prov::high("[000 §3]"),
+        // MARIANA's values of the earlier revision (MED); elsewhere the 0
+        // sentinel, which both revisions give.
+        "cap_cfg.r1" if arch == ArchId::Mariana => Prov::med("[000r1 §3], [FACTS §12.1]"),
+        "cap_cfg.r1" => Prov::high("[000 §3], [000r1 §3]"),
+        "act" if sunda => Prov::high("[000r1 §3] (not in this band)"),
+        "act" => Prov::med("[000r1 §3], [FACTS §12.1]"),
         "topsp" => Prov::high("[000 §2, §3]"),
         "nx_local" if sunda => Prov::high("[004 §5]"),
         "nx_local" => Prov::high("[000 §2, §3]"),
@@ -631,21 +652,17 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         ),
     }
     let sizes = A::dve_table_sizes();
-    for (i, n) in ["opcode", "control_fast", "control_slow", "datapath"]
-        .iter()
-        .enumerate()
-    {
-        let v = match &sizes {
-            Ok(arr) => arr
-                .get(i)
-                .map_or(Val::NotTraced("dve table size".into()), |&b| Val::Size(b)),
-            Err(e) => Val::from_err(*e),
-        };
+    for (n, size) in [
+        ("opcode", sizes.opcode),
+        ("control_fast", sizes.control_fast),
+        ("control_slow", sizes.control_slow),
+        ("datapath", sizes.datapath),
+    ] {
         r.push(
             "dve",
             format!("dve table size {n}"),
             None,
-            v,
+            Val::Size(size),
             s("dve.sizes"),
         );
     }
@@ -671,18 +688,61 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         s("dve"),
     );
 
-    // Capability-gated config offsets
+    // ACT table params: four raw out-param values [000r1 §3].
+    match A::act_table_params() {
+        Ok(p) => {
+            for (i, v) in p.0.iter().enumerate() {
+                r.push(
+                    "act",
+                    format!("act table param[{i}]"),
+                    Some(("out-param", i as u32)),
+                    Val::Value(*v),
+                    s("act"),
+                );
+            }
+        }
+        Err(e) => r.push("act", "act table params", None, Val::from_err(e), s("act")),
+    }
+
+    // Capability-gated config offsets: the five getters [FACTS §13.9].
+    let absent = || Val::Absent("the getter returns the 0 sentinel");
     let gated = |g: khal::Result<Gated<Offset>>| match g {
         Ok(Gated::Present(o)) => Val::Offset(o.get()),
-        Ok(Gated::Absent) => Val::Absent("the getter returns the 0 sentinel"),
+        Ok(Gated::Absent) => absent(),
+        Err(e) => Val::from_err(e),
+    };
+    let gated_pair = |g: khal::Result<Gated<FlagSelected>>| match g {
+        Ok(Gated::Present(FlagSelected([a, b]))) => Val::OneOf([a.get(), b.get()]),
+        Ok(Gated::Absent) => absent(),
         Err(e) => Val::from_err(e),
     };
     r.push(
         "cap_cfg",
-        "sdma cfg offset",
+        "sdma_cce_user_offset",
         None,
-        gated(A::sdma_cfg_offset()),
-        s("cap_cfg"),
+        gated(A::sdma_cce_user_offset()),
+        s("cap_cfg.r1"),
+    );
+    r.push(
+        "cap_cfg",
+        "sdma_data_conv_non_ocp_cfg_offset",
+        None,
+        gated_pair(A::sdma_data_conv_non_ocp_cfg_offset()),
+        s("cap_cfg.r1"),
+    );
+    r.push(
+        "cap_cfg",
+        "sdma_data_conv_fp8_ocp_cfg_offset",
+        None,
+        gated_pair(A::sdma_data_conv_fp8_ocp_cfg_offset()),
+        s("cap_cfg.r1"),
+    );
+    r.push(
+        "cap_cfg",
+        "dve_sequencer_emax_cfg_offset",
+        None,
+        gated(A::dve_sequencer_emax_cfg_offset()),
+        s("cap_cfg.r1"),
     );
     for e in Engine::ALL {
         r.push(
@@ -693,20 +753,6 @@ pub fn walk<A: Arch>() -> Vec<Item> {
             s("cap_cfg"),
         );
     }
-    r.push(
-        "cap_cfg",
-        "emax cfg offset",
-        None,
-        gated(A::emax_cfg_offset()),
-        s("cap_cfg"),
-    );
-    r.push(
-        "cap_cfg",
-        "two more getters of the family",
-        None,
-        Val::NotTraced("names of the 4th and 5th cfg getters".into()),
-        s("cap_cfg"),
-    );
 
     // TopSP-NX
     for (n, v) in [

@@ -30,7 +30,10 @@ fn map_json(arch: &str) -> BTreeMap<String, (String, Value)> {
         let name = it["item"].as_str().unwrap().to_string();
         let status = it["status"].as_str().unwrap().to_string();
         // Every address, offset and size is a lowercase 0x hex string.
-        if matches!(it["kind"].as_str(), Some("address" | "offset" | "size")) {
+        if matches!(
+            it["kind"].as_str(),
+            Some("address" | "offset" | "size" | "value")
+        ) {
             let v = it["value"].as_str().expect("hex string");
             assert!(v.starts_with("0x"), "{name}: {v}");
             assert!(
@@ -67,6 +70,14 @@ fn expect_status(m: &BTreeMap<String, (String, Value)>, item: &str, status: &str
 }
 
 const ENGINES: [&str; 5] = ["pe", "act", "pool", "dve", "sp"];
+
+/// The four capability-gated getters besides `eng_fp8_cfg` [FACTS §13.9].
+const CAP_CFG_R1: [&str; 4] = [
+    "sdma_cce_user_offset",
+    "sdma_data_conv_non_ocp_cfg_offset",
+    "sdma_data_conv_fp8_ocp_cfg_offset",
+    "dve_sequencer_emax_cfg_offset",
+];
 
 fn trn2_common(m: &BTreeMap<String, (String, Value)>) {
     // §3.1
@@ -167,8 +178,20 @@ fn trn2_common(m: &BTreeMap<String, (String, Value)>) {
     expect(m, "dve table offset datapath", 0x2B8_6000);
     expect(m, "dve param ram base", 0x2B8_7000);
     expect(m, "dve param ram size", 0x400);
-    for t in ["opcode", "control_fast", "control_slow", "datapath"] {
-        expect_status(m, &format!("dve table size {t}"), "not traced");
+    // [000r1 §3], FACTS §12.1 / §13.9.
+    for (t, v) in [
+        ("opcode", 0x4000u64),
+        ("control_fast", 0x1000),
+        ("control_slow", 0x1000),
+        ("datapath", 0x400),
+    ] {
+        expect(m, &format!("dve table size {t}"), v);
+    }
+    for (i, v) in [0x250_0000u64, 0x252_0000, 0x254_0000, 0x258_0000]
+        .iter()
+        .enumerate()
+    {
+        expect(m, &format!("act table param[{i}]"), *v);
     }
     assert_eq!(m["dve loads control_slow"].1, Value::Bool(true));
     // §3.6 / §3.7 / masks: the shared not-traced items.
@@ -195,7 +218,7 @@ fn cayman_json_holds_every_fact() {
     trn2_common(&m);
     expect(&m, "get_hbm_size (usable per channel)", 0x6_0000_0000);
     expect(&m, "bar window per channel", 0x10_0000_0000);
-    for item in ["sdma cfg offset", "emax cfg offset"] {
+    for item in CAP_CFG_R1 {
         expect_status(&m, item, "absent on this arch");
     }
     for e in ENGINES {
@@ -231,8 +254,16 @@ fn mariana_json_holds_every_fact() {
         expect(&m, &format!("fp8 cfg offset[{e}]"), o);
     }
     expect_status(&m, "fp8 cfg offset[sp]", "not traced");
-    expect_status(&m, "sdma cfg offset", "not traced");
-    expect_status(&m, "emax cfg offset", "not traced");
+    // [000r1 §3], FACTS §12.1 (MED).
+    expect(&m, "sdma_cce_user_offset", 0x2000);
+    expect(&m, "dve_sequencer_emax_cfg_offset", 0x32C);
+    for (item, a, b) in [
+        ("sdma_data_conv_non_ocp_cfg_offset", 0xC04u64, 0xC14u64),
+        ("sdma_data_conv_fp8_ocp_cfg_offset", 0xC00, 0xC10),
+    ] {
+        assert_eq!(m[item].0, "traced", "{item}");
+        assert_eq!(m[item].1, Value::from(vec![hex(a), hex(b)]), "{item}");
+    }
     for t in [
         "window base",
         "stop_signal",
@@ -290,8 +321,18 @@ fn sunda_json_holds_every_fact() {
     expect(&m, "dve param ram base", 0x2B8_4000);
     expect(&m, "dve param ram size", 0x400);
     assert_eq!(m["dve loads control_slow"].1, Value::Bool(false));
-    expect_status(&m, "sdma cfg offset", "absent on this arch");
-    expect_status(&m, "emax cfg offset", "absent on this arch");
+    for item in CAP_CFG_R1 {
+        expect_status(&m, item, "absent on this arch");
+    }
+    expect_status(&m, "act table params", "not traced");
+    for (t, v) in [
+        ("opcode", 0x2000u64),
+        ("control_fast", 0x800),
+        ("control_slow", 0x800),
+        ("datapath", 0x800),
+    ] {
+        expect(&m, &format!("dve table size {t}"), v);
+    }
     expect(&m, "topsp window base", 0x6_0000);
     expect(&m, "topsp stop_signal", 0x6_084C);
     expect(&m, "topsp basic_block_switch", 0x6_083C);
@@ -371,12 +412,18 @@ fn every_item_carries_its_grade_and_source() {
     graded(&c, "preproc count (kdrv windows)", "high", "kernel driver");
     graded(&c, "tpb[0]", "high", "kernel driver");
     graded(&c, "hbm[1]", "high", "[kdrv v3]");
-    graded(&c, "sdma cfg offset", "high", "[000 §3]");
+    graded(&c, "sdma_cce_user_offset", "high", "[000 §3]");
+    graded(&c, "dve table size opcode", "med", "[000r1 §3]");
+    graded(&c, "act table param[3]", "med", "[000r1 §3]");
 
     let m = grades("mariana");
     graded(&m, "hbm[1]", "med", "[000 §3]");
     graded(&m, "nq mailbox[9]", "high", "[004 §4]");
     graded(&m, "fp8 cfg offset[pool]", "high", "[000 §3]");
+    for item in CAP_CFG_R1 {
+        graded(&m, item, "med", "[000r1 §3]");
+    }
+    graded(&s, "dve table size opcode", "med", "[000r1 §3]");
 }
 
 #[test]

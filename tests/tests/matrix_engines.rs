@@ -1,8 +1,10 @@
 //! Golden values of the per-engine families: IRAM, HW-decode, DVE tables,
-//! capability-gated config offsets [FACTS §3.1, §3.3, §3.4, §3.5].
+//! ACT table params, capability-gated config offsets [FACTS §3.1, §3.3, §3.4,
+//! §3.5, §12.1].
 
 use khal::core::family::{
-    CapCfg, DveTableOffsets, DveTables, Gated, HwDecode, HwDecodeParams, IramSizes, Offset,
+    ActTableParams, ActTables, CapCfg, DveTableOffsets, DveTableSizes, DveTables, FlagSelected,
+    Gated, HwDecode, HwDecodeParams, IramSizes, Offset,
 };
 use khal::{ArchId, Cayman, DeviceAddr, Engine, Error, HostVisible, Mariana, Sunda};
 
@@ -118,20 +120,52 @@ fn dve_tables() {
         ],
         [false, true, true]
     );
-    for r in [
+}
+
+/// DVE table sizes, MED [000r1 §3], [FACTS §12.1] (CAYMAN = MARIANA values
+/// HIGH [arch-stpb §2], FACTS §13.9).
+#[test]
+fn dve_table_sizes_golden() {
+    assert_eq!(
         Sunda::dve_table_sizes(),
-        Cayman::dve_table_sizes(),
-        Mariana::dve_table_sizes(),
-    ] {
-        assert_eq!(r, Err(Error::NotTraced("dve table sizes")));
-    }
+        DveTableSizes {
+            opcode: 0x2000,
+            control_fast: 0x800,
+            control_slow: 0x800,
+            datapath: 0x800,
+        }
+    );
+    let trn2 = DveTableSizes {
+        opcode: 0x4000,
+        control_fast: 0x1000,
+        control_slow: 0x1000,
+        datapath: 0x400,
+    };
+    assert_eq!(Cayman::dve_table_sizes(), trn2);
+    assert_eq!(Mariana::dve_table_sizes(), trn2);
+    assert_eq!(trn2.as_array(), [0x4000, 0x1000, 0x1000, 0x400]);
+}
+
+/// ACT table params: four out-params, CAYMAN = MARIANA, MED [000r1 §3];
+/// SUNDA "not in this band" [FACTS §12.1].
+#[test]
+fn act_table_params_golden() {
+    let trn2 = ActTableParams([0x250_0000, 0x252_0000, 0x254_0000, 0x258_0000]);
+    assert_eq!(Cayman::act_table_params(), Ok(trn2));
+    assert_eq!(Mariana::act_table_params(), Ok(trn2));
+    assert_eq!(
+        Sunda::act_table_params(),
+        Err(Error::NotTraced("act table params"))
+    );
 }
 
 #[test]
 fn cap_cfg_sunda_and_cayman_absent_never_zero() {
     fn absent<A: CapCfg>() {
-        assert_eq!(A::sdma_cfg_offset(), Ok(Gated::Absent));
-        assert_eq!(A::emax_cfg_offset(), Ok(Gated::Absent));
+        assert_eq!(A::sdma_cce_user_offset(), Ok(Gated::Absent));
+        assert_eq!(A::sdma_data_conv_non_ocp_cfg_offset(), Ok(Gated::Absent));
+        assert_eq!(A::sdma_data_conv_fp8_ocp_cfg_offset(), Ok(Gated::Absent));
+        assert_eq!(A::dve_sequencer_emax_cfg_offset(), Ok(Gated::Absent));
         for eng in Engine::ALL {
             assert_eq!(A::eng_fp8_cfg_offset(eng), Ok(Gated::Absent));
         }
@@ -141,7 +175,7 @@ fn cap_cfg_sunda_and_cayman_absent_never_zero() {
 }
 
 #[test]
-fn cap_cfg_mariana_fp8_not_monotone_rest_not_traced() {
+fn cap_cfg_mariana_fp8_not_monotone_sp_not_traced() {
     let golden = [
         (Engine::Pe, 0xF00),
         (Engine::Act, 0xF08),
@@ -160,12 +194,25 @@ fn cap_cfg_mariana_fp8_not_monotone_rest_not_traced() {
         Mariana::eng_fp8_cfg_offset(Engine::Sp),
         Err(Error::NotTraced(_))
     ));
-    assert!(matches!(
-        Mariana::sdma_cfg_offset(),
-        Err(Error::NotTraced(_))
-    ));
-    assert!(matches!(
-        Mariana::emax_cfg_offset(),
-        Err(Error::NotTraced(_))
-    ));
+}
+
+/// MARIANA's SDMA / data-conv / EMAX offsets, MED [000r1 §3], [FACTS §12.1].
+#[test]
+fn cap_cfg_mariana_sdma_data_conv_emax_golden() {
+    assert_eq!(
+        Mariana::sdma_cce_user_offset(),
+        Ok(Gated::Present(Offset(0x2000)))
+    );
+    assert_eq!(
+        Mariana::sdma_data_conv_non_ocp_cfg_offset(),
+        Ok(Gated::Present(FlagSelected([Offset(0xC04), Offset(0xC14)])))
+    );
+    assert_eq!(
+        Mariana::sdma_data_conv_fp8_ocp_cfg_offset(),
+        Ok(Gated::Present(FlagSelected([Offset(0xC00), Offset(0xC10)])))
+    );
+    assert_eq!(
+        Mariana::dve_sequencer_emax_cfg_offset(),
+        Ok(Gated::Present(Offset(0x32C)))
+    );
 }

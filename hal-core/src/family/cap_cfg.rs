@@ -1,10 +1,16 @@
-//! The capability-gated config offsets: SDMA / FP8 / EMAX [000 §3], [FACTS §3.5].
+//! The capability-gated config offsets: the SDMA / FP8 / EMAX getters
+//! [000 §3], [FACTS §3.5, §12.1, §13.9].
 //!
 //! [000 §3 GOTCHA]: on SUNDA and CAYMAN the C getters return the literal 0,
 //! meaning "feature absent", never "offset 0". Here that is [`Gated::Absent`],
-//! so no caller can write to `base + 0` by mistake. The notes name five getters
-//! of this family; only SDMA, FP8 and EMAX are named, the other two are NOT
-//! TRACED and have no method.
+//! so no caller can write to `base + 0` by mistake.
+//!
+//! The five getters, by their kaena_khal slots [FACTS §13.9]:
+//! `sdma_cce_user_offset` (`+0x78`), `sdma_data_conv_non_ocp_cfg_offset`
+//! (`+0x80`), `sdma_data_conv_fp8_ocp_cfg_offset` (`+0x88`),
+//! `dve_sequencer_emax_cfg_offset` (`+0x90`), `eng_fp8_cfg_offset` (`+0x98`).
+//! MARIANA's values other than `eng_fp8_cfg` come from the earlier revision of
+//! the note, graded MED [000r1 §3], [FACTS §12.1].
 
 use crate::error::Result;
 use crate::family::Offset;
@@ -30,14 +36,31 @@ impl<T> Gated<T> {
     }
 }
 
+/// The two offsets a getter chooses between by a flag argument, in the order
+/// the earlier revision lists them [000r1 §3], [FACTS §12.1].
+///
+/// Which flag value selects which offset is in neither revision, so khal
+/// offers both and no `select(flag)`: a caller that knows the mapping picks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct FlagSelected(pub [Offset; 2]);
+
 /// The capability-gated config-offset family.
 pub trait CapCfg {
-    /// The SDMA config offset: `Absent`, or `Err(NotTraced)`.
-    fn sdma_cfg_offset() -> Result<Gated<Offset>>;
+    /// `sdma_cce_user_offset` (kaena_khal `+0x78`): `Absent`, or the offset.
+    fn sdma_cce_user_offset() -> Result<Gated<Offset>>;
 
-    /// The FP8 config offset of engine `eng` (`eng_fp8_cfg`).
+    /// `sdma_data_conv_non_ocp_cfg_offset` (`+0x80`): `Absent`, or the two
+    /// offsets its flag argument selects between.
+    fn sdma_data_conv_non_ocp_cfg_offset() -> Result<Gated<FlagSelected>>;
+
+    /// `sdma_data_conv_fp8_ocp_cfg_offset` (`+0x88`): `Absent`, or the two
+    /// offsets its flag argument selects between.
+    fn sdma_data_conv_fp8_ocp_cfg_offset() -> Result<Gated<FlagSelected>>;
+
+    /// `dve_sequencer_emax_cfg_offset` (`+0x90`): `Absent`, or the offset.
+    fn dve_sequencer_emax_cfg_offset() -> Result<Gated<Offset>>;
+
+    /// `eng_fp8_cfg_offset` (`+0x98`) of engine `eng`.
     fn eng_fp8_cfg_offset(eng: Engine) -> Result<Gated<Offset>>;
-
-    /// The EMAX config offset: `Absent`, or `Err(NotTraced)`.
-    fn emax_cfg_offset() -> Result<Gated<Offset>>;
 }

@@ -7,9 +7,9 @@
 //! answer [`DveTables::DVE_TABLE_OFFSETS`] `= None` (an `Option` constant, so a
 //! generic driver over `A: Arch` can branch on it at compile time).
 //! The fabricated offsets of an earlier revision of the notes are not used
-//! anywhere [000 §3 CORRECTION].
+//! anywhere [000 §3 CORRECTION]. The table *sizes* of that revision were not
+//! retracted: they are [`DveTables::DVE_TABLE_SIZES`] [000r1 §3], [FACTS §12.1].
 
-use crate::error::{Error, Result};
 use crate::family::Offset;
 
 /// The four DVE table offsets, in the `dve_config_dma_state_t` member order
@@ -25,6 +25,34 @@ pub struct DveTableOffsets {
     pub control_slow: Offset,
     /// The datapath table.
     pub datapath: Offset,
+}
+
+/// The four DVE table sizes in bytes (`get_dve_table_sizes`, kaena_khal
+/// `+0x70` [FACTS §13.9]), in the same member order as [`DveTableOffsets`]:
+/// the name↔slot pairing is MED like the offsets' [000r1 §3], [FACTS §12.1].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct DveTableSizes {
+    /// The opcode table.
+    pub opcode: u64,
+    /// The control-fast table.
+    pub control_fast: u64,
+    /// The control-slow table.
+    pub control_slow: u64,
+    /// The datapath table.
+    pub datapath: u64,
+}
+
+impl DveTableSizes {
+    /// The four sizes in member order (opcode, control_fast, control_slow, datapath).
+    pub const fn as_array(self) -> [u64; 4] {
+        [
+            self.opcode,
+            self.control_fast,
+            self.control_slow,
+            self.datapath,
+        ]
+    }
 }
 
 /// The DVE table family.
@@ -48,9 +76,12 @@ pub trait DveTables {
         Self::DVE_TABLE_OFFSETS
     }
 
-    /// The table sizes (opcode, control_fast, control_slow, datapath): NOT
-    /// TRACED on every arch [FACTS §3.4]; the default answers so, once for all.
-    fn dve_table_sizes() -> Result<[u64; 4]> {
-        Err(Error::NotTraced("dve table sizes"))
+    /// The table sizes. Every arch has the getter (SUNDA too, though its
+    /// loader skips control_slow) [000r1 §3], [FACTS §12.1].
+    const DVE_TABLE_SIZES: DveTableSizes;
+
+    /// The table sizes (same as the constant).
+    fn dve_table_sizes() -> DveTableSizes {
+        Self::DVE_TABLE_SIZES
     }
 }

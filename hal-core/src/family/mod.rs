@@ -19,6 +19,7 @@
 //! CAYMAN and MARIANA share the tables the notes call identical: `khal-arch-mariana`
 //! reuses CAYMAN's implementation (`<Cayman as Family>::…`), never a copy.
 
+pub mod act;
 pub mod cap_cfg;
 pub mod dve;
 pub mod hbm;
@@ -32,8 +33,9 @@ pub mod seq;
 pub mod topsp;
 pub mod tpb;
 
-pub use cap_cfg::{CapCfg, Gated};
-pub use dve::{DveTableOffsets, DveTables};
+pub use act::{ActTableParams, ActTables};
+pub use cap_cfg::{CapCfg, FlagSelected, Gated};
+pub use dve::{DveTableOffsets, DveTableSizes, DveTables};
 pub use hbm::{HbmBarWindow, HbmChannel, HbmMap, HbmUsableSize};
 pub use hw_decode::{HwDecode, HwDecodeParams};
 pub use iram::IramSizes;
@@ -89,6 +91,7 @@ pub trait Arch:
     + SeqParams
     + HwDecode
     + DveTables
+    + ActTables
     + CapCfg
     + TopSpNx
     + NxLocal
