@@ -1,0 +1,71 @@
+//! Golden cases at the edges mutation testing found unguarded in the NQ reset
+//! [004 §3 GOTCHA]: the coalescer flush pulse is gated `idx <= 3`, so queue 3
+//! pulses and queue 4 does not, on both register flavours. (Mutants `idx < 3`
+//! and `idx <= 4` passed every test before these; see docs/TESTING.md.)
+
+use khal_core::notific::regs::{self, NOTIFIC};
+use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqRing};
+use khal_core::{DeviceAddr, Mmio};
+use khal_std::trace::Op::{self, Read as R, Write as W};
+use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
+
+const BASE: DeviceAddr = DeviceAddr(0x3053_5000);
+/// A coal_ctrl value with the stream-enable bits set, so the pulse's
+/// read-modify-write is visible in both of its writes.
+const COAL: u32 = 0x3C00;
+
+fn traced() -> Trace<HeapMmio> {
+    Trace::new(HeapMmio::new(BASE, regs::NOTIFIC_BLOCK_BYTES as usize)).with_block(
+        BASE,
+        regs::NOTIFIC_BLOCK_BYTES,
+        &NOTIFIC,
+    )
+}
+
+/// Reset queue `idx` of an engine with `num_queues` queues (10 or 1) and
+/// return the trace of the reset alone.
+fn reset_trace(num_queues: u32, idx: u32) -> Vec<(Op, u64, u32)> {
+    let t = traced();
+    let mut e = NotificEngine::init(&t, Some(BASE), num_queues, 0, 0).unwrap();
+    t.inner().write32(BASE.add(0xB8), COAL).unwrap();
+    t.clear();
+    let buf = DmaBuf::new(256, 4096).unwrap();
+    let mut r = NqRing::host(buf, NqConfig::new(idx, 256, ConsumeMode::Tail)).unwrap();
+    let clock = khal_std::delay::SimClock::new();
+    let mut d = SimDelay::new(&clock);
+    r.reset(&mut e, &mut d).unwrap();
+    t.ops()
+}
+
+/// The reset of [004 §3] written from the notes: overflow then enable bit
+/// cleared, the pulse iff `pulse`, tail read, head write. `stride` is 40 on
+/// the 10-queue flavour, 0 on the single-queue one.
+fn expected(idx: u64, stride: u64, pulse: bool) -> Vec<(Op, u64, u32)> {
+    let o = idx * stride;
+    let mut v = vec![(W, 0x18, 0), (W, 0x14, 0)];
+    if pulse {
+        v.extend([(R, 0xB8, COAL), (W, 0xB8, COAL | 0x200), (W, 0xB8, COAL)]);
+    }
+    v.extend([(R, 0x110 + o, 0), (W, 0x10C + o, 0)]);
+    v
+}
+
+#[test]
+fn ten_queue_idx_3_pulses() {
+    assert_eq!(reset_trace(10, 3), expected(3, 40, true));
+}
+
+#[test]
+fn ten_queue_idx_4_does_not_pulse() {
+    assert_eq!(reset_trace(10, 4), expected(4, 40, false));
+}
+
+#[test]
+fn single_queue_idx_3_pulses() {
+    assert_eq!(reset_trace(1, 3), expected(3, 0, true));
+}
+
+#[test]
+fn single_queue_idx_4_does_not_pulse() {
+    assert_eq!(reset_trace(1, 4), expected(4, 0, false));
+}
