@@ -42,7 +42,10 @@ fn reference_keys(text: &str) -> BTreeSet<String> {
 fn is_id(word: &str) -> bool {
     !word.is_empty()
         && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-        && word.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && word
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric())
 }
 
 /// The `§` tokens of a piece: `§13.3`, `§6a`, `§4d`; range ends (`§1–§4`, `§1..§3`)
@@ -131,8 +134,8 @@ fn citations(line: &str) -> Vec<&str> {
         let Some(close) = after.find(']') else { break };
         let body = &after[..close];
         let first = body.split(' ').next().unwrap_or("");
-        let cited = (is_id(first) && body[first.len()..].starts_with(" §"))
-            || body.starts_with("kdrv");
+        let cited =
+            (is_id(first) && body[first.len()..].starts_with(" §")) || body.starts_with("kdrv");
         if cited {
             out.push(body);
             rest = &after[close + 1..];
@@ -151,8 +154,7 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
         let p = e.path();
         let name = e.file_name().to_string_lossy().into_owned();
         if p.is_dir() {
-            if name.starts_with('.') || ["target", "corpus", "artifacts"].contains(&name.as_str())
-            {
+            if name.starts_with('.') || ["target", "corpus", "artifacts"].contains(&name.as_str()) {
                 continue;
             }
             walk(&p, files);
@@ -208,15 +210,21 @@ fn every_citation_resolves_in_spec_reference() {
     let coverage = fs::read_to_string(root.join("docs/coverage.md")).unwrap();
     for (n, line) in coverage.lines().enumerate() {
         let c = cells(line);
-        if line.starts_with("| ") && c.len() == 5 && c[0] != "section" && !c[0].starts_with("---")
-        {
+        if line.starts_with("| ") && c.len() == 5 && c[0] != "section" && !c[0].starts_with("---") {
             seen += 1;
             for u in unresolved(&c[0], &keys) {
-                bad.push(format!("docs/coverage.md:{}: section `{}`: `{u}`", n + 1, c[0]));
+                bad.push(format!(
+                    "docs/coverage.md:{}: section `{}`: `{u}`",
+                    n + 1,
+                    c[0]
+                ));
             }
         }
     }
-    assert!(seen > 500, "found only {seen} citations: is the walk broken?");
+    assert!(
+        seen > 500,
+        "found only {seen} citations: is the walk broken?"
+    );
     assert!(
         bad.is_empty(),
         "{} citation(s) do not resolve in docs/spec-reference.md (add a heading \
@@ -277,5 +285,8 @@ fn the_resolver_follows_sub_sections_and_refuses_unknown_ids() {
     assert!(unresolved("kdrv v3/notific.h", &keys).is_empty());
     assert!(unresolved("q7 §k", &keys).is_empty());
     assert_eq!(unresolved("topsp §3a", &keys), ["topsp §3a"]);
-    assert_eq!(citations("a [000 §1] b [x] [kdrv v2] [link](u)"), ["000 §1", "kdrv v2"]);
+    assert_eq!(
+        citations("a [000 §1] b [x] [kdrv v2] [link](u)"),
+        ["000 §1", "kdrv v2"]
+    );
 }
