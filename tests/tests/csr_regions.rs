@@ -68,6 +68,52 @@ fn bounds_exactly_at_start_end_minus_4_and_end_minus_3() {
     );
 }
 
+/// A window whose end is not dword aligned, `[0x1000, 0x10FF)`: the last valid
+/// dword starts at `end - 4 = 0x10FB`, so the aligned `0x10F8` is allowed and
+/// the aligned `0x10FC` refused by the bound itself, not by the alignment
+/// check [000 §1 GOTCHA]. (A bound of `end - 3` would admit `0x10FC`.)
+#[test]
+fn unaligned_window_end_allows_0x10f8_and_refuses_0x10fc() {
+    let mut t = RegionTable::<4>::new();
+    t.insert(CsrRegion::identity(DeviceAddr(0x1000), DeviceAddr(0x10FF), 0).unwrap())
+        .unwrap();
+    let c = Csr::new(Trace::new(HeapMmio::new(DeviceAddr(0), 0x2000)), t);
+    c.write32(DeviceAddr(0x10F8), 0x5A).unwrap();
+    assert_eq!(c.read32(DeviceAddr(0x10F8)), Ok(0x5A));
+    let refused = Err(Error::OutOfWindow { addr: 0x10FC });
+    assert_eq!(c.write32(DeviceAddr(0x10FC), 1), refused);
+    assert_eq!(c.read32(DeviceAddr(0x10FC)), refused.map(|()| 0));
+    assert_eq!(
+        c.csr_write_array(&[DeviceAddr(0x10F8), DeviceAddr(0x10FC)], &[1, 2]),
+        refused
+    );
+    assert_eq!(
+        c.axi_write(DeviceAddr(0x10F8), &[1, 2]),
+        Err(Error::OutOfWindow { addr: 0x10FC })
+    );
+    assert_eq!(
+        c.inner().ops(),
+        vec![(Op::Write, 0x10F8, 0x5A), (Op::Read, 0x10F8, 0x5A)]
+    );
+}
+
+/// A batch with one misaligned pointer is refused whole before any access
+/// (khal checks alignment up front so the batch stays all-or-nothing).
+#[test]
+fn a_misaligned_pointer_refuses_the_whole_batch() {
+    let c = bar_csr();
+    let ptrs = [DeviceAddr(TPB0 + 0x10), DeviceAddr(TPB0 + 0x16)];
+    assert_eq!(
+        c.csr_write_array(&ptrs, &[1, 2]),
+        Err(Error::OutOfWindow { addr: TPB0 + 0x16 })
+    );
+    assert_eq!(
+        c.write32(DeviceAddr(TPB0 + 0x16), 1),
+        Err(Error::OutOfWindow { addr: TPB0 + 0x16 })
+    );
+    assert!(c.inner().ops().is_empty(), "no access recorded");
+}
+
 #[test]
 fn straddling_batch_is_rejected_whole_nothing_written() {
     let c = bar_csr();
@@ -146,16 +192,23 @@ proptest! {
         for &(s, e) in &ws {
             t.insert(CsrRegion::identity(DeviceAddr(s), DeviceAddr(e), 0).unwrap()).unwrap();
         }
-        let c = Csr::new(HeapMmio::new(DeviceAddr(0), 0x10000), t);
+        let c = Csr::new(Trace::new(HeapMmio::new(DeviceAddr(0), 0x10000)), t);
         for &a in &accesses {
             let inside = ws.iter().any(|&(s, e)| s <= a && a <= e - 4);
             let r = c.write32(DeviceAddr(a), 1);
             if r.is_ok() {
                 prop_assert!(inside, "write at {:#x} succeeded outside every window", a);
             }
-            // Identity mapping: an aligned address inside a window must work.
+            // Identity mapping: an aligned address inside a window must work,
+            // a misaligned one is refused (khal's alignment check, [000 §1]).
             if inside && a % 4 == 0 {
                 prop_assert_eq!(r, Ok(()));
+            }
+            if a % 4 != 0 {
+                prop_assert!(r.is_err(), "misaligned write at {:#x} succeeded", a);
+                if inside {
+                    prop_assert_eq!(r, Err(Error::OutOfWindow { addr: a }));
+                }
             }
             prop_assert_eq!(c.read32(DeviceAddr(a)).is_ok(), r.is_ok());
         }
@@ -163,9 +216,13 @@ proptest! {
         // window of its first address.
         let vals = vec![0u32; accesses.len()];
         let ptrs: Vec<DeviceAddr> = accesses.iter().map(|&a| DeviceAddr(a)).collect();
+        let before = c.inner().ops().len();
         if c.csr_write_array(&ptrs, &vals).is_ok() {
             let (s, e) = *ws.iter().find(|&&(s, e)| s <= accesses[0] && accesses[0] < e).unwrap();
-            prop_assert!(accesses.iter().all(|&a| s <= a && a <= e - 4));
+            prop_assert!(accesses.iter().all(|&a| s <= a && a <= e - 4 && a % 4 == 0));
+        } else {
+            // Refused whole: not one dword of the batch was written.
+            prop_assert_eq!(c.inner().ops().len(), before);
         }
     }
 }

@@ -478,6 +478,17 @@ fn bad_tables_are_refused_before_any_dma_and_keep_the_resident_config() {
         assert_eq!(rig.allocations(), allocs);
         assert_eq!(rig.loader.resident_fingerprint(), fp);
     }
+    // A queue other than qDveTbl [000 §4]: refused before any allocation or DMA.
+    let mut other = ModelDmaQueue::attach(&m, DmaEngineModel::DEFAULT_BASE, "qOther", 8).unwrap();
+    let mut d = SimDelay::new(&m);
+    assert_eq!(
+        rig.loader
+            .load(&mut rig.alloc, &mut other, &mut d, BUDGET, &p, &five()),
+        Err(Error::InvalidArgument("DVE tables go to the qDveTbl queue"))
+    );
+    assert_eq!(rig.doorbells(), doorbells);
+    assert_eq!(rig.allocations(), allocs);
+    assert_eq!(rig.loader.resident_fingerprint(), fp);
     // A placement whose offsets overflow the address space.
     assert!(matches!(
         DvePlacement::from_parts(

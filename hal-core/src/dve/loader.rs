@@ -140,8 +140,11 @@ impl<B: DmaMemory> DveLoader<B> {
     /// - [`Error::InvalidArgument`]: an empty table; a table above `u32::MAX`
     ///   bytes; a parameter RAM whose size is not the arch's (0x400); a
     ///   control_slow table given where the placement has none (SUNDA) or
-    ///   missing where it has one; two destination ranges that overlap. Nothing
-    ///   is allocated, the resident config is kept.
+    ///   missing where it has one; two destination ranges that overlap; a
+    ///   queue not named [`DVE_QUEUE_NAME`] (the C allocates its own
+    ///   `"qDveTbl"` ring [000 §4]; khal takes the caller's queue, so it checks
+    ///   the name the state will report). Nothing is allocated, the resident
+    ///   config is kept.
     /// - the allocator's errors ([`Error::OutOfMemory`], …), the queue's, and
     ///   [`run_one_shot`]'s: [`Error::Timeout`] within `budget`,
     ///   [`Error::DeviceFault`] for a short transfer. The previous resident
@@ -161,6 +164,9 @@ impl<B: DmaMemory> DveLoader<B> {
         D: DelayNs + ?Sized,
     {
         validate(placement, tables)?;
+        if queue.info().name != DVE_QUEUE_NAME {
+            return Err(Error::InvalidArgument("DVE tables go to the qDveTbl queue"));
+        }
         let fingerprint = tables.fingerprint();
         if let Some(r) = &self.resident {
             if r.fingerprint == fingerprint && r.placement == *placement {
