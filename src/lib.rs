@@ -1,21 +1,128 @@
 //! khal: the per-silicon device layer of a Trainium-class accelerator, in Rust.
 //!
-//! This facade picks the chip generation by cargo feature:
+//! # Where to begin
 //!
-//! - exactly one of `sunda`, `cayman`, `mariana`: `Selected` names that arch,
-//!   and drivers bound to it dispatch statically;
-//! - several: no `Selected`; hosts dispatch at run time through the
-//!   `AnyArch` of the engine layer, built from a validated arch id;
-//! - none: a `compile_error!` names the three.
+//! 1. Pick the chip by cargo feature (below). A firmware crate enables one
+//!    arch and writes `khal::Selected`; a host program enables all three and
+//!    `std`, and binds [`AnyArch`](crate#features) from the arch id it reads.
+//! 2. `use khal::prelude::*;` brings the register-family traits (such as
+//!    `TpbBases`) into scope, so `Selected::tpb_base(..)` resolves.
+//! 3. Read the [`guide`]: runnable examples of every main entry point (bind an
+//!    arch, read the register matrix, bring up a notification engine and
+//!    drain an NQ ring, record a golden MMIO trace, mask an MSI-X vector, load
+//!    the DVE tables) on the built-in device model.
+//! 4. The layers themselves live in [`core`] (`khal-core`): [`core::csr`] (every
+//!    access checked against a registered window), [`core::notific`],
+//!    [`core::intc`], [`core::dve`], [`core::engine`]. Every constant cites
+//!    its source in the reference notes (`[000 §3]`, `[004 §2]`, …).
 //!
-//! `std` adds the host backends and the device model ([`std_adapter`]);
-//! `defmt` or `log` routes khal's logging (not both).
+//! ```
+//! use khal::prelude::*;
+//! # #[cfg(all(feature = "sunda", feature = "cayman", feature = "mariana"))]
+//! # use khal::Cayman as Selected; // (a host build of all three has no `Selected`)
+//! # #[cfg(not(all(feature = "sunda", feature = "cayman", feature = "mariana")))]
+//! use khal::Selected;
+//!
+//! let tile = Selected::tile(0)?; // a validated tile index
+//! let _base: khal::DeviceAddr = Selected::tpb_base(tile);
+//! assert!(Selected::tile(1000).is_err()); // out of range: a typed error, never a panic
+//! # Ok::<(), khal::Error>(())
+//! ```
+//!
+//! # Features
+//!
+//! | features | what you get |
+//! | --- | --- |
+//! | exactly one of `sunda`, `cayman`, `mariana` | `Selected` names that arch; drivers bound to it dispatch statically (firmware) |
+//! | all three | `AnyArch`: run-time dispatch from a validated arch id (hosts) |
+//! | none, or exactly two | a `compile_error!` saying what to enable |
+//! | several on `target_os = "none"` | a `compile_error!` naming the enabled arch features: firmware is for one chip |
+//! | `std` | the host backends and the device model (`khal::std_adapter`, crate `khal-std`) |
+//! | `defmt` / `log` | route khal's logging (firmware / host); not both |
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(not(any(feature = "sunda", feature = "cayman", feature = "mariana")))]
 compile_error!(
     "khal: select an arch feature: `sunda` (arch 2), `cayman` (arch 3) or `mariana` (arch 4); \
-     several for a runtime `AnyArch` host build"
+     all three for a run-time `AnyArch` host build"
+);
+
+// Firmware is built for one chip: several arch features there are a mistake
+// (often feature unification through two dependencies), named in full.
+#[cfg(all(
+    target_os = "none",
+    feature = "sunda",
+    feature = "cayman",
+    feature = "mariana"
+))]
+compile_error!(
+    "khal: arch features `sunda`, `cayman` and `mariana` are all enabled on a target_os = \"none\" \
+     build; firmware is for one chip: enable exactly one"
+);
+#[cfg(all(
+    target_os = "none",
+    feature = "sunda",
+    feature = "cayman",
+    not(feature = "mariana")
+))]
+compile_error!(
+    "khal: arch features `sunda` and `cayman` are both enabled on a target_os = \"none\" build; \
+     firmware is for one chip: enable exactly one"
+);
+#[cfg(all(
+    target_os = "none",
+    feature = "sunda",
+    feature = "mariana",
+    not(feature = "cayman")
+))]
+compile_error!(
+    "khal: arch features `sunda` and `mariana` are both enabled on a target_os = \"none\" build; \
+     firmware is for one chip: enable exactly one"
+);
+#[cfg(all(
+    target_os = "none",
+    feature = "cayman",
+    feature = "mariana",
+    not(feature = "sunda")
+))]
+compile_error!(
+    "khal: arch features `cayman` and `mariana` are both enabled on a target_os = \"none\" build; \
+     firmware is for one chip: enable exactly one"
+);
+
+// A host build with exactly two arches: `AnyArch` dispatches over all three
+// arch types (its match arms are checked against the three ids), so two give
+// neither `Selected` nor `AnyArch`. Say so instead of "cannot find type".
+#[cfg(all(
+    not(target_os = "none"),
+    feature = "sunda",
+    feature = "cayman",
+    not(feature = "mariana")
+))]
+compile_error!(
+    "khal: arch features `sunda` and `cayman` are enabled, `mariana` is not: enable exactly one \
+     (`khal::Selected`, static dispatch) or all three (`khal::AnyArch`, run-time dispatch)"
+);
+#[cfg(all(
+    not(target_os = "none"),
+    feature = "sunda",
+    feature = "mariana",
+    not(feature = "cayman")
+))]
+compile_error!(
+    "khal: arch features `sunda` and `mariana` are enabled, `cayman` is not: enable exactly one \
+     (`khal::Selected`, static dispatch) or all three (`khal::AnyArch`, run-time dispatch)"
+);
+#[cfg(all(
+    not(target_os = "none"),
+    feature = "cayman",
+    feature = "mariana",
+    not(feature = "sunda")
+))]
+compile_error!(
+    "khal: arch features `cayman` and `mariana` are enabled, `sunda` is not: enable exactly one \
+     (`khal::Selected`, static dispatch) or all three (`khal::AnyArch`, run-time dispatch)"
 );
 
 #[cfg(all(feature = "defmt", feature = "log"))]
@@ -25,16 +132,22 @@ pub use khal_core as core;
 pub use khal_core::{ArchId, DeviceAddr, Engine, Error, HostVisible, Mmio, Result};
 
 #[cfg(feature = "sunda")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sunda")))]
 pub use khal_arch_sunda::Sunda;
 
 #[cfg(feature = "cayman")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cayman")))]
 pub use khal_arch_cayman::Cayman;
 
 #[cfg(feature = "mariana")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mariana")))]
 pub use khal_arch_mariana::Mariana;
 
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use khal_std as std_adapter;
+
+pub mod prelude;
 
 #[cfg(all(
     feature = "std",
@@ -43,6 +156,23 @@ pub use khal_std as std_adapter;
     feature = "mariana"
 ))]
 pub mod guide;
+
+/// A guided tour of the main entry points (runnable examples on the device
+/// model).
+///
+/// The examples need the host backends and all three arches: this build does
+/// not have them, so the tour is not compiled here. Read it on the crate's
+/// documentation (built with `std`, `sunda`, `cayman`, `mariana`), or build
+/// it locally with
+/// `cargo doc -p khal --features std,sunda,cayman,mariana --open`
+/// (the source is `src/guide.rs`).
+#[cfg(not(all(
+    feature = "std",
+    feature = "sunda",
+    feature = "cayman",
+    feature = "mariana"
+)))]
+pub mod guide {}
 
 /// The arch this single-arch build is for.
 #[cfg(all(feature = "sunda", not(feature = "cayman"), not(feature = "mariana")))]
@@ -56,9 +186,27 @@ pub type Selected = khal_arch_cayman::Cayman;
 #[cfg(all(feature = "mariana", not(feature = "sunda"), not(feature = "cayman")))]
 pub type Selected = khal_arch_mariana::Mariana;
 
+/// The arch of a single-arch build: `Sunda`, `Cayman` or `Mariana`, whichever
+/// one arch feature is enabled; every per-arch answer is then a constant of
+/// this type (`Selected::tpb_base(tile)`).
+///
+/// Shown here as `Cayman` because this documentation build has all three
+/// arches, where a program uses [`AnyArch`] instead; outside `cargo doc`
+/// `Selected` exists only with exactly one arch feature.
+#[cfg(all(doc, feature = "sunda", feature = "cayman", feature = "mariana"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(feature = "sunda", feature = "cayman", feature = "mariana")))
+)]
+pub type Selected = khal_arch_cayman::Cayman;
+
 /// Run-time dispatch over the three arches, built from a validated arch id
 /// (a host build with all three arch features) [002 §1].
 #[cfg(all(feature = "sunda", feature = "cayman", feature = "mariana"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(all(feature = "sunda", feature = "cayman", feature = "mariana")))
+)]
 pub type AnyArch = khal_core::engine::AnyArch<
     khal_arch_sunda::Sunda,
     khal_arch_cayman::Cayman,

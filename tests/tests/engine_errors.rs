@@ -78,11 +78,14 @@ fn check<A: EngineOps>() {
             Err(windows)
         );
     }
-    // stpb_init: a missing pooling config is the first error.
+    // stpb_init: a missing pooling config is the first error. The engine
+    // params are bound first: `Some(&temporary)` is not lifetime-extended
+    // before Rust 1.89, and the MSRV is 1.88.
+    let (act, dve) = (eng(0), eng(0));
     let cfg = stpb::StpbConfig {
         pooling: None,
-        act: Some(&eng(0)),
-        dve: Some(&eng(0)),
+        act: Some(&act),
+        dve: Some(&dve),
         pe: &PeParams {
             regs: DeviceAddr(0x3000),
         },

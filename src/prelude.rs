@@ -1,0 +1,21 @@
+//! The traits a khal user calls methods through, in one glob import:
+//! `use khal::prelude::*;`.
+//!
+//! Per-arch answers are associated functions and constants of the arch types
+//! (`Selected::tpb_base(tile)`, `Cayman::DVE_PARAM_RAM_BASE`), defined by the
+//! register-family traits of [`crate::core::family`]; the engine and INTC ops
+//! are traits of [`crate::core::engine`] and [`crate::core::intc`]; drivers
+//! take a backend through [`Mmio`] and DMA memory through the [`crate::core::dma`]
+//! traits. Those traits must be in scope for their methods to resolve.
+
+pub use khal_core::dma::{DmaAllocator, DmaMemory, DmaQueue};
+pub use khal_core::engine::{
+    ActOps, DgeNotif, DveOps, EngineOps, PeOps, PoolingOps, SpOps, StpbOps,
+};
+pub use khal_core::family::{
+    Arch, CapCfg, DveTables, HbmMap, HwDecode, IramSizes, NotificMasks, NqMailboxMap, NxLocal,
+    Q7Params, SeqParams, TopSpNx, TpbBases,
+};
+pub use khal_core::intc::IntcOps;
+pub use khal_core::q7::{Q7SwapTable, Q7UcodeLoader};
+pub use khal_core::Mmio;
