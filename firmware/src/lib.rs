@@ -30,7 +30,7 @@ use core::panic::PanicInfo;
 use core::ptr::NonNull;
 
 use embedded_hal::delay::DelayNs;
-use khal_core::csr::{Csr, CsrRegion, RegionTable};
+use khal_core::csr::{Csr, CsrRegion};
 use khal_core::dma::DmaMemory;
 use khal_core::intc::{ErrtrigLine, Intc, IntcOps, MsixIntc};
 use khal_core::engine::{sp_init, stpb_init, EngineParams, PeParams, PoolingParams, SpHandle, StpbConfig, StpbOps};
@@ -207,10 +207,12 @@ pub fn rings() -> (StaticRing, StaticRing) {
 /// The CSR layer over the window: two registered regions, a write, a read, an
 /// array write and a burst [000 §1].
 pub fn csr_demo(w: &VolatileWindow) -> Result<u32> {
-    let mut t = RegionTable::<4>::new();
+    // The table is built inside the `Csr` (`regions_mut`), never moved: a
+    // moved table is a `memcpy` call the image would otherwise link.
+    let mut csr = Csr::<_, 4>::with_empty_table(w);
+    let t = csr.regions_mut().ok_or(Error::NoRegionTable)?;
     t.insert(CsrRegion::identity(black_box(map::ENG), map::ENG.add(0x1_0000), 0)?)?;
     t.insert(CsrRegion::identity(black_box(map::PE), map::PE.add(0x1_0000), 1)?)?;
-    let csr = Csr::new(w, t);
     csr.csr_write(black_box(map::ENG.add(0x10)), 0x5A5A)?;
     csr.csr_write_array(&[map::ENG.add(0x20), map::ENG.add(0x24)], &[1, 2])?;
     csr.axi_write(black_box(map::PE), &[1, 2, 3, 4])?;

@@ -183,11 +183,65 @@ impl CsrRegion {
     }
 }
 
+/// A placeholder for the unused slots of a [`RegionTable`]: never returned,
+/// never matched (its fast-path `span` is 0, see [`RegionTable`]). All zero,
+/// as every unused slot is.
+const EMPTY_SLOT: CsrRegion = CsrRegion {
+    start: 0,
+    end: 0,
+    device_addr: 0,
+    device_id: 0,
+};
+
 /// The registered regions of one device: at most `N`, sorted by `start`, never
 /// overlapping [000 §1].
-#[derive(Debug, Clone)]
+///
+/// # The lookup (why three extra arrays)
+///
+/// Besides the regions themselves, each slot `i` keeps three precomputed words
+/// so that a dword access at `p` is resolved with one branch-free search and
+/// one compare:
+///
+/// - `nkey[i] = !key[i]`, where `key[i]` is the first address of region `i`
+///   whose translation is dword aligned (`start + o`, `o = (-device_addr) mod
+///   4`). Keys are strictly increasing (regions are sorted, disjoint and at
+///   least 4 bytes long). Stored inverted so that an unused slot is all zero
+///   (key `u64::MAX`, above every address): a new table is one zero fill,
+///   which the compiler writes in place instead of building and copying it.
+/// - `span[i]`: how many valid dword addresses the region has, i.e. how many
+///   `p = key + 4k` satisfy `p <= end - 4` [000 §1]; 0 for unused slots.
+/// - `delta[i]`: `device_addr - start` (wrapping): the translation is `p + delta`.
+///
+/// An access at `p` is valid in region `i` exactly when
+/// `(p - key[i]).rotate_right(2) < span[i]` (wrapping subtraction): the
+/// rotation moves a misaligned remainder into the top bits and a `p` below the
+/// key wraps to a value no `span` reaches, so bounds `[start, end - 4]` and the
+/// alignment of the translated address are one unsigned compare. The candidate
+/// `i` is the last slot with `key[i] <= p`, found by a branch-free binary
+/// search over all `N` slots (`N` is a constant, so for small tables the
+/// search is fully unrolled: 2 steps for 4 slots, 3 for 8; for 256 slots, 8).
+/// Only a refused access takes the slow path ([`Self::find`] and
+/// [`CsrRegion::translate`]), which gives the exact error of [000 §1].
+///
+/// The table is a plain fixed array: inserting shifts entries by swaps, so no
+/// `memmove` is linked into firmware (the `heapless::Vec` it replaces pulled
+/// in `memmove`/`memcpy`, 21% of a firmware image's `.text`).
+#[derive(Clone)]
 pub struct RegionTable<const N: usize> {
-    regions: heapless::Vec<CsrRegion, N>,
+    regions: [CsrRegion; N],
+    nkey: [u64; N],
+    span: [u64; N],
+    delta: [u64; N],
+    len: usize,
+}
+
+impl<const N: usize> core::fmt::Debug for RegionTable<N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RegionTable")
+            .field("regions", &self.as_slice())
+            .field("capacity", &N)
+            .finish()
+    }
 }
 
 impl<const N: usize> Default for RegionTable<N> {
@@ -200,8 +254,23 @@ impl<const N: usize> RegionTable<N> {
     /// An empty table.
     pub const fn new() -> Self {
         RegionTable {
-            regions: heapless::Vec::new(),
+            regions: [EMPTY_SLOT; N],
+            nkey: [0; N],
+            span: [0; N],
+            delta: [0; N],
+            len: 0,
         }
+    }
+
+    /// The fast-path words `(nkey, span, delta)` of `r` (see the type docs).
+    const fn fast_words(r: &CsrRegion) -> (u64, u64, u64) {
+        // The offset of the first aligned translation: `device_addr + o` is a
+        // multiple of 4.
+        let o = r.device_addr.wrapping_neg() & 3;
+        // `end - start >= 4` (invariant of `CsrRegion::new`): no wrap.
+        let last = r.end - 4 - r.start;
+        let span = if last < o { 0 } else { (last - o) / 4 + 1 };
+        (!(r.start + o), span, r.device_addr.wrapping_sub(r.start))
     }
 
     /// Register `region`, keeping the table sorted.
@@ -210,58 +279,140 @@ impl<const N: usize> RegionTable<N> {
     /// ([`Error::InvalidArgument`]); a full table ([`Error::OutOfMemory`], the
     /// fixed-capacity form of an allocation failure).
     pub fn insert(&mut self, region: CsrRegion) -> Result<()> {
-        let at = self.regions.partition_point(|r| r.start < region.start);
+        let used = self.as_slice();
+        let at = used.partition_point(|r| r.start < region.start);
         let prev_overlaps = at
             .checked_sub(1)
-            .and_then(|i| self.regions.get(i))
+            .and_then(|i| used.get(i))
             .is_some_and(|prev| prev.end > region.start);
-        let next_overlaps = self
-            .regions
-            .get(at)
-            .is_some_and(|next| region.end > next.start);
+        let next_overlaps = used.get(at).is_some_and(|next| region.end > next.start);
         if prev_overlaps || next_overlaps {
             return Err(Error::InvalidArgument(
                 "csr region overlaps a registered region",
             ));
         }
-        self.regions
-            .insert(at, region)
-            .map_err(|_| Error::OutOfMemory)
+        let mut i = self.len;
+        let (Some(slot), Some(k), Some(s), Some(d)) = (
+            self.regions.get_mut(i),
+            self.nkey.get_mut(i),
+            self.span.get_mut(i),
+            self.delta.get_mut(i),
+        ) else {
+            return Err(Error::OutOfMemory);
+        };
+        *slot = region;
+        (*k, *s, *d) = Self::fast_words(&region);
+        self.len += 1;
+        // Move it down to its sorted place by swaps (no memmove).
+        while i > at {
+            self.swap(i - 1, i);
+            i -= 1;
+        }
+        Ok(())
+    }
+
+    /// Swap slots `i` and `j` (both `< N`) in all four arrays.
+    fn swap(&mut self, i: usize, j: usize) {
+        self.regions.swap(i, j);
+        self.nkey.swap(i, j);
+        self.span.swap(i, j);
+        self.delta.swap(i, j);
     }
 
     /// Remove every region of `device_id` (the `csr_deregister_device` step
     /// [000 §1]); returns how many were removed.
     pub fn remove_device(&mut self, device_id: u32) -> usize {
-        let before = self.regions.len();
-        self.regions.retain(|r| r.device_id != device_id);
-        before - self.regions.len()
+        let before = self.len;
+        let mut kept = 0;
+        for i in 0..before.min(N) {
+            if self.regions[i].device_id != device_id {
+                if kept != i {
+                    self.swap(kept, i);
+                }
+                kept += 1;
+            }
+        }
+        for i in kept..before.min(N) {
+            self.regions[i] = EMPTY_SLOT;
+            self.nkey[i] = 0;
+            self.span[i] = 0;
+            self.delta[i] = 0;
+        }
+        self.len = kept;
+        before - kept
     }
 
-    /// The region whose `[start, end)` holds `p`, by binary search.
-    #[inline]
+    /// The region whose `[start, end)` holds `p`, by binary search. Not
+    /// inlined: every array form calls it once per batch, and one shared copy
+    /// keeps firmware images small (the per-dword path is [`Self::translate`]).
+    #[inline(never)]
     pub fn find(&self, p: DeviceAddr) -> Option<&CsrRegion> {
         // Index of the first region starting above `p`; the candidate is the
         // one before it (the last region starting at or below `p`).
-        let after = self.regions.partition_point(|r| r.start <= p.get());
+        let used = self.as_slice();
+        let after = used.partition_point(|r| r.start <= p.get());
         after
             .checked_sub(1)
-            .and_then(|i| self.regions.get(i))
+            .and_then(|i| used.get(i))
             .filter(|r| r.holds(p))
+    }
+
+    /// The inner-backend address of a dword access at `p`: the region lookup
+    /// and [`CsrRegion::translate`] in one step (see the type docs for how).
+    /// Errors are exactly those of [`Self::find`] then `translate`:
+    /// [`Error::NoRegion`] or [`Error::OutOfWindow`].
+    #[inline]
+    pub fn translate(&self, p: DeviceAddr) -> Result<DeviceAddr> {
+        let a = p.get();
+        // `key <= a` is `nkey >= !a`.
+        let na = !a;
+        // Branch-free binary search for the last slot with `key <= a`
+        // (slot 0 when none is; the compare below then refuses).
+        let mut base = 0usize;
+        let mut n = N;
+        while n > 1 {
+            let half = n / 2;
+            let probe = base + half;
+            if self.nkey.get(probe).is_some_and(|&k| k >= na) {
+                base = probe;
+            }
+            n -= half;
+        }
+        if let (Some(&nk), Some(&s), Some(&d)) = (
+            self.nkey.get(base),
+            self.span.get(base),
+            self.delta.get(base),
+        ) {
+            // `a - key` is `a + !key + 1` (wrapping).
+            if a.wrapping_add(nk).wrapping_add(1).rotate_right(2) < s {
+                return Ok(DeviceAddr(a.wrapping_add(d)));
+            }
+        }
+        self.refuse(p)
+    }
+
+    /// The exact error for an access [`Self::translate`] refused.
+    #[cold]
+    #[inline(never)]
+    fn refuse(&self, p: DeviceAddr) -> Result<DeviceAddr> {
+        self.find(p)
+            .ok_or(Error::NoRegion { addr: p.get() })?
+            .translate(p)
     }
 
     /// The regions, sorted by start.
     pub fn as_slice(&self) -> &[CsrRegion] {
-        &self.regions
+        self.regions.get(..self.len).unwrap_or(&[])
     }
 
     /// Number of registered regions.
     pub fn len(&self) -> usize {
-        self.regions.len()
+        self.len
     }
 
     /// `true` if no region is registered.
     pub fn is_empty(&self) -> bool {
-        self.regions.is_empty()
+        self.len == 0
     }
 
     /// The capacity `N`.
@@ -318,6 +469,19 @@ impl<M, const N: usize> Csr<M, N> {
         }
     }
 
+    /// The layer with an empty region table, to be filled in place through
+    /// [`Self::regions_mut`]. Firmware uses this form: the table is created
+    /// where it lives, so no copy of it (a `memcpy` in the image) is made.
+    #[inline(always)]
+    pub fn with_empty_table(inner: M) -> Self {
+        Csr {
+            inner,
+            regions: Some(RegionTable::new()),
+            #[cfg(test)]
+            lookups: core::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
     /// The layer with no region table: every access fails with
     /// [`Error::NoRegionTable`] (-2), as the C `csr_*` calls do when
     /// `csr_get_regions` returns NULL [000 §1].
@@ -345,6 +509,12 @@ impl<M, const N: usize> Csr<M, N> {
         self.regions.as_ref()
     }
 
+    /// The registered table, to register more regions in place (firmware
+    /// builds its table inside the `Csr`, so the table is never moved).
+    pub fn regions_mut(&mut self) -> Option<&mut RegionTable<N>> {
+        self.regions.as_mut()
+    }
+
     /// The inner backend.
     pub fn inner(&self) -> &M {
         &self.inner
@@ -361,6 +531,19 @@ impl<M, const N: usize> Csr<M, N> {
         table.find(p).ok_or(Error::NoRegion { addr: p.get() })
     }
 
+    /// The single-dword path of `csr_read` / `csr_write`: table present, then
+    /// lookup and bounds check in one step ([`RegionTable::translate`]).
+    #[inline]
+    fn lookup_translate(&self, p: DeviceAddr) -> Result<DeviceAddr> {
+        #[cfg(test)]
+        self.lookups
+            .fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+        self.regions
+            .as_ref()
+            .ok_or(Error::NoRegionTable)?
+            .translate(p)
+    }
+
     #[cfg(test)]
     fn lookups(&self) -> usize {
         self.lookups.load(core::sync::atomic::Ordering::Relaxed)
@@ -371,14 +554,14 @@ impl<M: Mmio, const N: usize> Csr<M, N> {
     /// `csr_read`: one dword at `p` [000 §1].
     #[inline]
     pub fn csr_read(&self, p: DeviceAddr) -> Result<u32> {
-        let d = self.lookup(p)?.translate(p)?;
+        let d = self.lookup_translate(p)?;
         self.inner.read32(d)
     }
 
     /// `csr_write`: one dword at `p` [000 §1].
     #[inline]
     pub fn csr_write(&self, p: DeviceAddr, value: u32) -> Result<()> {
-        let d = self.lookup(p)?.translate(p)?;
+        let d = self.lookup_translate(p)?;
         self.inner.write32(d, value)
     }
 
@@ -688,6 +871,89 @@ mod tests {
         assert_eq!(starts, vec![0x0, 0x100, 0x200]);
         assert_eq!(t.remove_device(1), 2);
         assert_eq!(t.len(), 1);
+    }
+
+    /// The one-compare fast path answers exactly what the C-shaped slow path
+    /// (`find`, then `CsrRegion::translate`) answers, for every address around
+    /// regions of every start / device alignment and size (including windows
+    /// of 4..=7 bytes whose translation may have no aligned dword at all), in
+    /// tables of capacity 1, 3, 4, 8 and 16, full and partly used.
+    #[test]
+    fn fast_translate_matches_find_then_translate_exhaustively() {
+        fn check<const N: usize>(regions: &[(u64, u64, u64)]) {
+            let mut t = RegionTable::<N>::new();
+            for &(s, e, d) in regions.iter().take(N) {
+                t.insert(region(s, e, d, 0)).unwrap();
+            }
+            let lo = regions
+                .iter()
+                .map(|r| r.0)
+                .min()
+                .unwrap_or(0)
+                .saturating_sub(8);
+            let hi = regions
+                .iter()
+                .map(|r| r.1)
+                .max()
+                .unwrap_or(0)
+                .saturating_add(8);
+            for a in (lo..hi).chain([0, 1, 4, u64::MAX - 3, u64::MAX]) {
+                let p = DeviceAddr(a);
+                let slow = t
+                    .find(p)
+                    .ok_or(Error::NoRegion { addr: a })
+                    .and_then(|r| r.translate(p));
+                assert_eq!(t.translate(p), slow, "N={N} a={a:#x} {regions:x?}");
+            }
+        }
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for _ in 0..300 {
+            let mut regions = Vec::new();
+            let mut s = 0x100 + next(8);
+            for _ in 0..9 {
+                let len = 4 + next(40);
+                let d = next(0x1_0000);
+                regions.push((s, s + len, d));
+                s += len + next(12);
+            }
+            check::<1>(&regions);
+            check::<3>(&regions);
+            check::<4>(&regions);
+            check::<8>(&regions);
+            check::<16>(&regions);
+            check::<8>(&regions[..5]);
+        }
+        // A window ending at the top of the address space, and the MAX padding.
+        check::<4>(&[(u64::MAX - 0x20, u64::MAX, 0x40)]);
+        check::<4>(&[(0, 0x10, u64::MAX - 0x10)]);
+    }
+
+    #[test]
+    fn remove_device_keeps_order_and_lookups() {
+        let mut t = RegionTable::<4>::new();
+        t.insert(region(0x300, 0x400, 0x3000, 1)).unwrap();
+        t.insert(region(0x100, 0x200, 0x1000, 2)).unwrap();
+        t.insert(region(0x200, 0x300, 0x2000, 1)).unwrap();
+        t.insert(region(0x0, 0x100, 0x0, 2)).unwrap();
+        assert_eq!(t.remove_device(2), 2);
+        let starts: Vec<u64> = t.as_slice().iter().map(|r| r.start().get()).collect();
+        assert_eq!(starts, vec![0x200, 0x300]);
+        assert_eq!(t.translate(DeviceAddr(0x304)), Ok(DeviceAddr(0x3004)));
+        assert_eq!(t.translate(DeviceAddr(0x204)), Ok(DeviceAddr(0x2004)));
+        assert_eq!(
+            t.translate(DeviceAddr(0x104)),
+            Err(Error::NoRegion { addr: 0x104 })
+        );
+        // The freed slots are usable again, in sorted place.
+        t.insert(region(0x0, 0x100, 0x0, 2)).unwrap();
+        assert_eq!(t.translate(DeviceAddr(0xFC)), Ok(DeviceAddr(0xFC)));
+        assert_eq!(t.len(), 3);
     }
 
     #[test]

@@ -147,18 +147,42 @@ impl VolatileWindow {
         self.words == 0
     }
 
-    /// The dword index of `addr`, if it is an aligned address of the window.
+    /// The byte offset of `addr`, if it is an aligned address of the window.
+    ///
+    /// One wrapping subtraction and one compare: `off = addr - device_base`
+    /// (wrapping) is below `len` exactly when `addr` is in the window (the
+    /// constructor refused `device_base + len` past `u64::MAX`, so an `addr`
+    /// below the base wraps to at least `2^64 - device_base >= len`); and
+    /// `off.rotate_right(2) < words` holds exactly when, in addition, `off` is
+    /// a multiple of 4 (a remainder rotates into the top two bits, and
+    /// `words <= usize::MAX / 4`). On a 32-bit target the `u64 -> usize` step
+    /// is a test of the high word, so the check is a handful of 32-bit
+    /// instructions instead of a 64-bit subtract-compare-divide.
+    #[inline(always)]
+    fn offset(&self, addr: DeviceAddr) -> Result<usize> {
+        let off = addr.get().wrapping_sub(self.device_base);
+        match usize::try_from(off) {
+            Ok(off) if off.rotate_right(2) < self.words => Ok(off),
+            _ => Err(Error::OutOfWindow { addr: addr.get() }),
+        }
+    }
+
+    /// The dword index of `addr` ([`Self::offset`] / 4).
     #[inline(always)]
     fn index(&self, addr: DeviceAddr) -> Result<usize> {
-        let refuse = Error::OutOfWindow { addr: addr.get() };
-        let off = addr.get().checked_sub(self.device_base).ok_or(refuse)?;
-        if !off.is_multiple_of(4) {
-            return Err(refuse);
-        }
-        match usize::try_from(off / 4) {
-            Ok(i) if i < self.words => Ok(i),
-            _ => Err(refuse),
-        }
+        Ok(self.offset(addr)? / 4)
+    }
+
+    /// Pointer to the dword at byte offset `off`; only called with an offset
+    /// [`Self::offset`] accepted (aligned, inside the window). A byte offset,
+    /// not an index, so no `* 4` (or `& !3`) is computed per access.
+    #[inline(always)]
+    fn dword_at(&self, off: usize) -> *mut u32 {
+        self.base
+            .as_ptr()
+            .cast::<u8>()
+            .wrapping_add(off)
+            .cast::<u32>()
     }
 
     /// Pointer to dword `i`; only called with `i < self.words`.
@@ -173,27 +197,27 @@ impl VolatileWindow {
 impl Mmio for VolatileWindow {
     #[inline(always)]
     fn read32(&self, addr: DeviceAddr) -> Result<u32> {
-        let i = self.index(addr)?;
-        // SAFETY: `i < words`, so the dword lies inside the window, which the
+        let off = self.offset(addr)?;
+        // SAFETY: `off` is a multiple of 4 below `len`, so the dword lies inside the window, which the
         // constructor's contract keeps mapped and readable; the pointer is
         // dword aligned (checked by `new`, and the stride is 4). `RO<u32>` is
         // `repr(transparent)` over `UnsafeCell<u32>`, so the cast preserves
         // layout, and a shared reference to an `UnsafeCell` does not assume
         // the value is immutable. The reference lives for this one statement.
-        let cell: &RO<u32> = unsafe { &*self.dword(i).cast::<RO<u32>>() };
+        let cell: &RO<u32> = unsafe { &*self.dword_at(off).cast::<RO<u32>>() };
         Ok(cell.read())
     }
 
     #[inline(always)]
     fn write32(&self, addr: DeviceAddr, value: u32) -> Result<()> {
-        let i = self.index(addr)?;
+        let off = self.offset(addr)?;
         // SAFETY: as in `read32`: in bounds, aligned, mapped and writable by the
         // constructor's contract; `RW<u32>` has the layout of `u32` and wraps
         // an `UnsafeCell`, so writing through `&RW` is interior mutability.
         // `RW::write` is `unsafe` only because a register write has side
         // effects, which is the purpose of this call.
         unsafe {
-            let cell: &RW<u32> = &*self.dword(i).cast::<RW<u32>>();
+            let cell: &RW<u32> = &*self.dword_at(off).cast::<RW<u32>>();
             cell.write(value);
         }
         Ok(())
@@ -284,6 +308,39 @@ mod tests {
             assert_eq!(w.write_burst(DeviceAddr(0x2000), &[]), Ok(()));
         }
         assert_eq!(buf, [0, 0, 0, 0]);
+    }
+
+    /// Every address around a window (below, inside, above, misaligned) and
+    /// near both ends of the address space: refused exactly when it is not an
+    /// aligned dword of the window.
+    #[test]
+    fn index_matches_the_plain_definition() {
+        let mut buf = vec![0u32; 8];
+        let ptr = NonNull::new(buf.as_mut_ptr()).unwrap();
+        for base in [0u64, 0x1000, 0x8_0260_0000, u64::MAX - 35, 1 << 63] {
+            // SAFETY: `buf` outlives the window (dropped each iteration) and is
+            // only read here through `index`, never accessed.
+            let w = unsafe { VolatileWindow::new(ptr, 32, DeviceAddr(base)) }.unwrap();
+            let probes = (0..48u64)
+                .map(|d| base.wrapping_add(d))
+                .chain((1..12u64).map(|d| base.wrapping_sub(d)))
+                .chain([
+                    0,
+                    4,
+                    u64::MAX - 3,
+                    u64::MAX,
+                    base ^ (1 << 63),
+                    base.wrapping_add(1 << 32),
+                ]);
+            for a in probes {
+                let want = a
+                    .checked_sub(base)
+                    .filter(|o| o % 4 == 0 && *o < 32)
+                    .map(|o| (o / 4) as usize)
+                    .ok_or(Error::OutOfWindow { addr: a });
+                assert_eq!(w.index(DeviceAddr(a)), want, "base {base:#x} addr {a:#x}");
+            }
+        }
     }
 
     #[test]

@@ -30,7 +30,7 @@ fn usage() -> ExitCode {
     eprintln!(
         "usage: khal_ir <raw_write|typed_write|raw_read|typed_read|raw_array_write|\
          typed_array_write|typed_write_opaque|nq_drain_dmabuf|nq_drain_word|memcpy|\
-         csr_lookup_4|csr_lookup_256|raw_translate|dispatch_static_axi|dispatch_any_axi|\
+         csr_lookup_4|csr_lookup_8|csr_lookup_256|raw_translate|dispatch_static_axi|dispatch_any_axi|\
          dispatch_static_rmw|dispatch_any_rmw|counts|time>"
     );
     ExitCode::from(2)
@@ -232,6 +232,15 @@ fn main() -> ExitCode {
         }
         "csr_lookup_4" => {
             let Some((csr, addrs)) = csr_setup::<4>(4) else {
+                return ExitCode::FAILURE;
+            };
+            if ir_csr_lookup(&csr, &addrs) != N {
+                return ExitCode::FAILURE;
+            }
+            N as u64
+        }
+        "csr_lookup_8" => {
+            let Some((csr, addrs)) = csr_setup::<8>(8) else {
                 return ExitCode::FAILURE;
             };
             if ir_csr_lookup(&csr, &addrs) != N {
