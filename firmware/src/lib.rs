@@ -31,7 +31,7 @@ use core::ptr::NonNull;
 
 use embedded_hal::delay::DelayNs;
 use khal_core::csr::{Csr, CsrRegion};
-use khal_core::dma::DmaMemory;
+use khal_core::dma::StaticDma;
 use khal_core::intc::{ErrtrigLine, Intc, IntcOps, MsixIntc};
 use khal_core::engine::{sp_init, stpb_init, EngineParams, PeParams, PoolingParams, SpHandle, StpbConfig, StpbOps};
 use khal_core::mmio::volatile::VolatileWindow;
@@ -100,78 +100,6 @@ impl DelayNs for CycleDelay {
     }
 }
 
-/// DMA memory over a static buffer: the NQ rings. Every access is
-/// bounds-checked (an error, never a panic) and volatile.
-pub struct StaticRing {
-    base: NonNull<u8>,
-    len: usize,
-}
-
-impl StaticRing {
-    /// The ring over `len` bytes at `base`.
-    ///
-    /// # Safety
-    /// `base .. base + len` must be memory reserved for this ring for the
-    /// whole program, accessed only through this value.
-    pub const unsafe fn new(base: NonNull<u8>, len: usize) -> Self {
-        StaticRing { base, len }
-    }
-
-    fn check(&self, offset: usize, n: usize) -> Result<()> {
-        match offset.checked_add(n) {
-            Some(end) if end <= self.len => Ok(()),
-            _ => Err(Error::OutOfRange {
-                what: "ring offset",
-                value: offset as u64,
-                limit: self.len as u64,
-            }),
-        }
-    }
-}
-
-impl DmaMemory for StaticRing {
-    fn bus_addr(&self) -> u64 {
-        self.base.as_ptr() as usize as u64
-    }
-
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    fn load_u8(&self, offset: usize) -> Result<u8> {
-        self.check(offset, 1)?;
-        // SAFETY: `offset < len`, inside the ring's reserved memory (the
-        // constructor's contract); a byte load has no alignment requirement.
-        Ok(unsafe { self.base.as_ptr().add(offset).read_volatile() })
-    }
-
-    fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
-        self.check(offset, out.len())?;
-        for (i, o) in out.iter_mut().enumerate() {
-            // SAFETY: `offset + i < offset + out.len() <= len` (checked above).
-            *o = unsafe { self.base.as_ptr().add(offset + i).read_volatile() };
-        }
-        Ok(())
-    }
-
-    fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
-        self.check(offset, data.len())?;
-        for (i, &b) in data.iter().enumerate() {
-            // SAFETY: in bounds as in `read`; the memory is the ring's own.
-            unsafe { self.base.as_ptr().add(offset + i).write_volatile(b) };
-        }
-        Ok(())
-    }
-
-    fn zero(&self) -> Result<()> {
-        for i in 0..self.len {
-            // SAFETY: `i < len`.
-            unsafe { self.base.as_ptr().add(i).write_volatile(0) };
-        }
-        Ok(())
-    }
-}
-
 /// The register window at [`WINDOW_ADDR`], its geometry hidden from the
 /// optimiser (so no access is folded into a compile-time refusal).
 pub fn window() -> Result<VolatileWindow> {
@@ -185,23 +113,13 @@ pub fn window() -> Result<VolatileWindow> {
 /// Bytes of each NQ ring (64 entries).
 pub const RING_BYTES: usize = 64 * 16;
 
-#[repr(C, align(64))]
-struct RingMem([u8; 2 * RING_BYTES]);
-
-static mut RINGS: RingMem = RingMem([0; 2 * RING_BYTES]);
-
-/// The two NQ rings (phase-mode, tail-mode) in static memory.
-pub fn rings() -> (StaticRing, StaticRing) {
-    let base = core::ptr::addr_of_mut!(RINGS).cast::<u8>();
-    // SAFETY: `base` points to the static ring memory (never null); the two
-    // halves do not overlap, and `rings` is called once per program (by
-    // `main`), so each half is reached only through its `StaticRing`.
-    unsafe {
-        (
-            StaticRing::new(NonNull::new_unchecked(base), RING_BYTES),
-            StaticRing::new(NonNull::new_unchecked(base.add(RING_BYTES)), RING_BYTES),
-        )
-    }
+/// The two NQ rings (phase-mode, tail-mode): khal's static-buffer backend
+/// ([`StaticDma`]) over two `static_dma!` buffers, handed out once each (no
+/// `unsafe` here). The device sees the core's addresses (identity).
+pub fn rings() -> Result<(StaticDma, StaticDma)> {
+    let phase = khal_core::static_dma!(RING_BYTES).ok_or(Error::OutOfMemory)?;
+    let tail = khal_core::static_dma!(RING_BYTES).ok_or(Error::OutOfMemory)?;
+    Ok((StaticDma::identity(phase), StaticDma::identity(tail)))
 }
 
 /// The CSR layer over the window: two registered regions, a write, a read, an
@@ -276,7 +194,7 @@ pub fn bring_up<A: StpbOps>(w: &VolatileWindow, delay: &mut CycleDelay) -> Resul
     ens.update_hw_bp(black_box(0xF0), black_box(0xFF))?;
     let _ = ens.timestamp_inc()?;
 
-    let (phase_mem, tail_mem) = rings();
+    let (phase_mem, tail_mem) = rings()?;
     let mut phase = NqRing::configure_host(
         &ens,
         phase_mem,

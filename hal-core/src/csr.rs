@@ -153,6 +153,7 @@ impl CsrRegion {
     /// The inner-backend address of a dword access at `p`, if
     /// `start <= p <= end - 4` [000 §1] and the result is dword-aligned;
     /// otherwise [`Error::OutOfWindow`].
+    ///
     #[inline]
     pub const fn translate(&self, p: DeviceAddr) -> Result<DeviceAddr> {
         let a = p.get();
@@ -279,44 +280,52 @@ impl<const N: usize> RegionTable<N> {
     /// ([`Error::InvalidArgument`]); a full table ([`Error::OutOfMemory`], the
     /// fixed-capacity form of an allocation failure).
     pub fn insert(&mut self, region: CsrRegion) -> Result<()> {
-        let used = self.as_slice();
-        let at = used.partition_point(|r| r.start < region.start);
-        let prev_overlaps = at
-            .checked_sub(1)
-            .and_then(|i| used.get(i))
-            .is_some_and(|prev| prev.end > region.start);
-        let next_overlaps = used.get(at).is_some_and(|next| region.end > next.start);
-        if prev_overlaps || next_overlaps {
-            return Err(Error::InvalidArgument(
-                "csr region overlaps a registered region",
-            ));
+        // One pass over the registered regions: the sorted place of the new
+        // one, and whether it overlaps any (half-open ranges intersect).
+        let mut at = 0;
+        for r in self.as_slice() {
+            if r.start < region.end && region.start < r.end {
+                return Err(Error::InvalidArgument(
+                    "csr region overlaps a registered region",
+                ));
+            }
+            at += usize::from(r.start < region.start);
         }
-        let mut i = self.len;
-        let (Some(slot), Some(k), Some(s), Some(d)) = (
-            self.regions.get_mut(i),
-            self.nkey.get_mut(i),
-            self.span.get_mut(i),
-            self.delta.get_mut(i),
-        ) else {
+        let Some(slot) = self.regions.get_mut(self.len) else {
             return Err(Error::OutOfMemory);
         };
         *slot = region;
-        (*k, *s, *d) = Self::fast_words(&region);
-        self.len += 1;
-        // Move it down to its sorted place by swaps (no memmove).
+        // Move it down to its sorted place by swaps (no memmove), then
+        // recompute the fast-path words of every slot that moved.
+        let mut i = self.len;
         while i > at {
-            self.swap(i - 1, i);
+            if let Some(pair) = self.regions.get_mut(i - 1..=i) {
+                pair.swap(0, 1);
+            }
             i -= 1;
         }
+        self.len += 1;
+        self.refresh(at);
         Ok(())
     }
 
-    /// Swap slots `i` and `j` (both `< N`) in all four arrays.
-    fn swap(&mut self, i: usize, j: usize) {
-        self.regions.swap(i, j);
-        self.nkey.swap(i, j);
-        self.span.swap(i, j);
-        self.delta.swap(i, j);
+    /// Recompute the fast-path words of slots `from..N` from the regions
+    /// (unused slots: all zero, see the type docs).
+    fn refresh(&mut self, from: usize) {
+        for j in from..N {
+            if let (Some(r), Some(k), Some(s), Some(d)) = (
+                self.regions.get(j),
+                self.nkey.get_mut(j),
+                self.span.get_mut(j),
+                self.delta.get_mut(j),
+            ) {
+                (*k, *s, *d) = if j < self.len {
+                    Self::fast_words(r)
+                } else {
+                    (0, 0, 0)
+                };
+            }
+        }
     }
 
     /// Remove every region of `device_id` (the `csr_deregister_device` step
@@ -326,19 +335,15 @@ impl<const N: usize> RegionTable<N> {
         let mut kept = 0;
         for i in 0..before.min(N) {
             if self.regions[i].device_id != device_id {
-                if kept != i {
-                    self.swap(kept, i);
-                }
+                self.regions.swap(kept, i);
                 kept += 1;
             }
         }
-        for i in kept..before.min(N) {
-            self.regions[i] = EMPTY_SLOT;
-            self.nkey[i] = 0;
-            self.span[i] = 0;
-            self.delta[i] = 0;
+        for r in self.regions.iter_mut().skip(kept) {
+            *r = EMPTY_SLOT;
         }
         self.len = kept;
+        self.refresh(0);
         before - kept
     }
 
