@@ -13,7 +13,7 @@
     clippy::indexing_slicing,
     clippy::undocumented_unsafe_blocks
 )]
-// The only `unsafe` of this crate lives in `mmio::volatile` and `dma::static_mem`
+// The only `unsafe` of this crate lives in `mmio::volatile`, `mmio::bound` and `dma::static_mem`
 // (the firmware backends), which re-allow it.
 #![deny(unsafe_code)]
 

@@ -1,11 +1,14 @@
 //! The `Mmio` abstraction: 32-bit register access at a device address.
 //!
 //! Drivers are generic over [`Mmio`]; they never hold a `&` into device memory.
-//! Backends: [`volatile::VolatileWindow`] (firmware, direct volatile access),
+//! Backends: [`volatile::VolatileWindow`] (firmware, direct volatile access;
+//! its [`bound`] handles check once at bind time and then access through a
+//! plain pointer),
 //! and in `khal-std` an mmap window, a heap window, the device model, and the
 //! `Counting` / `Trace` wrappers. Accesses take `&self` because a register
 //! window is shared by every driver of a device, exactly as the hardware is.
 
+pub mod bound;
 pub mod volatile;
 
 use crate::addr::DeviceAddr;

@@ -167,6 +167,22 @@ impl VolatileWindow {
         }
     }
 
+    /// [`Self::offset`], for the bound handles of `mmio::bound`.
+    #[inline(always)]
+    pub(super) fn byte_offset(&self, addr: DeviceAddr) -> Result<usize> {
+        self.offset(addr)
+    }
+
+    /// The non-null pointer to the dword at byte offset `off`, which
+    /// [`Self::offset`] accepted; for the bound handles of `mmio::bound`.
+    #[inline(always)]
+    pub(super) fn checked_dword(&self, off: usize) -> NonNull<u32> {
+        // SAFETY: `off < len`: the pointer lies inside the mapped window, a
+        // range that starts at the non-null `base` and does not wrap the
+        // address space (constructor contract 1), so it is not null.
+        unsafe { NonNull::new_unchecked(self.dword_at(off)) }
+    }
+
     /// The dword index of `addr` ([`Self::offset`] / 4).
     #[inline(always)]
     fn index(&self, addr: DeviceAddr) -> Result<usize> {

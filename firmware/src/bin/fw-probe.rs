@@ -1,0 +1,134 @@
+//! Register-access probes: tiny functions whose thumbv7em disassembly
+//! `scripts/access-probe.sh` reads to prove what one register access costs
+//! (instructions per access, not time: the count is exact and deterministic).
+//!
+//! Each probe is `#[no_mangle]` and `#[inline(never)]` and is called from
+//! `main` through `black_box`, so it survives LTO as one symbol with exactly
+//! the code of the access it shows. The image also links only if no panic
+//! path is reachable (the panic-never handler of the library).
+#![no_std]
+#![no_main]
+
+use core::hint::black_box;
+
+use cortex_m_rt::entry;
+use khal_core::mmio::bound::{BoundBlock, BoundReg};
+use khal_core::mmio::volatile::VolatileWindow;
+use khal_core::DeviceAddr;
+use khal_firmware::{publish, window, WINDOW_ADDR};
+
+/// The probed register block: 4 KiB, one plain register, one array.
+pub const BLOCK: usize = 0x1000;
+
+khal_core::register_block! {
+    /// The probes' block (offsets of the notification block's shape).
+    pub PROBE: "probe" {
+        /// A plain register.
+        CTRL @ 0xB8, rw, "ctrl";
+        /// An array register (the NQ head's geometry).
+        HEAD @ 0x10C, rw, "head", array "nq" [10; 40];
+    }
+}
+
+/// What an engine holds: some state and a bound register / block.
+pub struct Holder<'w> {
+    /// Unrelated state before the handles (so they sit at a non-zero offset).
+    pub state: u32,
+    /// A bound register (the NQ head of queue 3).
+    pub head: BoundReg<'w>,
+    /// The bound block.
+    pub block: BoundBlock<'w, BLOCK>,
+}
+
+/// Raw reference: one `str` through a pointer.
+#[no_mangle]
+#[inline(never)]
+pub fn khal_probe_raw_write(p: *mut u32, v: u32) {
+    // SAFETY: called only by `main` with a pointer into the register window.
+    unsafe { p.write_volatile(v) }
+}
+
+/// A bound register passed by value: write.
+#[no_mangle]
+#[inline(never)]
+pub fn khal_probe_reg_write(r: BoundReg<'_>, v: u32) {
+    r.write(v)
+}
+
+/// A bound register passed by value: read.
+#[no_mangle]
+#[inline(never)]
+pub fn khal_probe_reg_read(r: BoundReg<'_>) -> u32 {
+    r.read()
+}
+
+/// A bound register held in a struct: write.
+#[no_mangle]
+#[inline(never)]
+pub fn khal_probe_held_reg_write(h: &Holder<'_>, v: u32) {
+    h.head.write(v)
+}
+
+/// A bound register held in a struct: read.
+#[no_mangle]
+#[inline(never)]
+pub fn khal_probe_held_reg_read(h: &Holder<'_>) -> u32 {
+    h.head.read()
+}
+
+/// A bound block held in a struct, a constant register: write.
+#[no_mangle]
+#[inline(never)]
+pub fn khal_probe_held_block_write(h: &Holder<'_>, v: u32) {
+    let _ = h.block.write(CTRL, v);
+}
+
+/// A bound block held in a struct, a constant register: read.
+#[no_mangle]
+#[inline(never)]
+pub fn khal_probe_held_block_read(h: &Holder<'_>) -> u32 {
+    h.block.read(CTRL).unwrap_or(0)
+}
+
+/// A bound block held in a struct, a constant array instance (`nq[3].head`).
+#[no_mangle]
+#[inline(never)]
+pub fn khal_probe_held_block_array_write(h: &Holder<'_>, v: u32) {
+    if let Ok(r) = h.block.at(HEAD, 3) {
+        r.write(v);
+    }
+}
+
+/// For comparison (not gated): the address-based `Mmio` path through a
+/// window held by reference, with the per-access window check.
+#[no_mangle]
+#[inline(never)]
+pub fn khal_probe_mmio_window_write(w: &VolatileWindow, v: u32) {
+    let _ = CTRL.write(w, DeviceAddr(0), v);
+}
+
+#[entry]
+fn main() -> ! {
+    let r = window().and_then(|w| {
+        let block = w.bind_block::<BLOCK>(black_box(DeviceAddr(0)))?;
+        let h = Holder {
+            state: black_box(1),
+            head: block.at(HEAD, black_box(3))?,
+            block,
+        };
+        black_box(khal_probe_raw_write as fn(*mut u32, u32))(WINDOW_ADDR as *mut u32, 1);
+        black_box(khal_probe_reg_write as fn(BoundReg<'_>, u32))(h.head, 2);
+        let mut x = black_box(khal_probe_reg_read as fn(BoundReg<'_>) -> u32)(h.head);
+        black_box(khal_probe_held_reg_write as fn(&Holder<'_>, u32))(&h, 3);
+        x ^= black_box(khal_probe_held_reg_read as fn(&Holder<'_>) -> u32)(&h);
+        black_box(khal_probe_held_block_write as fn(&Holder<'_>, u32))(&h, 4);
+        x ^= black_box(khal_probe_held_block_read as fn(&Holder<'_>) -> u32)(&h);
+        black_box(khal_probe_held_block_array_write as fn(&Holder<'_>, u32))(&h, 5);
+        black_box(khal_probe_mmio_window_write as fn(&VolatileWindow, u32))(&w, 6);
+        Ok((x ^ h.state) as usize)
+    });
+    publish(r);
+    loop {
+        cortex_m::asm::wfi();
+    }
+}

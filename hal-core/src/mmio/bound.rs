@@ -1,0 +1,303 @@
+//! Bound register handles over a [`VolatileWindow`]: the window check is done
+//! once, when a block or a register is bound, and every later access is one
+//! load or store through a pointer known to be valid.
+//!
+//! # Why
+//!
+//! An access through the address-based [`Mmio`](crate::Mmio) trait carries a
+//! 64-bit [`DeviceAddr`] and checks it against the window on every call (on a
+//! 32-bit core: a 64-bit subtract, a high-word test, an alignment-and-bound
+//! compare). That is right for code generic over backends (the device model,
+//! the trace and counting wrappers, mmap). For the firmware hot path, the
+//! anchors (tock-registers' `StaticRef`, Rust for Linux's `io::Io` with its
+//! compile-time-checked constant offsets, google/safe-mmio's
+//! `UniqueMmioPointer`) check once and then access through a plain pointer.
+//!
+//! # The two handles
+//!
+//! - [`BoundBlock<'w, BYTES>`]: a register block of `BYTES` bytes at a device
+//!   address, checked against the window by [`VolatileWindow::bind_block`].
+//!   `read(REG)` / `write(REG, v)` with a `register_block!` handle check
+//!   `REG.offset() + 4 <= BYTES` (and alignment); with a constant `REG` (every
+//!   `register_block!` handle is a `const`) the compiler folds that check, as
+//!   Rust for Linux's `read32` with a constant offset. Held in an engine
+//!   struct, an access is two instructions: load the block pointer, access at
+//!   `[pointer, #offset]` (proved by `scripts/access-probe.sh` from the
+//!   disassembly of a thumbv7em release build).
+//! - [`BoundReg<'w>`]: one register, checked when bound ([`BoundBlock::reg`],
+//!   [`BoundBlock::at`], [`VolatileWindow::bind`]); `read()` / `write(v)`
+//!   cannot fail and are one `ldr` / `str` (two when the handle is itself
+//!   loaded from a struct).
+//!
+//! Both borrow the window (`'w`), so they cannot outlive it: the window's
+//! constructor contract (mapped, no Rust references into it) covers every
+//! access made through them. Like the window, no reference into device memory
+//! is ever created here: accesses are raw `read_volatile` / `write_volatile`.
+
+// The third place in khal-core where `unsafe` is allowed (see the module docs).
+#![allow(unsafe_code)]
+
+use core::marker::PhantomData;
+use core::ptr::NonNull;
+
+use crate::addr::DeviceAddr;
+use crate::error::{Error, Result};
+use crate::mmio::volatile::VolatileWindow;
+use crate::regs::{Reg, RegArray};
+
+/// A register block of `BYTES` bytes inside a [`VolatileWindow`], bound once.
+#[derive(Debug, Clone, Copy)]
+pub struct BoundBlock<'w, const BYTES: usize> {
+    /// Byte 0 of the block (dword aligned, `BYTES` bytes inside the window).
+    base: NonNull<u32>,
+    _window: PhantomData<&'w VolatileWindow>,
+}
+
+/// One 32-bit register inside a [`VolatileWindow`], bound once.
+#[derive(Debug, Clone, Copy)]
+pub struct BoundReg<'w> {
+    /// The register (dword aligned, inside the window).
+    ptr: NonNull<u32>,
+    _window: PhantomData<&'w VolatileWindow>,
+}
+
+// SAFETY: a bound handle is a pointer into a window it borrows; it carries no
+// thread-bound state. Sending it (or sharing it) is sending a
+// `&VolatileWindow`, which is `Send + Sync` (see there: concurrent access to
+// device memory is the device's concern, ordinary memory is the window
+// constructor's contract).
+unsafe impl<const BYTES: usize> Send for BoundBlock<'_, BYTES> {}
+// SAFETY: as for `Send` above.
+unsafe impl<const BYTES: usize> Sync for BoundBlock<'_, BYTES> {}
+// SAFETY: as for `BoundBlock`.
+unsafe impl Send for BoundReg<'_> {}
+// SAFETY: as for `BoundBlock`.
+unsafe impl Sync for BoundReg<'_> {}
+
+impl VolatileWindow {
+    /// Bind the `BYTES`-byte register block at device address `base`.
+    ///
+    /// Refused with [`Error::OutOfWindow`] (the address of the first byte
+    /// outside, or `base` itself): a `base` that is not a dword of the window,
+    /// or a block running past the window's end. Refused with
+    /// [`Error::InvalidArgument`]: `BYTES` that is 0 or not a whole number of
+    /// dwords.
+    #[inline]
+    pub fn bind_block<const BYTES: usize>(&self, base: DeviceAddr) -> Result<BoundBlock<'_, BYTES>> {
+        if BYTES == 0 || !BYTES.is_multiple_of(4) {
+            return Err(Error::InvalidArgument(
+                "bound block: size not a positive whole number of dwords",
+            ));
+        }
+        let off = self.byte_offset(base)?;
+        // `off < len` (checked above), so `len - off` cannot wrap.
+        if BYTES > self.len() - off {
+            return Err(Error::OutOfWindow {
+                addr: base.get().wrapping_add(BYTES as u64),
+            });
+        }
+        Ok(BoundBlock {
+            base: self.checked_dword(off),
+            _window: PhantomData,
+        })
+    }
+
+    /// Bind the register at device address `addr` (a dword of the window,
+    /// else [`Error::OutOfWindow`]).
+    #[inline]
+    pub fn bind(&self, addr: DeviceAddr) -> Result<BoundReg<'_>> {
+        let off = self.byte_offset(addr)?;
+        Ok(BoundReg {
+            ptr: self.checked_dword(off),
+            _window: PhantomData,
+        })
+    }
+}
+
+impl<'w, const BYTES: usize> BoundBlock<'w, BYTES> {
+    /// The block's size in bytes.
+    pub const fn len(&self) -> usize {
+        BYTES
+    }
+
+    /// `false`: a bound block has at least one dword.
+    pub const fn is_empty(&self) -> bool {
+        BYTES == 0
+    }
+
+    /// The pointer to byte offset `offset`, if a dword there lies inside the
+    /// block: `offset` a multiple of 4 and `offset + 4 <= BYTES`. With a
+    /// constant `offset` the compiler folds the test.
+    #[inline(always)]
+    fn dword(&self, offset: u64) -> Result<NonNull<u32>> {
+        if offset.is_multiple_of(4) && offset < BYTES as u64 {
+            // The block is `BYTES` bytes of the window from `base` (checked by
+            // `bind_block`) and `offset + 4 <= BYTES` (aligned, below BYTES).
+            let p = self
+                .base
+                .as_ptr()
+                .cast::<u8>()
+                .wrapping_add(offset as usize)
+                .cast::<u32>();
+            // SAFETY: `p` lies inside the block, which lies inside the window:
+            // a mapped range starting at a non-null pointer and not wrapping
+            // the address space (the window constructor's contract), so `p`
+            // is not null.
+            Ok(unsafe { NonNull::new_unchecked(p) })
+        } else {
+            Err(Error::OutOfRange {
+                what: "register offset",
+                value: offset,
+                limit: BYTES as u64,
+            })
+        }
+    }
+
+    /// Bind register `r` of the block (its offset checked once, here).
+    #[inline(always)]
+    pub fn reg(&self, r: Reg) -> Result<BoundReg<'w>> {
+        Ok(BoundReg {
+            ptr: self.dword(r.offset())?,
+            _window: PhantomData,
+        })
+    }
+
+    /// Bind instance `i` of the register array `a` (index and offset checked
+    /// once, here).
+    #[inline(always)]
+    pub fn at(&self, a: RegArray, i: u32) -> Result<BoundReg<'w>> {
+        self.reg(a.at(i)?)
+    }
+
+    /// Read register `r`. With a constant `r` the offset check folds and this
+    /// is one load from the block pointer.
+    #[inline(always)]
+    pub fn read(&self, r: Reg) -> Result<u32> {
+        Ok(self.reg(r)?.read())
+    }
+
+    /// Write register `r` (one store once the offset check has folded).
+    #[inline(always)]
+    pub fn write(&self, r: Reg, value: u32) -> Result<()> {
+        self.reg(r)?.write(value);
+        Ok(())
+    }
+}
+
+impl BoundReg<'_> {
+    /// Read the register: one volatile load.
+    #[inline(always)]
+    pub fn read(self) -> u32 {
+        // SAFETY: `ptr` is a dword-aligned dword inside the window this handle
+        // borrows (checked when it was bound); the window's constructor
+        // contract keeps that memory mapped and readable, with no Rust
+        // reference into it, for the whole borrow.
+        unsafe { self.ptr.as_ptr().read_volatile() }
+    }
+
+    /// Write the register: one volatile store.
+    #[inline(always)]
+    pub fn write(self, value: u32) {
+        // SAFETY: as in `read`: in bounds, aligned, mapped and writable by the
+        // window's contract; a register write is the purpose of this call.
+        unsafe { self.ptr.as_ptr().write_volatile(value) }
+    }
+
+    /// Read-modify-write: one read, then one write of `f(old)`; returns the
+    /// value written.
+    #[inline(always)]
+    pub fn modify(self, f: impl FnOnce(u32) -> u32) -> u32 {
+        let new = f(self.read());
+        self.write(new);
+        new
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Mmio;
+
+    crate::register_block! {
+        /// A test block of 0x20 bytes.
+        TESTBLK: "t" {
+            /// First dword.
+            A @ 0x0, rw, "a";
+            /// Last dword.
+            Z @ 0x1C, rw, "z";
+            /// Past a 0x20-byte block.
+            PAST @ 0x20, rw, "past";
+            /// Misaligned.
+            ODD @ 0x6, rw, "odd";
+            /// Array of 4, stride 4.
+            ARR @ 0x4, rw, "arr", array "q" [4; 4];
+        }
+    }
+
+    fn window(buf: &mut [u32], base: u64) -> VolatileWindow {
+        let ptr = NonNull::new(buf.as_mut_ptr()).unwrap();
+        // SAFETY: `buf` outlives the window in every test and is only touched
+        // through it until the window is dropped; single-threaded memory.
+        unsafe { VolatileWindow::new(ptr, buf.len() * 4, DeviceAddr(base)) }.unwrap()
+    }
+
+    #[test]
+    fn bound_accesses_land_where_the_address_based_ones_do() {
+        let mut buf = vec![0u32; 16];
+        {
+            let w = window(&mut buf, 0x1000);
+            let b = w.bind_block::<0x20>(DeviceAddr(0x1010)).unwrap();
+            b.write(A, 0xA).unwrap();
+            b.write(Z, 0xF).unwrap();
+            b.at(ARR, 3).unwrap().write(0x33);
+            assert_eq!(w.read32(DeviceAddr(0x1010)), Ok(0xA));
+            assert_eq!(w.read32(DeviceAddr(0x102C)), Ok(0xF));
+            assert_eq!(w.read32(DeviceAddr(0x1010 + 4 + 3 * 4)), Ok(0x33));
+            assert_eq!(TESTBLK.regs.len(), 5);
+            let r = w.bind(DeviceAddr(0x1004)).unwrap();
+            r.write(7);
+            assert_eq!(r.modify(|v| v | 0x10), 0x17);
+            assert_eq!(r.read(), 0x17);
+            assert_eq!(b.read(Z), Ok(0xF));
+        }
+        assert_eq!(buf[1], 0x17);
+        assert_eq!(buf[4], 0xA);
+        assert_eq!(buf[8], 0x33);
+        assert_eq!(buf[11], 0xF);
+    }
+
+    #[test]
+    fn binding_refuses_what_the_window_refuses() {
+        let mut buf = vec![0u32; 16];
+        let w = window(&mut buf, 0x1000);
+        // The whole window as one block is fine; one dword more is not.
+        assert!(w.bind_block::<0x40>(DeviceAddr(0x1000)).is_ok());
+        assert_eq!(
+            w.bind_block::<0x40>(DeviceAddr(0x1004)).map(|_| ()),
+            Err(Error::OutOfWindow { addr: 0x1044 })
+        );
+        assert_eq!(
+            w.bind_block::<0x20>(DeviceAddr(0x1002)).map(|_| ()),
+            Err(Error::OutOfWindow { addr: 0x1002 })
+        );
+        assert_eq!(
+            w.bind_block::<0x20>(DeviceAddr(0xFFC)).map(|_| ()),
+            Err(Error::OutOfWindow { addr: 0xFFC })
+        );
+        assert!(w.bind_block::<6>(DeviceAddr(0x1000)).is_err());
+        assert!(w.bind_block::<0>(DeviceAddr(0x1000)).is_err());
+        assert_eq!(
+            w.bind(DeviceAddr(0x1040)).map(|_| ()),
+            Err(Error::OutOfWindow { addr: 0x1040 })
+        );
+        let b = w.bind_block::<0x20>(DeviceAddr(0x1000)).unwrap();
+        assert_eq!(b.len(), 0x20);
+        for r in [PAST, ODD] {
+            assert!(matches!(b.reg(r), Err(Error::OutOfRange { .. })), "{r:?}");
+            assert!(b.write(r, 1).is_err());
+            assert!(b.read(r).is_err());
+        }
+        assert!(b.at(ARR, 4).is_err());
+        assert!(b.at(ARR, 3).is_ok());
+    }
+}
