@@ -32,8 +32,10 @@ use core::ptr::NonNull;
 use embedded_hal::delay::DelayNs;
 use khal_core::csr::{Csr, CsrRegion};
 use khal_core::dma::StaticDma;
+use khal_core::engine::{
+    sp_init, stpb_init, EngineParams, PeParams, PoolingParams, SpHandle, StpbConfig, StpbOps,
+};
 use khal_core::intc::{ErrtrigLine, Intc, IntcOps, MsixIntc};
-use khal_core::engine::{sp_init, stpb_init, EngineParams, PeParams, PoolingParams, SpHandle, StpbConfig, StpbOps};
 use khal_core::mmio::volatile::VolatileWindow;
 use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqEntry, NqRing};
 use khal_core::{DeviceAddr, Error, Result};
@@ -129,8 +131,16 @@ pub fn csr_demo(w: &VolatileWindow) -> Result<u32> {
     // moved table is a `memcpy` call the image would otherwise link.
     let mut csr = Csr::<_, 4>::with_empty_table(w);
     let t = csr.regions_mut().ok_or(Error::NoRegionTable)?;
-    t.insert(CsrRegion::identity(black_box(map::ENG), map::ENG.add(0x1_0000), 0)?)?;
-    t.insert(CsrRegion::identity(black_box(map::PE), map::PE.add(0x1_0000), 1)?)?;
+    t.insert(CsrRegion::identity(
+        black_box(map::ENG),
+        map::ENG.add(0x1_0000),
+        0,
+    )?)?;
+    t.insert(CsrRegion::identity(
+        black_box(map::PE),
+        map::PE.add(0x1_0000),
+        1,
+    )?)?;
     csr.csr_write(black_box(map::ENG.add(0x10)), 0x5A5A)?;
     csr.csr_write_array(&[map::ENG.add(0x20), map::ENG.add(0x24)], &[1, 2])?;
     csr.axi_write(black_box(map::PE), &[1, 2, 3, 4])?;

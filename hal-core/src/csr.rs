@@ -334,7 +334,11 @@ impl<const N: usize> RegionTable<N> {
         let before = self.len;
         let mut kept = 0;
         for i in 0..before.min(N) {
-            if self.regions.get(i).is_some_and(|r| r.device_id != device_id) {
+            if self
+                .regions
+                .get(i)
+                .is_some_and(|r| r.device_id != device_id)
+            {
                 self.regions.swap(kept, i);
                 kept += 1;
             }

@@ -83,7 +83,10 @@ impl VolatileWindow {
     /// [`Error::InvalidArgument`]: `BYTES` that is 0 or not a whole number of
     /// dwords.
     #[inline]
-    pub fn bind_block<const BYTES: usize>(&self, base: DeviceAddr) -> Result<BoundBlock<'_, BYTES>> {
+    pub fn bind_block<const BYTES: usize>(
+        &self,
+        base: DeviceAddr,
+    ) -> Result<BoundBlock<'_, BYTES>> {
         if BYTES == 0 || !BYTES.is_multiple_of(4) {
             return Err(Error::InvalidArgument(
                 "bound block: size not a positive whole number of dwords",
