@@ -36,6 +36,14 @@ pub enum Fault {
         /// The ring capacity in entries.
         capacity: u32,
     },
+    /// An NQ tail behind the tail read before it, while entries it showed
+    /// are still unconsumed: a device only moves its tail forward [004 §3].
+    TailMovedBackwards {
+        /// The raw tail value read.
+        tail: u32,
+        /// The tail the previous read showed (a byte offset).
+        previous: u32,
+    },
     /// A register read all ones: the device is gone or in reset.
     AllOnes {
         /// Address of the read.
@@ -151,6 +159,10 @@ impl core::fmt::Display for Fault {
             Fault::TooFarAhead { claimed, capacity } => write!(
                 f,
                 "device claims {claimed} pending entries in a ring of {capacity}"
+            ),
+            Fault::TailMovedBackwards { tail, previous } => write!(
+                f,
+                "tail {tail:#x} moved backwards (the previous read showed {previous:#x})"
             ),
             Fault::AllOnes { addr } => {
                 write!(f, "register at {addr:#x} reads all ones (device gone)")
