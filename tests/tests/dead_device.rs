@@ -339,7 +339,7 @@ fn dma_run_one_shot_fails_within_budget_on_a_dead_engine() {
             }
             let what = format!("run_one_shot {budget:?} gone={gone}");
             let r = timed(&m, budget, &what, || {
-                run_one_shot(&mut q, &ring, &mut SimDelay::new(&m), budget)
+                run_one_shot(&mut q, &ring, &mut SimDelay::new(&m), budget).map_err(Error::from)
             });
             dead(r, "dma ring completion", &what);
         }
