@@ -104,7 +104,8 @@ fn a_short_run_still_counts_right() {
 fn expected(fault: &str, mode: &str) -> &'static str {
     match (fault, mode) {
         ("stall", _) => "timeout: device accepting notifications on an empty NQ",
-        ("lie", _) => "device fault: tail 0x18 is not a multiple of the 16-byte entry",
+        ("lie", "tail") => "device fault: tail 0x18 is not a multiple of the 16-byte entry",
+        ("lie", _) => "timeout: nq tail drain",
         ("slow", "tail") => "timeout: nq notification arrival",
         ("slow", _) => "timeout: posted notifications landing (phase bits)",
         ("gone", "tail") => "reads all ones (device gone)",
@@ -205,6 +206,14 @@ fn the_default_command_succeeds_with_the_summary() {
         "{out}"
     );
     assert!(out.contains("result: OK"), "{out}");
+    // A healthy run reads like one: why CAYMAN has no INTC line, and no
+    // "0 us simulated" that looks like nothing ran.
+    assert!(
+        out.contains("intc       skipped: cayman's INTC is not traced in the notes"),
+        "{out}"
+    );
+    assert!(out.contains("no wait had to sleep"), "{out}");
+    assert!(!out.contains("us simulated"), "{out}");
     // Not a terminal here: no progress bar on stderr.
     assert!(err.is_empty(), "{err}");
 }

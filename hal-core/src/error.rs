@@ -13,7 +13,9 @@ pub type Result<T, E = Error> = core::result::Result<T, E>;
 
 /// Why the device could not be trusted: input read back from the device that
 /// fails validation (the device "lies", stalls its data, or is gone).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+///
+/// `Debug` prints addresses and tails in hex (`AllOnes { addr: 0x2000000010 }`).
+#[derive(Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum Fault {
@@ -36,14 +38,6 @@ pub enum Fault {
         /// The ring capacity in entries.
         capacity: u32,
     },
-    /// An NQ tail behind the tail read before it, while entries it showed
-    /// are still unconsumed: a device only moves its tail forward [004 §3].
-    TailMovedBackwards {
-        /// The raw tail value read.
-        tail: u32,
-        /// The tail the previous read showed (a byte offset).
-        previous: u32,
-    },
     /// A register read all ones: the device is gone or in reset.
     AllOnes {
         /// Address of the read.
@@ -61,7 +55,11 @@ pub enum Fault {
 }
 
 /// Every failure a khal operation can report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+///
+/// `Display` is a sentence; `Debug` is the variant with its fields, device
+/// addresses in hex (`NoRegion { addr: 0x2000200000 }`, not the decimal
+/// `137440002048`).
+#[derive(Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum Error {
@@ -147,6 +145,77 @@ impl Error {
     }
 }
 
+/// A `u64` whose `Debug` is hex: addresses, tails and sizes in `Debug` output.
+struct Hex(u64);
+
+impl core::fmt::Debug for Hex {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{:#x}", self.0)
+    }
+}
+
+impl core::fmt::Debug for Fault {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            Fault::MisalignedTail { tail } => f
+                .debug_struct("MisalignedTail")
+                .field("tail", &Hex(tail.into()))
+                .finish(),
+            Fault::TailOutOfRing { tail, ring_bytes } => f
+                .debug_struct("TailOutOfRing")
+                .field("tail", &Hex(tail.into()))
+                .field("ring_bytes", &Hex(ring_bytes.into()))
+                .finish(),
+            Fault::TooFarAhead { claimed, capacity } => f
+                .debug_struct("TooFarAhead")
+                .field("claimed", &claimed)
+                .field("capacity", &capacity)
+                .finish(),
+            Fault::AllOnes { addr } => f.debug_struct("AllOnes").field("addr", &Hex(addr)).finish(),
+            Fault::ShortTransfer { expected, moved } => f
+                .debug_struct("ShortTransfer")
+                .field("expected", &expected)
+                .field("moved", &moved)
+                .finish(),
+            Fault::Other(what) => f.debug_tuple("Other").field(&what).finish(),
+        }
+    }
+}
+
+impl core::fmt::Debug for Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            Error::InvalidArgument(what) => f.debug_tuple("InvalidArgument").field(&what).finish(),
+            Error::OutOfRange { what, value, limit } => f
+                .debug_struct("OutOfRange")
+                .field("what", &what)
+                .field("value", &value)
+                .field("limit", &limit)
+                .finish(),
+            Error::NoRegionTable => f.write_str("NoRegionTable"),
+            Error::NoRegion { addr } => f
+                .debug_struct("NoRegion")
+                .field("addr", &Hex(addr))
+                .finish(),
+            Error::OutOfWindow { addr } => f
+                .debug_struct("OutOfWindow")
+                .field("addr", &Hex(addr))
+                .finish(),
+            Error::NoContext => f.write_str("NoContext"),
+            Error::OutOfMemory => f.write_str("OutOfMemory"),
+            Error::UnknownMode(m) => f.debug_tuple("UnknownMode").field(&m).finish(),
+            Error::NotTraced(what) => f.debug_tuple("NotTraced").field(&what).finish(),
+            Error::Unsupported { what, arch } => f
+                .debug_struct("Unsupported")
+                .field("what", &what)
+                .field("arch", &arch)
+                .finish(),
+            Error::Timeout(what) => f.debug_tuple("Timeout").field(&what).finish(),
+            Error::DeviceFault(fault) => f.debug_tuple("DeviceFault").field(&fault).finish(),
+        }
+    }
+}
+
 impl core::fmt::Display for Fault {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
@@ -159,10 +228,6 @@ impl core::fmt::Display for Fault {
             Fault::TooFarAhead { claimed, capacity } => write!(
                 f,
                 "device claims {claimed} pending entries in a ring of {capacity}"
-            ),
-            Fault::TailMovedBackwards { tail, previous } => write!(
-                f,
-                "tail {tail:#x} moved backwards (the previous read showed {previous:#x})"
             ),
             Fault::AllOnes { addr } => {
                 write!(f, "register at {addr:#x} reads all ones (device gone)")
@@ -205,6 +270,46 @@ impl core::error::Error for Error {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    extern crate std;
+    use std::format;
+
+    #[test]
+    fn debug_prints_addresses_in_hex() {
+        let e = Error::NoRegion {
+            addr: 0x20_0020_0000,
+        };
+        assert_eq!(format!("{e:?}"), "NoRegion { addr: 0x2000200000 }");
+        assert_eq!(
+            format!("{:?}", Error::OutOfWindow { addr: 0x10FC }),
+            "OutOfWindow { addr: 0x10fc }"
+        );
+        let gone = Error::DeviceFault(Fault::AllOnes { addr: 0x3053_5010 });
+        assert_eq!(
+            format!("{gone:?}"),
+            "DeviceFault(AllOnes { addr: 0x30535010 })"
+        );
+        let tail = Fault::TailOutOfRing {
+            tail: 0x410,
+            ring_bytes: 0x400,
+        };
+        assert_eq!(
+            format!("{tail:?}"),
+            "TailOutOfRing { tail: 0x410, ring_bytes: 0x400 }"
+        );
+        // Counts and indices stay decimal.
+        let r = Error::OutOfRange {
+            what: "tpb tile",
+            value: 9,
+            limit: 8,
+        };
+        assert_eq!(
+            format!("{r:?}"),
+            "OutOfRange { what: \"tpb tile\", value: 9, limit: 8 }"
+        );
+        assert_eq!(format!("{:?}", Error::Timeout("nq")), "Timeout(\"nq\")");
+        assert_eq!(format!("{:?}", Error::NoContext), "NoContext");
+    }
 
     #[test]
     fn c_codes_match_the_notes() {

@@ -99,6 +99,7 @@ pub struct Q7Ucode<'a> {
 /// Everything the loader needs of the arch, resolved: the param set and the
 /// per-core stride.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Q7Layout {
     /// The param set of the owner.
     pub param: Q7Param,

@@ -110,6 +110,7 @@ pub struct ArrayDesc {
 
 /// One register's description.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct RegDesc {
     /// The spec's name (`"coal_ctrl"`).
     pub name: &'static str,
@@ -125,6 +126,7 @@ pub struct RegDesc {
 
 /// A whole block's description: what [`BlockDesc::lookup`] searches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct BlockDesc {
     /// The block's name (`"notific"`).
     pub name: &'static str,
@@ -134,6 +136,7 @@ pub struct BlockDesc {
 
 /// The name of the register at an address: block, array instance, register.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct RegName {
     /// Block name.
     pub block: &'static str,
@@ -191,6 +194,7 @@ impl BlockDesc {
 
 /// A typed handle to one register of a block (not an array).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Reg {
     offset: u64,
     desc: &'static RegDesc,
@@ -251,6 +255,7 @@ impl Reg {
 
 /// A typed handle to a strided register array.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct RegArray {
     desc: &'static RegDesc,
     count: u32,

@@ -38,6 +38,12 @@ fn invalid(what: &'static str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, what)
 }
 
+/// The same error (same kind), its message prefixed with the path it is about:
+/// "/sys/bus/pci/devices/0000:10:1c.0/resource0: No such file or directory".
+fn at_path(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
 impl MmapMmio {
     /// Map the whole of `path` (a sysfs `resourceN` reports its BAR size; a
     /// plain file its length) at device address `device_base`.
@@ -45,8 +51,14 @@ impl MmapMmio {
     /// Fails for a file that reports a size of 0 (e.g. `/dev/uioN`: use
     /// [`MmapMmio::open_range`] with the map's size) and as
     /// [`MmapMmio::open_range`] does.
+    ///
+    /// Every error names `path` and keeps its [`io::ErrorKind`].
     pub fn open(path: impl AsRef<Path>, device_base: DeviceAddr) -> io::Result<Self> {
         let path = path.as_ref();
+        Self::open_whole(path, device_base).map_err(|e| at_path(path, e))
+    }
+
+    fn open_whole(path: &Path, device_base: DeviceAddr) -> io::Result<Self> {
         let size = std::fs::metadata(path)?.len();
         let len = usize::try_from(size).map_err(|_| invalid("file too large to map"))?;
         if len == 0 {
@@ -54,7 +66,7 @@ impl MmapMmio {
                 "file reports size 0; give the window length with open_range",
             ));
         }
-        Self::open_range(path, 0, len, device_base)
+        Self::map_range(path, 0, len, device_base)
     }
 
     /// Map `len` bytes of `path` from byte `offset` at device address
@@ -63,9 +75,20 @@ impl MmapMmio {
     /// Refused (`InvalidInput`): `len` of 0 or not a multiple of 4; `offset` or
     /// `device_base` not dword aligned; `device_base + len` past `u64::MAX`; for
     /// a regular file, a range extending past its end. I/O errors of opening
-    /// and mapping are passed through.
+    /// and mapping are passed through. Every error names `path` and keeps its
+    /// [`io::ErrorKind`].
     pub fn open_range(
         path: impl AsRef<Path>,
+        offset: u64,
+        len: usize,
+        device_base: DeviceAddr,
+    ) -> io::Result<Self> {
+        let path = path.as_ref();
+        Self::map_range(path, offset, len, device_base).map_err(|e| at_path(path, e))
+    }
+
+    fn map_range(
+        path: &Path,
         offset: u64,
         len: usize,
         device_base: DeviceAddr,
@@ -295,6 +318,29 @@ mod tests {
         assert_eq!(
             kind(MmapMmio::open("/nonexistent/khal-resource0", DeviceAddr(0))),
             io::ErrorKind::NotFound
+        );
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "Miri cannot open files with isolation on")]
+    fn errors_name_the_path() {
+        let msg = |r: io::Result<MmapMmio>| r.map(|_| ()).unwrap_err().to_string();
+        let gone = msg(MmapMmio::open("/nonexistent/khal-resource0", DeviceAddr(0)));
+        assert!(gone.starts_with("/nonexistent/khal-resource0: "), "{gone}");
+        let f = file_of(&[0u8; 64]);
+        let past = msg(MmapMmio::open_range(f.path(), 32, 64, DeviceAddr(0)));
+        assert_eq!(
+            past,
+            format!(
+                "{}: window extends past the end of the file",
+                f.path().display()
+            )
+        );
+        let empty = file_of(&[]);
+        let zero = msg(MmapMmio::open(empty.path(), DeviceAddr(0)));
+        assert!(
+            zero.starts_with(&format!("{}: file reports size 0", empty.path().display())),
+            "{zero}"
         );
     }
 }

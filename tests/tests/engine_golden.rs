@@ -400,7 +400,7 @@ fn dge_notif_enable_is_sunda_only() {
         Err(Error::NotTraced("sunda tpb dge_notific_ctrl offset"))
     );
     // Another arch through AnyArch: Unsupported (statically: does not compile,
-    // see tests/ui/dge_on_cayman.rs).
+    // see compile-fail/tests/ui/dge_on_cayman.rs).
     for (id, arch) in [(3, khal::ArchId::Cayman), (4, khal::ArchId::Mariana)] {
         assert_eq!(
             AnyArch::new(id)

@@ -55,6 +55,11 @@ use super::{check_flag_run, flag_value, DmaMemory};
 use crate::error::{Error, Result};
 use crate::notific::entry::{NqEntry, NQ_ENTRY_BYTES};
 
+// `read_published_entries` copies a run of entries as bytes: an `NqEntry` must
+// be exactly its 16 bytes, with no alignment of its own [004 §1 GOTCHA].
+static_assertions::assert_eq_size!(NqEntry, [u8; NQ_ENTRY_BYTES]);
+static_assertions::const_assert_eq!(core::mem::align_of::<NqEntry>(), 1);
+
 /// The alignment of every [`DmaBuffer`]: 64 bytes.
 ///
 /// The notes do not trace the alignment the device needs for an NQ base
@@ -313,14 +318,9 @@ impl DmaMemory for StaticDma {
     /// into the caller's entries.
     #[inline]
     fn read_published_entries(&self, offset: usize, out: &mut [NqEntry]) -> Result<()> {
-        let n = out
-            .len()
-            .checked_mul(NQ_ENTRY_BYTES)
-            .ok_or(Error::OutOfRange {
-                what: "static dma entry run",
-                value: offset as u64,
-                limit: self.len as u64,
-            })?;
+        // `out.len() * 16` bytes exactly (the layout asserted below): a slice
+        // in memory cannot overflow it, so there is nothing to check here.
+        let n = core::mem::size_of_val(out);
         self.check(offset, n)?;
         // SAFETY: `NqEntry` is `repr(transparent)` over `[u8; 16]` (its
         // documented layout guarantee), so `out` is `n` contiguous, initialised,

@@ -27,6 +27,7 @@ const fn enable_value(en: bool, mask: u32) -> u64 {
 /// with the queue when enabling: its offset and field are NOT TRACED, so the
 /// arch path has none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ErrorsNt {
     /// The register window the register sits in (the enable's `regs`).
     pub regs: DeviceAddr,
@@ -124,9 +125,6 @@ pub const DGE_NOTIF_EN: Field = Field {
 /// `aws_hal_stpb_dge_notif_enable(regs, en)`: read-modify-write of the DGE
 /// notific ctrl in the window at `regs` [002 §4]. The register's offset is not
 /// traced → `NotTraced`, nothing accessed.
-///
-/// Interpretation (MED, listed in `docs/coverage.md`): the notes show only the
-/// enabling `|= 2`; `en = false` clearing bit 1 is khal's reading.
 pub fn dge_notif_enable<A: DgeNotif, M: Mmio + ?Sized>(
     mmio: &M,
     regs: DeviceAddr,

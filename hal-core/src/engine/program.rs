@@ -26,6 +26,7 @@ pub const SKIP: u64 = u64::MAX;
 /// Everything `program_start` needs of the arch, resolved: each launched
 /// engine's XT-local window and the three NX registers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct StartLayout {
     /// The XT-local window of each engine, by engine number; `None` for an
     /// engine that is skipped (or whose window is unknown).

@@ -120,6 +120,12 @@ impl<A> core::fmt::Debug for HbmChannel<A> {
         write!(f, "HbmChannel({}, {})", self.index, self.base)
     }
 }
+#[cfg(feature = "defmt")]
+impl<A> defmt::Format for HbmChannel<A> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(f, "HbmChannel({=u8}, {})", self.index, self.base)
+    }
+}
 
 /// The HBM map family [000 §3], [FACTS §3.1].
 pub trait HbmMap: Sized {

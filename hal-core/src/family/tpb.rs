@@ -85,6 +85,12 @@ impl<A> core::fmt::Debug for Tile<A> {
         write!(f, "Tile({}, {})", self.index, self.base)
     }
 }
+#[cfg(feature = "defmt")]
+impl<A> defmt::Format for Tile<A> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(f, "Tile({=u8}, {})", self.index, self.base)
+    }
+}
 
 /// The TPB / PSUM / PREPROC base family [000 §3], [FACTS §3.1].
 pub trait TpbBases: Sized {
