@@ -3,17 +3,22 @@
 //!
 //! The known places are generated from the same trait walk as `khal map`
 //! (every base it prints decodes back to its family and index), plus the
-//! ranges whose extent the traits give (PREPROC windows, HBM usable size and
-//! BAR window, the DVE parameter RAM of each tile). Register names come from
-//! the `register_block!` descriptions through `BlockDesc::lookup`.
+//! ranges whose extent the traits give (PREPROC windows, the HBM usable size
+//! of each channel, the DVE tables and parameter RAM of each tile). Every
+//! offset is from the base of the place that holds the address. The HBM BAR
+//! window is a size, not an address range, so it decodes nothing [000 §3].
+//! A host-visible value's device-full place is the value plus the arch's
+//! rebase (none on SUNDA) [000 §2]. Register names come from the
+//! `register_block!` descriptions through `BlockDesc::lookup`; a byte inside a
+//! 32-bit register names the register and the byte's offset in it.
 
 use std::fmt::Write as _;
 
 use clap::{Args, ValueEnum};
-use khal::core::addr::MeshHalf;
+use khal::core::addr::{MeshHalf, HOST_VISIBLE_REBASE};
 use khal::core::family::{Arch, HbmChannel, Tile};
 use khal::core::regs::BlockDesc;
-use khal::{ArchId, Cayman, DeviceAddr, Mariana, Sunda};
+use khal::{ArchId, Cayman, DeviceAddr, Engine, Mariana, Sunda};
 
 use crate::map::{self, mesh_label, Form, Val};
 use crate::ArchArg;
@@ -113,11 +118,39 @@ struct Region {
     /// Exclusive length; 1 for an exact base whose extent is not traced.
     len: u64,
     what: &'static str,
-    /// For a host-visible item: the device-full address of the same item.
+    /// For a host-visible item: the device-full address of the same place.
     device_twin: Option<u64>,
 }
 
+/// What one region says about an address: the item and the offset from the
+/// region's own base.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    /// The family (`hbm`, `seq`, …).
+    pub family: &'static str,
+    /// The item (`hbm[2]`, `seq[pe].seq (host-visible)`, …).
+    pub item: String,
+    /// `address - base of the item`.
+    pub offset: u64,
+    /// The rest of the answer line (what the place is, index, mesh half, form).
+    pub detail: String,
+}
+
+/// The host-visible rebase of an arch, read off the sequencer getter (device
+/// PE base minus host-visible PE base): `0x8_0000_0000` on CAYMAN and
+/// MARIANA, 0 on SUNDA, which carries no prefix to rebase [000 §2], [FACTS §3.2].
+fn rebase_of<A: Arch>() -> u64 {
+    match (
+        A::seq_params(Engine::Pe),
+        A::seq_params_host_visible(Engine::Pe),
+    ) {
+        (Ok(d), Ok(h)) => d.seq.get().wrapping_sub(h.seq.get()),
+        _ => HOST_VISIBLE_REBASE,
+    }
+}
+
 fn regions_of<A: Arch>() -> Vec<Region> {
+    let rebase = rebase_of::<A>();
     let mut v: Vec<Region> = map::walk::<A>()
         .into_iter()
         .filter_map(|it| match it.val {
@@ -129,22 +162,13 @@ fn regions_of<A: Arch>() -> Vec<Region> {
                 start: a,
                 len: 1,
                 what: "base",
-                device_twin: None,
+                // The device-full place of a host-visible value is the value
+                // plus the rebase, whatever item holds it [000 §2].
+                device_twin: (form == Form::HostVisible).then(|| a.wrapping_add(rebase)),
             }),
             _ => None,
         })
         .collect();
-    // Pair each host-visible item with its device-full twin (same item name
-    // without the suffix): SUNDA's twin has the same value, CAYMAN's differs
-    // by the rebase [000 §2].
-    let twins: Vec<(String, u64)> = v
-        .iter()
-        .filter(|r| r.form == Form::Device)
-        .map(|r| (format!("{} (host-visible)", r.item), r.start))
-        .collect();
-    for r in v.iter_mut().filter(|r| r.form == Form::HostVisible) {
-        r.device_twin = twins.iter().find(|(n, _)| *n == r.item).map(|&(_, a)| a);
-    }
 
     // PREPROC windows: base .. base + size [kdrv v3].
     if let (Ok(n), Ok(size)) = (A::preproc_count(), A::preproc_size()) {
@@ -163,44 +187,33 @@ fn regions_of<A: Arch>() -> Vec<Region> {
             }
         }
     }
-    // HBM: the usable size, then the rest of the BAR window where known.
+    // HBM: channel base .. base + the usable size. The BAR window per channel
+    // is a size (the PCIe aperture), not a range of device addresses beyond
+    // the usable size [000 §3 GOTCHA]: it decodes nothing.
     let usable = A::get_hbm_size().bytes();
     for c in HbmChannel::<A>::all() {
-        let idx = Some(("channel", c.index()));
         v.push(Region {
             family: "hbm",
             item: format!("hbm[{}]", c.index()),
-            index: idx,
+            index: Some(("channel", c.index())),
             form: Form::Device,
             start: c.base().get(),
             len: usable,
             what: "usable HBM (get_hbm_size)",
             device_twin: None,
         });
-        if let Ok(bar) = A::hbm_bar_window() {
-            if bar.bytes() > usable {
-                v.push(Region {
-                    family: "hbm",
-                    item: format!("hbm[{}]", c.index()),
-                    index: idx,
-                    form: Form::Device,
-                    start: c.base().get() + usable,
-                    len: bar.bytes() - usable,
-                    what: "BAR window beyond the usable size",
-                    device_twin: None,
-                });
-            }
-        }
     }
     // DVE tables and parameter RAM: TPB AXI base + offset, per tile [FACTS §8].
+    // A table spans its size from the table-size getter [000r1 §3].
+    let sizes = A::dve_table_sizes();
     for t in Tile::<A>::all() {
         let idx = Some(("tile", t.index()));
         if let Some(o) = A::DVE_TABLE_OFFSETS {
-            for (n, off) in [
-                ("opcode", o.opcode),
-                ("control_fast", o.control_fast),
-                ("control_slow", o.control_slow),
-                ("datapath", o.datapath),
+            for (n, off, len) in [
+                ("opcode", o.opcode, sizes.opcode),
+                ("control_fast", o.control_fast, sizes.control_fast),
+                ("control_slow", o.control_slow, sizes.control_slow),
+                ("datapath", o.datapath, sizes.datapath),
             ] {
                 v.push(Region {
                     family: "dve",
@@ -208,8 +221,8 @@ fn regions_of<A: Arch>() -> Vec<Region> {
                     index: idx,
                     form: Form::Device,
                     start: off.at(t.base()).get(),
-                    len: 1,
-                    what: "table start",
+                    len,
+                    what: "DVE table",
                     device_twin: None,
                 });
             }
@@ -236,38 +249,72 @@ fn regions(arch: ArchId) -> Vec<Region> {
     }
 }
 
-fn describe(r: &Region, addr: u64) -> String {
-    let mut s = format!("{}  {}", r.family, r.item);
-    let off = addr - r.start;
-    if off != 0 {
-        let _ = write!(s, " + {off:#x}");
-    }
-    let _ = write!(s, "  ({}", r.what);
+fn detail(r: &Region, addr: u64) -> String {
+    let mut s = format!("({}", r.what);
     if let Some((what, i)) = r.index {
         let _ = write!(s, ", {what} {i}");
     }
-    match r.form {
-        Form::Device => {
+    match (r.form, r.device_twin) {
+        (Form::Device, _) => {
             let half = DeviceAddr(addr).mesh_half();
             let _ = write!(s, ", {} mesh half, device-full", mesh_label(half));
         }
-        Form::HostVisible => match r.device_twin {
-            Some(d) if d == r.start => {
-                let _ = write!(
-                    s,
-                    ", host-visible, same as device-full: no rebase on this arch"
-                );
-            }
-            Some(d) => {
-                let _ = write!(s, ", host-visible offset of device-full {d:#x}");
-            }
-            None => {
-                let _ = write!(s, ", host-visible offset");
-            }
-        },
+        (Form::HostVisible, Some(d)) if d == r.start => {
+            let _ = write!(
+                s,
+                ", host-visible, same as device-full: no rebase on this arch"
+            );
+        }
+        (Form::HostVisible, Some(d)) => {
+            let _ = write!(s, ", host-visible offset of device-full {d:#x}");
+        }
+        (Form::HostVisible, None) => {
+            let _ = write!(s, ", host-visible offset");
+        }
     }
     s.push(')');
     s
+}
+
+/// Every place of `arch` that holds `addr`, each with the offset from its own
+/// base. Two places that name the same item at the same offset (a channel
+/// base the map prints, and the channel's usable range) are one answer.
+pub fn hits(arch: ArchId, addr: u64) -> Vec<Hit> {
+    let mut out: Vec<Hit> = Vec::new();
+    for r in regions(arch) {
+        let Some(offset) = addr.checked_sub(r.start) else {
+            continue;
+        };
+        if offset >= r.len {
+            continue;
+        }
+        if out.iter().any(|h| h.item == r.item && h.offset == offset) {
+            continue;
+        }
+        out.push(Hit {
+            family: r.family,
+            detail: detail(&r, addr),
+            item: r.item,
+            offset,
+        });
+    }
+    out
+}
+
+/// The register of a described block holding byte `offset`, with the byte's
+/// offset inside it: registers are 32-bit, so the one at `offset & !3`
+/// [004 §2], [000 §2].
+fn register_holding(b: &BlockDesc, offset: u64) -> Option<(String, u64)> {
+    let aligned = offset & !3;
+    b.lookup(aligned).map(|n| (n.to_string(), offset - aligned))
+}
+
+fn register_line(name: &str, within: u64) -> String {
+    if within == 0 {
+        format!("register {name}")
+    } else {
+        format!("register {name} + {within:#x} (byte {within} of the 32-bit register)")
+    }
 }
 
 /// Run `khal decode`.
@@ -283,15 +330,15 @@ pub fn run(args: &DecodeArgs) -> Result<String, String> {
             w.name(),
             arch.name()
         );
-        let names: Vec<String> = blocks(arch)
+        let in_window: Vec<&'static BlockDesc> = blocks(arch)
             .into_iter()
-            .filter(|(p, _)| matches!(p, Placement::InWindow(x) if *x == w))
-            .filter_map(|(_, b)| b.lookup(addr).map(|n| n.to_string()))
+            .filter_map(|(p, b)| matches!(p, Placement::InWindow(x) if x == w).then_some(b))
             .collect();
-        if blocks(arch)
+        let names: Vec<(String, u64)> = in_window
             .iter()
-            .all(|(p, _)| !matches!(p, Placement::InWindow(x) if *x == w))
-        {
+            .filter_map(|b| register_holding(b, addr))
+            .collect();
+        if in_window.is_empty() {
             let _ = writeln!(
                 out,
                 "  not traced: no {} registers are described for {}",
@@ -301,8 +348,8 @@ pub fn run(args: &DecodeArgs) -> Result<String, String> {
         } else if names.is_empty() {
             let _ = writeln!(out, "  unknown: no described register at offset {addr:#x}");
         } else {
-            for n in names {
-                let _ = writeln!(out, "  register {n}");
+            for (n, within) in names {
+                let _ = writeln!(out, "  {}", register_line(&n, within));
             }
         }
         return Ok(out);
@@ -317,30 +364,27 @@ pub fn run(args: &DecodeArgs) -> Result<String, String> {
         "{addr:#x} on {} ({half} mesh half if device-full):",
         arch.name()
     );
-    let all = regions(arch);
-    let hits: Vec<&Region> = all
-        .iter()
-        .filter(|r| addr >= r.start && addr - r.start < r.len)
-        .collect();
-    // A range starting exactly at a base the walk already names adds nothing.
-    let hits: Vec<&Region> = hits
-        .iter()
-        .copied()
-        .filter(|r| {
-            !(r.len > 1 && r.start == addr && hits.iter().any(|o| o.len == 1 && o.item == r.item))
-        })
-        .collect();
-    for r in &hits {
-        let _ = writeln!(out, "  {}", describe(r, addr));
+    let found = hits(arch, addr);
+    for h in &found {
+        let _ = write!(out, "  {}  {}", h.family, h.item);
+        if h.offset != 0 {
+            let _ = write!(out, " + {:#x}", h.offset);
+        }
+        let _ = writeln!(out, "  {}", h.detail);
     }
+    let mut registers = 0;
     for (p, b) in blocks(arch) {
         if let Placement::At(base) = p {
-            if let Some(n) = b.lookup_at(base, DeviceAddr(addr)) {
-                let _ = writeln!(out, "  register {n}");
+            if let Some((n, within)) = addr
+                .checked_sub(base.get())
+                .and_then(|off| register_holding(b, off))
+            {
+                let _ = writeln!(out, "  {}", register_line(&n, within));
+                registers += 1;
             }
         }
     }
-    if hits.is_empty() {
+    if found.is_empty() && registers == 0 {
         let _ = writeln!(
             out,
             "  unknown: no traced base or window of {} holds this address",

@@ -32,7 +32,7 @@
 //! | fault | tail mode | phase mode |
 //! | --- | --- | --- |
 //! | `stall` | `timeout: device accepting notifications on an empty NQ` | same |
-//! | `lie` (tail reads `0x18`) | `device fault: tail 0x18 is not a multiple of the 16-byte entry` | `timeout: nq tail drain` (phase mode never reads the tail; the final reset cannot see it drain) |
+//! | `lie` (tail reads `0x18`) | `device fault: tail 0x18 is not a multiple of the 16-byte entry` | same (phase mode reads the tail only in the final reset, whose wait names the lie at once) |
 //! | `slow` (phase lands 2 s late, budget 1 s) | `timeout: nq notification arrival` | `timeout: posted notifications landing (phase bits)` |
 //! | `gone` (reads all ones) | `device fault: register at … reads all ones (device gone)` | `timeout: device accepting notifications on an empty NQ` (head writes are lost, the ring fills) |
 

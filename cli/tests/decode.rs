@@ -61,15 +61,14 @@ fn ranges_and_mesh_halves() {
         out.contains("channel 2, high mesh half, device-full"),
         "{out}"
     );
-    let (_, out, _) = khal(&["decode", "--arch", "cayman", "0x8047_0000_0000"]);
-    assert!(out.contains("BAR window beyond the usable size"), "{out}");
-    let (_, out, _) = khal(&["decode", "--arch", "mariana", "0x804A_0000_0000"]);
-    assert!(
-        out.contains("unknown"),
-        "MARIANA's BAR window is not traced: {out}"
-    );
     let (_, out, _) = khal(&["decode", "--arch", "cayman", "0x20_02B8_7010"]);
     assert!(out.contains("dve  tpb[0] + dve param ram + 0x10"), "{out}");
+    // A DVE table spans its size from the size getter [000r1 §3].
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "0x20_02B8_5FFC"]);
+    assert!(
+        out.contains("dve  tpb[0] + dve table opcode + 0x3ffc"),
+        "{out}"
+    );
     let (_, out, _) = khal(&["decode", "--arch", "cayman", "0x2600000"]);
     assert!(
         out.contains("seq[pe].seq (host-visible)") && out.contains("device-full 0x802600000"),
@@ -77,6 +76,50 @@ fn ranges_and_mesh_halves() {
     );
     let (_, out, _) = khal(&["decode", "--arch", "sunda", "0x2600000"]);
     assert!(out.contains("no rebase on this arch"), "{out}");
+}
+
+/// The HBM BAR window is a size, not a range of device addresses: nothing
+/// past a channel's usable size decodes as HBM, and offsets are from the
+/// channel base [000 §3 GOTCHA].
+#[test]
+fn hbm_bar_window_is_not_an_address_range() {
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "0x802B20000"]);
+    assert!(out.contains("seq  seq[dve].seqtop  (base"), "{out}");
+    assert!(!out.contains("hbm"), "{out}");
+    assert_eq!(out.lines().count(), 2, "{out}");
+    for addr in ["0x804700000000", "0x600000000", "0x8046_0000_0000"] {
+        let (_, out, _) = khal(&["decode", "--arch", "cayman", addr]);
+        assert!(!out.contains("hbm"), "{addr}: {out}");
+        assert!(out.contains("unknown"), "{addr}: {out}");
+    }
+    // The last dword of the usable range, from the channel's own base.
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "0x5_FFFF_FFFC"]);
+    assert!(out.contains("hbm  hbm[0] + 0x5fffffffc  (usable"), "{out}");
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "0x8045_FFFF_FFFC"]);
+    assert!(out.contains("hbm  hbm[3] + 0x5fffffffc  (usable"), "{out}");
+    let (_, out, _) = khal(&["decode", "--arch", "mariana", "0x8048_0000_0000"]);
+    assert!(out.contains("hbm  hbm[3] + 0x800000000  (usable"), "{out}");
+}
+
+/// A host-visible value's device-full place is the value plus
+/// `0x8_0000_0000` (CAYMAN, MARIANA), not whatever item has the same name.
+#[test]
+fn host_visible_twin_is_the_value_plus_the_rebase() {
+    for arch in ["cayman", "mariana"] {
+        let (_, out, _) = khal(&["decode", "--arch", arch, "0x2800000"]);
+        assert!(
+            out.contains("seq[sp].seq (host-visible)")
+                && out.contains("host-visible offset of device-full 0x802800000"),
+            "{out}"
+        );
+        assert!(!out.contains("device-full 0x0)"), "{out}");
+    }
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "0x247_0000"]);
+    assert!(
+        out.contains("hw_decode[act].base (host-visible)")
+            && out.contains("device-full 0x802470000"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -98,6 +141,22 @@ fn register_names_inside_windows() {
     assert!(out.contains("not traced"), "{out}");
     let (_, out, _) = khal(&["decode", "--arch", "cayman", "--in", "nx-local", "0x8"]);
     assert!(out.contains("unknown"), "{out}");
+    // A byte inside a register names the register and the byte's offset.
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "--in", "notific", "0x10e"]);
+    assert!(
+        out.contains("register notific.nq[0].nq_head_ptr + 0x2 (byte 2"),
+        "{out}"
+    );
+    let (_, out, _) = khal(&["decode", "--arch", "sunda", "--in", "notific", "0x10c"]);
+    assert!(
+        out.contains("register notific.nq[0].nq_head_ptr\n"),
+        "{out}"
+    );
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "--in", "nx-local", "0xA0B"]);
+    assert!(
+        out.contains("register tpb_nx_local.notific_sw_queue_num2 + 0x3"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -123,15 +123,16 @@ fn notific_init_both_flavours_both_bp_modes() {
 #[test]
 fn nq_configure_strided_and_flat() {
     // [004 §3] queue_config: base_lo +0x100, base_hi +0x104, f_size +0x108,
-    // + 40 * idx on the 10-queue flavour, no stride on the single-queue one.
+    // + 40 * idx on the 10-queue flavour, no stride on the single-queue one
+    // (whose only queue is 0: another index is refused, nothing traced).
     for arch in ARCHES {
-        let op = |q: &'static str| {
+        let op = |q: &'static str, idx: &'static str| {
             [
                 "nq-configure",
                 "--queues",
                 q,
                 "--index",
-                "3",
+                idx,
                 "--base",
                 "0x12_3456_7890",
                 "--size",
@@ -140,7 +141,7 @@ fn nq_configure_strided_and_flat() {
         };
         check(
             arch,
-            &op("10"),
+            &op("10", "3"),
             &[
                 (W, N, 0x100 + 120, 0x3456_7890, "nq[3].nq_base_addr_lo"),
                 (W, N, 0x104 + 120, 0x12, "nq[3].nq_base_addr_hi"),
@@ -149,13 +150,18 @@ fn nq_configure_strided_and_flat() {
         );
         check(
             arch,
-            &op("1"),
+            &op("1", "0"),
             &[
                 (W, N, 0x100, 0x3456_7890, "nq[0].nq_base_addr_lo"),
                 (W, N, 0x104, 0x12, "nq[0].nq_base_addr_hi"),
                 (W, N, 0x108, 4096, "nq[0].nq_f_size"),
             ],
         );
+        let mut args = vec!["trace", "--arch", arch];
+        args.extend_from_slice(&op("1", "3"));
+        let (code, out, err) = khal(&args);
+        assert_ne!(code, 0, "{args:?}: {out}");
+        assert!(err.contains("nq index (single-queue flavour)"), "{err}");
     }
 }
 

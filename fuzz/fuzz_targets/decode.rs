@@ -5,9 +5,12 @@
 //!
 //! Properties: for any arch, any 64-bit address and any window, decoding
 //! returns a non-empty text and never panics (no overflow in the range
-//! arithmetic, no slicing past an end); every base the map walk prints
-//! decodes back to an answer naming its item; `parse_addr` never panics on
-//! any string and round-trips every `0x…` rendering.
+//! arithmetic, no slicing past an end); the places it names are exactly
+//! those an independent linear model finds (cli/tests/decode_model: every
+//! described place, offsets from its own base, host-visible twins at value +
+//! the rebase); every base the map walk prints decodes back to an answer
+//! naming its item; `parse_addr` never panics on any string and round-trips
+//! every `0x…` rendering.
 #![no_main]
 #![allow(dead_code, unused_imports)]
 
@@ -21,6 +24,9 @@ mod map;
 
 #[path = "../../cli/src/decode.rs"]
 mod decode;
+
+#[path = "../../cli/tests/decode_model/mod.rs"]
+mod decode_model;
 
 /// An arch on the command line (as in cli/src/main.rs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -51,6 +57,18 @@ const WINDOWS: [Option<decode::Window>; 4] = [
     Some(decode::Window::XtLocal),
     Some(decode::Window::Notific),
 ];
+
+/// Every printed address of `A` (`true` = host-visible) and the model's places.
+fn model_places<A: khal::core::family::Arch>() -> Vec<decode_model::Place> {
+    let printed: Vec<(String, u64, bool)> = map::walk::<A>()
+        .into_iter()
+        .filter_map(|it| match it.val {
+            map::Val::Addr(a, form) => Some((it.item, a, form == map::Form::HostVisible)),
+            _ => None,
+        })
+        .collect();
+    decode_model::places::<A>(&printed)
+}
 
 fn bases(arch: ArchArg) -> Vec<(String, u64)> {
     let items = match arch {
@@ -84,6 +102,27 @@ fuzz_target!(|data: &[u8]| {
             base.wrapping_add((inp.u32() as i32) as i64 as u64)
         }
     };
+    // The decoder's places against the linear model's.
+    let places = match arch {
+        ArchArg::Sunda => model_places::<khal::Sunda>(),
+        ArchArg::Cayman => model_places::<khal::Cayman>(),
+        ArchArg::Mariana => model_places::<khal::Mariana>(),
+    };
+    let hits = decode::hits(arch.id(), address);
+    let got: std::collections::BTreeSet<decode_model::Answer> =
+        hits.iter().map(|h| (h.item.clone(), h.offset)).collect();
+    assert_eq!(got.len(), hits.len(), "{address:#x}: an answer repeated");
+    assert_eq!(got, decode_model::expected(&places, address), "{address:#x}");
+    for (item, twin) in decode_model::twins(&places, address) {
+        let h = hits.iter().find(|h| h.item == item).expect("named");
+        let says = if twin == address {
+            "same as device-full".to_string()
+        } else {
+            format!("device-full {twin:#x}")
+        };
+        assert!(h.detail.contains(&says), "{address:#x} {item}: {}", h.detail);
+    }
+
     let args = decode::DecodeArgs { arch, window, address };
     let out = decode::run(&args).expect("decode never fails on a parsed address");
     assert!(!out.is_empty());

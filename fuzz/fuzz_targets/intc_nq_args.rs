@@ -97,7 +97,8 @@ fuzz_target!(|data: &[u8]| {
             }
             5 => {
                 let (q, b, s) = (idx(&mut inp, 10), idx(&mut inp, 8), idx(&mut inp, 8));
-                let q_ok = ens.num_queues() == 1 || q < 10;
+                // The single-queue flavour has queue 0 only; the 10-queue one 0..10.
+                let q_ok = if ens.num_queues() == 1 { q == 0 } else { q < 10 };
                 let r = intc.set_notific_queue_base(&ens, q, b, s).map(|_| ());
                 (q_ok && b < 8 && s < 8, r)
             }
@@ -113,8 +114,9 @@ fuzz_target!(|data: &[u8]| {
             8 => (true, ens.set_coalescer_bypass(inp.bool())),
             9 => (true, ens.update_wr_buf_enable(inp.u64(), inp.u64())),
             _ => {
-                // NQ configuration: index < 10, size a non-zero multiple of
-                // 16 within the memory, max_batch > 0.
+                // NQ configuration: index < 10 (0 on the single-queue
+                // flavour), size a non-zero multiple of 16 within the
+                // memory, max_batch > 0.
                 let index = idx(&mut inp, 10);
                 let size = if inp.bool() { inp.u16() as u32 } else { (inp.u8() as u32 % 8) * 16 };
                 let len = inp.u16() as usize % 2048;
@@ -127,7 +129,8 @@ fuzz_target!(|data: &[u8]| {
                     None
                 };
                 let mem = RingMem::new(len, len, 0x1000);
-                let ok = index < 10 && size > 0 && size % 16 == 0 && size as usize <= len && mb != Some(0);
+                let index_ok = if ens.num_queues() == 1 { index == 0 } else { index < 10 };
+                let ok = index_ok && size > 0 && size % 16 == 0 && size as usize <= len && mb != Some(0);
                 let r = NqRing::configure_host(&ens, &mem, cfg).map(|_| ());
                 (ok, r)
             }

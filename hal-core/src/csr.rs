@@ -203,14 +203,11 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 /// so that a dword access at `p` is resolved with one branch-free search and
 /// one compare:
 ///
-/// - `nkey[i] = !key[i]`, where `key[i]` is the first address of region `i`
-///   whose translation is dword aligned (`start + o`, `o = (-device_addr) mod
-///   4`). Keys are strictly increasing (regions are sorted, disjoint and at
-///   least 4 bytes long). Stored inverted so that an unused slot is all zero
-///   (key `u64::MAX`, above every address): a new table is one zero fill,
-///   which the compiler writes in place instead of building and copying it.
+/// - `key[i]`: the first address of region `i` whose translation is dword
+///   aligned (`start + o`, `o = (-device_addr) mod 4`). Keys are strictly
+///   increasing (regions are sorted, disjoint and at least 4 bytes long).
 /// - `span[i]`: how many valid dword addresses the region has, i.e. how many
-///   `p = key + 4k` satisfy `p <= end - 4` [000 §1]; 0 for unused slots.
+///   `p = key + 4k` satisfy `p <= end - 4` [000 §1].
 /// - `delta[i]`: `device_addr - start` (wrapping): the translation is `p + delta`.
 ///
 /// An access at `p` is valid in region `i` exactly when
@@ -219,18 +216,22 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 /// key wraps to a value no `span` reaches, so bounds `[start, end - 4]` and the
 /// alignment of the translated address are one unsigned compare. The candidate
 /// `i` is the last slot with `key[i] <= p`, found by a branch-free binary
-/// search over all `N` slots (`N` is a constant, so for small tables the
-/// search is fully unrolled: 2 steps for 4 slots, 3 for 8; for 256 slots, 8).
-/// Only a refused access takes the slow path ([`Self::find`] and
-/// [`CsrRegion::translate`]), which gives the exact error of [000 §1].
+/// search over all `N` slots (`N` is a constant, so the search is fully
+/// unrolled: 2 steps for 4 slots, 3 for 8, 8 for 256). Only a refused access
+/// takes the slow path ([`Self::find`] and [`CsrRegion::translate`]), which
+/// gives the exact error of [000 §1].
 ///
-/// The table is a plain fixed array: inserting shifts entries by swaps, so no
-/// `memmove` is linked into firmware (the `heapless::Vec` it replaces pulled
-/// in `memmove`/`memcpy`, 21% of a firmware image's `.text`).
+/// The used slots are the LAST `len` of the arrays; the unused ones come first
+/// and are all zero (key 0, span 0: they sort below every region and never
+/// match). So a new table is one zero fill, which the compiler writes in place
+/// rather than building and copying it, and the table is a plain fixed array:
+/// inserting shifts entries by swaps, so no `memmove` is linked into firmware
+/// (the `heapless::Vec` it replaces pulled in `memmove`/`memcpy`, 21% of a
+/// firmware image's `.text`).
 #[derive(Clone)]
 pub struct RegionTable<const N: usize> {
     regions: [CsrRegion; N],
-    nkey: [u64; N],
+    key: [u64; N],
     span: [u64; N],
     delta: [u64; N],
     len: usize,
@@ -256,14 +257,14 @@ impl<const N: usize> RegionTable<N> {
     pub const fn new() -> Self {
         RegionTable {
             regions: [EMPTY_SLOT; N],
-            nkey: [0; N],
+            key: [0; N],
             span: [0; N],
             delta: [0; N],
             len: 0,
         }
     }
 
-    /// The fast-path words `(nkey, span, delta)` of `r` (see the type docs).
+    /// The fast-path words `(key, span, delta)` of `r` (see the type docs).
     const fn fast_words(r: &CsrRegion) -> (u64, u64, u64) {
         // The offset of the first aligned translation: `device_addr + o` is a
         // multiple of 4.
@@ -271,7 +272,12 @@ impl<const N: usize> RegionTable<N> {
         // `end - start >= 4` (invariant of `CsrRegion::new`): no wrap.
         let last = r.end - 4 - r.start;
         let span = if last < o { 0 } else { (last - o) / 4 + 1 };
-        (!(r.start + o), span, r.device_addr.wrapping_sub(r.start))
+        (r.start + o, span, r.device_addr.wrapping_sub(r.start))
+    }
+
+    /// Index of the first used slot (`N - len`).
+    fn first(&self) -> usize {
+        N.saturating_sub(self.len)
     }
 
     /// Register `region`, keeping the table sorted.
@@ -280,46 +286,50 @@ impl<const N: usize> RegionTable<N> {
     /// ([`Error::InvalidArgument`]); a full table ([`Error::OutOfMemory`], the
     /// fixed-capacity form of an allocation failure).
     pub fn insert(&mut self, region: CsrRegion) -> Result<()> {
-        // One pass over the registered regions: the sorted place of the new
+        // One pass over the registered regions: how many start below the new
         // one, and whether it overlaps any (half-open ranges intersect).
-        let mut at = 0;
+        let mut below = 0;
         for r in self.as_slice() {
             if r.start < region.end && region.start < r.end {
                 return Err(Error::InvalidArgument(
                     "csr region overlaps a registered region",
                 ));
             }
-            at += usize::from(r.start < region.start);
+            below += usize::from(r.start < region.start);
         }
-        let Some(slot) = self.regions.get_mut(self.len) else {
+        // The new first used slot, just left of the current ones.
+        let Some(first) = self.first().checked_sub(1) else {
+            return Err(Error::OutOfMemory);
+        };
+        let Some(slot) = self.regions.get_mut(first) else {
             return Err(Error::OutOfMemory);
         };
         *slot = region;
-        // Move it down to its sorted place by swaps (no memmove), then
-        // recompute the fast-path words of every slot that moved.
-        let mut i = self.len;
-        while i > at {
-            if let Some(pair) = self.regions.get_mut(i - 1..=i) {
+        // Move it right past the `below` regions that start before it, by
+        // swaps (no memmove); then recompute the fast-path words of the
+        // slots that moved.
+        for i in first..first + below {
+            if let Some(pair) = self.regions.get_mut(i..=i + 1) {
                 pair.swap(0, 1);
             }
-            i -= 1;
         }
         self.len += 1;
-        self.refresh(at);
+        self.refresh(first, first + below + 1);
         Ok(())
     }
 
-    /// Recompute the fast-path words of slots `from..N` from the regions
+    /// Recompute the fast-path words of slots `from..to` from the regions
     /// (unused slots: all zero, see the type docs).
-    fn refresh(&mut self, from: usize) {
-        for j in from..N {
+    fn refresh(&mut self, from: usize, to: usize) {
+        let first = self.first();
+        for j in from..to.min(N) {
             if let (Some(r), Some(k), Some(s), Some(d)) = (
                 self.regions.get(j),
-                self.nkey.get_mut(j),
+                self.key.get_mut(j),
                 self.span.get_mut(j),
                 self.delta.get_mut(j),
             ) {
-                (*k, *s, *d) = if j < self.len {
+                (*k, *s, *d) = if j >= first {
                     Self::fast_words(r)
                 } else {
                     (0, 0, 0)
@@ -332,23 +342,24 @@ impl<const N: usize> RegionTable<N> {
     /// [000 §1]); returns how many were removed.
     pub fn remove_device(&mut self, device_id: u32) -> usize {
         let before = self.len;
-        let mut kept = 0;
-        for i in 0..before.min(N) {
+        // Compact the kept regions to the right end, keeping their order.
+        let mut kept = N;
+        for i in (self.first()..N).rev() {
             if self
                 .regions
                 .get(i)
                 .is_some_and(|r| r.device_id != device_id)
             {
+                kept -= 1;
                 self.regions.swap(kept, i);
-                kept += 1;
             }
         }
-        for r in self.regions.iter_mut().skip(kept) {
+        for r in self.regions.iter_mut().take(kept) {
             *r = EMPTY_SLOT;
         }
-        self.len = kept;
-        self.refresh(0);
-        before - kept
+        self.len = N - kept;
+        self.refresh(0, N);
+        before - self.len
     }
 
     /// The region whose `[start, end)` holds `p`, by binary search. Not
@@ -373,27 +384,24 @@ impl<const N: usize> RegionTable<N> {
     #[inline]
     pub fn translate(&self, p: DeviceAddr) -> Result<DeviceAddr> {
         let a = p.get();
-        // `key <= a` is `nkey >= !a`.
-        let na = !a;
-        // Branch-free binary search for the last slot with `key <= a`
-        // (slot 0 when none is; the compare below then refuses).
+        // Branch-free binary search for the last slot with `key <= a` (an
+        // unused slot, or slot 0, when no region's key is; the compare below
+        // then refuses).
         let mut base = 0usize;
         let mut n = N;
         while n > 1 {
             let half = n / 2;
             let probe = base + half;
-            if self.nkey.get(probe).is_some_and(|&k| k >= na) {
-                base = probe;
-            }
+            let go = self.key.get(probe).is_some_and(|&k| k <= a);
+            base = core::hint::select_unpredictable(go, probe, base);
             n -= half;
         }
-        if let (Some(&nk), Some(&s), Some(&d)) = (
-            self.nkey.get(base),
+        if let (Some(&k), Some(&s), Some(&d)) = (
+            self.key.get(base),
             self.span.get(base),
             self.delta.get(base),
         ) {
-            // `a - key` is `a + !key + 1` (wrapping).
-            if a.wrapping_add(nk).wrapping_add(1).rotate_right(2) < s {
+            if a.wrapping_sub(k).rotate_right(2) < s {
                 return Ok(DeviceAddr(a.wrapping_add(d)));
             }
         }
@@ -411,7 +419,7 @@ impl<const N: usize> RegionTable<N> {
 
     /// The regions, sorted by start.
     pub fn as_slice(&self) -> &[CsrRegion] {
-        self.regions.get(..self.len).unwrap_or(&[])
+        self.regions.get(self.first()..).unwrap_or(&[])
     }
 
     /// Number of registered regions.

@@ -38,6 +38,14 @@ pub enum Fault {
         /// The ring capacity in entries.
         capacity: u32,
     },
+    /// An NQ tail behind the tail read before it, while entries it showed
+    /// are still unconsumed: a device only moves its tail forward [004 §3].
+    TailMovedBackwards {
+        /// The raw tail value read.
+        tail: u32,
+        /// The tail the previous read showed (a byte offset).
+        previous: u32,
+    },
     /// A register read all ones: the device is gone or in reset.
     AllOnes {
         /// Address of the read.
@@ -171,6 +179,11 @@ impl core::fmt::Debug for Fault {
                 .field("claimed", &claimed)
                 .field("capacity", &capacity)
                 .finish(),
+            Fault::TailMovedBackwards { tail, previous } => f
+                .debug_struct("TailMovedBackwards")
+                .field("tail", &Hex(tail.into()))
+                .field("previous", &Hex(previous.into()))
+                .finish(),
             Fault::AllOnes { addr } => f.debug_struct("AllOnes").field("addr", &Hex(addr)).finish(),
             Fault::ShortTransfer { expected, moved } => f
                 .debug_struct("ShortTransfer")
@@ -228,6 +241,10 @@ impl core::fmt::Display for Fault {
             Fault::TooFarAhead { claimed, capacity } => write!(
                 f,
                 "device claims {claimed} pending entries in a ring of {capacity}"
+            ),
+            Fault::TailMovedBackwards { tail, previous } => write!(
+                f,
+                "tail {tail:#x} moved backwards (the previous read showed {previous:#x})"
             ),
             Fault::AllOnes { addr } => {
                 write!(f, "register at {addr:#x} reads all ones (device gone)")

@@ -13,11 +13,13 @@
 //!   from an arena of the model's memory, host memory as [`DmaBuf`]s attached
 //!   to the model (identity bus addresses).
 //!
-//! Every access is bounds-checked and volatile, because the device (or the
-//! device model) may write the memory at any time.
+//! Every access is bounds-checked. [`DmaBuf`] is shared with the device (or a
+//! device-model thread) that may write it at any time, so every host access
+//! is atomic: see [`DmaBuf`] for why that keeps its safe API sound.
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
 use khal_core::dma::{check_flag_run, flag_value, DmaAllocator, DmaMemory, MemLocation};
@@ -33,9 +35,29 @@ use memmap2::{MmapMut, MmapOptions};
 use crate::model::DeviceModel;
 use crate::pagemap::PagemapError;
 
+/// Bytes of the one access granularity of a [`DmaBuf`]: its aligned 8-byte words.
+const WORD: usize = 8;
+
+// `read_published_entries` copies an entry as two words.
+const _: () = assert!(NQ_ENTRY_BYTES == 2 * WORD);
+
 /// A heap buffer the device can see. Freed on drop.
+///
+/// Soundness under threads: the buffer is `Sync` and its methods take `&self`,
+/// so a device thread may write while a consumer thread reads. Every host
+/// access is therefore a **relaxed atomic** access of one of the buffer's
+/// aligned 8-byte words ([`AtomicU64`]): a byte load loads its word, a write
+/// of part of a word merges into it with a compare-exchange. All accesses
+/// have the same size and alignment, so none races (the memory model forbids
+/// racing plain accesses and racing atomics of different sizes). Ordering is
+/// the callers' business, as before: the NQ drain's Acquire fence after the
+/// phase scan, the producer's Release before the phase byte [FACTS §11]. On
+/// x86-64 and AArch64 a relaxed 8-byte load or store is a plain `mov`/`ldr`.
+/// The allocation is rounded up to whole words (at least 8-byte aligned) so
+/// that the word of the last byte is inside it.
 #[derive(Debug)]
 pub struct DmaBuf {
+    /// 8-byte aligned, valid for `words * 8 >= len` bytes.
     ptr: NonNull<u8>,
     len: usize,
     align: usize,
@@ -53,27 +75,42 @@ enum Backing {
     Mapped(#[allow(dead_code)] MmapMut),
 }
 
-// SAFETY: `DmaBuf` owns its allocation exclusively (like a `Box<[u8]>`); all
-// accesses through `&self` are volatile single-byte or byte-copy operations on
-// memory that is valid for the buffer's whole life, so sharing it across
-// threads cannot cause a data race on Rust-visible state beyond what the
-// device itself does to DMA memory.
+// SAFETY: `DmaBuf` owns its allocation exclusively (like a `Box<[u8]>`), valid
+// for the buffer's whole life; every access through `&self` is an atomic access
+// of an aligned 8-byte word of it (see the type's doc), so sharing or sending it
+// across threads cannot cause a data race.
 unsafe impl Send for DmaBuf {}
-// SAFETY: see `Send` above; concurrent volatile accesses are the DMA contract.
+// SAFETY: see `Send` above: concurrent accesses are all same-size atomics.
 unsafe impl Sync for DmaBuf {}
+
+/// Where byte `k` (0..8) of a word sits in the word's native-endian value.
+#[inline(always)]
+const fn byte_shift(k: usize) -> u32 {
+    if cfg!(target_endian = "little") {
+        (k * 8) as u32
+    } else {
+        ((WORD - 1 - k) * 8) as u32
+    }
+}
 
 impl DmaBuf {
     /// A zeroed buffer of `len` bytes aligned to `align` (a power of two).
     /// Bus address = the buffer's own address (identity, for the device model).
     pub fn new(len: usize, align: usize) -> Result<Self> {
-        let layout = Layout::from_size_align(len.max(1), align.max(1))
-            .map_err(|_| Error::InvalidArgument("dma buffer size/alignment"))?;
-        // SAFETY: `layout` has a non-zero size (`len.max(1)`).
+        let bad = Error::InvalidArgument("dma buffer size/alignment");
+        let asked = Layout::from_size_align(len.max(1), align.max(1)).map_err(|_| bad)?;
+        // Whole words, word-aligned: every byte's word is inside the allocation.
+        let layout = Layout::from_size_align(
+            asked.size().checked_next_multiple_of(WORD).ok_or(bad)?,
+            asked.align().max(WORD),
+        )
+        .map_err(|_| bad)?;
+        // SAFETY: `layout` has a non-zero size (at least one word).
         let raw = unsafe { alloc_zeroed(layout) };
         let ptr = NonNull::new(raw).ok_or(Error::OutOfMemory)?;
         Ok(DmaBuf {
             ptr,
-            len: layout.size(),
+            len: asked.size(),
             align: layout.align(),
             backing: Backing::Heap(layout),
             bus_addr: raw as u64,
@@ -95,8 +132,12 @@ impl DmaBuf {
         if len == 0 {
             return Err(Error::InvalidArgument("dma buffer size 0"));
         }
+        // Whole words (the mapping is page-aligned, so word-aligned).
+        let words = len
+            .checked_next_multiple_of(WORD)
+            .ok_or(Error::InvalidArgument("dma buffer size"))?;
         let mut opts = MmapOptions::new();
-        opts.len(len).populate();
+        opts.len(words).populate();
         if hugepage {
             // 2^21 = 2 MiB pages.
             opts.huge(Some(21));
@@ -121,7 +162,8 @@ impl DmaBuf {
         self
     }
 
-    /// The alignment the buffer was allocated with.
+    /// The alignment the buffer was allocated with (at least the one asked,
+    /// and at least 8: the buffer is made of aligned words).
     pub fn align(&self) -> usize {
         self.align
     }
@@ -135,6 +177,85 @@ impl DmaBuf {
                 limit: self.len() as u64,
             }),
         }
+    }
+
+    /// The word holding byte `offset`.
+    ///
+    /// # Safety
+    /// `offset < len` (the word then lies inside the allocation, rounded up to
+    /// whole words).
+    #[inline(always)]
+    unsafe fn word(&self, offset: usize) -> &AtomicU64 {
+        // SAFETY: `offset < len` (the caller's contract), so the word at
+        // `offset & !7` is inside the word-rounded allocation; `ptr` is 8-byte
+        // aligned, so the word is too; the memory lives as long as `&self`, and
+        // every access to it is atomic and 8 bytes wide (the type's doc).
+        unsafe { AtomicU64::from_ptr(self.word_ptr(offset)) }
+    }
+
+    /// A pointer to the word holding byte `offset`, derived from the
+    /// allocation's pointer (so it may walk on to the next words); only
+    /// dereferenced, atomically, for `offset < len`.
+    #[inline(always)]
+    fn word_ptr(&self, offset: usize) -> *mut u64 {
+        self.ptr
+            .as_ptr()
+            .wrapping_add(offset & !(WORD - 1))
+            .cast::<u64>()
+    }
+
+    /// Copy `out.len()` bytes from `offset` (the caller checked
+    /// `offset + out.len() <= len`): one relaxed load per word touched.
+    #[inline(always)]
+    fn copy_out(&self, offset: usize, out: &mut [u8]) {
+        let mut off = offset;
+        // A partial first word.
+        let k = off % WORD;
+        let head = if k == 0 { 0 } else { (WORD - k).min(out.len()) };
+        let (first, rest) = out.split_at_mut(head);
+        if !first.is_empty() {
+            // SAFETY: `off` is the first byte asked, below `len` (checked by the caller).
+            let w = unsafe { self.word(off) }.load(Relaxed).to_ne_bytes();
+            first.copy_from_slice(&w[k..k + first.len()]);
+            off += first.len();
+        }
+        // Whole words.
+        let mut words = rest.chunks_exact_mut(WORD);
+        for o in &mut words {
+            // SAFETY: `off` is a byte asked, below `len` (checked by the caller).
+            o.copy_from_slice(&unsafe { self.word(off) }.load(Relaxed).to_ne_bytes());
+            off += WORD;
+        }
+        // A partial last word.
+        let tail = words.into_remainder();
+        if !tail.is_empty() {
+            // SAFETY: `off` is a byte asked, below `len` (checked by the caller).
+            let w = unsafe { self.word(off) }.load(Relaxed).to_ne_bytes();
+            tail.copy_from_slice(&w[..tail.len()]);
+        }
+    }
+
+    /// Write `data` into the word holding `offset`, from byte `offset % 8`
+    /// on (it must fit in the word), keeping the word's other bytes. The
+    /// caller checked `offset + data.len() <= len`.
+    fn merge(&self, offset: usize, data: &[u8]) {
+        let k = offset % WORD;
+        // SAFETY: `offset` is a byte to write, below `len` (checked by `write`).
+        let word = unsafe { self.word(offset) };
+        if k == 0 && data.len() == WORD {
+            let mut w = [0u8; WORD];
+            w.copy_from_slice(data);
+            word.store(u64::from_ne_bytes(w), Relaxed);
+            return;
+        }
+        // A compare-exchange, so that a concurrent write of the word's other
+        // bytes is not lost. It only retries when such a write landed in
+        // between; the closure never refuses, so the result is always `Ok`.
+        let _ = word.fetch_update(Relaxed, Relaxed, |old| {
+            let mut w = old.to_ne_bytes();
+            w[k..k + data.len()].copy_from_slice(data);
+            Some(u64::from_ne_bytes(w))
+        });
     }
 
     /// The raw start pointer (for the bench harness's reference loops).
@@ -157,39 +278,15 @@ impl DmaMemory for DmaBuf {
     #[inline]
     fn load_u8(&self, offset: usize) -> Result<u8> {
         self.check(offset, 1)?;
-        // SAFETY: `offset < len` was checked, the allocation is live for `self`'s
-        // lifetime, and a byte read has no alignment requirement.
-        Ok(unsafe { self.ptr.as_ptr().add(offset).read_volatile() })
+        // SAFETY: `offset < len`, checked above.
+        let w = unsafe { self.word(offset) }.load(Relaxed);
+        Ok((w >> byte_shift(offset % WORD)) as u8)
     }
 
     #[inline]
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
         self.check(offset, out.len())?;
-        // Bytes up to the first 8-byte-aligned address, then aligned 8-byte
-        // volatile loads, then the remaining bytes: same values as a byte
-        // loop, 8x fewer device-memory accesses (the NQ drain's bulk read).
-        let mut p = self.ptr.as_ptr().wrapping_add(offset);
-        let head = p.align_offset(8);
-        let (head, body) = out.split_at_mut(head.min(out.len()));
-        for o in head.iter_mut() {
-            // SAFETY: `p` stays within `[offset, offset + out.len()) <= len`
-            // (checked above); a byte load needs no alignment.
-            *o = unsafe { p.read_volatile() };
-            p = p.wrapping_add(1);
-        }
-        let mut words = body.chunks_exact_mut(8);
-        for w in &mut words {
-            // SAFETY: in bounds as above (8 bytes of `out` remain, so 8 bytes
-            // of the buffer do), and `p` is 8-byte aligned after the head loop.
-            let v = unsafe { p.cast::<u64>().read_volatile() };
-            w.copy_from_slice(&v.to_ne_bytes());
-            p = p.wrapping_add(8);
-        }
-        for o in words.into_remainder() {
-            // SAFETY: in bounds as above.
-            *o = unsafe { p.read_volatile() };
-            p = p.wrapping_add(1);
-        }
+        self.copy_out(offset, out);
         Ok(())
     }
 
@@ -202,80 +299,114 @@ impl DmaMemory for DmaBuf {
         mask: u8,
         want: bool,
     ) -> Result<usize> {
-        // An empty run needs no bounds arithmetic. (Returning here also keeps
-        // the loop below as tight as the bench measured: 1.08 vs 1.22 ns/entry.)
+        // An empty run needs no bounds arithmetic.
         if max == 0 {
             return Ok(0);
         }
-        // The whole run's bounds, once; then unchecked volatile loads.
+        // The whole run's bounds, once; then one word load per flag.
         check_flag_run(offset, stride, max, self.len())?;
         let expect = flag_value(mask, want);
-        let mut p = self.ptr.as_ptr().wrapping_add(offset);
+        if stride.is_multiple_of(WORD) {
+            // Every flag sits at the same byte of its word (the NQ ring:
+            // stride 16): test it in place, one load, mask and compare each,
+            // walking a word pointer (the loop the bench measures).
+            let sh = byte_shift(offset % WORD);
+            let (m, e) = (u64::from(mask) << sh, u64::from(expect) << sh);
+            let step = stride / WORD;
+            let mut p = self.word_ptr(offset);
+            for n in 0..max {
+                // SAFETY: `p` is the word of flag `n`, inside `len` (the whole
+                // run was checked above), aligned, accessed atomically only.
+                if unsafe { AtomicU64::from_ptr(p) }.load(Relaxed) & m != e {
+                    return Ok(n);
+                }
+                p = p.wrapping_add(step);
+            }
+            return Ok(max);
+        }
+        let mut off = offset;
         for n in 0..max {
-            // SAFETY: byte `offset + n * stride` is at most the run's last byte, which
-            // `check_flag_run` put inside `len`
-            // of the live allocation; a byte load needs no alignment.
-            let b = unsafe { p.read_volatile() };
+            // SAFETY: `off` is a flag of the run, inside `len` (checked above).
+            let b = (unsafe { self.word(off) }.load(Relaxed) >> byte_shift(off % WORD)) as u8;
             if b & mask != expect {
                 return Ok(n);
             }
-            p = p.wrapping_add(stride);
+            off += stride; // in bounds: the whole run was checked above
         }
         Ok(max)
     }
 
     #[inline]
     fn read_published_entries(&self, offset: usize, out: &mut [NqEntry]) -> Result<()> {
-        // Exactly `out.len() * 16` bytes (the layout asserted at the top).
-        let n = core::mem::size_of_val(out);
+        let n = out
+            .len()
+            .checked_mul(NQ_ENTRY_BYTES)
+            .ok_or(Error::OutOfRange {
+                what: "dma buffer offset",
+                value: offset as u64,
+                limit: self.len() as u64,
+            })?;
         self.check(offset, n)?;
-        // SAFETY: `[offset, offset + n)` is inside the live allocation (checked
-        // above); `NqEntry` is `repr(transparent)` over `[u8; 16]`, so `out` is
-        // `n` contiguous writable bytes, distinct from the buffer. The bytes are
-        // published and stable (trait contract of `read_published`).
-        unsafe {
-            core::ptr::copy_nonoverlapping(
-                self.ptr.as_ptr().add(offset),
-                out.as_mut_ptr().cast::<u8>(),
-                n,
-            )
-        };
+        // SAFETY: `NqEntry` is `repr(transparent)` over `[u8; 16]`, so `out` is
+        // `n` contiguous, initialised, writable bytes, borrowed mutably here only.
+        if offset.is_multiple_of(WORD) && !out.is_empty() {
+            // Entries start on a word (a ring's base is 16-byte aligned):
+            // two word loads per entry, walking a word pointer (the drain's
+            // bulk copy, measured by the bench).
+            let mut p = self.word_ptr(offset);
+            for e in out.iter_mut() {
+                // SAFETY: `p` and `p + 1` are the two words of this entry,
+                // inside `len` (the whole run was checked above), aligned,
+                // accessed atomically only.
+                let (lo, hi) = unsafe {
+                    (
+                        AtomicU64::from_ptr(p).load(Relaxed),
+                        AtomicU64::from_ptr(p.add(1)).load(Relaxed),
+                    )
+                };
+                let b = e.bytes_mut();
+                b[..WORD].copy_from_slice(&lo.to_ne_bytes());
+                b[WORD..].copy_from_slice(&hi.to_ne_bytes());
+                p = p.wrapping_add(2);
+            }
+            return Ok(());
+        }
+        // SAFETY: `NqEntry` is `repr(transparent)` over `[u8; 16]`, so `out` is
+        // `n` contiguous, initialised, writable bytes, borrowed mutably here only.
+        let bytes = unsafe { core::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<u8>(), n) };
+        self.copy_out(offset, bytes);
         Ok(())
     }
 
     #[inline]
     fn read_published(&self, offset: usize, out: &mut [u8]) -> Result<()> {
-        self.check(offset, out.len())?;
-        // SAFETY: `[offset, offset + out.len())` is inside the live allocation
-        // (checked above) and cannot overlap `out`, a distinct Rust slice. The
-        // caller guarantees (trait contract) the device published these bytes
-        // and does not rewrite them until they are handed back, so no write
-        // races this plain copy.
-        unsafe {
-            core::ptr::copy_nonoverlapping(
-                self.ptr.as_ptr().add(offset),
-                out.as_mut_ptr(),
-                out.len(),
-            )
-        };
-        Ok(())
+        // The same word loads as `read`: a plain `memcpy` would race a device
+        // thread that (against the contract) rewrites published bytes.
+        self.read(offset, out)
     }
 
     #[inline]
     fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
         self.check(offset, data.len())?;
-        for (i, &b) in data.iter().enumerate() {
-            // SAFETY: in bounds as in `read`; the memory is writable (we own it)
-            // and volatile writes do not create references.
-            unsafe { self.ptr.as_ptr().add(offset + i).write_volatile(b) };
+        let mut off = offset;
+        let mut rest = data;
+        while !rest.is_empty() {
+            let n = (WORD - off % WORD).min(rest.len());
+            let (now, later) = rest.split_at(n);
+            self.merge(off, now);
+            off += n;
+            rest = later;
         }
         Ok(())
     }
 
     fn zero(&self) -> Result<()> {
-        for i in 0..self.len() {
-            // SAFETY: `i < len`.
-            unsafe { self.ptr.as_ptr().add(i).write_volatile(0) };
+        let mut off = 0;
+        while off < self.len() {
+            // Whole words: the padding past `len` is the buffer's own.
+            // SAFETY: `off < len`.
+            unsafe { self.word(off) }.store(0, Relaxed);
+            off += WORD;
         }
         Ok(())
     }
@@ -634,6 +765,126 @@ mod tests {
         b.read_published(59, &mut raw).unwrap();
         assert_eq!(raw, [59, 60, 61, 62, 63]);
         assert!(b.read_published(60, &mut raw).is_err());
+    }
+
+    /// Two threads on one buffer: `.ci/run` runs these under Miri with many
+    /// schedules (`dma::tests::threads`).
+    mod threads {
+        use super::*;
+
+        /// The NQ protocol across two threads [004 §3], [FACTS §11]: a device
+        /// thread writes each entry's payload, a Release fence, then the phase
+        /// byte, and waits for the consumer's head before reusing a slot; the
+        /// consumer scans the phase bytes, an Acquire fence, copies the published
+        /// run and hands it back. Run under Miri (`.ci/run`): any access of the
+        /// buffer that is not atomic is a reported data race.
+        #[test]
+        fn a_device_thread_and_a_consumer_share_a_ring_soundly() {
+            use khal_core::notific::entry::{PHASE_BYTE, PHASE_MASK};
+            use std::sync::atomic::{fence, AtomicUsize, Ordering};
+
+            const SLOTS: usize = 4;
+            const POSTS: usize = 10; // wraps twice: phase 1, 0, 1
+                                     // A bounded wait (the test must end even if the other side is broken).
+            const SPINS: usize = 100_000;
+            let ring = Arc::new(DmaBuf::new(SLOTS * NQ_ENTRY_BYTES, 64).unwrap());
+            let head = Arc::new(AtomicUsize::new(0)); // entries consumed
+            let device = {
+                let (ring, head) = (ring.clone(), head.clone());
+                std::thread::spawn(move || {
+                    for seq in 0..POSTS {
+                        let mut spins = 0;
+                        while seq - head.load(Ordering::Acquire) >= SLOTS - 1 {
+                            spins += 1;
+                            assert!(spins < SPINS, "consumer stuck");
+                            std::thread::yield_now();
+                        }
+                        let off = (seq % SLOTS) * NQ_ENTRY_BYTES;
+                        let mut e = [seq as u8; NQ_ENTRY_BYTES];
+                        e[PHASE_BYTE] = 0x11; // payload bits, phase bit clear
+                        ring.write(off, &e[..PHASE_BYTE]).unwrap();
+                        ring.write(off + PHASE_BYTE + 1, &e[PHASE_BYTE + 1..])
+                            .unwrap();
+                        fence(Ordering::Release);
+                        let phase = if (seq / SLOTS).is_multiple_of(2) {
+                            PHASE_MASK
+                        } else {
+                            0
+                        };
+                        ring.write(off + PHASE_BYTE, &[0x11 | phase]).unwrap();
+                    }
+                })
+            };
+            let mut got = Vec::new();
+            let mut spins = 0;
+            while got.len() < POSTS {
+                let next = got.len();
+                let slot = next % SLOTS;
+                let want = (next / SLOTS).is_multiple_of(2);
+                let n = ring
+                    .scan_flag_run(
+                        slot * NQ_ENTRY_BYTES + PHASE_BYTE,
+                        NQ_ENTRY_BYTES,
+                        SLOTS - slot,
+                        PHASE_MASK,
+                        want,
+                    )
+                    .unwrap();
+                if n == 0 {
+                    spins += 1;
+                    assert!(spins < SPINS, "device stuck");
+                    std::thread::yield_now();
+                    continue;
+                }
+                fence(Ordering::Acquire);
+                let mut out = vec![NqEntry::default(); n];
+                ring.read_published_entries(slot * NQ_ENTRY_BYTES, &mut out)
+                    .unwrap();
+                got.extend(out);
+                head.store(got.len(), Ordering::Release);
+            }
+            device.join().unwrap();
+            for (seq, e) in got.iter().enumerate() {
+                let mut want = [seq as u8; NQ_ENTRY_BYTES];
+                want[PHASE_BYTE] = 0x11
+                    | if (seq / SLOTS).is_multiple_of(2) {
+                        PHASE_MASK
+                    } else {
+                        0
+                    };
+                assert_eq!(e.bytes(), &want, "entry {seq}");
+            }
+        }
+
+        /// A hostile device rewriting bytes the host reads at the same time is a
+        /// torn value at worst, never undefined behaviour (Miri checks): every
+        /// safe method may race every other.
+        #[test]
+        fn concurrent_writes_and_reads_of_the_same_bytes_are_not_a_data_race() {
+            let b = Arc::new(DmaBuf::new(21, 1).unwrap());
+            let writer = {
+                let b = b.clone();
+                std::thread::spawn(move || {
+                    for i in 0..8u8 {
+                        b.write(1, &[i; 19]).unwrap();
+                        b.write(i.into(), &[0xFF]).unwrap();
+                    }
+                    b.zero().unwrap();
+                })
+            };
+            let mut bytes = [0u8; 21];
+            let mut entries = [NqEntry::default(); 1];
+            for _ in 0..8 {
+                b.read(0, &mut bytes).unwrap();
+                b.read_published(3, &mut bytes[..7]).unwrap();
+                b.read_published_entries(5, &mut entries).unwrap();
+                b.load_u8(20).unwrap();
+                b.scan_flag_run(0, 3, 7, 0x80, true).unwrap();
+            }
+            writer.join().unwrap();
+            b.read(0, &mut bytes).unwrap();
+            assert_eq!(bytes, [0; 21]);
+        }
     }
 
     #[test]

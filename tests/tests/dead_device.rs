@@ -1,6 +1,7 @@
 //! Dead-device tests: every public operation of khal that waits, against the
 //! device model's stall, gone and never-landing faults, returns `Timeout` (or
-//! the typed fault) within its budget plus 10% of SIMULATED time.
+//! the typed fault) within its budget plus 10% of SIMULATED time; a gone
+//! device (all ones) or a lying tail is its typed fault at once, with no wait.
 //!
 //! Time is the model's own clock: each operation runs with a `SimDelay` over
 //! the `DeviceModel`, and the test reads `DeviceModel::now_ns` before and
@@ -167,10 +168,12 @@ fn each_nq_case(
                 kill(&r.m, idx, d);
                 let what = format!("{name} {flavour:?} {budget:?} {d:?}");
                 let cursor = (ring.next_index(), ring.phase());
+                let t0 = r.m.now_ns();
                 let (res, wait) = timed(&r.m, budget, &what, || {
                     let mut delay = SimDelay::new(&r.m);
                     op(&mut ring, &mut e, &mut delay)
                 });
+                let took = r.m.now_ns() - t0;
                 let resets = name == "reset" || name == "enable";
                 match (d, resets) {
                     // Alive for this operation: a stalled engine's 3 entries
@@ -179,20 +182,31 @@ fn each_nq_case(
                     (Dead::Stall, false) | (Dead::NeverLands, true) => {
                         assert!(res.is_ok(), "{what}: {res:?}")
                     }
-                    // A reset needs the tail to read 0: it never does.
-                    (_, true) => assert_eq!(res, Err(Error::Timeout(wait)), "{what}"),
-                    (Dead::Gone, false) => assert!(
-                        matches!(res, Err(Error::DeviceFault(Fault::AllOnes { .. }))),
-                        "{what}: {res:?}"
-                    ),
-                    (Dead::ResetReads, false) => assert_eq!(
-                        res,
-                        Err(Error::DeviceFault(Fault::MisalignedTail {
-                            tail: 0xDEAD_BEEF
-                        })),
-                        "{what}"
-                    ),
-                    (_, false) => assert_eq!(res, Err(Error::Timeout(wait)), "{what}"),
+                    // A gone device or a resetting one's 0xDEADBEEF is its
+                    // typed fault on the FIRST tail read, in every operation
+                    // (the reset's tail-drain wait included): no sleep at all.
+                    (Dead::Gone, _) => {
+                        assert!(
+                            matches!(res, Err(Error::DeviceFault(Fault::AllOnes { .. }))),
+                            "{what}: {res:?}"
+                        );
+                        assert_eq!(took, 0, "{what}: waited for a gone device");
+                    }
+                    (Dead::ResetReads, _) => {
+                        assert_eq!(
+                            res,
+                            Err(Error::DeviceFault(Fault::MisalignedTail {
+                                tail: 0xDEAD_BEEF
+                            })),
+                            "{what}"
+                        );
+                        assert_eq!(took, 0, "{what}: waited for a lying device");
+                    }
+                    // A reset needs a stalled tail to read 0: it never does;
+                    // a consumer waits for an entry that never lands.
+                    (Dead::Stall, true) | (Dead::NeverLands, false) => {
+                        assert_eq!(res, Err(Error::Timeout(wait)), "{what}")
+                    }
                 }
                 if !resets && res.is_err() {
                     // A failed consumer call consumes nothing.
@@ -325,7 +339,7 @@ fn dma_run_one_shot_fails_within_budget_on_a_dead_engine() {
             }
             let what = format!("run_one_shot {budget:?} gone={gone}");
             let r = timed(&m, budget, &what, || {
-                run_one_shot(&mut q, &ring, &mut SimDelay::new(&m), budget)
+                run_one_shot(&mut q, &ring, &mut SimDelay::new(&m), budget).map_err(Error::from)
             });
             dead(r, "dma ring completion", &what);
         }

@@ -477,7 +477,7 @@ fn slow_dma_in_phase_mode_is_simply_not_yet_there() {
 }
 
 #[test]
-fn a_gone_device_is_a_typed_fault_or_a_timeout_within_budget() {
+fn a_gone_device_is_a_typed_fault_at_once() {
     let r = rig();
     let c = Counting::new(&r.m);
     let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
@@ -495,19 +495,111 @@ fn a_gone_device_is_a_typed_fault_or_a_timeout_within_budget() {
             addr: tail_addr
         }))
     );
+    // The reset's tail-drain wait sees it on its first read: the typed
+    // fault, not a timeout after the budget.
     assert_eq!(
         ring.reset(&mut e, &mut d),
-        Err(Error::Timeout("nq tail drain"))
+        Err(Error::DeviceFault(khal_core::error::Fault::AllOnes {
+            addr: tail_addr
+        }))
     );
-    within_budget(&d, SMALL);
-    // Phase mode reads no register, so it cannot see the device go; it sees
-    // what landed in host memory and nothing more.
+    assert_eq!(d.slept_ns(), 0);
+    // Phase mode reads no register while draining, so it cannot see the
+    // device go; it sees what landed in host memory and nothing more ...
     let mut p = NqRing::host(&*r.buf, NqConfig::new(8, 128, ConsumeMode::Phase)).unwrap();
     c.reset();
     assert_eq!(p.drain(&e, &mut d, &mut out), Ok(1));
     assert_eq!(entry_seq(out[0].bytes()), 0);
     assert_eq!(p.drain(&e, &mut d, &mut out), Ok(0));
     assert_eq!(c.reads(), 0);
+    // ... until it asks: one checked tail read names the fault at once.
+    assert_eq!(
+        p.tail_offset(&e),
+        Err(Error::DeviceFault(khal_core::error::Fault::AllOnes {
+            addr: tail_addr
+        }))
+    );
+    assert_eq!((c.reads(), d.slept_ns()), (1, 0));
+    assert_eq!(
+        p.reset(&mut e, &mut d),
+        Err(Error::DeviceFault(khal_core::error::Fault::AllOnes {
+            addr: tail_addr
+        }))
+    );
+    assert_eq!(d.slept_ns(), 0);
+}
+
+#[test]
+fn a_lying_tail_ends_the_reset_wait_at_once_with_its_fault() {
+    // Phase mode never reads the tail while draining; the reset's wait does,
+    // and a value no honest device shows is its typed fault at once.
+    let r = rig();
+    let mut e = NotificEngine::init(&r.m, Some(BASE), 10, 1, 0).unwrap();
+    let cfg = NqConfig::new(0, 128, ConsumeMode::Phase).with_budget(SMALL);
+    let mut ring = NqRing::configure_host(&e, &*r.buf, cfg).unwrap();
+    ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
+    post(&r.m, 0, 3);
+    for (lie, want) in [
+        (0x18, khal_core::error::Fault::MisalignedTail { tail: 0x18 }),
+        (
+            0x80,
+            khal_core::error::Fault::TailOutOfRing {
+                tail: 0x80,
+                ring_bytes: 128,
+            },
+        ),
+        (
+            0xDEAD_BEEF,
+            khal_core::error::Fault::MisalignedTail { tail: 0xDEAD_BEEF },
+        ),
+    ] {
+        fault(&r.m, 0, QueueFault::LieTail(lie));
+        let mut d = SimDelay::new(&r.m);
+        assert_eq!(ring.reset(&mut e, &mut d), Err(Error::DeviceFault(want)));
+        assert_eq!(d.slept_ns(), 0, "{lie:#x}: waited");
+    }
+    // An honest in-ring tail that does not drain is still waited for.
+    fault(&r.m, 0, QueueFault::LieTail(0x30));
+    let mut d = SimDelay::new(&r.m);
+    assert_eq!(
+        ring.reset(&mut e, &mut d),
+        Err(Error::Timeout("nq tail drain"))
+    );
+    assert_eq!(d.slept_ns(), SMALL.total_us() * 1000);
+}
+
+#[test]
+fn a_tail_that_moves_backwards_is_a_typed_fault_at_once() {
+    let r = rig();
+    let c = Counting::new(&r.m);
+    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
+    let cfg = NqConfig::new(5, 128, ConsumeMode::Tail)
+        .with_budget(SMALL)
+        .with_max_batch(8);
+    let mut ring = NqRing::configure_host(&e, &*r.buf, cfg).unwrap();
+    ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
+    assert_eq!(post(&r.m, 5, 5), 5);
+    let mut d = SimDelay::new(&r.m);
+    assert_eq!(ring.available_count(&e, &mut d), Ok(5));
+    // The tail goes back from 0x50 to 0x20 while the 5 entries it showed
+    // are unconsumed: before, the count wrapped to 8 - 3 and the arrival
+    // wait ran out its whole budget.
+    fault(&r.m, 5, QueueFault::LieTail(0x20));
+    c.reset();
+    let back = Err(Error::DeviceFault(
+        khal_core::error::Fault::TailMovedBackwards {
+            tail: 0x20,
+            previous: 0x50,
+        },
+    ));
+    assert_eq!(ring.available_count(&e, &mut d), back);
+    assert_eq!(d.slept_ns(), 0);
+    assert_eq!((c.reads(), c.writes()), (1, 0));
+    // A drain still has the 5 entries it knows: it reads no tail for them.
+    fault(&r.m, 5, QueueFault::None);
+    let mut out = [NqEntry::default(); 8];
+    assert_eq!(ring.drain(&e, &mut d, &mut out), Ok(5));
+    assert_eq!(entry_seq(out[4].bytes()), 4);
 }
 
 #[test]
@@ -526,4 +618,227 @@ fn dma_buf_bulk_read_matches_byte_reads_at_every_alignment() {
     }
     let mut out = [0u8; 9];
     assert!(b.read(88, &mut out).is_err());
+}
+
+// ---- hostile entries (issue 14.4) ----
+
+/// A ring memory whose device rewrites one slot between the consumer's phase
+/// scan and its copy (it must not: the head has not handed the slot back):
+/// the first copy after [`Rewrite::arm`] writes `bytes` into `slot`, then
+/// copies. Everything else goes to the `DmaBuf`.
+struct Rewrite<'a> {
+    inner: &'a DmaBuf,
+    armed: std::cell::Cell<Option<(usize, [u8; 16])>>,
+}
+
+impl<'a> Rewrite<'a> {
+    fn new(inner: &'a DmaBuf) -> Self {
+        Rewrite {
+            inner,
+            armed: std::cell::Cell::new(None),
+        }
+    }
+
+    fn arm(&self, slot: usize, bytes: [u8; 16]) {
+        self.armed.set(Some((slot, bytes)));
+    }
+
+    fn fire(&self) {
+        if let Some((slot, bytes)) = self.armed.take() {
+            self.inner.write(slot * 16, &bytes).unwrap();
+        }
+    }
+}
+
+impl DmaMemory for Rewrite<'_> {
+    fn bus_addr(&self) -> u64 {
+        self.inner.bus_addr()
+    }
+    fn len(&self) -> usize {
+        self.inner.len()
+    }
+    fn load_u8(&self, offset: usize) -> khal_core::Result<u8> {
+        self.inner.load_u8(offset)
+    }
+    fn scan_flag_run(
+        &self,
+        offset: usize,
+        stride: usize,
+        max: usize,
+        mask: u8,
+        want: bool,
+    ) -> khal_core::Result<usize> {
+        self.inner.scan_flag_run(offset, stride, max, mask, want)
+    }
+    fn read(&self, offset: usize, out: &mut [u8]) -> khal_core::Result<()> {
+        self.fire();
+        self.inner.read(offset, out)
+    }
+    fn read_published(&self, offset: usize, out: &mut [u8]) -> khal_core::Result<()> {
+        self.fire();
+        self.inner.read_published(offset, out)
+    }
+    fn read_published_entries(&self, offset: usize, out: &mut [NqEntry]) -> khal_core::Result<()> {
+        self.fire();
+        self.inner.read_published_entries(offset, out)
+    }
+    fn write(&self, offset: usize, data: &[u8]) -> khal_core::Result<()> {
+        self.inner.write(offset, data)
+    }
+    fn zero(&self) -> khal_core::Result<()> {
+        self.inner.zero()
+    }
+}
+
+/// The second pass's entry in `slot`: new payload, phase 0 (a lapping device).
+fn second_pass(slot: u8) -> [u8; 16] {
+    let mut b = [0xEE; 16];
+    b[0] = slot;
+    b[3] = 0x7F;
+    b
+}
+
+#[test]
+fn an_entry_rewritten_after_the_scan_is_not_handed_out_nor_anything_past_it() {
+    for (use_iter, slot) in [(false, 0), (false, 2), (true, 0), (true, 2)] {
+        let r = rig();
+        let c = Counting::new(&r.m);
+        let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
+        let mem = Rewrite::new(&r.buf);
+        let cfg = NqConfig::new(3, 128, ConsumeMode::Phase).with_max_batch(8);
+        let mut ring = NqRing::configure_host(&e, &mem, cfg).unwrap();
+        ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
+        assert_eq!(post(&r.m, 3, 4), 4);
+        // The scan sees 4 new entries; `slot` is rewritten before the copy
+        // (slot 0: between its own phase load and its copy).
+        mem.arm(slot, second_pass(slot as u8));
+        c.reset();
+        let mut out = [NqEntry::default(); 8];
+        let mut d = SimDelay::new(&r.m);
+        let n = if use_iter {
+            let mut it = ring.drain_iter(&e, &mut d, 8).unwrap();
+            let mut n = 0;
+            for (slot, x) in out.iter_mut().zip(&mut it) {
+                *slot = x.unwrap();
+                n += 1;
+            }
+            it.finish().unwrap();
+            n
+        } else {
+            ring.drain(&e, &mut d, &mut out).unwrap()
+        };
+        let what = format!("iter {use_iter}, slot {slot}");
+        assert_eq!(n, slot, "{what}: entries before the rewritten one only");
+        for (i, x) in out.iter().take(n).enumerate() {
+            assert_eq!(entry_seq(x.bytes()), i as u64);
+            assert!(x.phase(), "every entry handed out carries the new phase");
+        }
+        assert_eq!(
+            ring.next_index(),
+            slot as u32,
+            "{what}: nothing past it consumed"
+        );
+        let heads = u64::from(slot > 0);
+        assert_eq!(
+            (c.reads(), c.writes()),
+            (0, heads),
+            "{what}: one head write"
+        );
+        // The rewritten slot does not look new to a phase-0 consumer: nothing more.
+        assert_eq!(ring.drain(&e, &mut d, &mut out), Ok(0));
+    }
+}
+
+#[test]
+fn in_tail_mode_a_rewritten_entry_is_too_far_ahead_and_consumes_nothing() {
+    let r = rig();
+    let c = Counting::new(&r.m);
+    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
+    let mem = Rewrite::new(&r.buf);
+    let cfg = NqConfig::new(4, 128, ConsumeMode::Tail).with_max_batch(8);
+    let mut ring = NqRing::configure_host(&e, &mem, cfg).unwrap();
+    ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
+    assert_eq!(post(&r.m, 4, 4), 4);
+    mem.arm(1, second_pass(1));
+    c.reset();
+    let mut out = [NqEntry::default(); 8];
+    let mut d = SimDelay::new(&r.m);
+    assert_eq!(
+        ring.drain(&e, &mut d, &mut out),
+        Err(Error::DeviceFault(khal_core::error::Fault::TooFarAhead {
+            claimed: 4,
+            capacity: 8
+        }))
+    );
+    assert_eq!((ring.next_index(), c.writes()), (0, 0));
+}
+
+/// A transient lie in tail mode: the tail claims 6 entries while 3 are
+/// valid and a stray entry with a "new" phase sits in slot 5 (so the arrival
+/// wait is satisfied and the walk stops at slot 3): `TooFarAhead`, nothing
+/// consumed. Then the tail tells the truth: the 3 valid entries are delivered
+/// exactly once, then the ones posted later, in order.
+#[test]
+fn after_a_transient_lie_valid_entries_are_delivered_exactly_once() {
+    for use_iter in [false, true] {
+        let r = rig();
+        let mut e = NotificEngine::init(&r.m, Some(BASE), 10, 1, 0).unwrap();
+        let cfg = NqConfig::new(9, 128, ConsumeMode::Tail)
+            .with_budget(SMALL)
+            .with_max_batch(8);
+        let mut ring = NqRing::configure_host(&e, &*r.buf, cfg).unwrap();
+        ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
+        assert_eq!(post(&r.m, 9, 3), 3);
+        let mut stray = [0u8; 16];
+        stray[3] = 0x80;
+        r.buf.write(5 * 16, &stray).unwrap();
+        fault(&r.m, 9, QueueFault::LieTail(6 * 16));
+        let lie = Err(Error::DeviceFault(khal_core::error::Fault::TooFarAhead {
+            claimed: 6,
+            capacity: 8,
+        }));
+        let mut seqs = Vec::new();
+        let drain = |ring: &mut NqRing<&DmaBuf>, seqs: &mut Vec<u64>| -> Result<usize, Error> {
+            let mut d = SimDelay::new(&r.m);
+            if use_iter {
+                let mut n = 0;
+                for x in ring.drain_iter(&e, &mut d, 8)? {
+                    seqs.push(entry_seq(x?.bytes()));
+                    n += 1;
+                }
+                Ok(n)
+            } else {
+                let mut out = [NqEntry::default(); 8];
+                let n = ring.drain(&e, &mut d, &mut out)?;
+                seqs.extend(out[..n].iter().map(|x| entry_seq(x.bytes())));
+                Ok(n)
+            }
+        };
+        if use_iter {
+            // The iterator yields the valid entries before the lie shows,
+            // then the fault; it commits what it yielded.
+            assert_eq!(drain(&mut ring, &mut seqs), lie.map(|_: ()| 0));
+            assert_eq!(seqs, [0, 1, 2]);
+        } else {
+            assert_eq!(drain(&mut ring, &mut seqs), lie.map(|_: ()| 0));
+            assert_eq!(ring.next_index(), 0, "nothing consumed on the fault");
+            // Still lying: the same fault, still nothing consumed.
+            assert_eq!(drain(&mut ring, &mut seqs), lie.map(|_: ()| 0));
+            assert!(seqs.is_empty());
+        }
+        // The tail tells the truth again: the next call reads it again.
+        fault(&r.m, 9, QueueFault::None);
+        if !use_iter {
+            assert_eq!(drain(&mut ring, &mut seqs), Ok(3));
+        }
+        assert_eq!(drain(&mut ring, &mut seqs), Ok(0));
+        assert_eq!(post(&r.m, 9, 3), 3);
+        assert_eq!(drain(&mut ring, &mut seqs), Ok(3));
+        assert_eq!(drain(&mut ring, &mut seqs), Ok(0));
+        assert_eq!(
+            seqs,
+            [0, 1, 2, 3, 4, 5],
+            "iter {use_iter}: each exactly once, in order"
+        );
+    }
 }

@@ -6,7 +6,7 @@
 
 use khal_core::dma::DmaMemory;
 use khal_core::notific::regs::{self, NOTIFIC};
-use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqRing};
+use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqEntry, NqRing};
 use khal_core::wait::Budget;
 use khal_core::{DeviceAddr, Error, Mmio};
 use khal_std::trace::Op::{Read as R, Write as W};
@@ -309,12 +309,48 @@ fn queue_config_ten_queue_stride_and_single_queue_flat() {
     let t1 = traced();
     let one = NotificEngine::init(&t1, Some(BASE), 1, 0, 0).unwrap();
     t1.clear();
-    // Single-queue flavour: no stride, whatever the index [004 §3 QUIRK].
-    host_ring(3, ConsumeMode::Tail).queue_config(&one).unwrap();
+    // Single-queue flavour: no stride [004 §3 QUIRK].
+    host_ring(0, ConsumeMode::Tail).queue_config(&one).unwrap();
     assert_eq!(
         t1.ops(),
         vec![(W, 0x100, 0x3456_7000), (W, 0x104, 0x12), (W, 0x108, 256)]
     );
+}
+
+#[test]
+fn single_queue_refuses_an_index_other_than_0_before_any_write() {
+    // The C code accepts any index on the single-queue flavour: its registers
+    // alias queue 0's while the enable bit is `1 << idx`. khal refuses it (a
+    // deviation, listed in coverage.md), for every per-NQ operation, with
+    // nothing written.
+    let t = traced();
+    let mut e = NotificEngine::init(&t, Some(BASE), 1, 0, 0).unwrap();
+    t.clear();
+    let clock = khal_std::delay::SimClock::new();
+    let mut d = SimDelay::new(&clock);
+    for idx in [1, 3, 9] {
+        let refused = Err(Error::OutOfRange {
+            what: "nq index (single-queue flavour)",
+            value: idx as u64,
+            limit: 1,
+        });
+        let mut r = host_ring(idx, ConsumeMode::Tail);
+        assert_eq!(r.queue_config(&e), refused);
+        assert_eq!(r.reset(&mut e, &mut d), refused);
+        assert_eq!(r.enable(&mut e, &mut d), refused);
+        assert_eq!(r.tail_offset(&e), refused.map(|_: ()| 0));
+        let mut out = [NqEntry::default(); 4];
+        assert_eq!(r.drain(&e, &mut d, &mut out), refused.map(|_: ()| 0));
+        let buf = DmaBuf::new(256, 64).unwrap();
+        let cfg = NqConfig::new(idx, 256, ConsumeMode::Phase);
+        assert_eq!(
+            NqRing::configure_host(&e, buf, cfg).map(|_| ()),
+            refused,
+            "idx {idx}"
+        );
+        assert_eq!(e.nq_enable_shadow(), 0);
+    }
+    assert_eq!(t.ops(), vec![]);
 }
 
 #[test]

@@ -25,7 +25,7 @@ pub mod queue;
 pub mod ring;
 pub mod static_mem;
 
-pub use queue::{run_one_shot, DmaQueue, QueueInfo, RingStatus};
+pub use queue::{run_one_shot, Abort, DmaQueue, QueueInfo, RingStatus, RunError};
 pub use ring::{Descriptor, OneShotRing};
 pub use static_mem::{DmaBuffer, StaticDma, StaticDmaCell, STATIC_DMA_ALIGN};
 

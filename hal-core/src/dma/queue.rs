@@ -6,7 +6,9 @@
 //! [`poll_until`] (the only polling loop of khal) within the caller's
 //! [`Budget`], and check that the engine moved every byte. A queue that never
 //! completes gives [`Error::Timeout`]; one that completes short gives
-//! [`Error::DeviceFault`] with [`Fault::ShortTransfer`].
+//! [`Error::DeviceFault`] with [`Fault::ShortTransfer`]. Every failure after
+//! the ring reached the engine aborts the queue, so that the ring's buffers
+//! can be freed; a [`RunError`] says whether that abort stopped the engine.
 
 use embedded_hal::delay::DelayNs;
 
@@ -73,68 +75,123 @@ impl<Q: DmaQueue + ?Sized> DmaQueue for &mut Q {
     }
 }
 
+/// What became of the engine after a failed [`run_one_shot`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Abort {
+    /// No abort was needed: nothing was submitted (the ring was refused
+    /// first), or the engine completed the ring (a short transfer).
+    NotNeeded,
+    /// [`DmaQueue::abort`] succeeded: the engine no longer touches the ring.
+    Stopped,
+    /// [`DmaQueue::abort`] failed with this error: the engine may still read
+    /// the ring's sources and write its destinations, so their buffers must
+    /// not be freed or reused.
+    Failed(Error),
+}
+
+/// Why a [`run_one_shot`] failed, and whether the engine was stopped: both
+/// errors when the abort after a failure fails too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct RunError {
+    /// What went wrong (the submit, a status read, the timeout, the byte count).
+    pub error: Error,
+    /// The abort that followed it.
+    pub abort: Abort,
+}
+
+impl RunError {
+    /// `false` when the engine may still be using the ring's buffers (the
+    /// abort failed): they must then be leaked, never freed.
+    pub const fn engine_stopped(&self) -> bool {
+        !matches!(self.abort, Abort::Failed(_))
+    }
+}
+
+/// The ring's failure, [`RunError::error`]; a caller that needs to know
+/// whether the engine stopped keeps the [`RunError`] (the DVE loader does).
+impl From<RunError> for Error {
+    fn from(e: RunError) -> Error {
+        e.error
+    }
+}
+
 /// Submit `ring` on `queue` and wait for its completion within `budget`.
 ///
-/// Returns the sleeps taken. Errors:
+/// Returns the sleeps taken. Errors ([`RunError::error`]):
 /// - the ring has no completion descriptor: [`Error::InvalidArgument`], nothing
-///   submitted;
-/// - no completion within the budget: [`Error::Timeout`]`("dma ring completion")`,
-///   after asking the queue to [`DmaQueue::abort`] (an abort failure is
-///   logged; the timeout is what is returned);
+///   submitted ([`Abort::NotNeeded`]);
+/// - the submit fails: its error (the engine may hold part of the ring, so it
+///   is aborted);
+/// - a status read fails: its error, at once (e.g. a corrupt completion
+///   record, [`Error::DeviceFault`]);
+/// - no completion within the budget: [`Error::Timeout`]`("dma ring completion")`;
 /// - completion with fewer (or more) bytes than the ring asked:
-///   [`Error::DeviceFault`]`(`[`Fault::ShortTransfer`]`)`;
-/// - any error of the queue, as is.
+///   [`Error::DeviceFault`]`(`[`Fault::ShortTransfer`]`)` ([`Abort::NotNeeded`]:
+///   the engine is done with the ring).
+///
+/// Every failure from the submit on until a completion is seen asks the queue
+/// to [`DmaQueue::abort`]; [`RunError::abort`] says whether that worked
+/// ([`Abort::Stopped`]) or failed ([`Abort::Failed`], with the abort's error:
+/// the engine may still use the ring's buffers).
 pub fn run_one_shot<Q, D, const N: usize>(
     queue: &mut Q,
     ring: &OneShotRing<N>,
     delay: &mut D,
     budget: Budget,
-) -> Result<u32>
+) -> Result<u32, RunError>
 where
     Q: DmaQueue + ?Sized,
     D: DelayNs + ?Sized,
 {
     if !ring.is_closed() {
-        return Err(Error::InvalidArgument(
-            "ring without its completion descriptor",
-        ));
+        return Err(RunError {
+            error: Error::InvalidArgument("ring without its completion descriptor"),
+            abort: Abort::NotNeeded,
+        });
     }
     let expected = ring.total_bytes();
-    queue.submit(ring.descriptors())?;
     let mut moved = None;
-    // TIMEOUT: the caller's budget; the notes give no DMA wait of their own.
-    let waited = poll_until(delay, budget, "dma ring completion", || {
-        match queue.status()? {
-            RingStatus::Pending => Ok(false),
-            RingStatus::Complete { moved: m } => {
-                moved = Some(m);
-                Ok(true)
+    let waited = queue.submit(ring.descriptors()).and_then(|()| {
+        // TIMEOUT: the caller's budget; the notes give no DMA wait of their own.
+        poll_until(delay, budget, "dma ring completion", || {
+            match queue.status()? {
+                RingStatus::Pending => Ok(false),
+                RingStatus::Complete { moved: m } => {
+                    moved = Some(m);
+                    Ok(true)
+                }
             }
-        }
+        })
     });
     let sleeps = match waited {
         Ok(s) => s,
-        Err(e @ Error::Timeout(_)) => {
-            warn!("dma ring did not complete within its budget; aborting the queue");
-            // The timeout is the error to report; a failing abort is logged.
-            if let Err(_abort) = queue.abort() {
-                warn!("dma queue abort failed: {:?}", _abort);
-            }
-            return Err(e);
+        Err(error) => {
+            warn!("dma ring failed before its completion; aborting the queue");
+            let abort = match queue.abort() {
+                Ok(()) => Abort::Stopped,
+                Err(e) => {
+                    warn!("dma queue abort failed: the engine may still run");
+                    Abort::Failed(e)
+                }
+            };
+            return Err(RunError { error, abort });
         }
-        Err(e) => return Err(e),
     };
-    match moved {
-        Some(m) if m == u64::from(expected) => Ok(sleeps),
-        Some(m) => Err(Error::DeviceFault(Fault::ShortTransfer {
+    let error = match moved {
+        Some(m) if m == u64::from(expected) => return Ok(sleeps),
+        Some(m) => Error::DeviceFault(Fault::ShortTransfer {
             expected,
             moved: u32::try_from(m).unwrap_or(u32::MAX),
-        })),
+        }),
         // poll_until returned Ok only after the closure saw Complete.
-        None => Err(Error::DeviceFault(Fault::Other(
-            "dma completion seen without a byte count",
-        ))),
-    }
+        None => Error::DeviceFault(Fault::Other("dma completion seen without a byte count")),
+    };
+    Err(RunError {
+        error,
+        abort: Abort::NotNeeded,
+    })
 }
 
 #[cfg(test)]
@@ -149,13 +206,17 @@ mod tests {
         }
     }
 
-    /// A scripted queue: completes after `after` polls with `moved` bytes.
+    /// A scripted queue: completes after `after` polls with `moved` bytes;
+    /// optionally its submit, its `bad_poll`-th status read or its abort fails.
     struct Scripted {
         submitted: usize,
         polls: u32,
         after: Option<u32>,
         moved: u64,
         aborted: bool,
+        submit_fails: bool,
+        bad_poll: Option<u32>,
+        abort_fails: bool,
     }
     impl DmaQueue for Scripted {
         fn info(&self) -> QueueInfo {
@@ -166,10 +227,16 @@ mod tests {
         }
         fn submit(&mut self, ring: &[Descriptor]) -> Result<()> {
             self.submitted = ring.len();
+            if self.submit_fails {
+                return Err(Error::OutOfWindow { addr: 0xD00 });
+            }
             Ok(())
         }
         fn status(&mut self) -> Result<RingStatus> {
             self.polls += 1;
+            if self.bad_poll == Some(self.polls) {
+                return Err(BAD_RECORD);
+            }
             Ok(match self.after {
                 Some(a) if self.polls > a => RingStatus::Complete { moved: self.moved },
                 _ => RingStatus::Pending,
@@ -177,6 +244,9 @@ mod tests {
         }
         fn abort(&mut self) -> Result<()> {
             self.aborted = true;
+            if self.abort_fails {
+                return Err(ABORT_REFUSED);
+            }
             Ok(())
         }
     }
@@ -196,8 +266,15 @@ mod tests {
             after,
             moved,
             aborted: false,
+            submit_fails: false,
+            bad_poll: None,
+            abort_fails: false,
         }
     }
+
+    const BAD_RECORD: Error = Error::DeviceFault(Fault::Other("bad record"));
+    const ABORT_REFUSED: Error = Error::Timeout("abort");
+    const TIMEOUT: Error = Error::Timeout("dma ring completion");
 
     const B: Budget = Budget {
         period_us: 10,
@@ -219,10 +296,71 @@ mod tests {
         let mut d = NoDelay(0);
         assert_eq!(
             run_one_shot(&mut q, &ring(), &mut d, B),
-            Err(Error::Timeout("dma ring completion"))
+            Err(RunError {
+                error: TIMEOUT,
+                abort: Abort::Stopped
+            })
         );
         assert_eq!(d.0, B.total_us() * 1000);
         assert!(q.aborted);
+    }
+
+    #[test]
+    fn a_failed_status_read_aborts_the_queue_at_once() {
+        let mut q = scripted(None, 0);
+        q.bad_poll = Some(2);
+        let mut d = NoDelay(0);
+        let e = run_one_shot(&mut q, &ring(), &mut d, B).unwrap_err();
+        assert_eq!(
+            e,
+            RunError {
+                error: BAD_RECORD,
+                abort: Abort::Stopped
+            }
+        );
+        assert!(q.aborted && e.engine_stopped());
+        assert_eq!((q.polls, d.0), (2, 10_000)); // no more polls, one sleep
+        assert_eq!(Error::from(e), BAD_RECORD);
+    }
+
+    #[test]
+    fn a_failed_submit_aborts_the_queue() {
+        let mut q = scripted(Some(0), 16);
+        q.submit_fails = true;
+        let mut d = NoDelay(0);
+        assert_eq!(
+            run_one_shot(&mut q, &ring(), &mut d, B),
+            Err(RunError {
+                error: Error::OutOfWindow { addr: 0xD00 },
+                abort: Abort::Stopped
+            })
+        );
+        assert!(q.aborted);
+        assert_eq!(q.polls, 0);
+    }
+
+    #[test]
+    fn a_failed_abort_is_reported_with_the_error_it_followed() {
+        for bad_poll in [None, Some(1)] {
+            let mut q = scripted(None, 0);
+            q.bad_poll = bad_poll;
+            q.abort_fails = true;
+            let mut d = NoDelay(0);
+            let e = run_one_shot(&mut q, &ring(), &mut d, B).unwrap_err();
+            let cause = if bad_poll.is_some() {
+                BAD_RECORD
+            } else {
+                TIMEOUT
+            };
+            assert_eq!(
+                e,
+                RunError {
+                    error: cause,
+                    abort: Abort::Failed(ABORT_REFUSED)
+                }
+            );
+            assert!(!e.engine_stopped());
+        }
     }
 
     #[test]
@@ -231,11 +369,16 @@ mod tests {
         let mut d = NoDelay(0);
         assert_eq!(
             run_one_shot(&mut q, &ring(), &mut d, B),
-            Err(Error::DeviceFault(Fault::ShortTransfer {
-                expected: 16,
-                moved: 12
-            }))
+            Err(RunError {
+                error: Error::DeviceFault(Fault::ShortTransfer {
+                    expected: 16,
+                    moved: 12
+                }),
+                abort: Abort::NotNeeded
+            })
         );
+        // The engine completed the ring: nothing to stop.
+        assert!(!q.aborted);
     }
 
     #[test]
@@ -246,8 +389,12 @@ mod tests {
         let mut d = NoDelay(0);
         assert!(matches!(
             run_one_shot(&mut q, &r, &mut d, B),
-            Err(Error::InvalidArgument(_))
+            Err(RunError {
+                error: Error::InvalidArgument(_),
+                abort: Abort::NotNeeded
+            })
         ));
         assert_eq!(q.submitted, 0);
+        assert!(!q.aborted);
     }
 }

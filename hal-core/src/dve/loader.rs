@@ -146,9 +146,12 @@ impl<B: DmaMemory> DveLoader<B> {
     ///   the name the state will report). Nothing is allocated, the resident
     ///   config is kept.
     /// - the allocator's errors ([`Error::OutOfMemory`], …), the queue's, and
-    ///   [`run_one_shot`]'s: [`Error::Timeout`] within `budget`,
-    ///   [`Error::DeviceFault`] for a short transfer. The previous resident
-    ///   config is forgotten (the device may hold part of the new one).
+    ///   [`run_one_shot`]'s ([`crate::dma::RunError::error`]): [`Error::Timeout`]
+    ///   within `budget`, [`Error::DeviceFault`] for a short transfer. The
+    ///   previous resident config is forgotten (the device may hold part of
+    ///   the new one). Every failure after the submit aborts the queue first;
+    ///   if that abort fails, the staging buffers are leaked, never dropped,
+    ///   since the engine may still read them.
     pub fn load<A, Q, D>(
         &mut self,
         alloc: &mut A,
@@ -189,7 +192,18 @@ impl<B: DmaMemory> DveLoader<B> {
             *slot = Some(buf);
         }
         ring.add_completion()?;
-        let sleeps = run_one_shot(queue, &ring, delay, budget)?;
+        let sleeps = match run_one_shot(queue, &ring, delay, budget) {
+            Ok(s) => s,
+            Err(e) => {
+                if !e.engine_stopped() {
+                    // The abort failed: the engine may still read the staged
+                    // tables. Leak them rather than free them under its feet.
+                    warn!("dma engine not stopped; leaking the dve staging buffers");
+                    core::mem::forget(staged);
+                }
+                return Err(e.into());
+            }
+        };
 
         let count = placement.table_count();
         let [a, b, c, d, e] = staged;

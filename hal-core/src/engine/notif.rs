@@ -125,6 +125,9 @@ pub const DGE_NOTIF_EN: Field = Field {
 /// `aws_hal_stpb_dge_notif_enable(regs, en)`: read-modify-write of the DGE
 /// notific ctrl in the window at `regs` [002 §4]. The register's offset is not
 /// traced → `NotTraced`, nothing accessed.
+///
+/// Interpretation (MED, listed in `docs/coverage.md`): the notes show only the
+/// enabling `|= 2`; `en = false` clearing bit 1 is khal's reading.
 pub fn dge_notif_enable<A: DgeNotif, M: Mmio + ?Sized>(
     mmio: &M,
     regs: DeviceAddr,

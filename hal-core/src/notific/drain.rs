@@ -54,7 +54,12 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
     /// A tail-mode entry the tail says is pending but whose phase says it is
     /// not new (after its arrival was confirmed): the device overran the
     /// consumer by more than a ring, or lies.
-    fn overrun(&self, claimed: u32) -> Error {
+    ///
+    /// Recovery: the entries known from that tail read are forgotten, so the
+    /// next call reads the tail again (a transient lie costs one failed call;
+    /// the valid entries before it are then delivered, once).
+    fn overrun(&mut self, claimed: u32) -> Error {
+        self.set_known(0);
         Error::DeviceFault(Fault::TooFarAhead {
             claimed,
             capacity: self.capacity(),
@@ -66,7 +71,17 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
     /// were drained, nothing otherwise. Errors: the tail faults of
     /// [`NqRing::available_count`], [`Error::Timeout`] if the last pending
     /// entry never lands, [`Fault::TooFarAhead`] if a pending entry's phase
-    /// says the device lapped the consumer.
+    /// says the device lapped the consumer (nothing consumed; the next call
+    /// reads the tail again).
+    ///
+    /// Hostile device: an entry the device rewrites between the phase scan
+    /// and the copy (it must not: the head has not handed it back) is caught
+    /// by the phase bits of the copied batch. Phase mode hands out the entries
+    /// before the first whose copied phase no longer says "new" and consumes
+    /// nothing past it; tail mode treats it as [`Fault::TooFarAhead`]. (A
+    /// rewrite that has not reached the phase byte yet is invisible to any
+    /// consumer: the device publishes an entry by writing its phase byte
+    /// last [FACTS §11].)
     pub fn drain<M: Mmio, D: DelayNs + ?Sized>(
         &mut self,
         engine: &NotificEngine<M>,
@@ -88,10 +103,15 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
         // 2. One Acquire fence for the batch: every entry load below is
         //    ordered after the phase load that said it is new (see `load_new`).
         fence(Ordering::Acquire);
-        // 3. The entries, in bulk.
+        // 3. The entries, in bulk; then their copied phase bits, which must
+        //    still say "new" (a hostile rewrite after the scan).
         self.copy_entries(n, out)?;
-        self.commit(engine, n)?;
-        Ok(n as usize)
+        let good = self.still_new(n, out);
+        if good < n && self.mode() == ConsumeMode::Tail {
+            return Err(self.overrun(avail));
+        }
+        self.commit(engine, good)?;
+        Ok(good as usize)
     }
 
     /// An iterator over up to `max` (and at most `max_batch`) pending
@@ -160,7 +180,10 @@ impl<R: DmaMemory, Z: DeviceZero, M: Mmio> Iterator for Drain<'_, R, Z, M> {
                 self.done = true;
                 match self.ring.mode() {
                     ConsumeMode::Phase => None,
-                    ConsumeMode::Tail => Some(Err(self.ring.overrun(self.avail))),
+                    ConsumeMode::Tail => {
+                        let err = self.ring.overrun(self.avail);
+                        Some(Err(err))
+                    }
                 }
             }
             Err(e) => {

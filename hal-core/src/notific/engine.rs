@@ -101,8 +101,14 @@ impl<M: Mmio> NotificEngine<M> {
     /// the number of coalescer streams the engine accepts; `0` or more than 10
     /// is refused with [`Error::InvalidArgument`] (a khal choice: the C code does
     /// not check it). `bp_mode` is 0 or 1, anything else is
-    /// [`Error::UnknownMode`]; khal checks it BEFORE any write (the C code
-    /// writes the first four steps, then returns -1: a documented deviation).
+    /// [`Error::UnknownMode`] (-1), checked BEFORE any write.
+    ///
+    /// Deviation from the C (listed in `docs/coverage.md`): the C code writes
+    /// `nq_uart_mode`, `wob_ctrl`, `coal_timer` and the write-buffer enables
+    /// first and only then returns -1 from `set_bp_config`. khal writes
+    /// nothing: a refused call leaves the device untouched everywhere in khal,
+    /// and the engine is init's return value, so a caller could neither
+    /// finish nor undo a half-written bring-up.
     ///
     /// Write order [004 §2]: `nq_uart_mode = uart_mode`; `wob_ctrl = 1`; on the
     /// 10-queue flavour only `coal_timer = 0xAAE60` (and the stream shadow
@@ -286,10 +292,21 @@ impl<M: Mmio> NotificEngine<M> {
 
     /// The per-NQ register `reg` of queue `idx` in this engine's flavour:
     /// `+40 * idx` with `idx < 10` (10-queue), or no stride (single-queue) [004 §3].
+    ///
+    /// The single-queue flavour has one queue: an `idx` other than 0 is
+    /// [`Error::OutOfRange`] (limit 1). Deviation from the C (listed in
+    /// `docs/coverage.md`): the C code accepts any index there, whose
+    /// registers then alias queue 0's while the enable and overflow shadows
+    /// take bit `1 << idx`, a bit of a queue that does not exist.
     pub fn nq_reg(&self, reg: crate::regs::RegArray, idx: u32) -> Result<Reg> {
         match self.flavour {
             Flavour::TenQueue => reg.at(idx),
-            Flavour::SingleQueue => Ok(reg.flat()),
+            Flavour::SingleQueue if idx == 0 => Ok(reg.flat()),
+            Flavour::SingleQueue => Err(Error::OutOfRange {
+                what: "nq index (single-queue flavour)",
+                value: idx as u64,
+                limit: 1,
+            }),
         }
     }
 

@@ -307,21 +307,31 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
     /// ([`Error::Timeout`] otherwise); cursor and phase to 0; write the head (0
     /// after a reset [FACTS §11]); zero the ring (host memory directly, device
     /// memory through the callback).
+    ///
+    /// Every tail read of the wait is checked as in [`NqRing::tail_offset`]: a
+    /// tail that reads all ones (the device is gone), is not a multiple of 16
+    /// or lies outside the ring ends the wait at once with its typed
+    /// [`Fault`], not with a [`Error::Timeout`] after the whole budget (the
+    /// notes' loop only compares with 0). A queue index the engine's flavour
+    /// does not have is refused before any write ([`NotificEngine::nq_reg`]).
     pub fn reset<M: Mmio, D: DelayNs + ?Sized>(
         &mut self,
         engine: &mut NotificEngine<M>,
         delay: &mut D,
     ) -> Result<()> {
+        let tail = engine.nq_reg(regs::NQ_TAIL_PTR, self.index)?;
+        let tail_addr = tail.addr(engine.base()).get();
         let bit = 1u32 << self.index;
         engine.disable_queue(bit)?;
         if self.index <= 3 {
             engine.coalescer_flush_pulse()?;
         }
-        let tail = engine.nq_reg(regs::NQ_TAIL_PTR, self.index)?;
         // TIMEOUT: the notes poll every 100 µs with no bound; khal bounds it
         // with the ring's budget (default 100 µs × 10000) [004 §3].
         poll_until(delay, self.budget, "nq tail drain", || {
-            Ok(tail.read(engine.mmio(), engine.base())? == 0)
+            let t = tail.read(engine.mmio(), engine.base())?;
+            self.check_tail(t, tail_addr)?;
+            Ok(t == 0)
         })?;
         self.next = 0;
         self.phase = false;
@@ -344,8 +354,11 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
     }
 
     /// `nq_enable`: the reset above, then this queue's bit set in the enable
-    /// shadow and `nq_enable` written. The notes only say enable calls the
-    /// private reset; setting the bit after it is khal's reading (MED).
+    /// shadow and `nq_enable` written.
+    ///
+    /// Interpretation (MED, listed in `docs/coverage.md`): the notes only say
+    /// that enable calls the private reset [004 §3]; setting the queue's
+    /// enable bit after it is khal's reading, not a traced write.
     pub fn enable<M: Mmio, D: DelayNs + ?Sized>(
         &mut self,
         engine: &mut NotificEngine<M>,
@@ -393,7 +406,29 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
         fence(Ordering::Acquire);
         let mut raw = [0u8; NQ_ENTRY_BYTES];
         self.mem.read(off, &mut raw)?;
+        // The copy's own phase bit must still say "new": an entry rewritten
+        // since the phase load is not handed out (see `still_new`).
+        if phase_of(raw[PHASE_BYTE]) != self.expected_phase(k) {
+            return Ok(None);
+        }
         Ok(Some(NqEntry::from_bytes(raw)))
+    }
+
+    /// How many of the `n` entries copied into `out` (from `next` on) still
+    /// carry the phase bit that made them new: the copy is checked, not only
+    /// the scan before it, so an entry the device rewrote in between (a
+    /// hostile or lapping device) is not handed out, nor anything past it.
+    pub(super) fn still_new(&self, n: u32, out: &[NqEntry]) -> u32 {
+        let to_wrap = self.capacity - self.next;
+        let mut good = 0;
+        for e in out.iter().take(n as usize) {
+            let want = !self.phase ^ (good >= to_wrap);
+            if e.phase() != want {
+                break;
+            }
+            good += 1;
+        }
+        good
     }
 
     /// Copy entries `0..n` past `next` into `out` (`n <= out.len()`): at most
@@ -443,20 +478,24 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
         Ok(n)
     }
 
-    /// Tail mode: read `nq_tail_ptr` once, check it, and return
-    /// `(tail / 16 - next) mod capacity` [004 §3].
+    /// One read of this queue's `nq_tail_ptr`, checked: the byte offset the
+    /// device will write next. Consumes nothing and changes no state.
     ///
-    /// Faults: all ones (device gone) → [`Fault::AllOnes`]; not a multiple of
-    /// 16 → [`Fault::MisalignedTail`]; at or past the ring's end →
+    /// Phase mode reads no register while draining; this is its liveness
+    /// probe (a gone device shows here at once, on the first read).
+    ///
+    /// Faults: all ones (the device is gone) → [`Fault::AllOnes`]; not a
+    /// multiple of 16 → [`Fault::MisalignedTail`]; at or past the ring's end →
     /// [`Fault::TailOutOfRing`].
-    pub(super) fn read_tail_count<M: Mmio>(&self, engine: &NotificEngine<M>) -> Result<u32> {
+    pub fn tail_offset<M: Mmio>(&self, engine: &NotificEngine<M>) -> Result<u32> {
         let reg = engine.nq_reg(regs::NQ_TAIL_PTR, self.index)?;
         let tail = reg.read(engine.mmio(), engine.base())?;
-        self.count_from_tail(tail, reg.addr(engine.base()).get())
+        self.check_tail(tail, reg.addr(engine.base()).get())?;
+        Ok(tail)
     }
 
-    /// The tail checks and count of [`NqRing::read_tail_count`], on a value.
-    pub(super) fn count_from_tail(&self, tail: u32, addr: u64) -> Result<u32> {
+    /// The checks of a tail value read at `addr` (see [`NqRing::tail_offset`]).
+    pub(super) fn check_tail(&self, tail: u32, addr: u64) -> Result<()> {
         if tail == u32::MAX {
             return Err(Error::DeviceFault(Fault::AllOnes { addr }));
         }
@@ -469,17 +508,44 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
                 ring_bytes: self.size_bytes,
             }));
         }
+        Ok(())
+    }
+
+    /// Tail mode: read `nq_tail_ptr` once, check it, and return
+    /// `(tail / 16 - next) mod capacity` [004 §3].
+    ///
+    /// Faults: those of [`NqRing::tail_offset`], and
+    /// [`Fault::TailMovedBackwards`] when the count is below the entries a
+    /// previous read showed and the consumer has not taken yet (a device only
+    /// moves its tail forward; the count would otherwise wrap to almost a
+    /// full ring and end in a [`Error::Timeout`] after the whole budget).
+    pub(super) fn read_tail_count<M: Mmio>(&self, engine: &NotificEngine<M>) -> Result<u32> {
+        let tail = self.tail_offset(engine)?;
         let slot = tail / NQ_ENTRY_BYTES as u32;
-        Ok(if slot >= self.next {
+        let count = if slot >= self.next {
             slot - self.next
         } else {
             slot + self.capacity - self.next
-        })
+        };
+        if count < self.known {
+            let previous = (self.next as u64 + self.known as u64) % self.capacity as u64;
+            return Err(Error::DeviceFault(Fault::TailMovedBackwards {
+                tail,
+                previous: previous as u32 * NQ_ENTRY_BYTES as u32,
+            }));
+        }
+        Ok(count)
     }
 
     /// Wait, within the budget, for the phase of the last of `count` pending
     /// entries to land (the DMA may still be in flight when the tail moves)
-    /// [004 §3]. [`Error::Timeout`] otherwise (the C code logs and goes on).
+    /// [004 §3]. [`Error::Timeout`] otherwise.
+    ///
+    /// Deviation from the C (listed in `docs/coverage.md`): the C code logs
+    /// "Failed to wait for notifs to arrive" and returns the count anyway;
+    /// khal returns [`Error::Timeout`] and consumes nothing, because a count
+    /// of entries that have not landed would hand the caller ring bytes the
+    /// device has not written (stale entries of the previous pass).
     pub(super) fn wait_arrival<D: DelayNs + ?Sized>(
         &self,
         delay: &mut D,

@@ -16,6 +16,7 @@
 //! | `0x0C` | `DOORBELL` | write 1: start the ring |
 //! | `0x10` | `ABORT` | write 1: drop a ring not yet processed |
 //! | `0x14` | `RINGS_DONE` | read: rings processed |
+//! | `0x18` | `BUSY` | read: 1 while a ring waits to be processed, else 0 |
 //!
 //! A descriptor is 32 bytes, little-endian: `kind: u32` (1 transfer,
 //! 2 completion), `len: u32`, `src: u64`, `dst: u64`, `0: u64`. A completion's
@@ -26,8 +27,11 @@
 //! doorbell (at once when 0), reading descriptors and sources and writing
 //! destinations through the model's memory ([`Bus::read_mem`] /
 //! [`Bus::write_mem`]). Fault injection ([`DmaFault`]): the completion is never
-//! raised (the wait times out), or one transfer moves fewer bytes (the
-//! completion reports the short count). Every transfer is logged.
+//! raised (the wait times out), one transfer moves fewer bytes (the
+//! completion reports the short count), or a corrupt record shows while the
+//! ring is pending; and [`DmaEngineModel::ignore_abort`] (the engine ignores
+//! `ABORT`). Every transfer is logged. The driver confirms an abort by
+//! reading `BUSY` back (0: stopped).
 
 use std::any::Any;
 use std::sync::Arc;
@@ -51,6 +55,8 @@ pub const DOORBELL: u64 = 0x0C;
 pub const ABORT: u64 = 0x10;
 /// `RINGS_DONE` register offset.
 pub const RINGS_DONE: u64 = 0x14;
+/// `BUSY` register offset.
+pub const BUSY: u64 = 0x18;
 
 /// Bytes per encoded descriptor.
 pub const DESC_BYTES: usize = 32;
@@ -60,6 +66,8 @@ pub const COMPLETION_BYTES: usize = 16;
 const KIND_TRANSFER: u32 = 1;
 const KIND_COMPLETION: u32 = 2;
 const STATE_DONE: u32 = 1;
+/// The record state [`DmaFault::GarbageRecord`] writes (neither 0 nor 1).
+const STATE_GARBAGE: u32 = 0xBAD;
 
 /// Faults the engine can be told to play.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -77,6 +85,10 @@ pub enum DmaFault {
         /// Bytes it moves.
         moved: u32,
     },
+    /// At the doorbell the engine writes a corrupt completion record (state
+    /// `0xBAD`), then processes the ring after its latency as usual: the
+    /// driver's status read fails while the ring is still pending.
+    GarbageRecord,
 }
 
 /// One transfer the engine performed.
@@ -103,6 +115,10 @@ pub struct DmaEngineModel {
     pub fault: DmaFault,
     /// Simulated nanoseconds between the doorbell and the processing.
     pub latency_ns: u64,
+    /// Fault injection: `ABORT` writes are counted but ignored (a pending
+    /// ring stays pending, `BUSY` stays 1).
+    pub ignore_abort: bool,
+    aborts: u32,
     doorbells: u32,
     rings_done: u32,
     log: Vec<TransferRecord>,
@@ -124,6 +140,11 @@ impl DmaEngineModel {
     /// Doorbells rung so far (rings submitted).
     pub fn doorbells(&self) -> u32 {
         self.doorbells
+    }
+
+    /// `ABORT` writes so far.
+    pub fn aborts(&self) -> u32 {
+        self.aborts
     }
 
     /// Every transfer performed, in order.
@@ -184,6 +205,24 @@ impl DmaEngineModel {
     }
 }
 
+impl DmaEngineModel {
+    /// [`DmaFault::GarbageRecord`]: write a corrupt record at the ring's
+    /// completion address (the first completion descriptor's `dst`).
+    fn garbage_record(&mut self, ring: u64, count: u32, bus: &mut Bus<'_>) {
+        for i in 0..u64::from(count) {
+            let mut d = [0u8; DESC_BYTES];
+            let addr = ring.wrapping_add(i * DESC_BYTES as u64);
+            if bus.read_mem(addr, &mut d).is_err() {
+                return;
+            }
+            if le32(&d, 0) == KIND_COMPLETION {
+                let _ = bus.write_mem(le64(&d, 16), &completion_record(STATE_GARBAGE, 0, 0));
+                return;
+            }
+        }
+    }
+}
+
 fn completion_record(state: u32, descriptors: u32, moved: u64) -> [u8; COMPLETION_BYTES] {
     let mut r = [0u8; COMPLETION_BYTES];
     r[0..4].copy_from_slice(&state.to_le_bytes());
@@ -221,6 +260,7 @@ impl Block for DmaEngineModel {
             RING_BASE_HI => self.ring_hi,
             RING_COUNT => self.count,
             RINGS_DONE => self.rings_done,
+            BUSY => u32::from(self.pending.is_some()),
             _ => 0,
         }
     }
@@ -233,13 +273,21 @@ impl Block for DmaEngineModel {
                 self.doorbells += 1;
                 let ring = u64::from(self.ring_hi) << 32 | u64::from(self.ring_lo);
                 let due = bus.now_ns.saturating_add(self.latency_ns);
+                if self.fault == DmaFault::GarbageRecord {
+                    self.garbage_record(ring, self.count, bus);
+                }
                 if self.latency_ns == 0 {
                     self.process(ring, self.count, bus);
                 } else {
                     self.pending = Some((ring, self.count, due));
                 }
             }
-            ABORT if value & 1 != 0 => self.pending = None,
+            ABORT if value & 1 != 0 => {
+                self.aborts += 1;
+                if !self.ignore_abort {
+                    self.pending = None;
+                }
+            }
             _ => {}
         }
     }
@@ -373,16 +421,29 @@ impl DmaQueue for ModelDmaQueue<'_> {
         }
     }
 
+    /// Write `ABORT`, then confirm with `BUSY`: 0 is stopped; all ones is a
+    /// gone device ([`Fault::AllOnes`]); anything else, an engine that did
+    /// not stop.
     fn abort(&mut self) -> Result<()> {
-        self.model.write32(self.reg(ABORT), 1)
+        self.model.write32(self.reg(ABORT), 1)?;
+        match self.model.read32(self.reg(BUSY))? {
+            0 => Ok(()),
+            u32::MAX => Err(Error::DeviceFault(Fault::AllOnes {
+                addr: self.reg(BUSY).get(),
+            })),
+            _ => Err(Error::DeviceFault(Fault::Other(
+                "dma engine still busy after abort",
+            ))),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::delay::Advance;
     use crate::SimDelay;
-    use khal_core::dma::{run_one_shot, OneShotRing};
+    use khal_core::dma::{run_one_shot, Abort, OneShotRing, RunError};
     use khal_core::wait::Budget;
 
     const B: Budget = Budget {
@@ -447,9 +508,63 @@ mod tests {
         let mut d = SimDelay::new(&m);
         assert_eq!(
             run_one_shot(&mut q, &ring(&src, 0x5000), &mut d, B),
-            Err(Error::Timeout("dma ring completion"))
+            Err(RunError {
+                error: Error::Timeout("dma ring completion"),
+                abort: Abort::Stopped
+            })
         );
         assert_eq!(d.slept_ns(), B.total_us() * 1000);
+        assert_eq!(q.with_engine(|e| e.aborts()), Some(1));
+    }
+
+    #[test]
+    fn a_corrupt_record_while_pending_aborts_the_ring_before_it_runs() {
+        let m = DeviceModel::new();
+        let (mut q, src) = setup(&m);
+        q.with_engine(|e| {
+            e.fault = DmaFault::GarbageRecord;
+            e.latency_ns = 250_000;
+        })
+        .unwrap();
+        let mut d = SimDelay::new(&m);
+        assert_eq!(
+            run_one_shot(&mut q, &ring(&src, 0x5000), &mut d, B),
+            Err(RunError {
+                error: Error::DeviceFault(Fault::Other("dma completion record corrupt")),
+                abort: Abort::Stopped
+            })
+        );
+        // Failed at the first status read: no sleep, no transfer.
+        assert_eq!(d.slept_ns(), 0);
+        // Past the engine's latency, the aborted ring never runs: nothing
+        // reads the sources any more (the caller may free them).
+        m.advance_ns(1_000_000);
+        assert_eq!(q.with_engine(|e| e.transfers().len()), Some(0));
+        assert_eq!(q.with_engine(|e| e.aborts()), Some(1));
+    }
+
+    #[test]
+    fn an_abort_the_engine_ignores_is_reported_with_the_timeout() {
+        let m = DeviceModel::new();
+        let (mut q, src) = setup(&m);
+        q.with_engine(|e| {
+            e.ignore_abort = true;
+            e.latency_ns = u64::MAX / 2;
+        })
+        .unwrap();
+        let mut d = SimDelay::new(&m);
+        let r = run_one_shot(&mut q, &ring(&src, 0x5000), &mut d, B).unwrap_err();
+        assert_eq!(
+            r,
+            RunError {
+                error: Error::Timeout("dma ring completion"),
+                abort: Abort::Failed(Error::DeviceFault(Fault::Other(
+                    "dma engine still busy after abort"
+                )))
+            }
+        );
+        assert!(!r.engine_stopped());
+        assert_eq!(q.with_engine(|e| e.pending.is_some()), Some(true));
     }
 
     #[test]
@@ -472,10 +587,13 @@ mod tests {
         let mut d = SimDelay::new(&m);
         assert_eq!(
             run_one_shot(&mut q, &ring(&src, 0x5000), &mut d, B),
-            Err(Error::DeviceFault(Fault::ShortTransfer {
-                expected: 16,
-                moved: 11
-            }))
+            Err(RunError {
+                error: Error::DeviceFault(Fault::ShortTransfer {
+                    expected: 16,
+                    moved: 11
+                }),
+                abort: Abort::NotNeeded
+            })
         );
         let mut out = [0u8; 8];
         m.read_mem(0x5100, &mut out).unwrap();
@@ -488,9 +606,15 @@ mod tests {
         let (mut q, src) = setup(&m);
         m.set_gone(true);
         let mut d = SimDelay::new(&m);
+        // The abort's confirmation reads all ones: reported with the timeout.
         assert_eq!(
             run_one_shot(&mut q, &ring(&src, 0x5000), &mut d, B),
-            Err(Error::Timeout("dma ring completion"))
+            Err(RunError {
+                error: Error::Timeout("dma ring completion"),
+                abort: Abort::Failed(Error::DeviceFault(Fault::AllOnes {
+                    addr: DmaEngineModel::DEFAULT_BASE.add(BUSY).get()
+                }))
+            })
         );
         m.set_gone(false);
         let big = [Descriptor::Completion; 9];

@@ -20,7 +20,7 @@ mod kernels;
 use std::hint::black_box;
 use std::process::ExitCode;
 
-use khal_core::dma::DmaMemory;
+use khal_core::dma::{DmaMemory, StaticDma};
 use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqEntry, NqRing};
 use khal_std::{Counting, DmaBuf};
 
@@ -31,7 +31,8 @@ fn usage() -> ExitCode {
         "usage: khal_ir <raw_write|typed_write|raw_read|typed_read|raw_array_write|\
          typed_array_write|typed_write_opaque|nq_drain_dmabuf|nq_drain_word|memcpy|\
          csr_lookup_4|csr_lookup_8|csr_lookup_256|raw_translate|dispatch_static_axi|dispatch_any_axi|\
-         dispatch_static_rmw|dispatch_any_rmw|counts|time>"
+         dispatch_static_rmw|dispatch_any_rmw|counts|time|\
+         nq:<phase|tail|iter|cref|idle>:<dmabuf|static|word>:<batch>>"
     );
     ExitCode::from(2)
 }
@@ -45,9 +46,24 @@ fn ring_setup<R: DmaMemory>(
     NotificEngine<khal_core::mmio::volatile::VolatileWindow>,
     NqRing<R>,
 )> {
+    ring_setup_batch(regs, mem, None)
+}
+
+/// [`ring_setup`] with a `max_batch` (`None`: the default cap).
+fn ring_setup_batch<R: DmaMemory>(
+    regs: &mut Regs,
+    mem: R,
+    batch: Option<u32>,
+) -> Option<(
+    NotificEngine<khal_core::mmio::volatile::VolatileWindow>,
+    NqRing<R>,
+)> {
     let w = window(regs.ptr())?;
     let mut e = NotificEngine::init(w, Some(BASE), 10, 0, 0).ok()?;
-    let cfg = NqConfig::new(0, RING_ENTRIES * 16, ConsumeMode::Phase);
+    let mut cfg = NqConfig::new(0, RING_ENTRIES * 16, ConsumeMode::Phase);
+    if let Some(b) = batch {
+        cfg = cfg.with_max_batch(b);
+    }
     let mut ring = NqRing::configure_host(&e, mem, cfg).ok()?;
     ring.enable(&mut e, &mut NoDelay).ok()?;
     fill_first_pass(ring.memory()).ok()?;
@@ -113,10 +129,19 @@ fn device_pass<R: DmaMemory>(mem: &R, pass: u32) -> Option<()> {
 /// Drain a full ring (refilled outside the timing) against a `memcpy` of the
 /// same ring, `REPS` interleaved times; medians in ns.
 fn time_ring<R: DmaMemory>(mem: R, src_ptr: *const u8) -> Option<(u128, u128)> {
+    time_ring_batch(mem, src_ptr, None)
+}
+
+/// [`time_ring`] with `batch` entries per drain call (`None`: the default cap, 128).
+fn time_ring_batch<R: DmaMemory>(
+    mem: R,
+    src_ptr: *const u8,
+    batch: Option<u32>,
+) -> Option<(u128, u128)> {
     const REPS: usize = 21;
     let mut regs = Regs::new();
-    let (e, mut ring) = ring_setup(&mut regs, mem)?;
-    let mut out = vec![NqEntry::default(); 128];
+    let (e, mut ring) = ring_setup_batch(&mut regs, mem, batch)?;
+    let mut out = vec![NqEntry::default(); batch.unwrap_or(128) as usize];
     let bytes = RING_ENTRIES as usize * 16;
     let mut dst = vec![0u8; bytes];
     let (mut drain_ns, mut copy_ns) = (Vec::with_capacity(REPS), Vec::with_capacity(REPS));
@@ -152,21 +177,133 @@ fn time() -> Option<String> {
     let word = WordRing::new(bytes);
     let p = word.bus_addr() as usize as *const u8;
     let (wd, wc) = time_ring(word, p)?;
+    // The same ratio at the bench's batch sizes (a fresh ring each).
+    let mut by_batch = Vec::new();
+    for b in [1u32, 8, 64, 1024] {
+        let buf = DmaBuf::new(bytes, 4096).ok()?;
+        let p = buf.as_ptr();
+        let (d, c) = time_ring_batch(buf, p, Some(b))?;
+        by_batch.push(format!("\"{b}\":{:.3}", c as f64 / d.max(1) as f64));
+    }
     Some(format!(
         "{{\"ring_entries\":{RING_ENTRIES},\"reps\":21,\
          \"dmabuf_drain_median_ns\":{d},\"dmabuf_memcpy_median_ns\":{c},\
          \"drain_throughput_vs_memcpy\":{:.3},\
          \"wordring_drain_median_ns\":{wd},\"wordring_memcpy_median_ns\":{wc},\
-         \"wordring_drain_throughput_vs_memcpy\":{:.3}}}",
+         \"wordring_drain_throughput_vs_memcpy\":{:.3},\
+         \"dmabuf_drain_throughput_vs_memcpy_by_batch\":{{{}}}}}",
         c as f64 / d.max(1) as f64,
-        wc as f64 / wd.max(1) as f64
+        wc as f64 / wd.max(1) as f64,
+        by_batch.join(",")
     ))
+}
+
+/// The side-by-side NQ scenarios `nq:<mode>:<backend>:<batch>`: one
+/// 4096-entry ring filled by the device's first pass, drained whole, `batch`
+/// entries per call (`max_batch` = `batch`), in one of five ways:
+///
+/// - `phase`: `NqRing::drain`, phase mode (0 register reads);
+/// - `tail`: `NqRing::drain`, tail mode (the device published 4095 entries:
+///   a full ring reads as empty through the tail);
+/// - `iter`: `NqRing::drain_iter`, phase mode, every item copied out;
+/// - `cref`: the C-style reference consumer (`ir_c_ref`) over the same window
+///   and ring memory (4095 entries, as `tail`);
+/// - `idle`: after draining, `N` phase-mode calls with nothing new (the
+///   figure is per call).
+///
+/// Returns the operation count the Ir total is divided by.
+fn nq_scenario(spec: &str) -> Option<u64> {
+    let mut it = spec.split(':').skip(1);
+    let (mode, backend, batch) = (it.next()?, it.next()?, it.next()?.parse::<u32>().ok()?);
+    let bytes = RING_ENTRIES as usize * 16;
+    match backend {
+        "dmabuf" => {
+            let buf = DmaBuf::new(bytes, 4096).ok()?;
+            let p = buf.as_ptr();
+            nq_run(mode, buf, p, batch)
+        }
+        "static" => {
+            // 4096 entries x 16 bytes: the firmware backend over a static buffer.
+            let buf = khal_core::static_dma!(65536)?;
+            let mem = StaticDma::identity(buf);
+            let p = mem.bus_addr() as usize as *const u8;
+            nq_run(mode, mem, p, batch)
+        }
+        "word" => {
+            let mem = WordRing::new(bytes);
+            let p = mem.bus_addr() as usize as *const u8;
+            nq_run(mode, mem, p, batch)
+        }
+        _ => None,
+    }
+}
+
+fn nq_run<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) -> Option<u64> {
+    let mut regs = Regs::new();
+    let regs_ptr = regs.ptr();
+    let mut e = NotificEngine::init(window(regs_ptr)?, Some(BASE), 10, 0, 0).ok()?;
+    let cmode = if mode == "tail" {
+        ConsumeMode::Tail
+    } else {
+        ConsumeMode::Phase
+    };
+    let cfg = NqConfig::new(0, RING_ENTRIES * 16, cmode).with_max_batch(batch);
+    let mut ring = NqRing::configure_host(&e, mem, cfg).ok()?;
+    ring.enable(&mut e, &mut NoDelay).ok()?;
+    fill_first_pass(ring.memory()).ok()?;
+    // The device's tail: 4095 entries published (byte offset of slot 4095).
+    // SAFETY: dword NQ0_TAIL_OFF / 4 lies inside the live `regs` buffer of
+    // WINDOW_BYTES; it is written through the raw pointer the window also
+    // uses (no reference into the window's memory is created).
+    unsafe {
+        regs_ptr
+            .as_ptr()
+            .add(NQ0_TAIL_OFF as usize / 4)
+            .write_volatile((RING_ENTRIES - 1) * 16)
+    };
+    let mut out = vec![NqEntry::default(); batch as usize];
+    let (got, want) = match mode {
+        "phase" => (ir_nq_drain(&e, &mut ring, &mut out), RING_ENTRIES),
+        "tail" => (ir_nq_drain(&e, &mut ring, &mut out), RING_ENTRIES - 1),
+        "iter" => (ir_nq_iter(&e, &mut ring, &mut out, batch), RING_ENTRIES),
+        "cref" => (
+            ir_c_ref(
+                e.mmio(),
+                BASE,
+                ring_ptr.cast::<NqEntry>(),
+                RING_ENTRIES,
+                &mut out,
+            ),
+            RING_ENTRIES - 1,
+        ),
+        "idle" => {
+            if ir_nq_drain(&e, &mut ring, &mut out) != RING_ENTRIES as usize {
+                return None;
+            }
+            (ir_nq_idle(&e, &mut ring, &mut out), 0)
+        }
+        _ => return None,
+    };
+    if got != want as usize {
+        eprintln!("{mode}: drained {got}, expected {want}");
+        return None;
+    }
+    Some(if mode == "idle" { N as u64 } else { got as u64 })
 }
 
 fn main() -> ExitCode {
     let Some(which) = std::env::args().nth(1) else {
         return usage();
     };
+    if which.starts_with("nq:") {
+        return match nq_scenario(&which) {
+            Some(ops) => {
+                println!("ops={ops}");
+                ExitCode::SUCCESS
+            }
+            None => ExitCode::FAILURE,
+        };
+    }
     let mut regs = Regs::new();
     let ops: u64 = match which.as_str() {
         "raw_write" => {
@@ -228,6 +365,15 @@ fn main() -> ExitCode {
             let src = vec![0x5Au8; RING_ENTRIES as usize * 16];
             let mut dst = vec![0u8; src.len()];
             ir_memcpy(&src, &mut dst);
+            RING_ENTRIES as u64
+        }
+        "copy_sse" => {
+            let src = vec![0x5Au8; RING_ENTRIES as usize * 16];
+            let mut dst = vec![0u8; src.len()];
+            ir_copy_sse(&src, &mut dst);
+            if dst != src {
+                return ExitCode::FAILURE;
+            }
             RING_ENTRIES as u64
         }
         "csr_lookup_4" => {

@@ -1,0 +1,126 @@
+//! The bring-up every khal example runs, written once and generic over the arch
+//! `A`, the register window `M`, the ring memory `R` and the delay `D`: the
+//! firmware examples run it over a `VolatileWindow` and a `StaticDma` ring, the
+//! host example over a file-backed `MmapMmio` and over the device model.
+//!
+//! 1. bind the arch: a validated tile index and its TPB base; the arch's
+//!    error-notification mask, which the notes do not trace (a typed
+//!    `NotTraced` answer: logged, and the bring-up goes on without it);
+//! 2. the notification engine: `NotificEngine::init` (10 queues, back-pressure
+//!    mode 1, uart mode 0) [004 §2];
+//! 3. one NQ over the ring memory: `NqRing::configure_host` then `enable`
+//!    (the reset's bounded tail wait) [004 §3], read by phase bit;
+//! 4. drain, handling each error: a timeout consumes nothing and is retried on
+//!    the next call; a device fault (tail all ones, misaligned, outside the
+//!    ring) resets the queue and is reported; anything else is returned.
+//!
+//! Every error is logged: through defmt on a firmware build with the `defmt`
+//! feature, to stderr on a host, nowhere otherwise (the caller still gets it).
+
+use embedded_hal::delay::DelayNs;
+use khal::core::dma::DmaMemory;
+use khal::core::family::{Arch, NotificMask};
+use khal::core::notific::{ConsumeMode, NotificEngine, NqConfig, NqEntry, NqRing};
+use khal::{DeviceAddr, Error, Mmio, Result};
+
+/// Entries of the example's NQ ring.
+pub const RING_ENTRIES: usize = 64;
+/// Its size in bytes (16 per entry [004 §3]).
+pub const RING_BYTES: usize = RING_ENTRIES * 16;
+/// The NQ the example uses (of the engine's 10).
+pub const NQ: u32 = 2;
+
+/// A brought-up engine and its NQ.
+pub struct Up<M: Mmio, R: DmaMemory> {
+    /// The notification engine (owns the window handle).
+    pub engine: NotificEngine<M>,
+    /// The enabled NQ.
+    pub ring: NqRing<R>,
+}
+
+/// Steps 1 to 3: bind `A`, init the engine whose block is at `notific` in
+/// `window`, configure and enable NQ [`NQ`] over `ring_mem`.
+pub fn bring_up<A: Arch, M: Mmio, R: DmaMemory, D: DelayNs>(
+    window: M,
+    notific: DeviceAddr,
+    ring_mem: R,
+    delay: &mut D,
+) -> Result<Up<M, R>> {
+    // A validated tile index, then a per-arch constant: the arch is bound.
+    log_bound(A::NAME, A::tpb_base(A::tile(0)?));
+    match A::notific_mask(NotificMask::Error) {
+        Ok(_) => {}
+        // Not traced on any arch [002 §4]: no number is guessed; the error
+        // enable is left off.
+        Err(e @ Error::NotTraced(_)) => log_error("error-notification mask", &e),
+        Err(e) => return Err(e),
+    }
+    let mut engine = NotificEngine::init(window, Some(notific), 10, 1, 0)?;
+    let cfg = NqConfig::new(NQ, RING_BYTES as u32, ConsumeMode::Phase);
+    let mut ring = NqRing::configure_host(&engine, ring_mem, cfg)?;
+    ring.enable(&mut engine, delay)?;
+    Ok(Up { engine, ring })
+}
+
+/// Step 4: drain what is pending into `out`; returns how many.
+pub fn drain<M: Mmio, R: DmaMemory, D: DelayNs>(
+    up: &mut Up<M, R>,
+    delay: &mut D,
+    out: &mut [NqEntry],
+) -> Result<usize> {
+    match up.ring.drain(&up.engine, delay, out) {
+        Ok(n) => Ok(n),
+        // The last entry's data did not land within the budget: nothing was
+        // consumed, the next drain sees the same entries again.
+        Err(e @ Error::Timeout(_)) => {
+            log_error("nq drain (will retry)", &e);
+            Ok(0)
+        }
+        // The device lied or is gone: reset the queue (bounded) and report.
+        Err(e @ Error::DeviceFault(_)) => {
+            log_error("nq drain: device fault, resetting the queue", &e);
+            up.ring.reset(&mut up.engine, delay)?;
+            Err(e)
+        }
+        Err(e) => {
+            log_error("nq drain", &e);
+            Err(e)
+        }
+    }
+}
+
+/// Log which arch is bound and its TPB 0 base.
+#[cfg(feature = "defmt")]
+pub fn log_bound(arch: &str, tpb0: DeviceAddr) {
+    defmt::info!("khal: arch {=str}, tpb 0 at {=u64:#x}", arch, tpb0.get());
+}
+
+/// Log which arch is bound and its TPB 0 base.
+#[cfg(all(not(feature = "defmt"), not(target_os = "none")))]
+pub fn log_bound(arch: &str, tpb0: DeviceAddr) {
+    std::println!("khal: arch {arch}, tpb 0 at {tpb0}");
+}
+
+/// Log which arch is bound: a firmware build without `defmt` has no log.
+#[cfg(all(not(feature = "defmt"), target_os = "none"))]
+pub fn log_bound(arch: &str, tpb0: DeviceAddr) {
+    let _ = (arch, tpb0);
+}
+
+/// Log `e` with what failed.
+#[cfg(feature = "defmt")]
+pub fn log_error(what: &str, e: &Error) {
+    defmt::error!("{=str}: {}", what, e);
+}
+
+/// Log `e` with what failed.
+#[cfg(all(not(feature = "defmt"), not(target_os = "none")))]
+pub fn log_error(what: &str, e: &Error) {
+    std::eprintln!("{what}: {e}");
+}
+
+/// Log `e` with what failed: a firmware build without `defmt` has no log.
+#[cfg(all(not(feature = "defmt"), target_os = "none"))]
+pub fn log_error(what: &str, e: &Error) {
+    let _ = (what, e);
+}
