@@ -548,15 +548,24 @@ impl<'m> ModelDramBuf<'m> {
         ModelDramBuf { model, addr, len }
     }
 
+    /// The bus address of bytes `[offset, offset + n)`: inside the view, and
+    /// (for a view placed at the end of the address space) not past `u64::MAX`.
     fn check(&self, offset: usize, n: usize) -> Result<u64> {
         match offset.checked_add(n) {
-            Some(end) if end <= self.len => Ok(self.addr + offset as u64),
-            _ => Err(Error::OutOfRange {
-                what: "dma buffer offset",
-                value: offset as u64,
-                limit: self.len as u64,
-            }),
+            Some(end) if end <= self.len => {}
+            _ => {
+                return Err(Error::OutOfRange {
+                    what: "dma buffer offset",
+                    value: offset as u64,
+                    limit: self.len as u64,
+                })
+            }
         }
+        // The last byte (`n - 1` past the start) must have an address too.
+        self.addr
+            .checked_add(offset as u64)
+            .filter(|a| a.checked_add((n as u64).saturating_sub(1)).is_some())
+            .ok_or(Error::OutOfWindow { addr: self.addr })
     }
 }
 
@@ -579,7 +588,9 @@ impl DmaMemory for ModelDramBuf<'_> {
         self.model.write_mem(self.check(offset, data.len())?, data)
     }
     fn zero(&self) -> Result<()> {
-        self.model.write_mem(self.addr, &vec![0; self.len])
+        // Checked whole first: nothing is written for a view that wraps.
+        let addr = self.check(0, self.len)?;
+        self.model.write_mem(addr, &vec![0; self.len])
     }
 }
 
@@ -974,6 +985,27 @@ mod tests {
             r.last_translation_error(),
             Some(PagemapError::PfnHidden { .. })
         ));
+    }
+
+    #[test]
+    fn a_dram_view_at_the_end_of_the_address_space_is_refused_typed() {
+        let m = DeviceModel::new();
+        let top = ModelDramBuf::new(&m, u64::MAX - 7, 16);
+        let wrap = Err(Error::OutOfWindow { addr: u64::MAX - 7 });
+        // The first 8 bytes have addresses; byte 8 would be 2^64.
+        top.write(0, &[1; 8]).unwrap();
+        assert_eq!(top.load_u8(7), Ok(1));
+        assert_eq!(top.load_u8(8), wrap);
+        assert_eq!(top.read(4, &mut [0; 8]), wrap.map(|_| ()));
+        assert_eq!(top.write(8, &[1]), wrap.map(|_| ()));
+        assert_eq!(top.zero(), wrap.map(|_| ()));
+        assert_eq!(top.load_u8(7), Ok(1)); // the refused zero wrote nothing
+        assert_eq!(top.read(0, &mut []), Ok(()));
+        let far = ModelDramBuf::new(&m, u64::MAX, usize::MAX);
+        assert_eq!(
+            far.load_u8(usize::MAX - 1),
+            Err(Error::OutOfWindow { addr: u64::MAX })
+        );
     }
 
     #[test]

@@ -293,7 +293,7 @@ impl Mmio for DeviceModel {
 impl Advance for DeviceModel {
     fn advance_ns(&self, ns: u64) {
         let mut guard = self.inner.borrow_mut();
-        guard.now_ns += ns;
+        guard.now_ns = guard.now_ns.saturating_add(ns);
         let Inner {
             blocks,
             dram,

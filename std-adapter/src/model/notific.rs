@@ -199,7 +199,8 @@ impl NotificModel {
     /// Post up to `n` notifications on queue `idx`; returns how many were
     /// written (fewer when the queue is disabled, full, stalled or
     /// unconfigured). Memory errors (a ring outside every attached buffer
-    /// that is not device memory either) stop the post.
+    /// that is not device memory either, or an entry past the end of the
+    /// 64-bit address space: [`Error::OutOfWindow`]) stop the post.
     pub fn post(&mut self, bus: &mut Bus<'_>, idx: u32, n: u32) -> Result<u32> {
         if idx >= self.queue_count() {
             return Err(Error::OutOfRange {
@@ -229,13 +230,19 @@ impl NotificModel {
             let mut e = [0u8; 16];
             e[0] = idx as u8;
             e[SEQ_BYTES].copy_from_slice(&q.seq.to_le_bytes());
-            let addr = base + slot * 16;
+            // A ring whose entry would pass the end of the address space is
+            // refused, typed (the register values are the consumer's).
+            let addr = slot
+                .checked_mul(16)
+                .and_then(|o| base.checked_add(o))
+                .filter(|a| a.checked_add(15).is_some())
+                .ok_or(Error::OutOfWindow { addr: base })?;
             // Everything but the phase byte first, the phase byte last [FACTS §11].
             bus.write_mem(addr, &e[..3])?;
             bus.write_mem(addr + 4, &e[4..])?;
             match q.fault {
                 QueueFault::SlowDma { delay_ns } => self.in_flight.push(InFlight {
-                    due_ns: bus.now_ns + delay_ns,
+                    due_ns: bus.now_ns.saturating_add(delay_ns),
                     addr: addr + 3,
                     byte: phase_byte,
                     queue: idx,
@@ -428,6 +435,43 @@ mod tests {
         assert_eq!(buf.load_u8(35), Ok(0));
         m.write32(B.add(0xB8), 0x200).unwrap();
         assert_eq!(buf.load_u8(35), Ok(0x80));
+    }
+
+    #[test]
+    fn a_ring_at_the_end_of_the_address_space_is_refused_typed() {
+        let m = DeviceModel::new();
+        m.mount(B, NotificModel::new(Flavour::SingleQueue)).unwrap();
+        m.write32(B.add(0x14), 1).unwrap();
+        m.write32(B.add(0x108), 64).unwrap();
+        // Base 2^64 - 32: slots 0 and 1 fit, slot 2 would wrap.
+        m.write32(B.add(0x100), 0xFFFF_FFE0).unwrap();
+        m.write32(B.add(0x104), 0xFFFF_FFFF).unwrap();
+        let post = |n| {
+            m.with_block(B, |nm: &mut NotificModel, bus| nm.post(bus, 0, n))
+                .unwrap()
+        };
+        assert_eq!(post(2), Ok(2));
+        m.write32(B.add(0x10C), 32).unwrap(); // consumer caught up
+        assert_eq!(
+            post(1),
+            Err(Error::OutOfWindow {
+                addr: u64::MAX - 31
+            })
+        );
+        // Base 2^64 - 8: the first entry already wraps.
+        m.write32(B.add(0x100), 0xFFFF_FFF8).unwrap();
+        m.write32(B.add(0x14), 0).unwrap(); // restart at slot 0
+        m.write32(B.add(0x10C), 0).unwrap();
+        m.write32(B.add(0x14), 1).unwrap();
+        assert_eq!(post(1), Err(Error::OutOfWindow { addr: u64::MAX - 7 }));
+        // A slow DMA delay of u64::MAX does not overflow the clock.
+        m.write32(B.add(0x100), 0x1000).unwrap();
+        m.write32(B.add(0x104), 0).unwrap();
+        m.with_block(B, |nm: &mut NotificModel, _| {
+            nm.set_fault(0, QueueFault::SlowDma { delay_ns: u64::MAX })
+        });
+        SimDelay::new(&m).delay_ns(5);
+        assert_eq!(post(1), Ok(1));
     }
 
     #[test]
