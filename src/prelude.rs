@@ -10,12 +10,12 @@
 
 pub use khal_core::dma::{DmaAllocator, DmaMemory, DmaQueue};
 pub use khal_core::engine::{
-    ActOps, DgeNotif, DveOps, EngineOps, PeOps, PoolingOps, SpOps, StpbOps,
+    ActOps, DgeNotif, DveOps, EngineOps, InitSteps, PeOps, PoolingOps, SpOps, StpbOps,
 };
 pub use khal_core::family::{
-    Arch, CapCfg, DveTables, HbmMap, HwDecode, IramSizes, NotificMasks, NqMailboxMap, NxLocal,
-    Q7Params, SeqParams, TopSpNx, TpbBases,
+    Arch, CapCfg, DgeRegs, DveTables, HbmMap, HwDecode, IramSizes, NotificMasks, NqMailboxMap,
+    NxLocal, Q7Params, Sdma, SeqParams, TopSpNx, TpbBases, TpbRegGates,
 };
 pub use khal_core::intc::IntcOps;
-pub use khal_core::q7::{Q7SwapTable, Q7UcodeLoader};
+pub use khal_core::q7::Q7SwapTable;
 pub use khal_core::Mmio;

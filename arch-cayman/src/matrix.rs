@@ -7,13 +7,11 @@
 use khal_core::addr::{DeviceAddr, HostVisible, MESH_HIGH_BIT};
 use khal_core::error::{Error, Result};
 use khal_core::family::{
-    hw_decode::HwDecodeParams, nx_local::RsvdSpace, ActTableParams, ActTables, Arch, CapCfg,
-    DveTableOffsets, DveTableSizes, DveTables, FlagSelected, Gated, HbmBarWindow, HbmMap,
-    HbmUsableSize, HwDecode, IramSizes, NotificMasks, NqMailboxMap, NxLocal, Offset, Q7Params,
-    SeqParams, SeqSizes, SeqTriple, Tile, TopSpNx, TpbBases, PSUM_DELTA,
+    ActTableParams, ActTables, Arch, CapCfg, DveTableOffsets, DveTableSizes, DveTables,
+    FlagSelected, Gated, HbmBarWindow, HbmMap, HbmUsableSize, NotificMasks, NqMailboxMap, Offset,
+    SeqParams, SeqSizes, SeqTriple, Tile, TpbBases, PSUM_DELTA,
 };
 use khal_core::ids::{ArchId, Engine};
-use khal_core::regs::{BlockDesc, Field, Reg};
 use static_assertions::const_assert;
 
 use crate::Cayman;
@@ -73,9 +71,6 @@ const HBM_SIZE: u64 = 0x6_0000_0000;
 /// [000 §3 GOTCHA]: not the usable size.
 const HBM_BAR_WINDOW: u64 = 0x10_0000_0000;
 
-/// IRAM size of the non-PE engines: 32 KiB [000 §3].
-const IRAM_SIZE_NON_PE: u64 = 32 * 1024;
-
 /// Sequencer base of PE [000 §2, §3].
 const SEQ_BASE_PE: u64 = 0x8_0260_0000;
 /// Sequencer base of ACT [000 §2, §3].
@@ -92,19 +87,6 @@ const SEQ_SIZES: SeqSizes = SeqSizes {
     sz1: 0x2_0000,
     sz2: 0x1_0000,
 };
-
-/// HW-decode table base of eng0 (PE) [000 §3].
-const HW_DECODE_BASE_PE: u64 = 0x8_0267_0000;
-/// HW-decode table base of eng1 (ACT) [000 §3].
-const HW_DECODE_BASE_ACT: u64 = 0x8_0247_0000;
-/// HW-decode table base of eng2 (POOL) [000 §3].
-const HW_DECODE_BASE_POOL: u64 = 0x8_0307_0000;
-/// HW-decode table base of eng3 (DVE) [000 §3].
-const HW_DECODE_BASE_DVE: u64 = 0x8_02B8_8000;
-/// HW-decode header size 4096 [000 §3].
-const HW_DECODE_HEADER_SIZE: u64 = 4096;
-/// HW-decode block size `0x2000` [000 §3].
-const HW_DECODE_BLOCK_SIZE: u64 = 0x2000;
 
 /// DVE table offsets (opcode, control_fast, control_slow, datapath); name↔slot
 /// pairing MED [000 §3 CORRECTION].
@@ -132,44 +114,6 @@ const DVE_TABLE_SIZES: DveTableSizes = DveTableSizes {
 /// 0x252_0000, 0x254_0000, 0x258_0000`, MED [000r1 §3], [FACTS §12.1].
 const ACT_TABLE_PARAMS: ActTableParams =
     ActTableParams([0x250_0000, 0x252_0000, 0x254_0000, 0x258_0000]);
-
-/// TopSP `stop_signal` `0x6_15C0` [000 §2 QUIRK].
-const TOPSP_STOP_SIGNAL: Offset = Offset(0x6_15C0);
-/// TopSP `basic_block_switch` `0x6_15E0` [000 §2 QUIRK].
-const TOPSP_BASIC_BLOCK_SWITCH: Offset = Offset(0x6_15E0);
-/// TopSP `host_trigger` `0x6_15A0` [000 §2 QUIRK].
-const TOPSP_HOST_TRIGGER: Offset = Offset(0x6_15A0);
-
-/// CAYMAN's NX/XT local-register blocks, offsets from the engine window base
-/// (`CaymanArchHeaders tpb_nx.h`, cross-validated against the accessors) [000 §2, §3].
-/// Access kinds are not traced; `rw` is recorded for all.
-pub mod regs {
-    khal_core::register_block! {
-        /// CAYMAN TPB NX-local registers [000 §2, §3].
-        pub NX_LOCAL: "tpb_nx_local" {
-            /// `release_run_stall`: the NX thunk writes at the window origin
-            /// (LOW: the macro was not located, offset 0 per byte-decode) [000 §3].
-            RELEASE_RUN_STALL @ 0x0, rw, "release_run_stall";
-            /// NX `START_CTRL` (`program_start` writes 1) [000 §2].
-            START_CTRL @ 0x004, rw, "start_ctrl";
-            /// `NOTIFIC_SW_QUEUE_NUM2` [000 §2].
-            NOTIFIC_SW_QUEUE_NUM2 @ 0xA08, rw, "notific_sw_queue_num2", fields num2 {
-                /// `EVENTS_SEMAPHORES_NT`: mask `0xF_0000`, shift 16 [000 §2].
-                EVENTS_SEMAPHORES_NT: 16..=19,
-            };
-        }
-    }
-
-    khal_core::register_block! {
-        /// CAYMAN TPB XT-local registers [000 §2].
-        pub XT_LOCAL: "tpb_xt_local" {
-            /// `memcopy_dmas`: the pure offset getter returns `0x13A0` [000 §2].
-            MEMCOPY_DMAS @ 0x13A0, rw, "memcopy_dmas";
-        }
-    }
-}
-
-static_assertions::const_assert_eq!(regs::num2::EVENTS_SEMAPHORES_NT.mask(), 0xF_0000);
 
 impl Arch for Cayman {
     /// CAYMAN = 3 [002 §1].
@@ -211,15 +155,6 @@ impl HbmMap for Cayman {
     const HBM_BAR_WINDOW: Result<HbmBarWindow> = Ok(HbmBarWindow(HBM_BAR_WINDOW));
 }
 
-impl IramSizes for Cayman {
-    fn iram_size(eng: Engine) -> Result<u64> {
-        match eng {
-            Engine::Pe => Err(Error::NotTraced("pe iram size")),
-            Engine::Act | Engine::Pool | Engine::Dve | Engine::Sp => Ok(IRAM_SIZE_NON_PE),
-        }
-    }
-}
-
 impl SeqParams for Cayman {
     const SEQ_SIZES: SeqSizes = SEQ_SIZES;
 
@@ -241,30 +176,10 @@ impl SeqParams for Cayman {
             _ => Self::seq_params(eng)?.to_host_visible(),
         }
     }
-}
 
-impl HwDecode for Cayman {
-    fn hw_decode_table_params(eng: Engine) -> Result<HwDecodeParams<DeviceAddr>> {
-        let base = match eng {
-            Engine::Pe => HW_DECODE_BASE_PE,
-            Engine::Act => HW_DECODE_BASE_ACT,
-            Engine::Pool => HW_DECODE_BASE_POOL,
-            Engine::Dve => HW_DECODE_BASE_DVE,
-            Engine::Sp => return Err(Error::NotTraced("sp hw-decode table params")),
-        };
-        Ok(HwDecodeParams {
-            base: DeviceAddr(base),
-            header_size: HW_DECODE_HEADER_SIZE,
-            block_size: HW_DECODE_BLOCK_SIZE,
-        })
-    }
-
-    fn hw_decode_table_params_host_visible(eng: Engine) -> Result<HwDecodeParams<HostVisible>> {
-        Self::hw_decode_table_params(eng)?.to_host_visible()
-    }
-
-    fn hw_decode_fourth_param(_eng: Engine) -> Result<u64> {
-        Err(Error::NotTraced("hw-decode fourth out-param"))
+    /// PE-sequencer TopSP host-visible relbase `0x14_0000` (MED [000r1 §3]).
+    fn pe_seq_topsp_relbase() -> Result<Offset> {
+        Ok(Offset(0x14_0000))
     }
 }
 
@@ -302,50 +217,6 @@ impl CapCfg for Cayman {
         Ok(Gated::Absent)
     }
 }
-
-impl TopSpNx for Cayman {
-    fn topsp_window_base() -> Result<Offset> {
-        Err(Error::NotTraced("cayman topsp-nx window base"))
-    }
-    fn topsp_stop_signal() -> Result<Offset> {
-        Ok(TOPSP_STOP_SIGNAL)
-    }
-    fn topsp_basic_block_switch() -> Result<Offset> {
-        Ok(TOPSP_BASIC_BLOCK_SWITCH)
-    }
-    fn topsp_host_trigger() -> Result<Offset> {
-        Ok(TOPSP_HOST_TRIGGER)
-    }
-}
-
-impl NxLocal for Cayman {
-    const NX_LOCAL_BLOCK: Result<&'static BlockDesc> = Ok(&regs::NX_LOCAL);
-    const XT_LOCAL_BLOCK: Result<&'static BlockDesc> = Ok(&regs::XT_LOCAL);
-
-    fn start_ctrl() -> Result<Reg> {
-        Ok(regs::START_CTRL)
-    }
-    fn notific_sw_queue_num2() -> Result<Reg> {
-        Ok(regs::NOTIFIC_SW_QUEUE_NUM2)
-    }
-    fn events_semaphores_nt() -> Result<Field> {
-        Ok(regs::num2::EVENTS_SEMAPHORES_NT)
-    }
-    fn release_run_stall() -> Result<Reg> {
-        Ok(regs::RELEASE_RUN_STALL)
-    }
-    fn nx_rsvd_space(_i: RsvdSpace) -> Result<Reg> {
-        // CAYMAN's Q7 swap table is a no-op: these registers are not traced here [004 §5].
-        Err(Error::NotTraced("cayman nx_rsvd_space registers"))
-    }
-    fn memcopy_dmas_offset() -> Result<Offset> {
-        Ok(Offset(regs::MEMCOPY_DMAS.offset()))
-    }
-    // start_addr_lo/hi and xt_local_reg_offset: the trait's NOT TRACED defaults.
-}
-
-/// Q7 params: the trait's NOT TRACED default [FACTS §3.7].
-impl Q7Params for Cayman {}
 
 /// Notification masks: the trait's NOT TRACED default [FACTS §5].
 impl NotificMasks for Cayman {}

@@ -10,13 +10,11 @@ use khal_arch_cayman::Cayman;
 use khal_core::addr::{DeviceAddr, HostVisible, MESH_HIGH_BIT};
 use khal_core::error::{Error, Result};
 use khal_core::family::{
-    hw_decode::HwDecodeParams, nx_local::RsvdSpace, ActTableParams, ActTables, Arch, CapCfg,
-    DveTableOffsets, DveTableSizes, DveTables, FlagSelected, Gated, HbmBarWindow, HbmMap,
-    HbmUsableSize, HwDecode, IramSizes, NotificMasks, NqMailboxMap, NxLocal, Offset, Q7Params,
-    SeqParams, SeqSizes, SeqTriple, Tile, TopSpNx, TpbBases,
+    ActTableParams, ActTables, Arch, CapCfg, DveTableOffsets, DveTableSizes, DveTables,
+    FlagSelected, Gated, HbmBarWindow, HbmMap, HbmUsableSize, NotificMasks, NqMailboxMap, Offset,
+    SeqParams, SeqSizes, SeqTriple, Tile, TpbBases,
 };
 use khal_core::ids::{ArchId, Engine};
-use khal_core::regs::{BlockDesc, Field, Reg};
 use static_assertions::{const_assert, const_assert_eq};
 
 use crate::Mariana;
@@ -98,13 +96,6 @@ impl HbmMap for Mariana {
     const HBM_BAR_WINDOW: Result<HbmBarWindow> = Err(Error::NotTraced("mariana hbm bar window"));
 }
 
-/// Same as CAYMAN: 32 KiB non-PE, PE not traced [000 §3].
-impl IramSizes for Mariana {
-    fn iram_size(eng: Engine) -> Result<u64> {
-        <Cayman as IramSizes>::iram_size(eng)
-    }
-}
-
 /// CAYMAN and MARIANA emit the same per-engine sequencer bases [000 §3].
 impl SeqParams for Mariana {
     const SEQ_SIZES: SeqSizes = <Cayman as SeqParams>::SEQ_SIZES;
@@ -114,19 +105,6 @@ impl SeqParams for Mariana {
     }
     fn seq_params_host_visible(eng: Engine) -> Result<SeqTriple<HostVisible>> {
         <Cayman as SeqParams>::seq_params_host_visible(eng)
-    }
-}
-
-/// Same base map as CAYMAN [000 §3].
-impl HwDecode for Mariana {
-    fn hw_decode_table_params(eng: Engine) -> Result<HwDecodeParams<DeviceAddr>> {
-        <Cayman as HwDecode>::hw_decode_table_params(eng)
-    }
-    fn hw_decode_table_params_host_visible(eng: Engine) -> Result<HwDecodeParams<HostVisible>> {
-        <Cayman as HwDecode>::hw_decode_table_params_host_visible(eng)
-    }
-    fn hw_decode_fourth_param(eng: Engine) -> Result<u64> {
-        <Cayman as HwDecode>::hw_decode_fourth_param(eng)
     }
 }
 
@@ -170,54 +148,6 @@ impl CapCfg for Mariana {
             .ok_or(Error::NotTraced("mariana fp8 cfg offset of sp"))
     }
 }
-
-/// No MARIANA TopSP-NX value is traced [FACTS §3.6].
-impl TopSpNx for Mariana {
-    fn topsp_window_base() -> Result<Offset> {
-        Err(Error::NotTraced("mariana topsp-nx window base"))
-    }
-    fn topsp_stop_signal() -> Result<Offset> {
-        Err(Error::NotTraced("mariana topsp stop_signal"))
-    }
-    fn topsp_basic_block_switch() -> Result<Offset> {
-        Err(Error::NotTraced("mariana topsp basic_block_switch"))
-    }
-    fn topsp_host_trigger() -> Result<Offset> {
-        Err(Error::NotTraced("mariana topsp host_trigger"))
-    }
-}
-
-/// The notes decode CAYMAN's NX/XT map and SUNDA's reserved space only; no
-/// MARIANA local register is traced [FACTS §3.6].
-impl NxLocal for Mariana {
-    const NX_LOCAL_BLOCK: Result<&'static BlockDesc> =
-        Err(Error::NotTraced("mariana nx-local registers"));
-    const XT_LOCAL_BLOCK: Result<&'static BlockDesc> =
-        Err(Error::NotTraced("mariana xt-local registers"));
-
-    fn start_ctrl() -> Result<Reg> {
-        Err(Error::NotTraced("mariana nx start_ctrl"))
-    }
-    fn notific_sw_queue_num2() -> Result<Reg> {
-        Err(Error::NotTraced("mariana notific_sw_queue_num2"))
-    }
-    fn events_semaphores_nt() -> Result<Field> {
-        Err(Error::NotTraced("mariana events_semaphores_nt field"))
-    }
-    fn release_run_stall() -> Result<Reg> {
-        Err(Error::NotTraced("mariana nx release_run_stall"))
-    }
-    fn nx_rsvd_space(_i: RsvdSpace) -> Result<Reg> {
-        Err(Error::NotTraced("mariana nx_rsvd_space registers"))
-    }
-    fn memcopy_dmas_offset() -> Result<Offset> {
-        Err(Error::NotTraced("mariana xt memcopy_dmas offset"))
-    }
-    // start_addr_lo/hi and xt_local_reg_offset: the trait's NOT TRACED defaults.
-}
-
-/// Q7 params: the trait's NOT TRACED default [FACTS §3.7].
-impl Q7Params for Mariana {}
 
 /// Notification masks: the trait's NOT TRACED default [FACTS §5].
 impl NotificMasks for Mariana {}

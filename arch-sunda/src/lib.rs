@@ -16,5 +16,6 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sunda {}
 
+mod engine;
 mod matrix;
 mod ops;

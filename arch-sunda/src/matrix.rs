@@ -6,13 +6,11 @@
 use khal_core::addr::{DeviceAddr, HostVisible};
 use khal_core::error::{Error, Result};
 use khal_core::family::{
-    hw_decode::HwDecodeParams, nx_local::RsvdSpace, ActTables, Arch, CapCfg, DveTableOffsets,
-    DveTableSizes, DveTables, FlagSelected, Gated, HbmBarWindow, HbmMap, HbmUsableSize, HwDecode,
-    IramSizes, NotificMasks, NqMailboxMap, NxLocal, Offset, Q7Params, SeqParams, SeqSizes,
-    SeqTriple, Tile, TopSpNx, TpbBases,
+    ActTables, Arch, CapCfg, DveTableOffsets, DveTableSizes, DveTables, FlagSelected, Gated,
+    HbmBarWindow, HbmMap, HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams, SeqSizes,
+    SeqTriple, Tile, TpbBases,
 };
 use khal_core::ids::{ArchId, Engine};
-use khal_core::regs::{BlockDesc, Field, Reg};
 use static_assertions::const_assert_eq;
 
 use crate::Sunda;
@@ -35,9 +33,6 @@ const_assert_eq!(HBM_CHANNEL_BASES.len(), 2);
 
 /// `get_hbm_size`: `0x4_0000_0000` (16 GiB) per channel [000 §3].
 const HBM_SIZE: u64 = 0x4_0000_0000;
-
-/// IRAM size of the non-PE engines: 8 MiB [000 §3].
-const IRAM_SIZE_NON_PE: u64 = 8 * 1024 * 1024;
 
 /// Sequencer base of PE: CAYMAN's without the `0x8_0000_0000` prefix [000 §3]
 /// (the rule holds for PE, ACT and DVE; POOL is the exception below).
@@ -76,33 +71,6 @@ const DVE_TABLE_SIZES: DveTableSizes = DveTableSizes {
     datapath: 0x800,
 };
 
-/// TopSP-NX window base `0x6_0000` [000 §2 QUIRK].
-const TOPSP_WINDOW_BASE: Offset = Offset(0x6_0000);
-/// TopSP `stop_signal` `0x6_084C` [000 §2 QUIRK].
-const TOPSP_STOP_SIGNAL: Offset = Offset(0x6_084C);
-/// TopSP `basic_block_switch` `0x6_083C` [000 §2 QUIRK].
-const TOPSP_BASIC_BLOCK_SWITCH: Offset = Offset(0x6_083C);
-
-/// SUNDA's NX-local registers, offsets from the XT-local window base the Q7
-/// swap table resolves [004 §5]. Access kinds are not traced; `rw` is recorded.
-pub mod regs {
-    khal_core::register_block! {
-        /// SUNDA TPB NX-local registers (`tpb_nx_local_regs`) [004 §5].
-        pub NX_LOCAL: "tpb_nx_local" {
-            /// `nx_rsvd_space0` (register index 527): swap-table low dword [004 §5].
-            NX_RSVD_SPACE0 @ 0x83C, rw, "nx_rsvd_space0";
-            /// `nx_rsvd_space1` (register index 528): swap-table high dword [004 §5].
-            NX_RSVD_SPACE1 @ 0x840, rw, "nx_rsvd_space1";
-            /// `nx_rsvd_space2` (register index 529): swap-table third word [004 §5].
-            NX_RSVD_SPACE2 @ 0x844, rw, "nx_rsvd_space2";
-        }
-    }
-}
-
-// Register index × 4 = offset: indices 527/528/529 [004 §5].
-const_assert_eq!(regs::NX_RSVD_SPACE0.offset(), 527 * 4);
-const_assert_eq!(regs::NX_RSVD_SPACE2.offset(), 529 * 4);
-
 impl Arch for Sunda {
     /// SUNDA = 2 [002 §1].
     const ID: ArchId = ArchId::Sunda;
@@ -133,15 +101,6 @@ impl HbmMap for Sunda {
     const HBM_BAR_WINDOW: Result<HbmBarWindow> = Err(Error::NotTraced("sunda hbm bar window"));
 }
 
-impl IramSizes for Sunda {
-    fn iram_size(eng: Engine) -> Result<u64> {
-        match eng {
-            Engine::Pe => Err(Error::NotTraced("pe iram size")),
-            Engine::Act | Engine::Pool | Engine::Dve | Engine::Sp => Ok(IRAM_SIZE_NON_PE),
-        }
-    }
-}
-
 impl SeqParams for Sunda {
     const SEQ_SIZES: SeqSizes = SEQ_SIZES;
 
@@ -165,27 +124,10 @@ impl SeqParams for Sunda {
             hostvis: HostVisible(t.hostvis.get()),
         })
     }
-}
 
-/// SUNDA has no HW-decode silicon: the C getter aborts [000 §3 QUIRK].
-impl HwDecode for Sunda {
-    fn hw_decode_table_params(_eng: Engine) -> Result<HwDecodeParams<DeviceAddr>> {
-        Err(Error::Unsupported {
-            what: "hw-decode table params",
-            arch: ArchId::Sunda,
-        })
-    }
-    fn hw_decode_table_params_host_visible(_eng: Engine) -> Result<HwDecodeParams<HostVisible>> {
-        Err(Error::Unsupported {
-            what: "hw-decode table params",
-            arch: ArchId::Sunda,
-        })
-    }
-    fn hw_decode_fourth_param(_eng: Engine) -> Result<u64> {
-        Err(Error::Unsupported {
-            what: "hw-decode table params",
-            arch: ArchId::Sunda,
-        })
+    /// PE-sequencer TopSP host-visible relbase `0x5B_0000` (MED [000r1 §3]).
+    fn pe_seq_topsp_relbase() -> Result<Offset> {
+        Ok(Offset(0x5B_0000))
     }
 }
 
@@ -223,54 +165,6 @@ impl CapCfg for Sunda {
     }
 }
 
-impl TopSpNx for Sunda {
-    fn topsp_window_base() -> Result<Offset> {
-        Ok(TOPSP_WINDOW_BASE)
-    }
-    fn topsp_stop_signal() -> Result<Offset> {
-        Ok(TOPSP_STOP_SIGNAL)
-    }
-    fn topsp_basic_block_switch() -> Result<Offset> {
-        Ok(TOPSP_BASIC_BLOCK_SWITCH)
-    }
-    fn topsp_host_trigger() -> Result<Offset> {
-        Err(Error::NotTraced("sunda topsp host_trigger"))
-    }
-}
-
-impl NxLocal for Sunda {
-    const NX_LOCAL_BLOCK: Result<&'static BlockDesc> = Ok(&regs::NX_LOCAL);
-    const XT_LOCAL_BLOCK: Result<&'static BlockDesc> =
-        Err(Error::NotTraced("sunda xt-local registers"));
-
-    fn start_ctrl() -> Result<Reg> {
-        Err(Error::NotTraced("sunda nx start_ctrl"))
-    }
-    fn notific_sw_queue_num2() -> Result<Reg> {
-        Err(Error::NotTraced("sunda notific_sw_queue_num2"))
-    }
-    fn events_semaphores_nt() -> Result<Field> {
-        Err(Error::NotTraced("sunda events_semaphores_nt field"))
-    }
-    fn release_run_stall() -> Result<Reg> {
-        Err(Error::NotTraced("sunda nx release_run_stall"))
-    }
-    fn nx_rsvd_space(i: RsvdSpace) -> Result<Reg> {
-        Ok(match i.get() {
-            0 => regs::NX_RSVD_SPACE0,
-            1 => regs::NX_RSVD_SPACE1,
-            _ => regs::NX_RSVD_SPACE2,
-        })
-    }
-    fn memcopy_dmas_offset() -> Result<Offset> {
-        Err(Error::NotTraced("sunda xt memcopy_dmas offset"))
-    }
-    // start_addr_lo/hi and xt_local_reg_offset: the trait's NOT TRACED defaults.
-}
-
-/// Q7 params: the trait's NOT TRACED default [FACTS §3.7].
-impl Q7Params for Sunda {}
-
 /// Notification masks: the trait's NOT TRACED default [FACTS §5].
 impl NotificMasks for Sunda {}
 
@@ -293,6 +187,7 @@ mod tests {
 
     #[test]
     fn no_hw_decode() {
+        use khal_core::family::HwDecode;
         assert!(matches!(
             Sunda::hw_decode_table_params(Engine::Pe),
             Err(Error::Unsupported { .. })

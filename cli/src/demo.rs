@@ -77,6 +77,9 @@ const WINDOWS: [(&str, DeviceAddr); 6] = [
     ("tpb.sp_regs", DeviceAddr(0x1105_0000)),
 ];
 const WINDOW_SIZE: u64 = 0x1_0000;
+/// Demo TPB memory handle (`tpb_mem_handle`): the XT/NX windows of
+/// [FACTS §13.1] are offsets from it.
+const TPB_MEM: DeviceAddr = DeviceAddr(0x4000_0000);
 /// Demo bases of the MARIANA MSI-X block and errtrig block 0.
 const MSIX_BASE: DeviceAddr = DeviceAddr(0x2000_0000);
 const ERRTRIG_BASE: DeviceAddr = DeviceAddr(0x2010_0000);
@@ -338,16 +341,10 @@ fn bring_up_engines<'m>(
     meter: &'m Meter<'m>,
 ) -> khal::Result<(String, NotificEngine<&'m Meter<'m>>)> {
     let [pool, act, dve, pe, sp_mem, sp_regs] = WINDOWS.map(|(_, b)| b);
-    let eng = |regs| EngineParams {
-        regs,
-        inst_debug_level: 0,
-    };
+    let eng = |regs| EngineParams::new(regs, TPB_MEM);
     let (act, dve) = (eng(act), eng(dve));
-    let pool = PoolingParams {
-        regs: pool,
-        inst_debug_level: 0,
-    };
-    let pe = PeParams { regs: pe };
+    let pool = PoolingParams::new(pool, TPB_MEM);
+    let pe = PeParams::new(pe, TPB_MEM);
     let sp = SpHandle {
         sp_mem: Some(sp_mem),
         sp_regs: Some(sp_regs),

@@ -16,7 +16,8 @@ use std::fmt::Write as _;
 use clap::Args;
 use khal::core::addr::MeshHalf;
 use khal::core::family::{
-    nx_local::RsvdSpace, Arch, FlagSelected, Gated, HbmChannel, NotificMask, Offset, Tile,
+    nx_local::{DmaReg, RsvdSpace},
+    Arch, Doorbell, FlagSelected, Gated, HbmChannel, NotificMask, Offset, Q7Owner, Tile,
 };
 use khal::{ArchId, Cayman, Engine, Error, Mariana, Sunda};
 use serde_json::{json, Value as Json};
@@ -371,13 +372,36 @@ fn src(family: &str, arch: ArchId) -> Prov {
         "cap_cfg.r1" => Prov::high("[000 §3], [000r1 §3]"),
         "act" if sunda => Prov::high("[000r1 §3] (not in this band)"),
         "act" => Prov::med("[000r1 §3], [FACTS §12.1]"),
-        "topsp" => Prov::high("[000 §2, §3]"),
+        "topsp" => Prov::high("[000 §2, §3], [topsp §3a, §8]"),
+        // MARIANA's window rests on "Cayman-like" [FACTS §13.1, §13.2].
+        "topsp.window" if arch == ArchId::Mariana => Prov::med("[q7 §6b, §9] (\"as CAYMAN\")"),
+        "topsp.window" => Prov::high("[q7 §6a-§6b], [topsp §3a]"),
+        "topsp.mariana" => Prov::high("[ncfw §4.7] (byte-checked)"),
+        "topsp.init" if sunda => Prov::med("[000r1 §3], [FACTS §12.1]"),
+        "topsp.init" => Prov::high("[topsp §3a]"),
         "nx_local" if sunda => Prov::high("[004 §5]"),
         "nx_local" => Prov::high("[000 §2, §3]"),
-        // The NX thunk's macro was not located; offset 0 per byte-decode [000 §3].
-        "nx_local.release_run_stall" if !sunda => Prov::low("[000 §3] (LOW)"),
-        "nx_local.release_run_stall" => Prov::high("[000 §2, §3]"),
-        "q7" => Prov::high("[000 §3], [004 §5]"),
+        // §13.10 #6: the per-arch decode (+0x00, SUNDA +0x04) replaces the
+        // LOW reading of [000 §2].
+        "nx_local.release_run_stall" => Prov::high("[hw-decode §5b, §7], [FACTS §13.4]"),
+        "nx_local.r1" => Prov::med("[000r1 §3], [FACTS §12.1]"),
+        "nx_local.stpb" => Prov::high("[arch-stpb §1, §3], [FACTS §13.6]"),
+        "nx_local.release" => Prov::high("[hw-decode §5-§7], [csr §4, §7], [FACTS §13.4]"),
+        "xt_window" if arch == ArchId::Mariana => {
+            Prov::med("[q7 §6b, §9] (\"Cayman-like\"), [FACTS §13.1]")
+        }
+        "xt_window" => Prov::high("[q7 §6a-§6b], [FACTS §13.1]"),
+        "hw_decode.r13" => Prov::high("[hw-decode §1-§3], [FACTS §13.5]"),
+        // §13.10 #1: eng 2 / eng 3 disputed, FACTS kept (MED).
+        "hw_decode.disputed" => Prov::med("[000 §3], [devmap-pool §1-§2] (§13.10 #1)"),
+        "q7" => Prov::high("[q7 §2-§3], [FACTS §13.3]"),
+        "q7.derived" => Prov::med("[ucode §3] (derived), [FACTS §13.3]"),
+        "dge" => Prov::high("[arch-stpb §3], [FACTS §13.8]"),
+        "dge.reg" => Prov::med("[000r1 §3], [devmap-dma §6.3], [FACTS §13.8]"),
+        "sdma" => Prov::high("[hal-registers §4], [FACTS §13.9]"),
+        "seq.relbase" => Prov::med("[000r1 §3], [FACTS §12.1]"),
+        "tpb_regs" => Prov::high("[arch-stpb §4], [FACTS §13.7]"),
+        "slots" => Prov::high("[002r1 §3], [FACTS §12.2]"),
         "notific_mask" => Prov::high("[002 §4]"),
         "intc" => Prov::high("[004 §4]"),
         _ => Prov::high("[FACTS]"),
@@ -573,56 +597,41 @@ pub fn walk<A: Arch>() -> Vec<Item> {
     r.push("seq", "sz1", None, Val::Size(A::seq_sizes().sz1), s("seq"));
     r.push("seq", "sz2", None, Val::Size(A::seq_sizes().sz2), s("seq"));
 
-    // HW decode
+    // HW decode: the four outs, bit 35 always folded [FACTS §13.5]
     for e in Engine::ALL {
+        let prov = if matches!(e, Engine::Pool | Engine::Dve) {
+            s("hw_decode.disputed")
+        } else {
+            s("hw_decode.r13")
+        };
         match A::hw_decode_table_params(e) {
             Ok(p) => {
-                r.push(
-                    "hw_decode",
-                    format!("hw_decode[{e}].base"),
-                    eng_idx(e),
-                    Val::Addr(p.base.get(), Form::Device),
-                    s("hw_decode"),
-                );
-                r.push(
-                    "hw_decode",
-                    format!("hw_decode[{e}].header_size"),
-                    eng_idx(e),
-                    Val::Size(p.header_size),
-                    s("hw_decode"),
-                );
-                r.push(
-                    "hw_decode",
-                    format!("hw_decode[{e}].block_size"),
-                    eng_idx(e),
-                    Val::Size(p.block_size),
-                    s("hw_decode"),
-                );
+                for (n, v) in [
+                    ("cam_base", Val::Addr(p.cam_base.get(), Form::HostVisible)),
+                    ("cam_size", Val::Size(p.cam_size)),
+                    (
+                        "table_base",
+                        Val::Addr(p.table_base.get(), Form::HostVisible),
+                    ),
+                    ("table_size", Val::Size(p.table_size)),
+                ] {
+                    r.push(
+                        "hw_decode",
+                        format!("hw_decode[{e}].{n}"),
+                        eng_idx(e),
+                        v,
+                        prov,
+                    );
+                }
             }
             Err(err) => r.push(
                 "hw_decode",
                 format!("hw_decode[{e}]"),
                 eng_idx(e),
                 Val::from_err(err),
-                s("hw_decode"),
+                prov,
             ),
         }
-        if let Ok(p) = A::hw_decode_table_params_host_visible(e) {
-            r.push(
-                "hw_decode",
-                format!("hw_decode[{e}].base (host-visible)"),
-                eng_idx(e),
-                Val::Addr(p.base.get(), Form::HostVisible),
-                s("hw_decode"),
-            );
-        }
-        r.push(
-            "hw_decode",
-            format!("hw_decode[{e}].fourth out-param"),
-            eng_idx(e),
-            res(A::hw_decode_fourth_param(e), Val::Size),
-            s("hw_decode"),
-        );
     }
 
     // DVE
@@ -754,19 +763,28 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         );
     }
 
-    // TopSP-NX
+    // TopSP-NX [FACTS §3.6, §12.1, §13.2]
+    let mariana = A::ID == ArchId::Mariana;
+    let topsp_prov = |n: &str| match n {
+        "window base" => s("topsp.window"),
+        "basic_block_switch" | "host_trigger" if mariana => s("topsp.mariana"),
+        "init_signal" => s("topsp.init"),
+        _ => s("topsp"),
+    };
     for (n, v) in [
         ("window base", A::topsp_window_base()),
         ("stop_signal", A::topsp_stop_signal()),
         ("basic_block_switch", A::topsp_basic_block_switch()),
         ("host_trigger", A::topsp_host_trigger()),
+        ("init_signal", A::topsp_doorbell(Doorbell::InitSignal)),
+        ("tsync_signal", A::topsp_doorbell(Doorbell::TsyncSignal)),
     ] {
         r.push(
             "topsp",
             format!("topsp {n}"),
             None,
             res(v, |o| Val::Offset(o.get())),
-            s("topsp"),
+            topsp_prov(n),
         );
     }
 
@@ -823,90 +841,199 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         res(A::memcopy_dmas_offset(), |o| Val::Offset(o.get())),
         s("nx_local"),
     );
+    for (n, v) in [
+        ("start_addr_lo", reg(A::start_addr_lo())),
+        ("start_addr_hi", reg(A::start_addr_hi())),
+        ("notific_ctrl", reg(A::notific_ctrl())),
+        ("notific_sw_queue_num3", reg(A::notific_sw_queue_num3())),
+        ("notific_sw_queue_num4", reg(A::notific_sw_queue_num4())),
+        (
+            "xt memcopy_queues",
+            res(A::memcopy_queues_offset(), |o| Val::Offset(o.get())),
+        ),
+        (
+            "xt memcopy_all",
+            res(A::memcopy_all_offset(), |o| Val::Offset(o.get())),
+        ),
+        ("dma_regs lo a", reg(A::dma_reg(DmaReg::LoA))),
+        ("dma_regs lo b", reg(A::dma_reg(DmaReg::LoB))),
+        ("dma_regs hi", reg(A::dma_reg(DmaReg::Hi))),
+    ] {
+        r.push("nx_local", n, None, v, s("nx_local.r1"));
+    }
+    let field = |f: khal::core::regs::Field| Val::Field {
+        mask: f.mask(),
+        shift: f.shift(),
+    };
     r.push(
         "nx_local",
-        "start_addr_lo",
+        "notific_sw_queue_num3.errors_nt",
         None,
-        reg(A::start_addr_lo()),
-        s("nx_local"),
+        res(A::errors_nt(), field),
+        s("nx_local.r1"),
     );
     r.push(
         "nx_local",
-        "start_addr_hi",
+        "notific_sw_queue_num4.ham_throttle",
         None,
-        reg(A::start_addr_hi()),
-        s("nx_local"),
+        res(A::ham_throttle_fields(), |(h, _)| field(h)),
+        s("nx_local.r1"),
     );
-    for e in Engine::ALL {
+    r.push(
+        "nx_local",
+        "notific_sw_queue_num4.ham_throttle_en",
+        None,
+        res(A::ham_throttle_fields(), |(_, e)| field(e)),
+        s("nx_local.r1"),
+    );
+    // SUNDA's dma_ctrl is decoded from its dma_init [arch-stpb §3].
+    let dma_prov = if A::ID == ArchId::Sunda {
+        s("nx_local.stpb")
+    } else {
+        s("nx_local.r1")
+    };
+    r.push("nx_local", "dma_ctrl", None, reg(A::dma_ctrl()), dma_prov);
+    r.push(
+        "nx_local",
+        "xt iram_cache_block_size",
+        None,
+        reg(A::iram_cache_block_size()),
+        s("nx_local.stpb"),
+    );
+    let gated_reg = |g: khal::Result<Gated<khal::core::regs::Reg>>| match g {
+        Ok(Gated::Present(r)) => Val::Offset(r.offset()),
+        Ok(Gated::Absent) => absent(),
+        Err(e) => Val::from_err(e),
+    };
+    r.push(
+        "nx_local",
+        "xt q7_release_run_stall",
+        None,
+        gated_reg(A::q7_release_run_stall()),
+        s("nx_local.release"),
+    );
+    r.push(
+        "nx_local",
+        "xt hw_decode_control",
+        None,
+        gated_reg(A::hw_decode_control()),
+        s("nx_local.release"),
+    );
+    // The XT/NX window per engine; eng 4 by owner (0 TopSP, 1 SP) [FACTS §13.1].
+    for (e, owner) in [
+        (Engine::Pe, 1u8),
+        (Engine::Act, 1),
+        (Engine::Pool, 1),
+        (Engine::Dve, 1),
+        (Engine::Sp, 0),
+        (Engine::Sp, 1),
+    ] {
+        let name = if e == Engine::Sp {
+            format!("xt_local_reg_offset[{e}, owner {owner}]")
+        } else {
+            format!("xt_local_reg_offset[{e}]")
+        };
         r.push(
             "nx_local",
-            format!("xt_local_reg_offset[{e}]"),
+            name,
             eng_idx(e),
-            res(A::xt_local_reg_offset(e), |a| {
-                Val::Addr(a.get(), Form::Device)
+            res(A::xt_local_reg_offset(e.index() as u32, owner), |o| {
+                Val::Offset(o.get())
             }),
-            s("nx_local"),
+            s("xt_window"),
         );
     }
+    r.push(
+        "nx_local",
+        "xt_local_reg_offset[5]",
+        None,
+        res(A::xt_local_reg_offset(5, 0), |o| Val::Offset(o.get())),
+        s("xt_window"),
+    );
 
-    // Q7, notification masks
-    // The notes name param sets 2 and 5 (the CAYMAN owners 0 and 1) [004 §5].
-    for set in [2u32, 5] {
-        match A::q7_params(set) {
+    // Q7: the six outs per owner and the derived per-core layout [FACTS §13.3]
+    for owner in [Q7Owner::Pooling, Q7Owner::ComputeCluster] {
+        let o = owner.id();
+        let idx = Some(("owner", o));
+        match A::q7_params(owner) {
             Ok(p) => {
-                let idx = Some(("param set", set));
-                r.push(
-                    "q7",
-                    format!("q7[{set}].iram_base"),
-                    idx,
-                    Val::Addr(p.iram_base.get(), Form::Device),
-                    s("q7"),
-                );
-                r.push(
-                    "q7",
-                    format!("q7[{set}].iram_size"),
-                    idx,
-                    Val::Size(p.iram_size),
-                    s("q7"),
-                );
-                r.push(
-                    "q7",
-                    format!("q7[{set}].dram_base"),
-                    idx,
-                    Val::Addr(p.dram_base.get(), Form::Device),
-                    s("q7"),
-                );
-                r.push(
-                    "q7",
-                    format!("q7[{set}].dram_size"),
-                    idx,
-                    Val::Size(p.dram_size),
-                    s("q7"),
-                );
-                r.push(
-                    "q7",
-                    format!("q7[{set}].ncores"),
-                    idx,
-                    Val::Count(p.ncores.into()),
-                    s("q7"),
-                );
+                for (n, v, prov) in [
+                    ("base", Val::Offset(p.base.get()), s("q7")),
+                    ("iram_size", Val::Size(p.iram_size), s("q7")),
+                    ("dram_size", Val::Size(p.dram_size), s("q7")),
+                    ("iram_rsvd", Val::Size(p.iram_rsvd), s("q7")),
+                    ("dram_rsvd", Val::Size(p.dram_rsvd), s("q7")),
+                    ("num_q7", Val::Count(p.num_q7.into()), s("q7")),
+                    ("per-core stride", Val::Size(p.stride()), s("q7.derived")),
+                    ("dram - iram", Val::Size(p.dram_delta()), s("q7.derived")),
+                ] {
+                    r.push("q7", format!("q7[owner {o}].{n}"), idx, v, prov);
+                }
             }
             Err(e) => r.push(
                 "q7",
-                format!("q7[{set}] params"),
-                Some(("param set", set)),
+                format!("q7[owner {o}]"),
+                idx,
                 Val::from_err(e),
                 s("q7"),
             ),
         }
     }
+
+    // DGE, SDMA, the PE-sequencer relbase, the tpb_regs gates [FACTS §12.1, §13.7-§13.9]
     r.push(
-        "q7",
-        "q7 per-core stride",
+        "dge",
+        "dge carveout cap",
         None,
-        Val::NotTraced("q7 per-core stride".into()),
-        s("q7"),
+        Val::Size(A::DGE_CARVEOUT_CAP.into()),
+        s("dge"),
     );
+    r.push(
+        "dge",
+        "sw_dge_carveout",
+        None,
+        reg(A::sw_dge_carveout()),
+        s("dge.reg"),
+    );
+    r.push(
+        "dge",
+        "sw_dge_dma_mapping",
+        None,
+        reg(A::sw_dge_dma_mapping()),
+        s("dge.reg"),
+    );
+    let l = A::SDMA_LIMITS;
+    for (n, v) in [
+        ("sdma max_fma_sources", l.max_fma_sources),
+        ("sdma max_cce_elements", l.max_cce_elements),
+        ("sdma max_hw_dge_count", l.max_hw_dge_count),
+    ] {
+        r.push("sdma", n, None, Val::Count(v.into()), s("sdma"));
+    }
+    r.push(
+        "seq",
+        "pe-sequencer topsp host-visible relbase",
+        None,
+        res(A::pe_seq_topsp_relbase(), |o| Val::Offset(o.get())),
+        s("seq.relbase"),
+    );
+    r.push(
+        "tpb_regs",
+        "dve rspcomb (force_rspcomb_eight_deep)",
+        None,
+        gated(Ok(A::RSPCOMB_EIGHT_DEEP)),
+        s("tpb_regs"),
+    );
+    // The engine dispatch slots (kaena_khal offsets) [002r1 §3].
+    for slot in khal::core::engine::slots::SLOTS {
+        r.push(
+            "slots",
+            format!("slot {}.{}", slot.engine, slot.op),
+            None,
+            Val::Offset(slot.offset.into()),
+            s("slots"),
+        );
+    }
     for m in NotificMask::ALL {
         r.push(
             "notific_mask",

@@ -137,8 +137,14 @@ fn register_names_inside_windows() {
         out.contains("register tpb_nx_local.nx_rsvd_space2"),
         "{out}"
     );
+    // MARIANA: only the run-stall registers are decoded [FACTS §13.4].
+    let (_, out, _) = khal(&["decode", "--arch", "mariana", "--in", "nx-local", "0x0"]);
+    assert!(
+        out.contains("register tpb_nx_local.release_run_stall"),
+        "{out}"
+    );
     let (_, out, _) = khal(&["decode", "--arch", "mariana", "--in", "nx-local", "0x4"]);
-    assert!(out.contains("not traced"), "{out}");
+    assert!(out.contains("unknown"), "{out}");
     let (_, out, _) = khal(&["decode", "--arch", "cayman", "--in", "nx-local", "0x8"]);
     assert!(out.contains("unknown"), "{out}");
     // A byte inside a register names the register and the byte's offset.

@@ -119,7 +119,7 @@ fn trn2_common(m: &BTreeMap<String, (String, Value)>) {
     for e in ["act", "pool", "dve", "sp"] {
         expect(m, &format!("iram[{e}]"), 32 * 1024);
     }
-    expect_status(m, "iram[pe]", "not traced");
+    expect(m, "iram[pe]", 0x2_0000);
     // §3.2
     for (e, b) in [
         ("pe", 0x8_0260_0000u64),
@@ -154,23 +154,6 @@ fn trn2_common(m: &BTreeMap<String, (String, Value)>) {
     expect(m, "seq[sp].hostvis (host-visible)", 0x284_0000);
     expect(m, "sz1", 0x2_0000);
     expect(m, "sz2", 0x1_0000);
-    // §3.3
-    for (e, b) in [
-        ("pe", 0x8_0267_0000u64),
-        ("act", 0x8_0247_0000),
-        ("pool", 0x8_0307_0000),
-        ("dve", 0x8_02B8_8000),
-    ] {
-        expect(m, &format!("hw_decode[{e}].base"), b);
-        expect(
-            m,
-            &format!("hw_decode[{e}].base (host-visible)"),
-            b - 0x8_0000_0000,
-        );
-        expect(m, &format!("hw_decode[{e}].header_size"), 4096);
-        expect(m, &format!("hw_decode[{e}].block_size"), 0x2000);
-        expect_status(m, &format!("hw_decode[{e}].fourth out-param"), "not traced");
-    }
     // §3.4
     expect(m, "dve table offset opcode", 0x2B8_2000);
     expect(m, "dve table offset control_fast", 0x2B8_0000);
@@ -194,19 +177,31 @@ fn trn2_common(m: &BTreeMap<String, (String, Value)>) {
         expect(m, &format!("act table param[{i}]"), *v);
     }
     assert_eq!(m["dve loads control_slow"].1, Value::Bool(true));
-    // §3.6 / §3.7 / masks: the shared not-traced items.
-    for item in [
-        "start_addr_lo",
-        "start_addr_hi",
-        "q7[2] params",
-        "q7[5] params",
-        "q7 per-core stride",
+    // §13.1 windows (MARIANA: "as CAYMAN", MED), §13.3 Q7 (byte-identical).
+    for (e, w) in [
+        ("pe", 0x266_0000u64),
+        ("act", 0x246_0000),
+        ("pool", 0x306_0000),
+        ("dve", 0x2B6_0000),
     ] {
-        expect_status(m, item, "not traced");
+        expect(m, &format!("xt_local_reg_offset[{e}]"), w);
     }
-    for e in ENGINES {
-        expect_status(m, &format!("xt_local_reg_offset[{e}]"), "not traced");
-    }
+    expect(m, "xt_local_reg_offset[sp, owner 0]", 0x6_0000);
+    expect(m, "xt_local_reg_offset[sp, owner 1]", 0x286_0000);
+    expect(m, "q7[owner 2].base", 0x310_0000);
+    expect(m, "q7[owner 2].per-core stride", 0x10_0000);
+    expect(m, "q7[owner 2].dram - iram", 0x8_0000);
+    assert_eq!(m["q7[owner 2].num_q7"].1, Value::from(8));
+    assert_eq!(m["q7[owner 5].num_q7"].1, Value::from(4));
+    expect(m, "topsp window base", 0x6_0000);
+    expect(m, "topsp basic_block_switch", 0x6_15E0);
+    expect(m, "topsp host_trigger", 0x6_15A0);
+    expect(m, "xt q7_release_run_stall", 0x3000);
+    expect(m, "xt hw_decode_control", 0x4000);
+    expect(m, "release_run_stall", 0x0);
+    expect(m, "slot act.instr_debug_level_set", 0x210);
+    expect(m, "slot dve.instr_debug_level_set", 0x200);
+    assert_eq!(m["sdma max_cce_elements"].1, Value::from(2048));
     for k in ["error mask", "ham mask", "evsem mask"] {
         expect_status(m, k, "not traced");
     }
@@ -224,17 +219,36 @@ fn cayman_json_holds_every_fact() {
     for e in ENGINES {
         expect_status(&m, &format!("fp8 cfg offset[{e}]"), "absent on this arch");
     }
-    expect_status(&m, "topsp window base", "not traced");
     expect(&m, "topsp stop_signal", 0x6_15C0);
-    expect(&m, "topsp basic_block_switch", 0x6_15E0);
-    expect(&m, "topsp host_trigger", 0x6_15A0);
+    expect(&m, "topsp init_signal", 0x6_1540);
+    expect(&m, "topsp tsync_signal", 0x6_1560);
+    expect(&m, "start_addr_lo", 0x1060);
+    expect(&m, "start_addr_hi", 0x1080);
+    expect(&m, "notific_sw_queue_num3", 0xA0C);
+    expect(&m, "dma_ctrl", 0x10A0);
+    expect(&m, "sw_dge_carveout", 0x14E0);
+    expect(&m, "sw_dge_dma_mapping", 0x1500);
+    expect(&m, "dge carveout cap", 0x3_8000);
+    expect(&m, "xt_local_reg_offset[5]", 0x306_0000);
+    expect(&m, "pe-sequencer topsp host-visible relbase", 0x14_0000);
+    // §13.5: the four outs, bit 35 folded; eng 2/3 as FACTS (MED).
+    for (e, b) in [
+        ("pe", 0x267_0000u64),
+        ("act", 0x247_0000),
+        ("pool", 0x307_0000),
+        ("dve", 0x2B8_8000),
+    ] {
+        expect(&m, &format!("hw_decode[{e}].cam_base"), b);
+        expect(&m, &format!("hw_decode[{e}].cam_size"), 0x1000);
+        expect(&m, &format!("hw_decode[{e}].table_base"), b + 0x1000);
+        expect(&m, &format!("hw_decode[{e}].table_size"), 0x2000);
+    }
     expect(&m, "start_ctrl", 0x004);
     expect(&m, "notific_sw_queue_num2", 0xA08);
     assert_eq!(
         m["notific_sw_queue_num2.events_semaphores_nt"].1,
         serde_json::json!({ "mask": "0xf0000", "shift": 16 })
     );
-    expect(&m, "release_run_stall", 0x0);
     expect(&m, "xt memcopy_dmas", 0x13A0);
     expect_status(&m, "nq mailbox map", "not traced");
 }
@@ -264,13 +278,23 @@ fn mariana_json_holds_every_fact() {
         assert_eq!(m[item].0, "traced", "{item}");
         assert_eq!(m[item].1, Value::from(vec![hex(a), hex(b)]), "{item}");
     }
-    for t in [
-        "window base",
-        "stop_signal",
-        "basic_block_switch",
-        "host_trigger",
-    ] {
+    for t in ["stop_signal", "init_signal", "tsync_signal"] {
         expect_status(&m, &format!("topsp {t}"), "not traced");
+    }
+    for item in [
+        "start_ctrl",
+        "start_addr_lo",
+        "start_addr_hi",
+        "sw_dge_carveout",
+    ] {
+        expect_status(&m, item, "not traced");
+    }
+    expect_status(&m, "xt_local_reg_offset[5]", "not traced");
+    expect_status(&m, "pe-sequencer topsp host-visible relbase", "not traced");
+    expect(&m, "dge carveout cap", 0x4_0000);
+    expect(&m, "dve rspcomb (force_rspcomb_eight_deep)", 0x3C0);
+    for e in ["pe", "act", "pool", "dve"] {
+        expect_status(&m, &format!("hw_decode[{e}]"), "not traced");
     }
     for q in 0..8u64 {
         expect(&m, &format!("nq mailbox[{q}]"), 0x85_8000_0400 + 0x200 * q);
@@ -298,7 +322,7 @@ fn sunda_json_holds_every_fact() {
     for e in ["act", "pool", "dve", "sp"] {
         expect(&m, &format!("iram[{e}]"), 8 * 1024 * 1024);
     }
-    expect_status(&m, "iram[pe]", "not traced");
+    expect(&m, "iram[pe]", 0x2_0000);
     for (e, b) in [
         ("pe", 0x260_0000u64),
         ("act", 0x240_0000),
@@ -336,16 +360,18 @@ fn sunda_json_holds_every_fact() {
     expect(&m, "topsp window base", 0x6_0000);
     expect(&m, "topsp stop_signal", 0x6_084C);
     expect(&m, "topsp basic_block_switch", 0x6_083C);
-    expect_status(&m, "topsp host_trigger", "not traced");
+    expect(&m, "topsp host_trigger", 0x6_0848);
+    expect(&m, "topsp init_signal", 0x6_083C);
+    expect_status(&m, "topsp tsync_signal", "not traced");
+    expect(&m, "xt_local_reg_offset[pool]", 0x296_0000);
+    expect(&m, "q7[owner 2].base", 0x298_0000);
+    expect(&m, "release_run_stall", 0x04);
+    expect(&m, "dge carveout cap", 0x3_0000);
+    expect(&m, "pe-sequencer topsp host-visible relbase", 0x5B_0000);
     expect(&m, "nx_rsvd_space0", 0x83C);
     expect(&m, "nx_rsvd_space1", 0x840);
     expect(&m, "nx_rsvd_space2", 0x844);
-    for item in [
-        "start_ctrl",
-        "notific_sw_queue_num2",
-        "release_run_stall",
-        "xt memcopy_dmas",
-    ] {
+    for item in ["start_ctrl", "notific_sw_queue_num2", "xt memcopy_dmas"] {
         expect_status(&m, item, "not traced");
     }
     expect_status(&m, "nq mailbox map", "not traced");
@@ -406,7 +432,17 @@ fn every_item_carries_its_grade_and_source() {
         );
         graded(&c, &format!("seq[pool].{part}"), "high", "[000 §2, §3]");
     }
-    graded(&c, "release_run_stall", "low", "[000 §3]");
+    // §13.10 #6: the per-arch decode replaces the LOW reading of [000 §2].
+    graded(&c, "release_run_stall", "high", "[hw-decode §5b, §7]");
+    graded(&c, "start_addr_lo", "med", "[000r1 §3]");
+    graded(&c, "xt_local_reg_offset[pool]", "high", "[q7 §6a-§6b]");
+    graded(&c, "hw_decode[pool].cam_base", "med", "§13.10 #1");
+    graded(&c, "hw_decode[pe].cam_base", "high", "[hw-decode §1-§3]");
+    graded(&c, "q7[owner 2].base", "high", "[q7 §2-§3]");
+    graded(&c, "q7[owner 2].per-core stride", "med", "[ucode §3]");
+    graded(&c, "slot act.instr_debug_level_set", "high", "[002r1 §3]");
+    graded(&s, "topsp init_signal", "med", "[000r1 §3]");
+    graded(&s, "topsp host_trigger", "high", "[topsp §3a, §8]");
     graded(&c, "dve table offset opcode", "med", "pairing MED");
     graded(&c, "dve param ram base", "high", "[000 §3, §4]");
     graded(&c, "preproc count (kdrv windows)", "high", "kernel driver");
@@ -419,6 +455,9 @@ fn every_item_carries_its_grade_and_source() {
     let m = grades("mariana");
     graded(&m, "hbm[1]", "med", "[000 §3]");
     graded(&m, "nq mailbox[9]", "high", "[004 §4]");
+    graded(&m, "xt_local_reg_offset[pe]", "med", "Cayman-like");
+    graded(&m, "topsp window base", "med", "as CAYMAN");
+    graded(&m, "topsp host_trigger", "high", "[ncfw §4.7]");
     graded(&m, "fp8 cfg offset[pool]", "high", "[000 §3]");
     for item in CAP_CFG_R1 {
         graded(&m, item, "med", "[000r1 §3]");
@@ -447,11 +486,8 @@ fn the_table_shows_each_grade() {
         "{line}"
     );
     let (_, out, _) = khal(&["map", "--arch", "cayman"]);
-    let line = out
-        .lines()
-        .find(|l| l.contains(" release_run_stall "))
-        .unwrap();
-    assert!(line.contains(" low "), "{line}");
+    let line = out.lines().find(|l| l.contains(" start_addr_lo ")).unwrap();
+    assert!(line.contains(" med ") && line.contains("0x1060"), "{line}");
 }
 
 #[test]

@@ -90,6 +90,8 @@ pub mod map {
     pub const MSIX: DeviceAddr = DeviceAddr(0x80_0000);
     /// Errtrig block 0 (MARIANA).
     pub const ERRTRIG0: DeviceAddr = DeviceAddr(0x90_0000);
+    /// The TPB memory handle the XT/NX windows are offsets from.
+    pub const TPB_MEM: DeviceAddr = DeviceAddr(0x0);
 }
 
 /// A busy-wait delay for a 64 MHz core.
@@ -153,16 +155,14 @@ pub fn csr_demo(w: &VolatileWindow) -> Result<u32> {
 /// Returns how many notifications were drained.
 pub fn bring_up<A: StpbOps>(w: &VolatileWindow, delay: &mut CycleDelay) -> Result<usize> {
     let eng = EngineParams {
-        regs: black_box(map::ENG),
         inst_debug_level: black_box(3),
+        ..EngineParams::new(black_box(map::ENG), black_box(map::TPB_MEM))
     };
     let pool = PoolingParams {
-        regs: black_box(map::POOL),
         inst_debug_level: black_box(0),
+        ..PoolingParams::new(black_box(map::POOL), black_box(map::TPB_MEM))
     };
-    let pe = PeParams {
-        regs: black_box(map::PE),
-    };
+    let pe = PeParams::new(black_box(map::PE), black_box(map::TPB_MEM));
     let sp = SpHandle {
         sp_mem: Some(black_box(map::SP_MEM)),
         sp_regs: Some(black_box(map::SP_REGS)),

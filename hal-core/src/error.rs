@@ -102,6 +102,10 @@ pub enum Error {
     OutOfMemory,
     /// An unknown back-pressure mode (-1) [004 §2].
     UnknownMode(u32),
+    /// A refusal the C code logs and answers with -1 (the Q7 loader's bad
+    /// owner, image too big, failed core load [FACTS §13.3]). The payload is
+    /// the C log message.
+    Rejected(&'static str),
     /// A value nobody has traced in the reference runtime (FACTS.md "NOT TRACED"):
     /// khal refuses to guess it. The payload names the item.
     NotTraced(&'static str),
@@ -127,7 +131,7 @@ impl Error {
     /// | `NoRegionTable`, `NoRegion`, `OutOfWindow` | -2 |
     /// | `NoContext` | -14 |
     /// | `OutOfMemory` | -12 |
-    /// | `UnknownMode` | -1 |
+    /// | `UnknownMode`, `Rejected` | -1 |
     /// | `OutOfRange`, `Unsupported` | none: the C code aborts the process |
     /// | `NotTraced`, `Timeout`, `DeviceFault` | none: no C equivalent (the C code logs and goes on, or the value is unknown) |
     ///
@@ -143,7 +147,7 @@ impl Error {
             Error::NoRegionTable | Error::NoRegion { .. } | Error::OutOfWindow { .. } => Some(-2),
             Error::NoContext => Some(-14),
             Error::OutOfMemory => Some(-12),
-            Error::UnknownMode(_) => Some(-1),
+            Error::UnknownMode(_) | Error::Rejected(_) => Some(-1),
             Error::OutOfRange { .. }
             | Error::NotTraced(_)
             | Error::Unsupported { .. }
@@ -217,6 +221,7 @@ impl core::fmt::Debug for Error {
             Error::NoContext => f.write_str("NoContext"),
             Error::OutOfMemory => f.write_str("OutOfMemory"),
             Error::UnknownMode(m) => f.debug_tuple("UnknownMode").field(&m).finish(),
+            Error::Rejected(what) => f.debug_tuple("Rejected").field(&what).finish(),
             Error::NotTraced(what) => f.debug_tuple("NotTraced").field(&what).finish(),
             Error::Unsupported { what, arch } => f
                 .debug_struct("Unsupported")
@@ -272,6 +277,7 @@ impl core::fmt::Display for Error {
             Error::NoContext => write!(f, "notification context or base absent"),
             Error::OutOfMemory => write!(f, "out of memory"),
             Error::UnknownMode(m) => write!(f, "unknown back-pressure mode {m}"),
+            Error::Rejected(what) => write!(f, "rejected: {what}"),
             Error::NotTraced(what) => write!(f, "not traced: {what}"),
             Error::Unsupported { what, arch } => {
                 write!(f, "{what} is not supported on {arch}")

@@ -1,30 +1,44 @@
-//! The Q7 (pooling-engine vision core) shims: the swap table and the CAYMAN
-//! ucode loader [004 §5], [FACTS §3.7].
+//! The Q7 (pooling-engine vision core) shims: the swap table and the ucode
+//! loader [004 §5], [q7 §4–§5], [FACTS §3.7, §13.3].
 //!
 //! The swap table is the one place SUNDA and CAYMAN differ in behaviour, not
 //! just address: SUNDA writes three dwords to `nx_rsvd_space0/1/2`
-//! (`+0x83C/+0x840/+0x844` of the POOL engine's XT-local window), CAYMAN is a
-//! successful no-op whose offset getter answers zeros [004 §5 QUIRK]. MARIANA's
-//! swap table is not in the notes: it does not implement [`Q7SwapTable`].
+//! (`+0x83C/+0x840/+0x844` of the POOL XT/NX window `xt_local(mem, 2, 1)`),
+//! CAYMAN is a successful no-op (`xor eax,eax; ret`) that touches nothing and
+//! whose offset getter answers zeros [004 §5 QUIRK]. MARIANA's swap table is
+//! not in the sources: it does not implement [`Q7SwapTable`].
 //!
-//! The CAYMAN ucode loader is live: owner 0 → param set 2, owner 1 → param
-//! set 5, other → "Invalid q7 owner"; IRAM / DRAM larger than the param set's
-//! sizes → "too big", before any write; then, per core, padded writes of the
-//! IRAM and DRAM images. The Q7 params and the per-core stride are NOT TRACED:
-//! on a real arch the loader answers `NotTraced`; [`q7_ucode_load_with`] takes
-//! them injected (tests, or a platform that knows them).
+//! The ucode loader `q7_ucode_eng_init(tpb, image_base, imgs, owner_idx)` runs
+//! on the recovered geometry ([`crate::family::Q7Params`]) [q7 §4]:
+//! 1. owner: `A::q7_owner(owner_idx)` (SUNDA 0 only; CAYMAN/MARIANA 0 → 2,
+//!    1 → 5), else -1;
+//! 2. IRAM image larger than `iram_size` → -1 "IRAM ucode too big!"; DRAM
+//!    likewise;
+//! 3. for each core k: the DRAM image at `dram(k)` **then** the IRAM image at
+//!    `iram(k)` (§13.10 #4: the sibling page's byte decode, flagged as a trap,
+//!    wins over [004 §5]'s IRAM-then-DRAM), each zero-padded to its per-core
+//!    aperture. Every core gets the same images.
+//!
+//! The address arithmetic (`image_base` standing for `tpb_addr`) and the pad
+//! sizes (the per-core apertures `iram_size` / `dram_size`) are MED: the page
+//! names the inputs, not the formula. The C `swap_cb` hook is not offered
+//! (khal's own: the images are written as they are).
 
 use crate::addr::DeviceAddr;
+use crate::engine::padded::write_padded;
 use crate::error::{Error, Result};
-use crate::family::{Arch, NxLocal, Q7Param};
+use crate::family::nx_local::{xt_local_window, OWNER_TPB};
+use crate::family::{Arch, NxLocal, Q7Owner, Q7Param, Q7Params};
 use crate::ids::{Bounded, Engine};
 use crate::mmio::Mmio;
 
 /// The arch's swap-table policy [004 §5]. Implemented by SUNDA (real write)
 /// and CAYMAN (no-op); MARIANA's is not traced.
 pub trait Q7SwapTable: Arch {
-    /// `aws_hal_q7_swap_table_<arch>(lo_hi, b)`.
-    fn q7_swap_table<M: Mmio + ?Sized>(mmio: &M, lo_hi: u64, b: u32) -> Result<()>;
+    /// `aws_hal_q7_swap_table_<arch>(mem, lo_hi, b)`; `mem` is the TPB
+    /// memory handle whose POOL XT/NX window holds the registers.
+    fn q7_swap_table<M: Mmio + ?Sized>(mmio: &M, mem: DeviceAddr, lo_hi: u64, b: u32)
+        -> Result<()>;
 
     /// `aws_hal_q7_swap_table_get_register_offsets_<arch>`: the three register
     /// offsets (CAYMAN: zeros).
@@ -34,12 +48,9 @@ pub trait Q7SwapTable: Arch {
     fn q7_swap_file_io_table() -> Result<()>;
 }
 
-/// The SUNDA swap-table program on an explicit XT-local window: write the low
+/// The SUNDA swap-table program on an explicit XT/NX window: write the low
 /// dword of `lo_hi` to `nx_rsvd_space0` (`+0x83C`), the high dword to
 /// `nx_rsvd_space1` (`+0x840`), `b` to `nx_rsvd_space2` (`+0x844`) [004 §5].
-///
-/// The registers come from `A`'s NX-local description; SUNDA's real path
-/// resolves `window` from `xt_local_reg_offset(POOL)`, which is NOT TRACED.
 pub fn swap_table_at<A: NxLocal, M: Mmio + ?Sized>(
     mmio: &M,
     window: DeviceAddr,
@@ -58,36 +69,20 @@ pub fn swap_table_at<A: NxLocal, M: Mmio + ?Sized>(
     r2.write(mmio, window, b)
 }
 
-/// SUNDA's swap table through the arch: window = `xt_local_reg_offset(POOL)`
-/// (NOT TRACED → `NotTraced`, nothing written), then [`swap_table_at`].
+/// SUNDA's swap table through the arch: window = `xt_local(mem, 2, 1)`
+/// [004 §5], [FACTS §13.1], then [`swap_table_at`].
 pub fn swap_table_via_window<A: NxLocal, M: Mmio + ?Sized>(
     mmio: &M,
+    mem: DeviceAddr,
     lo_hi: u64,
     b: u32,
 ) -> Result<()> {
-    let window = A::xt_local_reg_offset(Engine::Pool)?;
+    let window = xt_local_window::<A>(mem, Engine::Pool.index() as u32, OWNER_TPB)?;
     swap_table_at::<A, M>(mmio, window, lo_hi, b)
 }
 
-/// The arches whose Q7 ucode loader the notes decode (CAYMAN) [004 §5].
-pub trait Q7UcodeLoader: Arch {
-    /// The per-core address stride of the IRAM / DRAM images (NOT TRACED
-    /// everywhere: `Err(NotTraced)`).
-    fn q7_core_stride() -> Result<u64>;
-}
-
-/// The CAYMAN owner → param-set mapping: 0 → 2, 1 → 5, other →
-/// `InvalidArgument("Invalid q7 owner")` [004 §5].
-pub const fn q7_param_set(owner: u32) -> Result<u32> {
-    match owner {
-        0 => Ok(2),
-        1 => Ok(5),
-        _ => Err(Error::InvalidArgument("Invalid q7 owner")),
-    }
-}
-
-/// The Q7 microcode images (the C `a3[0..4]`: IRAM pointer and size, DRAM
-/// pointer and size).
+/// The Q7 microcode images (`imgs`: IRAM bin `+0x00` / size `+0x08`, DRAM bin
+/// `+0x10` / size `+0x18` [q7 §4]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Q7Ucode<'a> {
     /// The IRAM image.
@@ -96,98 +91,49 @@ pub struct Q7Ucode<'a> {
     pub dram: &'a [u8],
 }
 
-/// Everything the loader needs of the arch, resolved: the param set and the
-/// per-core stride.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Q7Layout {
-    /// The param set of the owner.
-    pub param: Q7Param,
-    /// Bytes between two cores' IRAM (and DRAM) images.
-    pub core_stride: u64,
-}
-
-/// `aws_hal_q7_ucode_eng_init_cayman` through the arch: owner → param set
-/// (error first), then `A::q7_params(set)` and the per-core stride (NOT
-/// TRACED → `NotTraced`, nothing written), then [`q7_ucode_load_with`].
-pub fn q7_ucode_eng_init<A: Q7UcodeLoader, M: Mmio + ?Sized>(
+/// `q7_ucode_eng_init(tpb, image_base, imgs, owner_idx)` through the arch
+/// (kaena_khal `+0x3A8`) [q7 §4], [FACTS §13.3]: owner, params, size checks
+/// (all before any write), then [`q7_ucode_load_with`].
+pub fn q7_ucode_eng_init<A: Q7Params, M: Mmio + ?Sized>(
     mmio: &M,
+    image_base: DeviceAddr,
     ucode: Q7Ucode<'_>,
-    owner: u32,
+    owner_idx: u32,
 ) -> Result<()> {
-    let set = q7_param_set(owner)?;
-    let layout = Q7Layout {
-        param: A::q7_params(set)?,
-        core_stride: A::q7_core_stride()?,
-    };
-    q7_ucode_load_with(mmio, ucode, &layout)
+    let owner = A::q7_owner(owner_idx).inspect_err(|_| error!("q7 owner {}", owner_idx))?;
+    let param = A::q7_params(owner)?;
+    q7_ucode_load_with(mmio, image_base, ucode, &param, owner)
 }
 
-/// The loader body with a resolved layout [004 §5]: IRAM image larger than
-/// `iram_size` → `InvalidArgument("IRAM ucode too big!")`, DRAM likewise
-/// (`"DRAM ucode too big!"`), both before any write; then for each core
-/// `0..ncores` the padded IRAM image at `iram_base + core * stride`, then the
-/// padded DRAM image at `dram_base + core * stride`.
-///
-/// "Padded": the images are written as little-endian dwords, the last one
-/// zero-padded (interpretation MED: the notes name `write_padded` without its
-/// body).
+/// The loader body on a resolved param set [q7 §4c]: the size checks, then
+/// per core the DRAM image then the IRAM image, each padded to its aperture.
+/// A failed write logs "Failed to load pooling q7 {dram|iram} core %u" and
+/// answers -1 ([`Error::Rejected`]).
 pub fn q7_ucode_load_with<M: Mmio + ?Sized>(
     mmio: &M,
+    image_base: DeviceAddr,
     ucode: Q7Ucode<'_>,
-    layout: &Q7Layout,
+    p: &Q7Param,
+    owner: Q7Owner,
 ) -> Result<()> {
-    let p = &layout.param;
     if ucode.iram.len() as u64 > p.iram_size {
-        return Err(Error::InvalidArgument("IRAM ucode too big!"));
+        error!("IRAM ucode too big!");
+        return Err(Error::Rejected("IRAM ucode too big!"));
     }
     if ucode.dram.len() as u64 > p.dram_size {
-        return Err(Error::InvalidArgument("DRAM ucode too big!"));
+        error!("DRAM ucode too big!");
+        return Err(Error::Rejected("DRAM ucode too big!"));
     }
-    for core in 0..u64::from(p.ncores) {
-        let off = core.wrapping_mul(layout.core_stride);
-        write_padded(mmio, p.iram_base.add(off), ucode.iram)?;
-        write_padded(mmio, p.dram_base.add(off), ucode.dram)?;
-    }
-    Ok(())
-}
-
-/// Dwords per burst of [`write_padded`].
-const BURST_WORDS: usize = 64;
-
-/// Write `data` at `addr` as little-endian dwords, the last zero-padded, in
-/// bursts of up to [`BURST_WORDS`].
-fn write_padded<M: Mmio + ?Sized>(mmio: &M, addr: DeviceAddr, data: &[u8]) -> Result<()> {
-    let mut buf = [0u32; BURST_WORDS];
-    let mut at = addr;
-    for chunk in data.chunks(BURST_WORDS * 4) {
-        let mut n = 0;
-        for (w, bytes) in buf.iter_mut().zip(chunk.chunks(4)) {
-            let mut le = [0u8; 4];
-            for (d, s) in le.iter_mut().zip(bytes) {
-                *d = *s;
-            }
-            *w = u32::from_le_bytes(le);
-            n += 1;
-        }
-        let words = buf.get(..n).ok_or(Error::InvalidArgument("q7 burst"))?;
-        mmio.write_burst(at, words)?;
-        at = at.add(4 * n as u64);
+    debug!("q7 ucode load: owner {}, {} cores", owner.id(), p.num_q7);
+    for k in 0..p.num_q7 {
+        write_padded(mmio, p.dram(k).at(image_base), ucode.dram, p.dram_size).map_err(|e| {
+            error!("Failed to load pooling q7 dram core {}: {:?}", k, e);
+            Error::Rejected("Failed to load pooling q7 dram core")
+        })?;
+        write_padded(mmio, p.iram(k).at(image_base), ucode.iram, p.iram_size).map_err(|e| {
+            error!("Failed to load pooling q7 iram core {}: {:?}", k, e);
+            Error::Rejected("Failed to load pooling q7 iram core")
+        })?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn owners() {
-        assert_eq!(q7_param_set(0), Ok(2));
-        assert_eq!(q7_param_set(1), Ok(5));
-        assert_eq!(
-            q7_param_set(2),
-            Err(Error::InvalidArgument("Invalid q7 owner"))
-        );
-    }
 }

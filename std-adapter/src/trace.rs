@@ -110,10 +110,16 @@ impl<M> Trace<M> {
     }
 
     fn record(&self, op: Op, addr: DeviceAddr, value: u32) {
+        // Blocks may overlap (an engine's NX and XT registers share one
+        // window): the first mount that names the register wins, else the
+        // first that holds the address.
+        let inside = |m: &&Mount| addr.get() >= m.base.get() && addr.get() - m.base.get() < m.size;
         let m = self
             .mounts
             .iter()
-            .find(|m| addr.get() >= m.base.get() && addr.get() - m.base.get() < m.size);
+            .filter(inside)
+            .find(|m| m.desc.lookup_at(m.base, addr).is_some())
+            .or_else(|| self.mounts.iter().find(inside));
         let access = Access {
             op,
             addr,

@@ -23,12 +23,12 @@ const SP: SpHandle = SpHandle {
 fn check<A: EngineOps>() {
     let m = traced();
     let eng = |lvl| EngineParams {
-        regs: DeviceAddr(0x1000),
         inst_debug_level: lvl,
+        ..EngineParams::new(DeviceAddr(0x1000), DeviceAddr(0))
     };
     let pool = |lvl| PoolingParams {
-        regs: DeviceAddr(0x2000),
         inst_debug_level: lvl,
+        ..PoolingParams::new(DeviceAddr(0x2000), DeviceAddr(0))
     };
     let absent = Error::InvalidArgument("engine config absent");
     assert_eq!(stpb::act_init::<A, _>(&m, None), Err(absent));
@@ -86,9 +86,7 @@ fn check<A: EngineOps>() {
         pooling: None,
         act: Some(&act),
         dve: Some(&dve),
-        pe: &PeParams {
-            regs: DeviceAddr(0x3000),
-        },
+        pe: &PeParams::new(DeviceAddr(0x3000), DeviceAddr(0)),
         sp: Some(&SP),
         notific: true,
         flag: 0,
@@ -115,8 +113,8 @@ fn invalid_arguments_through_any_arch_write_nothing() {
         let any = AnyArch::new(id).unwrap();
         let m = traced();
         let bad = EngineParams {
-            regs: DeviceAddr(0),
             inst_debug_level: 9,
+            ..EngineParams::new(DeviceAddr(0), DeviceAddr(0))
         };
         assert_eq!(any.dve_init(&m, Some(&bad)), Err(LEVEL));
         assert_eq!(

@@ -15,58 +15,47 @@ fn iram_sizes() {
         assert_eq!(Mariana::iram_size(eng), Ok(32 * 1024));
         assert_eq!(Sunda::iram_size(eng), Ok(8 * 1024 * 1024));
     }
-    assert_eq!(
-        Cayman::iram_size(Engine::Pe),
-        Err(Error::NotTraced("pe iram size"))
-    );
-    assert_eq!(
-        Mariana::iram_size(Engine::Pe),
-        Err(Error::NotTraced("pe iram size"))
-    );
-    assert_eq!(
-        Sunda::iram_size(Engine::Pe),
-        Err(Error::NotTraced("pe iram size"))
-    );
+    // PE: 0x2_0000 on every arch (MED [000r1 §3], [FACTS §12.1]).
+    assert_eq!(Cayman::iram_size(Engine::Pe), Ok(0x2_0000));
+    assert_eq!(Mariana::iram_size(Engine::Pe), Ok(0x2_0000));
+    assert_eq!(Sunda::iram_size(Engine::Pe), Ok(0x2_0000));
 }
 
 #[test]
-fn hw_decode_trn2_both_modes() {
+fn hw_decode_cayman_four_outs() {
+    // [hw-decode §1-§3], [FACTS §3.3, §13.5]: cam_base = base - 0x8_0000_0000
+    // always, cam_size 0x1000, table_base = cam_base + 0x1000, table_size 0x2000;
+    // eng 2 / eng 3 as FACTS (§13.10 #1, MED).
     let golden = [
         (Engine::Pe, 0x8_0267_0000u64),
         (Engine::Act, 0x8_0247_0000),
         (Engine::Pool, 0x8_0307_0000),
         (Engine::Dve, 0x8_02B8_8000),
     ];
-    fn check<A: HwDecode>(golden: &[(Engine, u64)]) {
-        for &(eng, base) in golden {
-            assert_eq!(
-                A::hw_decode_table_params(eng),
-                Ok(HwDecodeParams {
-                    base: DeviceAddr(base),
-                    header_size: 4096,
-                    block_size: 0x2000
-                })
-            );
-            assert_eq!(
-                A::hw_decode_table_params_host_visible(eng),
-                Ok(HwDecodeParams {
-                    base: HostVisible(base - 0x8_0000_0000),
-                    header_size: 4096,
-                    block_size: 0x2000
-                })
-            );
-            assert!(matches!(
-                A::hw_decode_fourth_param(eng),
-                Err(Error::NotTraced(_))
-            ));
-        }
+    for (eng, base) in golden {
+        assert_eq!(Cayman::hw_decode_device_base(eng), Ok(DeviceAddr(base)));
+        assert_eq!(
+            Cayman::hw_decode_table_params(eng),
+            Ok(HwDecodeParams {
+                cam_base: HostVisible(base - 0x8_0000_0000),
+                cam_size: 0x1000,
+                table_base: HostVisible(base - 0x8_0000_0000 + 0x1000),
+                table_size: 0x2000,
+            })
+        );
+    }
+    // eng > 3 asserts.
+    assert!(matches!(
+        Cayman::hw_decode_table_params(Engine::Sp),
+        Err(Error::OutOfRange { .. })
+    ));
+    // MARIANA: "v4 bases", not printed (§13.11).
+    for eng in Engine::ALL {
         assert!(matches!(
-            A::hw_decode_table_params(Engine::Sp),
+            Mariana::hw_decode_table_params(eng),
             Err(Error::NotTraced(_))
         ));
     }
-    check::<Cayman>(&golden);
-    check::<Mariana>(&golden);
 }
 
 #[test]
@@ -77,11 +66,6 @@ fn hw_decode_sunda_is_unsupported() {
     };
     for eng in Engine::ALL {
         assert_eq!(Sunda::hw_decode_table_params(eng), Err(unsupported));
-        assert_eq!(
-            Sunda::hw_decode_table_params_host_visible(eng),
-            Err(unsupported)
-        );
-        assert_eq!(Sunda::hw_decode_fourth_param(eng), Err(unsupported));
     }
 }
 

@@ -1,9 +1,11 @@
-//! Golden TopSP-NX and NX/XT local registers, Q7 params, notification masks
-//! and the MARIANA mailbox map [FACTS §3.6, §3.7, §5, §7].
+//! Golden TopSP-NX and NX/XT local registers, the XT/NX windows, Q7 params,
+//! notification masks and the MARIANA mailbox map [FACTS §3.6, §3.7, §5, §7,
+//! §12.1, §13.1–§13.3].
 
 use khal::core::addr::MESH_HIGH_BIT;
 use khal::core::family::{
-    NotificMask, NotificMasks, NqMailboxMap, NxLocal, Offset, Q7Params, TopSpNx,
+    Doorbell, Gated, NotificMask, NotificMasks, NqMailboxMap, NxLocal, Offset, Q7Owner, Q7Param,
+    Q7Params, TopSpNx,
 };
 use khal::core::ids::Bounded;
 use khal::{Cayman, DeviceAddr, Engine, Error, Mariana, Sunda};
@@ -14,20 +16,84 @@ fn nt<T: std::fmt::Debug>(r: khal::Result<T>) -> bool {
 
 #[test]
 fn topsp_golden() {
+    // [000 §2 QUIRK], [topsp §3a, §8], [ncfw §4.7], [FACTS §12.1, §13.2].
     assert_eq!(Sunda::topsp_window_base(), Ok(Offset(0x6_0000)));
     assert_eq!(Sunda::topsp_stop_signal(), Ok(Offset(0x6_084C)));
     assert_eq!(Sunda::topsp_basic_block_switch(), Ok(Offset(0x6_083C)));
-    assert!(nt(Sunda::topsp_host_trigger()));
+    assert_eq!(Sunda::topsp_host_trigger(), Ok(Offset(0x6_0848)));
+    assert_eq!(Sunda::topsp_init_signal(), Ok(Offset(0x6_083C)));
+    assert!(nt(Sunda::topsp_tsync_signal()));
+    assert_eq!(Sunda::topsp_doorbell_value(Doorbell::HostTrigger, 7), 7);
+    assert_eq!(Sunda::topsp_doorbell_value(Doorbell::StopSignal, 7), 1);
 
-    assert!(nt(Cayman::topsp_window_base()));
+    assert_eq!(Cayman::topsp_window_base(), Ok(Offset(0x6_0000)));
+    assert_eq!(Cayman::topsp_init_signal(), Ok(Offset(0x6_1540)));
+    assert_eq!(Cayman::topsp_tsync_signal(), Ok(Offset(0x6_1560)));
     assert_eq!(Cayman::topsp_stop_signal(), Ok(Offset(0x6_15C0)));
     assert_eq!(Cayman::topsp_basic_block_switch(), Ok(Offset(0x6_15E0)));
     assert_eq!(Cayman::topsp_host_trigger(), Ok(Offset(0x6_15A0)));
+    assert_eq!(Cayman::topsp_doorbell_value(Doorbell::HostTrigger, 7), 1);
 
-    assert!(nt(Mariana::topsp_window_base()));
+    assert_eq!(Mariana::topsp_window_base(), Ok(Offset(0x6_0000)));
+    assert_eq!(Mariana::topsp_host_trigger(), Ok(Offset(0x6_15A0)));
+    assert_eq!(Mariana::topsp_basic_block_switch(), Ok(Offset(0x6_15E0)));
+    // Only "as CAYMAN": NOT TRACED (§13.11).
     assert!(nt(Mariana::topsp_stop_signal()));
-    assert!(nt(Mariana::topsp_basic_block_switch()));
-    assert!(nt(Mariana::topsp_host_trigger()));
+    assert!(nt(Mariana::topsp_init_signal()));
+    assert!(nt(Mariana::topsp_tsync_signal()));
+}
+
+#[test]
+fn xt_local_windows_golden() {
+    // [q7 §6a-§6b], [FACTS §13.1]: PE, ACT, POOL, DVE, then eng 4 by owner.
+    let w = |a: khal::Result<Offset>| a.map(|o| o.get());
+    for (eng, s, c) in [
+        (0, 0x266_0000, 0x266_0000),
+        (1, 0x246_0000, 0x246_0000),
+        (2, 0x296_0000, 0x306_0000),
+        (3, 0x2B6_0000, 0x2B6_0000),
+    ] {
+        for owner in [0, 1, 0xFF] {
+            assert_eq!(w(Sunda::xt_local_reg_offset(eng, owner)), Ok(s));
+            assert_eq!(w(Cayman::xt_local_reg_offset(eng, owner)), Ok(c));
+            assert_eq!(w(Mariana::xt_local_reg_offset(eng, owner)), Ok(c));
+        }
+    }
+    for a in [
+        Sunda::xt_local_reg_offset(4, 0),
+        Cayman::xt_local_reg_offset(4, 0),
+        Mariana::xt_local_reg_offset(4, 0),
+    ] {
+        assert_eq!(w(a), Ok(0x6_0000));
+    }
+    for owner in [1, 2, 0xFF] {
+        assert_eq!(w(Sunda::xt_local_reg_offset(4, owner)), Ok(0x286_0000));
+        assert_eq!(w(Cayman::xt_local_reg_offset(4, owner)), Ok(0x286_0000));
+    }
+    // eng 5: CAYMAN 0x306_0000 (role unnamed), SUNDA asserts, MARIANA not traced.
+    assert_eq!(w(Cayman::xt_local_reg_offset(5, 0)), Ok(0x306_0000));
+    assert!(matches!(
+        Sunda::xt_local_reg_offset(5, 0),
+        Err(Error::OutOfRange { .. })
+    ));
+    assert!(nt(Mariana::xt_local_reg_offset(5, 0)));
+    assert!(matches!(
+        Cayman::xt_local_reg_offset(6, 0),
+        Err(Error::OutOfRange { .. })
+    ));
+    assert!(matches!(
+        Mariana::xt_local_reg_offset(6, 0),
+        Err(Error::OutOfRange { .. })
+    ));
+    // Derived (MED): window = sequencer base without bit 35 + 0x6_0000.
+    use khal::core::family::SeqParams;
+    for e in [Engine::Pe, Engine::Act, Engine::Pool, Engine::Dve] {
+        let seq = Cayman::seq_params(e).unwrap().seq.get() & !(1u64 << 35);
+        assert_eq!(
+            w(Cayman::xt_local_reg_offset(e.index() as u32, 1)),
+            Ok(seq + 0x6_0000)
+        );
+    }
 }
 
 #[test]
@@ -76,6 +142,46 @@ fn cayman_nx_xt_local_golden() {
         xt.lookup(0x13A0).unwrap().to_string(),
         "tpb_xt_local.memcopy_dmas"
     );
+    // [000r1 §3], [FACTS §12.1] (MED).
+    assert_eq!(Cayman::start_addr_lo().unwrap().offset(), 0x1060);
+    assert_eq!(Cayman::start_addr_hi().unwrap().offset(), 0x1080);
+    assert_eq!(Cayman::notific_ctrl().unwrap().offset(), 0x808);
+    assert_eq!(Cayman::notific_sw_queue_num3().unwrap().offset(), 0xA0C);
+    let e = Cayman::errors_nt().unwrap();
+    assert_eq!((e.mask(), e.shift()), (0xF, 0));
+    assert_eq!(Cayman::notific_sw_queue_num4().unwrap().offset(), 0xA10);
+    let (h, hen) = Cayman::ham_throttle_fields().unwrap();
+    assert_eq!((h.mask(), h.shift()), (0xF0, 4));
+    assert_eq!((hen.mask(), hen.shift()), (0x10_0000, 20));
+    assert_eq!(Cayman::dma_ctrl().unwrap().offset(), 0x10A0);
+    use khal::core::family::nx_local::DmaReg;
+    let d: Vec<u64> = [DmaReg::LoA, DmaReg::LoB, DmaReg::Hi]
+        .into_iter()
+        .map(|r| Cayman::dma_reg(r).unwrap().offset())
+        .collect();
+    assert_eq!(d, [0x10C0, 0x10E0, 0x1100]);
+    assert_eq!(Cayman::memcopy_queues_offset(), Ok(Offset(0x13C0)));
+    assert_eq!(Cayman::memcopy_all_offset(), Ok(Offset(0x13E0)));
+    assert_eq!(Cayman::iram_cache_block_size().unwrap().offset(), 0x1260);
+    let present =
+        |g: khal::Result<Gated<khal::core::regs::Reg>>| g.unwrap().present().map(|r| r.offset());
+    assert_eq!(present(Cayman::q7_release_run_stall()), Some(0x3000));
+    assert_eq!(present(Cayman::hw_decode_control()), Some(0x4000));
+    assert_eq!(present(Mariana::q7_release_run_stall()), Some(0x3000));
+    assert_eq!(present(Mariana::hw_decode_control()), Some(0x4000));
+    assert_eq!(present(Sunda::q7_release_run_stall()), None);
+    assert_eq!(present(Sunda::hw_decode_control()), None);
+    // Every offset >= 0x1000 is a scratch register lr[i] = 0x1000 + 0x20 i, i < 60 (MED).
+    for b in [nx, xt] {
+        for r in b
+            .regs
+            .iter()
+            .filter(|r| (0x1000..0x3000).contains(&r.offset))
+        {
+            assert_eq!((r.offset - 0x1000) % 0x20, 0, "{}", r.name);
+            assert!((r.offset - 0x1000) / 0x20 < 60, "{}", r.name);
+        }
+    }
 }
 
 #[test]
@@ -99,43 +205,86 @@ fn sunda_nx_rsvd_space_golden() {
     assert!(nt(Sunda::start_ctrl()));
     assert!(nt(Sunda::notific_sw_queue_num2()));
     assert!(nt(Sunda::events_semaphores_nt()));
-    assert!(nt(Sunda::release_run_stall()));
+    // The sequencer release at +0x04, not CAYMAN's +0x00 (§13.10 #6).
+    assert_eq!(Sunda::release_run_stall().unwrap().offset(), 0x04);
+    assert_eq!(Sunda::dma_ctrl().unwrap().offset(), 0x40);
+    assert_eq!(Sunda::notific_sw_queue_num3().unwrap().offset(), 0xA0C);
+    assert_eq!(Sunda::iram_cache_block_size().unwrap().offset(), 0x1260);
     assert!(nt(Sunda::memcopy_dmas_offset()));
     assert!(nt(Sunda::XT_LOCAL_BLOCK));
 }
 
 #[test]
-fn mariana_local_registers_not_traced() {
-    assert!(nt(Mariana::NX_LOCAL_BLOCK));
-    assert!(nt(Mariana::XT_LOCAL_BLOCK));
+fn mariana_local_registers_beyond_the_releases_not_traced() {
+    assert_eq!(Mariana::release_run_stall().unwrap().offset(), 0x0);
     assert!(nt(Mariana::start_ctrl()));
+    assert!(nt(Mariana::start_addr_lo()));
     assert!(nt(Mariana::notific_sw_queue_num2()));
     assert!(nt(Mariana::events_semaphores_nt()));
-    assert!(nt(Mariana::release_run_stall()));
     assert!(nt(Mariana::memcopy_dmas_offset()));
     assert!(nt(Mariana::nx_rsvd_space(Bounded::new(0, "rsvd").unwrap())));
+    assert!(nt(Mariana::notific_sw_queue_num3()));
+    assert!(nt(Mariana::dma_ctrl()));
 }
 
 #[test]
-fn start_addr_and_window_base_not_traced_anywhere() {
-    fn check<A: NxLocal>() {
-        assert!(nt(A::start_addr_lo()));
-        assert!(nt(A::start_addr_hi()));
-        for eng in Engine::ALL {
-            assert!(nt(A::xt_local_reg_offset(eng)));
-        }
+fn start_addr_traced_on_cayman_only() {
+    assert!(nt(Sunda::start_addr_lo()));
+    assert!(nt(Sunda::start_addr_hi()));
+    assert!(nt(Mariana::start_addr_hi()));
+    assert!(Cayman::start_addr_lo().is_ok());
+}
+
+#[test]
+fn q7_params_golden() {
+    // [q7 §3], [FACTS §13.3].
+    let sunda = Q7Param {
+        base: Offset(0x298_0000),
+        iram_size: 0x1_0000,
+        dram_size: 0x1_0000,
+        iram_rsvd: 0,
+        dram_rsvd: 0,
+        num_q7: 8,
+    };
+    assert_eq!(Sunda::q7_params(Q7Owner::Pooling), Ok(sunda));
+    assert!(matches!(
+        Sunda::q7_params(Q7Owner::ComputeCluster),
+        Err(Error::Unsupported { .. })
+    ));
+    assert_eq!((sunda.stride(), sunda.dram_delta()), (0x2_0000, 0x1_0000));
+    let pool = Q7Param {
+        base: Offset(0x310_0000),
+        iram_size: 0x2_0000,
+        dram_size: 0x4_0000,
+        iram_rsvd: 0x6_0000,
+        dram_rsvd: 0x4_0000,
+        num_q7: 8,
+    };
+    let cc = Q7Param { num_q7: 4, ..pool };
+    for (o, p) in [(Q7Owner::Pooling, pool), (Q7Owner::ComputeCluster, cc)] {
+        assert_eq!(Cayman::q7_params(o), Ok(p));
+        assert_eq!(Mariana::q7_params(o), Ok(p));
     }
-    check::<Sunda>();
-    check::<Cayman>();
-    check::<Mariana>();
+    // CAYMAN core k: IRAM 0x310_0000 + k 0x10_0000, DRAM = IRAM + 0x8_0000 [devmap-pool §3].
+    assert_eq!(pool.iram(3), Offset(0x340_0000));
+    assert_eq!(pool.dram(3), Offset(0x348_0000));
+    // Owner index -> owner, and the -1 refusals.
+    assert_eq!(Sunda::q7_owner(0), Ok(Q7Owner::Pooling));
+    assert_eq!(
+        Sunda::q7_owner(1),
+        Err(Error::Rejected("only pooling supported"))
+    );
+    assert_eq!(Cayman::q7_owner(1), Ok(Q7Owner::ComputeCluster));
+    assert_eq!(
+        Mariana::q7_owner(2),
+        Err(Error::Rejected("Invalid q7 owner"))
+    );
+    assert_eq!(Error::Rejected("x").c_code(), Some(-1));
 }
 
 #[test]
-fn q7_and_notific_masks_not_traced_anywhere() {
-    fn check<A: Q7Params + NotificMasks>() {
-        for set in [0, 2, 5, u32::MAX] {
-            assert_eq!(A::q7_params(set), Err(Error::NotTraced("q7 params")));
-        }
+fn notific_masks_not_traced_anywhere() {
+    fn check<A: NotificMasks>() {
         for m in NotificMask::ALL {
             assert!(nt(A::notific_mask(m)));
         }

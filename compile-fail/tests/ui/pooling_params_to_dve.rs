@@ -7,6 +7,6 @@ use khal_std::HeapMmio;
 
 fn main() {
     let m = HeapMmio::new(DeviceAddr(0), 0x1000);
-    let p = PoolingParams { regs: DeviceAddr(0), inst_debug_level: 0 };
+    let p = PoolingParams::new(DeviceAddr(0), DeviceAddr(0));
     let _ = stpb::dve_init::<Cayman, _>(&m, Some(&p));
 }

@@ -6,5 +6,5 @@ use khal_std::HeapMmio;
 
 fn main() {
     let m = HeapMmio::new(DeviceAddr(0), 0x1000);
-    let _ = program_start(&m, &[0; 5]);
+    let _ = program_start(&m, DeviceAddr(0), &[0; 5]);
 }

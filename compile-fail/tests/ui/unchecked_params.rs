@@ -7,6 +7,6 @@ use khal_std::HeapMmio;
 
 fn main() {
     let m = HeapMmio::new(DeviceAddr(0), 0x1000);
-    let p = EngineParams { regs: DeviceAddr(0), inst_debug_level: 99 };
+    let p = EngineParams { inst_debug_level: 99, ..EngineParams::new(DeviceAddr(0), DeviceAddr(0)) };
     let _ = Cayman::dve_init(&m, Checked(&p));
 }

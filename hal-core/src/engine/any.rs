@@ -12,6 +12,7 @@
 
 use core::marker::PhantomData;
 
+use super::init::{self, StepLog};
 use super::notif::{self, DgeNotif};
 use super::params::{EngineParams, PeParams, PoolingParams, SpHandle};
 use super::program;
@@ -102,17 +103,25 @@ impl<Su: EngineOps, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
     }
 
     /// [`stpb::act_init`] on the bound arch.
-    pub fn act_init<M: Mmio + ?Sized>(self, mmio: &M, cfg: Option<&EngineParams>) -> Result<()> {
+    pub fn act_init<M: Mmio + ?Sized>(
+        self,
+        mmio: &M,
+        cfg: Option<&EngineParams<'_>>,
+    ) -> Result<()> {
         dispatch!(self, stpb::act_init[M](mmio, cfg))
     }
 
     /// [`stpb::dve_init`] on the bound arch.
-    pub fn dve_init<M: Mmio + ?Sized>(self, mmio: &M, cfg: Option<&EngineParams>) -> Result<()> {
+    pub fn dve_init<M: Mmio + ?Sized>(
+        self,
+        mmio: &M,
+        cfg: Option<&EngineParams<'_>>,
+    ) -> Result<()> {
         dispatch!(self, stpb::dve_init[M](mmio, cfg))
     }
 
     /// The bound arch's `dve_regs_init` (mandatory).
-    pub fn dve_regs_init<M: Mmio + ?Sized>(self, mmio: &M, p: &EngineParams) -> Result<()> {
+    pub fn dve_regs_init<M: Mmio + ?Sized>(self, mmio: &M, p: &EngineParams<'_>) -> Result<()> {
         match self {
             AnyArch::Sunda(_) => Su::dve_regs_init(mmio, p),
             AnyArch::Cayman(_) => Ca::dve_regs_init(mmio, p),
@@ -121,7 +130,11 @@ impl<Su: EngineOps, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
     }
 
     /// The bound arch's `dve_ucode_seq_init` (mandatory).
-    pub fn dve_ucode_seq_init<M: Mmio + ?Sized>(self, mmio: &M, p: &EngineParams) -> Result<()> {
+    pub fn dve_ucode_seq_init<M: Mmio + ?Sized>(
+        self,
+        mmio: &M,
+        p: &EngineParams<'_>,
+    ) -> Result<()> {
         match self {
             AnyArch::Sunda(_) => Su::dve_ucode_seq_init(mmio, p),
             AnyArch::Cayman(_) => Ca::dve_ucode_seq_init(mmio, p),
@@ -130,12 +143,12 @@ impl<Su: EngineOps, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
     }
 
     /// [`stpb::pe_init`] on the bound arch.
-    pub fn pe_init<M: Mmio + ?Sized>(self, mmio: &M, p: &PeParams) -> Result<()> {
+    pub fn pe_init<M: Mmio + ?Sized>(self, mmio: &M, p: &PeParams<'_>) -> Result<()> {
         dispatch!(self, stpb::pe_init[M](mmio, p))
     }
 
     /// The bound arch's `pe_regs_init` (optional).
-    pub fn pe_regs_init<M: Mmio + ?Sized>(self, mmio: &M, p: &PeParams) -> Result<()> {
+    pub fn pe_regs_init<M: Mmio + ?Sized>(self, mmio: &M, p: &PeParams<'_>) -> Result<()> {
         match self {
             AnyArch::Sunda(_) => Su::pe_regs_init(mmio, p),
             AnyArch::Cayman(_) => Ca::pe_regs_init(mmio, p),
@@ -147,7 +160,7 @@ impl<Su: EngineOps, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
     pub fn pooling_init<M: Mmio + ?Sized>(
         self,
         mmio: &M,
-        cfg: Option<&PoolingParams>,
+        cfg: Option<&PoolingParams<'_>>,
     ) -> Result<()> {
         dispatch!(self, stpb::pooling_init[M](mmio, cfg))
     }
@@ -157,7 +170,7 @@ impl<Su: EngineOps, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
     pub fn pooling_hw_decode_table_init<M: Mmio + ?Sized>(
         self,
         mmio: &M,
-        p: &PoolingParams,
+        p: &PoolingParams<'_>,
     ) -> Result<()> {
         match self {
             AnyArch::Sunda(_) => Su::pooling_hw_decode_table_init(mmio, p),
@@ -200,8 +213,23 @@ impl<Su: EngineOps, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
     }
 
     /// [`program::program_start`] on the bound arch.
-    pub fn program_start<M: Mmio + ?Sized>(self, mmio: &M, starts: &[u64; 5]) -> Result<()> {
-        dispatch!(self, program::program_start[M](mmio, starts))
+    pub fn program_start<M: Mmio + ?Sized>(
+        self,
+        mmio: &M,
+        mem: DeviceAddr,
+        starts: &[u64; 5],
+    ) -> Result<()> {
+        dispatch!(self, program::program_start[M](mmio, mem, starts))
+    }
+
+    /// [`init::stpb_init_logged`] on the bound arch.
+    pub fn stpb_init_logged<'m, M: Mmio + ?Sized, L: StepLog + ?Sized>(
+        self,
+        mmio: &'m M,
+        cfg: &StpbConfig<'_>,
+        log: &mut L,
+    ) -> Result<SpInit<'m, M>> {
+        dispatch!(self, init::stpb_init_logged[M, L](mmio, cfg, log))
     }
 
     /// [`program::get_axi_offset`] on the bound arch, the tile validated

@@ -9,22 +9,43 @@
 //! - [`notif`]: the error / ham / evsem-hw-bp / DGE notification enables.
 //! - [`any`]: [`AnyArch`], run-time dispatch from a validated arch id.
 //!
+//! - [`init`]: the engine-init orchestrators and their steps [FACTS §13.6].
+//! - [`slots`]: the full dispatch slot lists [FACTS §12.2].
+//! - the §13 leaves: [`run_stall`] (run-stall releases, `disable_hw_decode`),
+//!   [`hw_decode`] (HW-decode table init), [`dge`] (DGE carveout / mapping),
+//!   [`topsp`] (the TopSP doorbells), [`tpb_regs`] (RNG seed, debug level,
+//!   rspcomb, rounding writers), [`padded`] (the padded image writer),
+//!   [`leaves`] (what the arches share).
+//!
 //! Static dispatch names the arch type: `stpb::stpb_init::<Cayman, _>(..)`.
 //! Run-time dispatch: `AnyArch::new(id)?.stpb_init(..)`.
 //!
 //! `check_run_state` and `stochastic_rounding_config/_enable` are named by the
-//! notes without bodies [002 §4], [FACTS §5]: they are deliberately absent.
+//! notes without bodies [002 §4], [FACTS §5, §13.7]: they are deliberately
+//! absent (their registers' writers are in [`tpb_regs`]).
 
 pub mod any;
+pub mod dge;
+pub mod hw_decode;
+pub mod init;
+pub mod leaves;
 pub mod notif;
 pub mod ops;
+pub mod padded;
 pub mod params;
 pub mod program;
+pub mod run_stall;
+pub mod slots;
 pub mod stpb;
+pub mod topsp;
+pub mod tpb_regs;
 
 pub use any::AnyArch;
+pub use init::{InitSteps, Step, StepLog};
 pub use notif::DgeNotif;
 pub use ops::{ActOps, DveOps, EngineOps, PeOps, PoolingOps, SpOps, StpbOps};
-pub use params::{Checked, EngineParams, PeParams, PoolingParams, SpHandle, MAX_INST_DEBUG_LEVEL};
+pub use params::{
+    Checked, EngInfo, EngineParams, PeParams, PoolingParams, SpHandle, MAX_INST_DEBUG_LEVEL,
+};
 pub use program::{get_axi_offset, program_start, PROGRAM_START_ORDER, SKIP};
 pub use stpb::{sp_init, stpb_init, topsp_init, SpInit, StpbConfig};

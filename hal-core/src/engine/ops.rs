@@ -1,5 +1,5 @@
 //! The per-arch engine ops and the two NULL-slot policies as trait shapes
-//! [002 §1, §3], [FACTS §4].
+//! [002 §1, §3], [002r1 §3], [FACTS §4, §12.2].
 //!
 //! The C runtime fills a 245-slot dispatch object once at bind time; a shim
 //! asserts an arch is bound, loads its slot and tail-calls it. When a slot is
@@ -12,17 +12,19 @@
 //!   Here they are *default* methods that succeed without touching hardware
 //!   ([`PeOps`], [`PoolingOps`], [`ActOps`], [`SpOps`]). SUNDA leaves
 //!   `pooling_hw_decode_table_init` to its default, as its registrar leaves
-//!   the slot NULL [002 §3].
+//!   that slot NULL [002 §3]. Which other slots each arch fills is NOT TRACED
+//!   [FACTS §12.2]: khal assumes every arch installs the engine-init leaves
+//!   §13 describes, and says so where an arch's leaf is a no-op.
 //!
 //! Binding is a type: every op is an associated function of an arch type
 //! (`Cayman::dve_init(..)`, or through [`super::AnyArch`] built from a
 //! validated id). There is no "called before bind" state.
 //!
-//! The bodies of the per-arch leaves are not in the notes (they are owned by
-//! another cell of the reference [002 abstract]); an arch whose registrar
-//! installs a leaf overrides the op, and where the leaf's register program is
-//! not traced the override answers [`crate::Error::NotTraced`] before any access.
-//! Each op's doc names its dispatch slot (`kaena_khal + offset`).
+//! Each op's doc names its dispatch slot (`kaena_khal + offset`, the full
+//! lists in [`super::slots`]). The `_init` ops are the engines' orchestrators
+//! ([`super::init`]); the step ops are their leaves. A leaf whose program the
+//! sources do not give whole answers [`crate::Error::NotTraced`] naming the
+//! missing piece, before any access.
 
 use super::params::{Checked, EngineParams, PeParams, PoolingParams, SpHandle};
 use crate::error::Result;
@@ -32,46 +34,137 @@ use crate::mmio::Mmio;
 /// DVE ops: mandatory on every arch (a NULL slot aborts in C) [002 §3].
 pub trait DveOps {
     /// `dve_regs_init`, slot `+0x208`.
-    fn dve_regs_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams) -> Result<()>;
+    fn dve_regs_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()>;
     /// `dve_ucode_seq_init`, slot `+0x280`.
-    fn dve_ucode_seq_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams) -> Result<()>;
+    fn dve_ucode_seq_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()>;
+    /// `dve_release_run_stall`, slot `+0x288`.
+    fn dve_release_run_stall<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()>;
+    /// `dve_dma_init`, slot `+0x290`.
+    fn dve_dma_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()>;
+    /// `dve_hw_decode_table_init`, slot `+0x2A8` (SUNDA: its stub, 0).
+    fn dve_hw_decode_table_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()>;
     /// `dve_init`, slot `+0x2B0`, after the shim's config check.
-    fn dve_init<M: Mmio + ?Sized>(mmio: &M, p: Checked<'_, EngineParams>) -> Result<()>;
+    fn dve_init<M: Mmio + ?Sized>(mmio: &M, p: Checked<'_, EngineParams<'_>>) -> Result<()>;
 }
 
-/// ACT-family ops: optional (a NULL slot returns 0) [002 §3].
+/// ACT-family ops: optional (a NULL slot returns 0) [002 §3], [002r1 §3].
 pub trait ActOps {
+    /// `act_regs_init`, slot `+0x218`.
+    fn act_regs_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()> {
+        let _ = (mmio, p);
+        Ok(())
+    }
+    /// `act_ucode_seq_init`, slot `+0x2B8`.
+    fn act_ucode_seq_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()> {
+        let _ = (mmio, p);
+        Ok(())
+    }
+    /// `act_release_run_stall`, slot `+0x2C0`.
+    fn act_release_run_stall<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()> {
+        let _ = (mmio, p);
+        Ok(())
+    }
+    /// `act_dma_init`, slot `+0x2C8`.
+    fn act_dma_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()> {
+        let _ = (mmio, p);
+        Ok(())
+    }
+    /// `act_hw_decode_table_init`, slot `+0x2D8`.
+    fn act_hw_decode_table_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()> {
+        let _ = (mmio, p);
+        Ok(())
+    }
     /// `act_init`, slot `+0x2E0`, after the shim's config check.
-    fn act_init<M: Mmio + ?Sized>(mmio: &M, p: Checked<'_, EngineParams>) -> Result<()> {
+    fn act_init<M: Mmio + ?Sized>(mmio: &M, p: Checked<'_, EngineParams<'_>>) -> Result<()> {
         let _ = (mmio, p);
         Ok(())
     }
 }
 
-/// PE ops: optional [002 §3].
+/// PE ops: optional [002 §3], [002r1 §3].
 pub trait PeOps {
     /// `pe_regs_init`, slot `+0x2F0`.
-    fn pe_regs_init<M: Mmio + ?Sized>(mmio: &M, p: &PeParams) -> Result<()> {
+    fn pe_regs_init<M: Mmio + ?Sized>(mmio: &M, p: &PeParams<'_>) -> Result<()> {
         let _ = (mmio, p);
         Ok(())
     }
-    /// `pe_init`, slot `+0x318`.
-    fn pe_init<M: Mmio + ?Sized>(mmio: &M, p: &PeParams) -> Result<()> {
+    /// `pe_ucode_seq_init`, slot `+0x2F8`.
+    fn pe_ucode_seq_init<M: Mmio + ?Sized>(mmio: &M, p: &PeParams<'_>) -> Result<()> {
+        let _ = (mmio, p);
+        Ok(())
+    }
+    /// `pe_release_run_stall`, slot `+0x300`.
+    fn pe_release_run_stall<M: Mmio + ?Sized>(mmio: &M, p: &PeParams<'_>) -> Result<()> {
+        let _ = (mmio, p);
+        Ok(())
+    }
+    /// `pe_dma_init`, slot `+0x308`.
+    fn pe_dma_init<M: Mmio + ?Sized>(mmio: &M, p: &PeParams<'_>) -> Result<()> {
+        let _ = (mmio, p);
+        Ok(())
+    }
+    /// `pe_hw_decode_table_init`, slot `+0x310`.
+    fn pe_hw_decode_table_init<M: Mmio + ?Sized>(mmio: &M, p: &PeParams<'_>) -> Result<()> {
+        let _ = (mmio, p);
+        Ok(())
+    }
+    /// `pe_init`, slot `+0x318` (no shim check).
+    fn pe_init<M: Mmio + ?Sized>(mmio: &M, p: &PeParams<'_>) -> Result<()> {
         let _ = (mmio, p);
         Ok(())
     }
 }
 
-/// Pooling ops: optional [002 §3].
+/// Pooling ops: optional [002 §3], [002r1 §3].
 pub trait PoolingOps {
+    /// `pooling_regs_init`, slot `+0x338`.
+    fn pooling_regs_init<M: Mmio + ?Sized>(mmio: &M, p: &PoolingParams<'_>) -> Result<()> {
+        let _ = (mmio, p);
+        Ok(())
+    }
+    /// `pooling_ucode_seq_init`, slot `+0x340`.
+    fn pooling_ucode_seq_init<M: Mmio + ?Sized>(mmio: &M, p: &PoolingParams<'_>) -> Result<()> {
+        let _ = (mmio, p);
+        Ok(())
+    }
+    /// `pooling_release_seq_run_stall`, slot `+0x348`.
+    fn pooling_release_seq_run_stall<M: Mmio + ?Sized>(
+        mmio: &M,
+        p: &PoolingParams<'_>,
+    ) -> Result<()> {
+        let _ = (mmio, p);
+        Ok(())
+    }
+    /// `pooling_release_eng_run_stall`, slot `+0x350`.
+    fn pooling_release_eng_run_stall<M: Mmio + ?Sized>(
+        mmio: &M,
+        p: &PoolingParams<'_>,
+    ) -> Result<()> {
+        let _ = (mmio, p);
+        Ok(())
+    }
+    /// `pooling_dma_init`, slot `+0x358`.
+    fn pooling_dma_init<M: Mmio + ?Sized>(mmio: &M, p: &PoolingParams<'_>) -> Result<()> {
+        let _ = (mmio, p);
+        Ok(())
+    }
     /// `pooling_hw_decode_table_init`, slot `+0x360` (SUNDA: NULL slot → the
     /// default no-op success).
-    fn pooling_hw_decode_table_init<M: Mmio + ?Sized>(mmio: &M, p: &PoolingParams) -> Result<()> {
+    fn pooling_hw_decode_table_init<M: Mmio + ?Sized>(
+        mmio: &M,
+        p: &PoolingParams<'_>,
+    ) -> Result<()> {
+        let _ = (mmio, p);
+        Ok(())
+    }
+    /// `pooling_q7_ucode_eng_init`: `q7_ucode_eng_init` (kaena_khal `+0x3A8`)
+    /// with `owner_idx` 0, as `pooling_init` calls it [q7 §7].
+    fn pooling_q7_ucode_eng_init<M: Mmio + ?Sized>(mmio: &M, p: &PoolingParams<'_>) -> Result<()> {
         let _ = (mmio, p);
         Ok(())
     }
     /// `pooling_init`, slot `+0x368`, after the shim's config check.
-    fn pooling_init<M: Mmio + ?Sized>(mmio: &M, p: Checked<'_, PoolingParams>) -> Result<()> {
+    fn pooling_init<M: Mmio + ?Sized>(mmio: &M, p: Checked<'_, PoolingParams<'_>>) -> Result<()> {
         let _ = (mmio, p);
         Ok(())
     }
@@ -108,6 +201,6 @@ pub trait StpbOps: DveOps + ActOps + PeOps + PoolingOps + SpOps {}
 impl<T: DveOps + ActOps + PeOps + PoolingOps + SpOps> StpbOps for T {}
 
 /// A bound arch with every engine op: what [`super::AnyArch`] dispatches to.
-pub trait EngineOps: Arch + StpbOps {}
+pub trait EngineOps: Arch + StpbOps + super::init::InitSteps {}
 
-impl<T: Arch + StpbOps> EngineOps for T {}
+impl<T: Arch + StpbOps + super::init::InitSteps> EngineOps for T {}

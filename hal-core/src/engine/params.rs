@@ -14,39 +14,109 @@
 use core::ops::Deref;
 
 use crate::addr::DeviceAddr;
+use crate::engine::hw_decode::HwDecodeImages;
 use crate::error::{Error, Result};
+use crate::q7::Q7Ucode;
 
 /// Highest accepted `inst_debug_level`; above it the `_init` shims return
 /// -22 [002 §1], [FACTS §4].
 pub const MAX_INST_DEBUG_LEVEL: u32 = 8;
 
+/// The parts of `eng_info` (`0xD0` B) the §13 leaves read [arch-stpb §1],
+/// [FACTS §13.6]. The leaves whose programs are not traced (regs_init,
+/// ucode_seq_init, dma_init) read more of it; those fields are not here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EngInfo<'a> {
+    /// `hw_decode {profile, cam}` (`+0x40`): the caller's images.
+    pub hw_decode: Option<HwDecodeImages<'a>>,
+    /// `disable_hw_decode` (`+0xC4`): the value hw_decode_table_init hands to
+    /// `disable_hw_decode` (MED).
+    pub disable_hw_decode: u32,
+}
+
+impl EngInfo<'_> {
+    /// No images, `disable_hw_decode = 0`.
+    pub const NONE: EngInfo<'static> = EngInfo {
+        hw_decode: None,
+        disable_hw_decode: 0,
+    };
+}
+
 /// ACT and DVE create params: the fields khal needs of the notes' wider
 /// "engine create-params" struct (`inst_debug_level` at `+0xC0`) [002 §3 QUIRK].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct EngineParams {
-    /// The engine's register window.
+pub struct EngineParams<'a> {
+    /// The engine's register window (`tpb_regs`, context `+0x08`).
     pub regs: DeviceAddr,
+    /// The TPB memory handle (`tpb_mem_handle`, context `+0x00`) the XT/NX
+    /// windows are relative to [FACTS §13.1, §13.6].
+    pub mem: DeviceAddr,
     /// Instruction debug level, `<= 8`.
     pub inst_debug_level: u32,
+    /// The engine's `eng_info` fields the leaves read.
+    pub info: EngInfo<'a>,
+}
+
+impl EngineParams<'static> {
+    /// Params with `regs` and `mem`, level 0, no `eng_info` data.
+    pub const fn new(regs: DeviceAddr, mem: DeviceAddr) -> Self {
+        EngineParams {
+            regs,
+            mem,
+            inst_debug_level: 0,
+            info: EngInfo::NONE,
+        }
+    }
 }
 
 /// Pooling create params (`inst_debug_level` at `+0xE0`) [002 §3 QUIRK].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct PoolingParams {
-    /// The engine's register window.
+pub struct PoolingParams<'a> {
+    /// The engine's register window (`tpb_regs`).
     pub regs: DeviceAddr,
+    /// The TPB memory handle (`tpb_mem_handle`).
+    pub mem: DeviceAddr,
     /// Instruction debug level, `<= 8`.
     pub inst_debug_level: u32,
+    /// The engine's `eng_info` fields the leaves read.
+    pub info: EngInfo<'a>,
+    /// The Q7 microcode `pooling_init` hands to `q7_ucode_eng_init` (owner 0).
+    pub q7: Option<Q7Ucode<'a>>,
+}
+
+impl PoolingParams<'static> {
+    /// Params with `regs` and `mem`, level 0, no images.
+    pub const fn new(regs: DeviceAddr, mem: DeviceAddr) -> Self {
+        PoolingParams {
+            regs,
+            mem,
+            inst_debug_level: 0,
+            info: EngInfo::NONE,
+            q7: None,
+        }
+    }
 }
 
 /// PE create params: the PE shims carry no argument check [002 §3].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct PeParams {
-    /// The engine's register window.
+pub struct PeParams<'a> {
+    /// The engine's register window (`tpb_regs`).
     pub regs: DeviceAddr,
+    /// The TPB memory handle (`tpb_mem_handle`).
+    pub mem: DeviceAddr,
+    /// The engine's `eng_info` fields the leaves read.
+    pub info: EngInfo<'a>,
+}
+
+impl PeParams<'static> {
+    /// Params with `regs` and `mem`, no `eng_info` data.
+    pub const fn new(regs: DeviceAddr, mem: DeviceAddr) -> Self {
+        PeParams {
+            regs,
+            mem,
+            info: EngInfo::NONE,
+        }
+    }
 }
 
 /// The SP / TopSP handle: a distinct, smaller struct than the STPB handle
@@ -91,22 +161,29 @@ const fn check_level(level: u32) -> Result<()> {
     Ok(())
 }
 
-impl EngineParams {
+impl<'p> EngineParams<'p> {
     /// The check of `act_init` / `dve_init`: absent → -22, level > 8 → -22
     /// [002 §1].
-    pub fn check(cfg: Option<&EngineParams>) -> Result<Checked<'_, EngineParams>> {
+    pub fn check<'a>(cfg: Option<&'a EngineParams<'p>>) -> Result<Checked<'a, EngineParams<'p>>> {
         let cfg = cfg.ok_or(Error::InvalidArgument("engine config absent"))?;
         check_level(cfg.inst_debug_level)?;
         Ok(Checked(cfg))
     }
 }
 
-impl PoolingParams {
+impl<'p> PoolingParams<'p> {
     /// The check of `pooling_init`: absent → -22, level > 8 → -22 [002 §1].
-    pub fn check(cfg: Option<&PoolingParams>) -> Result<Checked<'_, PoolingParams>> {
+    pub fn check<'a>(cfg: Option<&'a PoolingParams<'p>>) -> Result<Checked<'a, PoolingParams<'p>>> {
         let cfg = cfg.ok_or(Error::InvalidArgument("pooling config absent"))?;
         check_level(cfg.inst_debug_level)?;
         Ok(Checked(cfg))
+    }
+}
+
+impl<'p> PeParams<'p> {
+    /// The PE shims make no check [002 §3]: every PE config is accepted.
+    pub fn accept<'a>(cfg: &'a PeParams<'p>) -> Checked<'a, PeParams<'p>> {
+        Checked(cfg)
     }
 }
 
@@ -155,8 +232,8 @@ mod tests {
     #[test]
     fn checks() {
         let e = EngineParams {
-            regs: DeviceAddr(0),
             inst_debug_level: 8,
+            ..EngineParams::new(DeviceAddr(0), DeviceAddr(0))
         };
         assert!(EngineParams::check(Some(&e)).is_ok());
         assert_eq!(
@@ -172,8 +249,8 @@ mod tests {
             Err(Error::InvalidArgument("inst_debug_level > 8"))
         );
         let p = PoolingParams {
-            regs: DeviceAddr(0),
             inst_debug_level: 9,
+            ..PoolingParams::new(DeviceAddr(0), DeviceAddr(0))
         };
         assert!(PoolingParams::check(Some(&p)).is_err());
         let sp = SpHandle {

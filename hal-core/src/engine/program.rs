@@ -1,9 +1,10 @@
 //! The real (non-dispatched) STPB primitives: `program_start`,
 //! `get_axi_offset` and the `NOTIFIC_SW_QUEUE_NUM2.EVENTS_SEMAPHORES_NT`
-//! update [002 §4], [FACTS §3.6, §5].
+//! update [002 §4], [FACTS §3.6, §5, §13.1].
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
+use crate::family::nx_local::{xt_local_window, OWNER_TPB};
 use crate::family::{NxLocal, Tile, TpbBases};
 use crate::ids::Engine;
 use crate::mmio::Mmio;
@@ -44,18 +45,31 @@ fn start_of(starts: &[u64; 5], eng: Engine) -> u64 {
 }
 
 /// `aws_hal_stpb_program_start(handle, starts[5])` through the arch
-/// [002 §4]: every value it needs (each launched engine's
-/// `xt_local_reg_offset`, `start_addr_lo/hi`, `START_CTRL`) is resolved
-/// first; one not traced for `A` → `NotTraced` with nothing written. All
-/// engines skipped → nothing resolved, nothing written.
-pub fn program_start<A: NxLocal, M: Mmio + ?Sized>(mmio: &M, starts: &[u64; 5]) -> Result<()> {
+/// [002 §4], [FACTS §13.1]: for each launched engine its window
+/// `mem + xt_local_reg_offset(eng)` and the three NX registers are resolved
+/// first; one not traced for `A` → `NotTraced` with nothing written. The SP
+/// (eng 4) window depends on an owner byte the notes' program_start does not
+/// pass (owner 0 = the TopSP, else the TPB SP block [q7 §6a]): launching SP is
+/// `NotTraced` before any write. All engines skipped → nothing resolved,
+/// nothing written.
+pub fn program_start<A: NxLocal, M: Mmio + ?Sized>(
+    mmio: &M,
+    mem: DeviceAddr,
+    starts: &[u64; 5],
+) -> Result<()> {
     let mut windows = [None; 5];
     let mut any = false;
     for (eng, w) in Engine::ALL.iter().zip(windows.iter_mut()) {
-        if start_of(starts, *eng) != SKIP {
-            *w = Some(A::xt_local_reg_offset(*eng)?);
-            any = true;
+        if start_of(starts, *eng) == SKIP {
+            continue;
         }
+        if *eng == Engine::Sp {
+            return Err(Error::NotTraced(
+                "program_start: the xt_local owner of eng 4 (SP) is not in the notes",
+            ));
+        }
+        *w = Some(xt_local_window::<A>(mem, eng.index() as u32, OWNER_TPB)?);
+        any = true;
     }
     if !any {
         return Ok(());

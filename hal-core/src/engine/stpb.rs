@@ -16,14 +16,20 @@ pub const SP_NOTIFIC_UART_MODE: u32 = 0;
 /// `aws_hal_stpb_act_init`: config absent or `inst_debug_level > 8` →
 /// `InvalidArgument` (-22) before anything is written; then the arch's
 /// `act_init` (optional: default no-op) [002 §1].
-pub fn act_init<A: ActOps, M: Mmio + ?Sized>(mmio: &M, cfg: Option<&EngineParams>) -> Result<()> {
+pub fn act_init<A: ActOps, M: Mmio + ?Sized>(
+    mmio: &M,
+    cfg: Option<&EngineParams<'_>>,
+) -> Result<()> {
     let cfg = EngineParams::check(cfg).inspect_err(|e| error!("act_init: {:?}", e))?;
     A::act_init(mmio, cfg)
 }
 
 /// `aws_hal_stpb_dve_init`: same checks as [`act_init`], then the arch's
 /// mandatory `dve_init` [002 §1].
-pub fn dve_init<A: DveOps, M: Mmio + ?Sized>(mmio: &M, cfg: Option<&EngineParams>) -> Result<()> {
+pub fn dve_init<A: DveOps, M: Mmio + ?Sized>(
+    mmio: &M,
+    cfg: Option<&EngineParams<'_>>,
+) -> Result<()> {
     let cfg = EngineParams::check(cfg).inspect_err(|e| error!("dve_init: {:?}", e))?;
     A::dve_init(mmio, cfg)
 }
@@ -32,14 +38,14 @@ pub fn dve_init<A: DveOps, M: Mmio + ?Sized>(mmio: &M, cfg: Option<&EngineParams
 /// read at another place in C), then the arch's `pooling_init` [002 §1].
 pub fn pooling_init<A: PoolingOps, M: Mmio + ?Sized>(
     mmio: &M,
-    cfg: Option<&PoolingParams>,
+    cfg: Option<&PoolingParams<'_>>,
 ) -> Result<()> {
     let cfg = PoolingParams::check(cfg).inspect_err(|e| error!("pooling_init: {:?}", e))?;
     A::pooling_init(mmio, cfg)
 }
 
 /// `aws_hal_stpb_pe_init`: no argument check in the shim [002 §3].
-pub fn pe_init<A: PeOps, M: Mmio + ?Sized>(mmio: &M, cfg: &PeParams) -> Result<()> {
+pub fn pe_init<A: PeOps, M: Mmio + ?Sized>(mmio: &M, cfg: &PeParams<'_>) -> Result<()> {
     A::pe_init(mmio, cfg)
 }
 
@@ -123,13 +129,13 @@ pub fn topsp_init<'m, A: SpOps, M: Mmio + ?Sized>(
 #[derive(Debug, Clone, Copy)]
 pub struct StpbConfig<'a> {
     /// Pooling params (`None` → -22 from `pooling_init`).
-    pub pooling: Option<&'a PoolingParams>,
+    pub pooling: Option<&'a PoolingParams<'a>>,
     /// ACT params (`None` → -22 from `act_init`).
-    pub act: Option<&'a EngineParams>,
+    pub act: Option<&'a EngineParams<'a>>,
     /// DVE params (`None` → -22 from `dve_init`).
-    pub dve: Option<&'a EngineParams>,
+    pub dve: Option<&'a EngineParams<'a>>,
     /// PE params.
-    pub pe: &'a PeParams,
+    pub pe: &'a PeParams<'a>,
     /// The SP handle (`None` → -22 from `sp_init`).
     pub sp: Option<&'a SpHandle>,
     /// `sp_init`'s `nt`: bring the SP's notification block up.

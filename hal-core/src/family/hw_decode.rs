@@ -1,47 +1,63 @@
-//! HW-decode table params (`get_eng_hw_decode_table_params`) [000 §3], [FACTS §3.3].
+//! HW-decode table params `get_eng_hw_decode_table_params(eng, *cam_base,
+//! *table_base, *cam_size, *table_size)` [000 §3], [hw-decode §1–§3],
+//! [hal-registers §2], [FACTS §3.3, §13.5].
+//!
+//! The four outs are now all known [FACTS §13.5]: `cam_base = base(eng) −
+//! 0x8_0000_0000` **always** (no host-visible argument: §13.10 #7),
+//! `cam_size = 0x1000` (§3.3's "header 4096"), `table_base = cam_base +
+//! 0x1000`, `table_size = 0x2000` (§3.3's "block"). The out-param order is MED.
+//! SUNDA has no HW-decode silicon: its getter asserts whatever the input,
+//! here `Err(Unsupported)`; eng > 3 asserts, here `Err(OutOfRange)`.
 
 use crate::addr::{DeviceAddr, HostVisible};
 use crate::error::Result;
 use crate::ids::Engine;
 
-/// The traced out-params of the HW-decode getter. The C getter has four
-/// out-params; the fourth is NOT TRACED and so is not a field here (see
-/// [`HwDecode::hw_decode_fourth_param`]).
+/// `cam_size` = `0x1000` [hw-decode §2], [FACTS §13.5].
+pub const CAM_SIZE: u64 = 0x1000;
+/// `table_size` = `0x2000` [hw-decode §2], [FACTS §13.5].
+pub const TABLE_SIZE: u64 = 0x2000;
+/// `table_base = cam_base + 0x1000` [hw-decode §2], [FACTS §13.5].
+pub const TABLE_DELTA: u64 = 0x1000;
+
+/// The four outs of the HW-decode getter, offsets from the TPB base.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct HwDecodeParams<T> {
-    /// The table base of the engine ([`DeviceAddr`] or [`HostVisible`]).
-    pub base: T,
-    /// Header size in bytes.
-    pub header_size: u64,
-    /// Block size in bytes.
-    pub block_size: u64,
+pub struct HwDecodeParams {
+    /// The CAM image's destination (the device base with bit 35 folded).
+    pub cam_base: HostVisible,
+    /// The CAM aperture, `0x1000`.
+    pub cam_size: u64,
+    /// The PROFILE image's destination, `cam_base + 0x1000`.
+    pub table_base: HostVisible,
+    /// The PROFILE aperture, `0x2000`.
+    pub table_size: u64,
 }
 
-impl HwDecodeParams<DeviceAddr> {
-    /// The host-visible form: the rebase `-0x8_0000_0000` on the base [000 §3].
-    pub const fn to_host_visible(self) -> Result<HwDecodeParams<HostVisible>> {
-        match self.base.to_host_visible() {
-            Ok(base) => Ok(HwDecodeParams {
-                base,
-                header_size: self.header_size,
-                block_size: self.block_size,
+impl HwDecodeParams {
+    /// The outs for an engine whose device-full base is `base`: the bit-35
+    /// fold always applied [hw-decode §3a].
+    pub const fn from_device_base(base: DeviceAddr) -> Result<Self> {
+        match base.to_host_visible() {
+            Ok(cam_base) => Ok(HwDecodeParams {
+                cam_base,
+                cam_size: CAM_SIZE,
+                table_base: HostVisible(cam_base.0 + TABLE_DELTA),
+                table_size: TABLE_SIZE,
             }),
             Err(e) => Err(e),
         }
     }
 }
 
-/// The HW-decode family. SUNDA has no HW-decode silicon: its getter aborts in
-/// the C code, here `Err(Unsupported)`.
+/// The HW-decode family.
 pub trait HwDecode {
-    /// The device-full params of engine `eng`.
-    fn hw_decode_table_params(eng: Engine) -> Result<HwDecodeParams<DeviceAddr>>;
+    /// The device-full base of engine `eng`'s CAM (bit 35 set), before the
+    /// fold: `0x8_0267_0000` PE … [000 §3], [FACTS §3.3].
+    fn hw_decode_device_base(eng: Engine) -> Result<DeviceAddr>;
 
-    /// The host-visible params of engine `eng`.
-    fn hw_decode_table_params_host_visible(eng: Engine) -> Result<HwDecodeParams<HostVisible>>;
-
-    /// The fourth out-param of the getter: NOT TRACED on every arch that has
-    /// the getter (`Err(NotTraced)`); SUNDA `Err(Unsupported)`.
-    fn hw_decode_fourth_param(eng: Engine) -> Result<u64>;
+    /// `get_eng_hw_decode_table_params(eng)`: the four outs.
+    fn hw_decode_table_params(eng: Engine) -> Result<HwDecodeParams> {
+        HwDecodeParams::from_device_base(Self::hw_decode_device_base(eng)?)
+    }
 }

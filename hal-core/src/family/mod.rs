@@ -21,6 +21,7 @@
 
 pub mod act;
 pub mod cap_cfg;
+pub mod dge;
 pub mod dve;
 pub mod hbm;
 pub mod hw_decode;
@@ -29,23 +30,28 @@ pub mod mailbox;
 pub mod notific_mask;
 pub mod nx_local;
 pub mod q7;
+pub mod sdma;
 pub mod seq;
 pub mod topsp;
 pub mod tpb;
+pub mod tpb_regs;
 
 pub use act::{ActTableParams, ActTables};
 pub use cap_cfg::{CapCfg, FlagSelected, Gated};
+pub use dge::DgeRegs;
 pub use dve::{DveTableOffsets, DveTableSizes, DveTables};
 pub use hbm::{HbmBarWindow, HbmChannel, HbmMap, HbmUsableSize};
 pub use hw_decode::{HwDecode, HwDecodeParams};
 pub use iram::IramSizes;
 pub use mailbox::NqMailboxMap;
 pub use notific_mask::{NotificMask, NotificMasks};
-pub use nx_local::NxLocal;
-pub use q7::{Q7Param, Q7Params};
+pub use nx_local::{xt_local_window, NxLocal};
+pub use q7::{Q7Owner, Q7Param, Q7Params};
+pub use sdma::{Sdma, SdmaLimits};
 pub use seq::{SeqParams, SeqSizes, SeqTriple};
-pub use topsp::TopSpNx;
+pub use topsp::{Doorbell, TopSpNx};
 pub use tpb::{Tile, TpbBases, PSUM_DELTA};
+pub use tpb_regs::TpbRegGates;
 
 use crate::ids::ArchId;
 
@@ -98,6 +104,9 @@ pub trait Arch:
     + Q7Params
     + NotificMasks
     + NqMailboxMap
+    + DgeRegs
+    + Sdma
+    + TpbRegGates
     + 'static
 {
     /// The arch id the runtime latches [002 §1], [FACTS §1].

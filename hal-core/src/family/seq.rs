@@ -82,4 +82,13 @@ pub trait SeqParams {
     fn seq_sizes() -> SeqSizes {
         Self::SEQ_SIZES
     }
+
+    /// The PE-sequencer TopSP host-visible relbase: SUNDA `0x5B_0000`,
+    /// CAYMAN `0x14_0000` (MED [000r1 §3], [FACTS §12.1]); MARIANA's is not in
+    /// that band (NOT TRACED, the default).
+    fn pe_seq_topsp_relbase() -> Result<crate::family::Offset> {
+        Err(crate::error::Error::NotTraced(
+            "pe-sequencer topsp host-visible relbase",
+        ))
+    }
 }

@@ -1,21 +1,91 @@
-//! TopSP-NX registers: window base, stop_signal, basic_block_switch,
-//! host_trigger [000 §2, §3], [FACTS §3.6].
+//! TopSP-NX registers: window base and the doorbells (init_signal,
+//! tsync_signal, host_trigger, stop_signal) and the basic_block_switch getter
+//! [000 §2, §3], [topsp §3a, §8, §9], [ncfw §4.7], [FACTS §3.6, §12.1, §13.2].
 //!
 //! [000 §2 QUIRK]: SUNDA's and CAYMAN's TopSP offsets are not a constant delta
 //! apart; every arch states its own, and an untraced one is `Err(NotTraced)`,
-//! never derived from another arch's.
+//! never derived from another arch's. The offsets here are from the TPB memory
+//! handle (window `0x6_0000` + the register), as the C offset getters return
+//! them; the doorbell program ([`crate::engine::topsp`]) writes at
+//! `xt_local(h, 4, 0) + (offset − window)`.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::family::Offset;
 
-/// The TopSP-NX family. Values are the getters' offsets as the notes give them.
+/// One TopSP doorbell [FACTS §13.2].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Doorbell {
+    /// `topsp_set_init_signal` (slot `+0x6F8`).
+    InitSignal,
+    /// `topsp_set_tsync_signal` (slot `+0x700`).
+    TsyncSignal,
+    /// `topsp_set_host_trigger` (slot `+0x708`).
+    HostTrigger,
+    /// `topsp_set_stop_signal` (slot `+0x718`).
+    StopSignal,
+}
+
+impl Doorbell {
+    /// All four, in slot order.
+    pub const ALL: [Doorbell; 4] = [
+        Doorbell::InitSignal,
+        Doorbell::TsyncSignal,
+        Doorbell::HostTrigger,
+        Doorbell::StopSignal,
+    ];
+
+    /// The spec's name (`init_signal`, …).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Doorbell::InitSignal => "init_signal",
+            Doorbell::TsyncSignal => "tsync_signal",
+            Doorbell::HostTrigger => "host_trigger",
+            Doorbell::StopSignal => "stop_signal",
+        }
+    }
+
+    /// Parse a name as [`Doorbell::name`] gives it.
+    pub fn from_name(s: &str) -> Result<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|d| d.name() == s)
+            .ok_or(Error::InvalidArgument(
+                "doorbell: init_signal, tsync_signal, host_trigger or stop_signal",
+            ))
+    }
+}
+
+/// The TopSP-NX family.
 pub trait TopSpNx {
-    /// The TopSP-NX window base.
+    /// The TopSP-NX window base (= `xt_local_reg_offset(4, 0)`).
     fn topsp_window_base() -> Result<Offset>;
     /// The `stop_signal` register.
     fn topsp_stop_signal() -> Result<Offset>;
-    /// The `basic_block_switch` register.
+    /// The `basic_block_switch` register (a getter only: nothing writes it
+    /// through the HAL).
     fn topsp_basic_block_switch() -> Result<Offset>;
     /// The `host_trigger` register.
     fn topsp_host_trigger() -> Result<Offset>;
+    /// The `init_signal` register.
+    fn topsp_init_signal() -> Result<Offset>;
+    /// The `tsync_signal` register.
+    fn topsp_tsync_signal() -> Result<Offset>;
+
+    /// The value a doorbell writes: 1, except where the arch's setter writes
+    /// the caller's value (SUNDA host_trigger, MED) [FACTS §13.2].
+    fn topsp_doorbell_value(which: Doorbell, caller: u32) -> u32 {
+        let _ = (which, caller);
+        1
+    }
+
+    /// The register of a doorbell.
+    fn topsp_doorbell(which: Doorbell) -> Result<Offset> {
+        match which {
+            Doorbell::InitSignal => Self::topsp_init_signal(),
+            Doorbell::TsyncSignal => Self::topsp_tsync_signal(),
+            Doorbell::HostTrigger => Self::topsp_host_trigger(),
+            Doorbell::StopSignal => Self::topsp_stop_signal(),
+        }
+    }
 }

@@ -1,0 +1,179 @@
+//! MARIANA's engine bring-up data [FACTS §12.1, §13]. The sibling pages table
+//! little of MARIANA: its XT/NX windows are "Cayman-like" (MED [q7 §6b, §9]),
+//! its TopSP host_trigger and basic_block_switch are byte-checked
+//! [ncfw §4.7], the run-stall releases and `disable_hw_decode` are decoded per
+//! arch [hw-decode §5b, §7], the Q7 geometry is byte-identical to CAYMAN's
+//! [q7 §3]. What rests only on "same as CAYMAN" beyond the windows (the TopSP
+//! init/tsync/stop doorbells, the HW-decode bases, every other NX/XT register)
+//! stays NOT TRACED (§13.11).
+
+use khal_arch_cayman::engine as cayman;
+use khal_arch_cayman::Cayman;
+use khal_core::addr::DeviceAddr;
+use khal_core::error::{Error, Result};
+use khal_core::family::nx_local::RsvdSpace;
+use khal_core::family::{
+    DgeRegs, Gated, HwDecode, IramSizes, NxLocal, Offset, Q7Owner, Q7Param, Q7Params, Sdma,
+    SdmaLimits, TopSpNx, TpbRegGates,
+};
+use khal_core::ids::Engine;
+use khal_core::regs::{BlockDesc, Field, Reg};
+
+use crate::Mariana;
+
+/// TopSP `host_trigger` `0x6_15A0`, byte-checked [ncfw §4.7].
+const TOPSP_HOST_TRIGGER: Offset = Offset(0x6_15A0);
+/// TopSP `basic_block_switch` `0x6_15E0`, byte-checked [ncfw §4.7].
+const TOPSP_BASIC_BLOCK_SWITCH: Offset = Offset(0x6_15E0);
+
+/// The MARIANA NX/XT registers the per-arch decodes give [hw-decode §5b, §7],
+/// offsets from an engine's XT/NX window (MED: the window itself is
+/// "Cayman-like"). Access kinds are not traced; `rw` is recorded.
+pub mod regs {
+    khal_core::register_block! {
+        /// MARIANA TPB NX-local registers [hw-decode §5b].
+        pub NX_LOCAL: "tpb_nx_local" {
+            /// NX `release_run_stall`: the sequencer release writes 0
+            /// [hw-decode §5b, §7].
+            RELEASE_RUN_STALL @ 0x0, rw, "release_run_stall";
+        }
+    }
+
+    khal_core::register_block! {
+        /// MARIANA TPB XT-local registers [hw-decode §5, §7].
+        pub XT_LOCAL: "tpb_xt_local" {
+            /// `Q7_RELEASE_RUN_STALL`: one write of 0 frees the cores [hw-decode §5].
+            Q7_RELEASE_RUN_STALL @ 0x3000, rw, "q7_release_run_stall";
+            /// `HW_DECODE_CONTROL`, bit 0 = disable HW decode [hw-decode §7].
+            HW_DECODE_CONTROL @ 0x4000, rw, "hw_decode_control", fields hw_decode {
+                /// Bit 0: disable HW decode.
+                DISABLE: 0..=0,
+            };
+        }
+    }
+}
+
+/// Same as CAYMAN: 32 KiB non-PE [000 §3]; PE `0x2_0000` (MED [000r1 §3]).
+impl IramSizes for Mariana {
+    fn iram_size(eng: Engine) -> Result<u64> {
+        <Cayman as IramSizes>::iram_size(eng)
+    }
+}
+
+/// MARIANA's HW-decode bases: "same shape, v4 bases", values not printed
+/// [hw-decode §3]; §3.3's "CAYMAN = MARIANA" [000 §3] rests on the same
+/// "as CAYMAN" reading that §13.11 keeps NOT TRACED.
+impl HwDecode for Mariana {
+    fn hw_decode_device_base(_eng: Engine) -> Result<DeviceAddr> {
+        Err(Error::NotTraced(
+            "mariana hw-decode bases (v4 bases not printed [hw-decode §3])",
+        ))
+    }
+}
+
+impl TopSpNx for Mariana {
+    /// `0x6_0000`, the eng-4 owner-0 window "as CAYMAN" (MED [q7 §6b, §9]).
+    fn topsp_window_base() -> Result<Offset> {
+        Ok(Offset(cayman::XT_WINDOW_TOPSP))
+    }
+    fn topsp_stop_signal() -> Result<Offset> {
+        Err(Error::NotTraced(
+            "mariana topsp stop_signal (only 'as CAYMAN')",
+        ))
+    }
+    fn topsp_basic_block_switch() -> Result<Offset> {
+        Ok(TOPSP_BASIC_BLOCK_SWITCH)
+    }
+    fn topsp_host_trigger() -> Result<Offset> {
+        Ok(TOPSP_HOST_TRIGGER)
+    }
+    fn topsp_init_signal() -> Result<Offset> {
+        Err(Error::NotTraced(
+            "mariana topsp init_signal (only 'as CAYMAN')",
+        ))
+    }
+    fn topsp_tsync_signal() -> Result<Offset> {
+        Err(Error::NotTraced(
+            "mariana topsp tsync_signal (only 'as CAYMAN')",
+        ))
+    }
+}
+
+impl NxLocal for Mariana {
+    const NX_LOCAL_BLOCK: Result<&'static BlockDesc> = Ok(&regs::NX_LOCAL);
+    const XT_LOCAL_BLOCK: Result<&'static BlockDesc> = Ok(&regs::XT_LOCAL);
+
+    /// CAYMAN's windows for eng 0..4 (MED: "Cayman-like" [q7 §6b, §9]);
+    /// MARIANA's eng 5 (one of "6 types") is NOT TRACED; > 5 asserts.
+    fn xt_local_reg_offset(eng: u32, owner: u8) -> Result<Offset> {
+        match eng {
+            0..=4 => <Cayman as NxLocal>::xt_local_reg_offset(eng, owner),
+            5 => Err(Error::NotTraced("mariana xt_local window 5")),
+            _ => Err(Error::OutOfRange {
+                what: "xt_local engine (asserts eng > 5)",
+                value: eng as u64,
+                limit: 6,
+            }),
+        }
+    }
+    fn start_ctrl() -> Result<Reg> {
+        Err(Error::NotTraced("mariana nx start_ctrl"))
+    }
+    fn notific_sw_queue_num2() -> Result<Reg> {
+        Err(Error::NotTraced("mariana notific_sw_queue_num2"))
+    }
+    fn events_semaphores_nt() -> Result<Field> {
+        Err(Error::NotTraced("mariana events_semaphores_nt field"))
+    }
+    fn release_run_stall() -> Result<Reg> {
+        Ok(regs::RELEASE_RUN_STALL)
+    }
+    fn nx_rsvd_space(_i: RsvdSpace) -> Result<Reg> {
+        Err(Error::NotTraced("mariana nx_rsvd_space registers"))
+    }
+    fn memcopy_dmas_offset() -> Result<Offset> {
+        Err(Error::NotTraced("mariana xt memcopy_dmas offset"))
+    }
+    fn q7_release_run_stall() -> Result<Gated<Reg>> {
+        Ok(Gated::Present(regs::Q7_RELEASE_RUN_STALL))
+    }
+    fn hw_decode_control() -> Result<Gated<Reg>> {
+        Ok(Gated::Present(regs::HW_DECODE_CONTROL))
+    }
+}
+
+/// Byte-identical to CAYMAN's getter [q7 §3], [FACTS §13.3].
+impl Q7Params for Mariana {
+    const Q7_OWNERS: &'static [Q7Owner] = <Cayman as Q7Params>::Q7_OWNERS;
+
+    fn q7_params(owner: Q7Owner) -> Result<Q7Param> {
+        <Cayman as Q7Params>::q7_params(owner)
+    }
+    fn q7_owner(owner_idx: u32) -> Result<Q7Owner> {
+        <Cayman as Q7Params>::q7_owner(owner_idx)
+    }
+}
+
+/// DGE carveout cap `0x4_0000` [arch-stpb §3], [FACTS §13.8]; the register
+/// offsets are NOT TRACED on MARIANA (the trait's defaults).
+impl DgeRegs for Mariana {
+    const DGE_CARVEOUT_CAP: u32 = 0x4_0000;
+}
+
+/// SDMA limits 32 / 2048 / 2 [hal-registers §4], [FACTS §13.9].
+impl Sdma for Mariana {
+    const SDMA_LIMITS: SdmaLimits = SdmaLimits {
+        max_fma_sources: 32,
+        max_cce_elements: 2048,
+        max_hw_dge_count: 2,
+    };
+}
+
+/// MARIANA has the DVE rspcomb control at `tpb_regs + 0x3C0` and the PSUM
+/// rounding registers [arch-stpb §4], [FACTS §13.7].
+impl TpbRegGates for Mariana {
+    const RSPCOMB_EIGHT_DEEP: Gated<Offset> = Gated::Present(Offset(0x3C0));
+    fn psum_rounding() -> Result<()> {
+        Ok(())
+    }
+}

@@ -1,0 +1,70 @@
+//! `<eng>_hw_decode_table_init`: the CAM image, then the PROFILE image, then
+//! `disable_hw_decode` [hw-decode §1–§4], [FACTS §13.5].
+//!
+//! Per engine (CAYMAN; MARIANA's bases are NOT TRACED): params(eng); CAM image
+//! larger than its aperture → error; `write_padded(cam_base, CAM)`; PROFILE
+//! image larger than its aperture → error; `write_padded(table_base,
+//! PROFILE)`; then `disable_hw_decode(v)` in the engine's XT/NX window, with
+//! `v = eng_info.disable_hw_decode` (MED [arch-stpb §1]). The images are the
+//! caller's data (the vendor's v3/v4 sets are not in the sources). The C
+//! return code of "too big" is NOT TRACED: here `OutOfRange`, which has no C
+//! code. Every value the program needs is resolved before its first write.
+//! The destinations are the TPB memory handle + the getter's offsets
+//! (interpretation MED: the page gives the offsets, not the composition).
+
+use crate::addr::DeviceAddr;
+use crate::error::{Error, Result};
+use crate::family::nx_local::{xt_local_window, OWNER_TPB};
+use crate::family::{HwDecode, NxLocal};
+use crate::ids::Engine;
+use crate::mmio::Mmio;
+
+use super::padded::write_padded;
+use super::run_stall::disable_hw_decode;
+
+/// The two HW-decode images of an engine (`eng_info +0x40`: profile, cam).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HwDecodeImages<'a> {
+    /// The CAM image (`0x400` B = 64 × {opcode, mask, enable, 0} on the
+    /// vendor's sets).
+    pub cam: &'a [u8],
+    /// The PROFILE image (`0x2000` B = 64 × 128 B on the vendor's sets).
+    pub profile: &'a [u8],
+}
+
+/// `<eng>_hw_decode_table_init(mem, eng, images, disable)` [hw-decode §4].
+pub fn hw_decode_table_init<A: HwDecode + NxLocal, M: Mmio + ?Sized>(
+    mmio: &M,
+    mem: DeviceAddr,
+    eng: Engine,
+    images: HwDecodeImages<'_>,
+    disable: u32,
+) -> Result<()> {
+    let p = A::hw_decode_table_params(eng)?;
+    let window = xt_local_window::<A>(mem, eng.index() as u32, OWNER_TPB)?;
+    A::hw_decode_control()?;
+    if images.cam.len() as u64 > p.cam_size {
+        error!("{} HW decode CAM table too big!", eng.name());
+        return Err(Error::OutOfRange {
+            what: "HW decode CAM table too big!",
+            value: images.cam.len() as u64,
+            limit: p.cam_size + 1,
+        });
+    }
+    write_padded(mmio, mem.add(p.cam_base.get()), images.cam, p.cam_size)?;
+    if images.profile.len() as u64 > p.table_size {
+        error!("{} HW decode PROFILE table too big!", eng.name());
+        return Err(Error::OutOfRange {
+            what: "HW decode PROFILE table too big!",
+            value: images.profile.len() as u64,
+            limit: p.table_size + 1,
+        });
+    }
+    write_padded(
+        mmio,
+        mem.add(p.table_base.get()),
+        images.profile,
+        p.table_size,
+    )?;
+    disable_hw_decode::<A, M>(mmio, window, disable)
+}

@@ -1,0 +1,55 @@
+//! `write_padded(dst, src, size, padded)`: the image writer of the Q7 and
+//! HW-decode loaders [q7 §4d], [FACTS §13.3].
+//!
+//! The C zero-fills a `padded`-byte buffer, copies the image in and writes it
+//! with one `al_mem_write_buf` burst of `padded / 4` words (dst and length
+//! 4-aligned). khal has no allocator: it streams the same words (the image as
+//! little-endian dwords, its last dword zero-padded, then zero dwords up to
+//! `padded`) in bursts of [`BURST_WORDS`]; the device receives the same
+//! dwords at the same addresses in the same order (khal's own chunking).
+
+use crate::addr::DeviceAddr;
+use crate::error::{Error, Result};
+use crate::mmio::Mmio;
+
+/// Dwords per burst.
+pub const BURST_WORDS: usize = 64;
+
+/// Write `data` zero-padded to `padded` bytes at `dst`. `padded < data.len()`
+/// (the C asserts), an unaligned `dst` or `padded` → `InvalidArgument`,
+/// nothing written.
+pub fn write_padded<M: Mmio + ?Sized>(
+    mmio: &M,
+    dst: DeviceAddr,
+    data: &[u8],
+    padded: u64,
+) -> Result<()> {
+    if padded < data.len() as u64 {
+        return Err(Error::InvalidArgument("write_padded: padded < size"));
+    }
+    if !dst.get().is_multiple_of(4) || !padded.is_multiple_of(4) {
+        return Err(Error::InvalidArgument(
+            "write_padded: dst and length must be 4-aligned",
+        ));
+    }
+    let total = padded / 4;
+    let mut buf = [0u32; BURST_WORDS];
+    let mut word = 0u64;
+    while word < total {
+        let n = core::cmp::min(BURST_WORDS as u64, total - word) as usize;
+        for (i, w) in buf.iter_mut().enumerate().take(n) {
+            let at = (word as usize + i) * 4;
+            let mut le = [0u8; 4];
+            for (k, d) in le.iter_mut().enumerate() {
+                *d = data.get(at + k).copied().unwrap_or(0);
+            }
+            *w = u32::from_le_bytes(le);
+        }
+        let words = buf
+            .get(..n)
+            .ok_or(Error::InvalidArgument("write_padded burst"))?;
+        mmio.write_burst(dst.add(word * 4), words)?;
+        word += n as u64;
+    }
+    Ok(())
+}

@@ -1,0 +1,213 @@
+//! The `tpb_regs` window and its small leaves: the DVE RNG seed, the DVE
+//! debug-level write, `force_rspcomb_eight_deep`, the stochastic-rounding and
+//! MARIANA PSUM rounding writers, the shadow-word helpers
+//! [arch-stpb §2, §4], [hal-registers §3], [FACTS §13.6, §13.7].
+//!
+//! `tpb_regs` (context `+0x08`) holds one sub-block per engine (derived, MED
+//! [FACTS §13.6]): POOL `+0x1xx`, ACT `+0x2xx`, DVE `+0x3xx`, each with the
+//! instruction-debug control at `+0x04`, the stochastic rounding at `+0x0C`
+//! and the rounding mode at `+0x10`. The offsets are the same on every arch
+//! that has the register; MARIANA alone has `rspcomb` and PSUM rounding
+//! ([`crate::family::TpbRegGates`]).
+
+use crate::addr::DeviceAddr;
+use crate::error::{Error, Result};
+use crate::family::{Gated, TpbRegGates};
+use crate::mmio::Mmio;
+
+crate::register_block! {
+    /// The `tpb_regs` registers the engine leaves touch [arch-stpb §1–§4],
+    /// [FACTS §13.6, §13.7]. Access kinds are not traced; `rw` is recorded.
+    pub TPB_REGS: "tpb_regs" {
+        /// POOL stochastic rounding [arch-stpb §4].
+        POOL_STOCHASTIC_RND @ 0x10C, rw, "pool_stochastic_rnd";
+        /// POOL rounding mode [arch-stpb §4].
+        POOL_RND_MODE @ 0x110, rw, "pool_rnd_mode";
+        /// ACT stochastic rounding [arch-stpb §4].
+        ACT_STOCHASTIC_RND @ 0x20C, rw, "act_stochastic_rnd";
+        /// ACT rounding mode [arch-stpb §4].
+        ACT_RND_MODE @ 0x210, rw, "act_rnd_mode";
+        /// DVE instruction-debug control; low nibble = level [arch-stpb §2].
+        DVE_INSTR_DBG @ 0x304, rw, "dve_instr_dbg", fields dve_instr_dbg {
+            /// The (mapped) level, `& 0xF` (MED that the leaf is only this).
+            LEVEL: 0..=3,
+        };
+        /// DVE timestamp increment (read) [arch-stpb §2].
+        DVE_TIMESTAMP_INC @ 0x308, rw, "dve_timestamp_inc";
+        /// DVE stochastic rounding [arch-stpb §2].
+        DVE_STOCHASTIC_RND @ 0x30C, rw, "dve_stochastic_rnd";
+        /// DVE rounding mode [arch-stpb §2].
+        DVE_RND_MODE @ 0x310, rw, "dve_rnd_mode";
+        /// DVE LFSR seed (`write_lfsr`: any value) [arch-stpb §2].
+        DVE_LFSR_SEED @ 0x314, rw, "dve_lfsr_seed";
+        /// DVE xorwow increment [arch-stpb §2].
+        DVE_XORWOW_INC @ 0x324, rw, "dve_xorwow_inc";
+        /// DVE `rspcomb` control, bit 0 = eight deep (MARIANA) [arch-stpb §4].
+        DVE_RSPCOMB @ 0x3C0, rw, "dve_rspcomb", fields dve_rspcomb {
+            /// Bit 0: force the response combiner eight deep.
+            EIGHT_DEEP: 0..=0,
+        };
+        /// DVE pool-arbiter chicken bit, bit 1 (RMW `|= 2`) [arch-stpb §2].
+        DVE_POOL_ARB @ 0x3F0, rw, "dve_pool_arbiter";
+        /// Pooling cfg / NQ pack (`+0xA00` RMW; masks NOT TRACED) [arch-stpb §1].
+        ENG_CFG_A00 @ 0xA00, rw, "eng_cfg_a00";
+        /// NQ-index pack (`+0xA04` RMW; masks NOT TRACED) [arch-stpb §1].
+        ENG_CFG_A04 @ 0xA04, rw, "eng_cfg_a04";
+        /// 4-bit value copied to 8 nibbles (CAYMAN/MARIANA pooling) [arch-stpb §1].
+        ENG_CFG_A14 @ 0xA14, rw, "eng_cfg_a14";
+        /// MARIANA PSUM rounding value [arch-stpb §4].
+        PSUM_RND_VALUE @ 0xF10, rw, "psum_rnd_value";
+        /// MARIANA PSUM rounding control [arch-stpb §4].
+        PSUM_RND_CTRL @ 0xF14, rw, "psum_rnd_ctrl";
+    }
+}
+
+/// The seed `reset_rng_seed` writes: `0xCD9E_8D57` [arch-stpb §2], [FACTS §13.6].
+pub const DVE_RNG_SEED: u32 = 0xCD9E_8D57;
+
+/// The PSUM control value the MARIANA rounding writer stores first: 2
+/// [arch-stpb §4], [FACTS §13.7].
+pub const PSUM_RND_CTRL_VALUE: u32 = 2;
+
+/// `dve_reset_rng_seed(regs)`: W `+0x314` = `0xCD9E_8D57`, on every arch
+/// [arch-stpb §2], [FACTS §13.6].
+pub fn dve_reset_rng_seed<M: Mmio + ?Sized>(mmio: &M, regs: DeviceAddr) -> Result<()> {
+    DVE_LFSR_SEED.write(mmio, regs, DVE_RNG_SEED)
+}
+
+/// `dve_instr_debug_level_set(regs, level)`: the leaf maps the level through
+/// a table (bad → -22), then writes it. The mapping table is NOT TRACED
+/// (§13.11): `NotTraced` before any access. The write itself is
+/// [`dve_write_debug_level`].
+pub fn dve_instr_debug_level_set<M: Mmio + ?Sized>(
+    mmio: &M,
+    regs: DeviceAddr,
+    level: u32,
+) -> Result<()> {
+    let _ = (mmio, regs, level);
+    Err(Error::NotTraced(
+        "dve instr_debug_level_set: the level mapping table",
+    ))
+}
+
+/// The DVE debug-level write with an already mapped level: RMW `+0x304`, low
+/// nibble = `mapped & 0xF` (MED that the leaf is only this) [arch-stpb §2].
+/// Returns the value written.
+pub fn dve_write_debug_level<M: Mmio + ?Sized>(
+    mmio: &M,
+    regs: DeviceAddr,
+    mapped: u32,
+) -> Result<u32> {
+    DVE_INSTR_DBG.modify(mmio, regs, |r| dve_instr_dbg::LEVEL.set(r, mapped))
+}
+
+/// `force_rspcomb_eight_deep(regs, v)`: MARIANA RMW `+0x3C0` bit 0 = `v & 1`;
+/// SUNDA/CAYMAN: does nothing (no register access) [arch-stpb §4], [FACTS §13.7].
+pub fn force_rspcomb_eight_deep<A: TpbRegGates, M: Mmio + ?Sized>(
+    mmio: &M,
+    regs: DeviceAddr,
+    v: u32,
+) -> Result<()> {
+    match A::RSPCOMB_EIGHT_DEEP {
+        Gated::Absent => Ok(()),
+        Gated::Present(off) => {
+            let addr = off.at(regs);
+            let r = mmio.read32(addr)?;
+            mmio.write32(addr, dve_rspcomb::EIGHT_DEEP.set(r, v & 1))
+        }
+    }
+}
+
+/// The engines with stochastic-rounding registers in `tpb_regs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum RndEngine {
+    /// POOL: `+0x10C` / `+0x110` (not dispatched).
+    Pool,
+    /// ACT: `+0x20C` / `+0x210` (not dispatched).
+    Act,
+    /// DVE: `+0x30C` / `+0x310` (through slots `+0x230` / `+0x238`; MED which
+    /// table the offset is from).
+    Dve,
+}
+
+/// The stochastic-rounding writer: one W of `value` at the engine's
+/// stochastic_rnd register [arch-stpb §4], [FACTS §13.7]. (SUNDA logs first.)
+pub fn set_stochastic_rnd<M: Mmio + ?Sized>(
+    mmio: &M,
+    regs: DeviceAddr,
+    eng: RndEngine,
+    value: u32,
+) -> Result<()> {
+    let reg = match eng {
+        RndEngine::Pool => POOL_STOCHASTIC_RND,
+        RndEngine::Act => ACT_STOCHASTIC_RND,
+        RndEngine::Dve => DVE_STOCHASTIC_RND,
+    };
+    reg.write(mmio, regs, value)
+}
+
+/// The rounding-mode writer: one W of `value` at the engine's mode register
+/// [arch-stpb §4], [FACTS §13.7].
+pub fn set_rnd_mode<M: Mmio + ?Sized>(
+    mmio: &M,
+    regs: DeviceAddr,
+    eng: RndEngine,
+    value: u32,
+) -> Result<()> {
+    let reg = match eng {
+        RndEngine::Pool => POOL_RND_MODE,
+        RndEngine::Act => ACT_RND_MODE,
+        RndEngine::Dve => DVE_RND_MODE,
+    };
+    reg.write(mmio, regs, value)
+}
+
+/// MARIANA PSUM rounding: W `+0xF14` = 2, then W `+0xF10` = `value`; other
+/// arches assert in C, here `Unsupported` with nothing written
+/// [arch-stpb §4], [FACTS §13.7].
+pub fn set_psum_rounding<A: TpbRegGates, M: Mmio + ?Sized>(
+    mmio: &M,
+    regs: DeviceAddr,
+    value: u32,
+) -> Result<()> {
+    A::psum_rounding()?;
+    PSUM_RND_CTRL.write(mmio, regs, PSUM_RND_CTRL_VALUE)?;
+    PSUM_RND_VALUE.write(mmio, regs, value)
+}
+
+/// The ctrl-only PSUM variant writes `+0xF14` with a value NOT TRACED
+/// (§13.11): `Unsupported` off MARIANA, else `NotTraced`; nothing written.
+pub fn set_psum_rounding_ctrl<A: TpbRegGates, M: Mmio + ?Sized>(
+    mmio: &M,
+    regs: DeviceAddr,
+) -> Result<()> {
+    let _ = (mmio, regs);
+    A::psum_rounding()?;
+    Err(Error::NotTraced("psum rounding ctrl-only value"))
+}
+
+/// Shadow helper, no I/O: `w = (w & 0xFFE0_0000) | (seed & 0x1F_FFFF)`
+/// [arch-stpb §4], [FACTS §13.7].
+pub const fn shadow_with_seed(w: u32, seed: u32) -> u32 {
+    (w & 0xFFE0_0000) | (seed & 0x1F_FFFF)
+}
+
+/// Shadow helper, no I/O: `w = (w & 0x0FFF_FFFF) | (dtype << 28)`
+/// [arch-stpb §4], [FACTS §13.7].
+pub const fn shadow_with_dtype(w: u32, dtype: u32) -> u32 {
+    (w & 0x0FFF_FFFF) | (dtype << 28)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shadow_helpers() {
+        assert_eq!(shadow_with_seed(0xFFFF_FFFF, 0), 0xFFE0_0000);
+        assert_eq!(shadow_with_seed(0, 0xFFFF_FFFF), 0x1F_FFFF);
+        assert_eq!(shadow_with_dtype(0xFFFF_FFFF, 0x3), 0x3FFF_FFFF);
+        assert_eq!(shadow_with_dtype(0, 0x1F), 0xF000_0000);
+    }
+}
