@@ -163,7 +163,10 @@ pub enum Confidence {
     /// MED: an inference, a derivation, or a value from an earlier revision
     /// of a note that the current text does not confirm [FACTS §12].
     Med,
-    /// LOW: the notes' own LOW grade.
+    /// LOW: the notes' own LOW grade. No value is LOW today: the one LOW
+    /// item, the NX `release_run_stall` offset [000 §2], is HIGH since the
+    /// per-arch decode of [hw-decode §5b, §7] (§13.10 #6); the scale keeps it.
+    #[allow(dead_code)]
     Low,
 }
 
@@ -204,7 +207,8 @@ impl Prov {
         }
     }
 
-    /// A LOW value from `source`.
+    /// A LOW value from `source` (none today, see [`Confidence::Low`]).
+    #[allow(dead_code)]
     pub const fn low(source: &'static str) -> Prov {
         Prov {
             confidence: Confidence::Low,
