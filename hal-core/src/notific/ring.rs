@@ -528,7 +528,12 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
             slot + self.capacity - self.next
         };
         if count < self.known {
-            let previous = (self.next as u64 + self.known as u64) % self.capacity as u64;
+            // The slot the previous read showed: `next + known`, wrapped
+            // once (`known < capacity`; a subtraction, so no division).
+            let mut previous = self.next as u64 + self.known as u64;
+            if previous >= self.capacity as u64 {
+                previous -= self.capacity as u64;
+            }
             return Err(Error::DeviceFault(Fault::TailMovedBackwards {
                 tail,
                 previous: previous as u32 * NQ_ENTRY_BYTES as u32,
