@@ -34,7 +34,10 @@
 //! | `stall` | `timeout: device accepting notifications on an empty NQ` | same |
 //! | `lie` (tail reads `0x18`) | `device fault: tail 0x18 is not a multiple of the 16-byte entry` | same (phase mode reads the tail only in the final reset, whose wait names the lie at once) |
 //! | `slow` (phase lands 2 s late, budget 1 s) | `timeout: nq notification arrival` | `timeout: posted notifications landing (phase bits)` |
-//! | `gone` (reads all ones) | `device fault: register at … reads all ones (device gone)` | `timeout: device accepting notifications on an empty NQ` (head writes are lost, the ring fills) |
+//! | `gone` (reads all ones) | `device fault: register at … reads all ones (device gone)` | same (head writes are lost, the ring fills and the device takes nothing; before waiting for it, the demo reads the queue's tail once, `NqRing::tail_offset`, phase mode's liveness probe) |
+//!
+//! With `--json`, a failed run still prints its JSON summary (the counts up to
+//! the failure) with the error in `"error"`, and exits 1.
 
 use std::cell::Cell;
 use std::fmt::Write as _;
@@ -61,7 +64,7 @@ use khal::std_adapter::model::DeviceModel;
 use khal::std_adapter::{Counting, DmaBuf, SimDelay};
 use khal::{AnyArch, ArchId, Cayman, DeviceAddr, Error, Mariana, Mmio, Sunda};
 
-use crate::ArchArg;
+use crate::{ArchArg, Failed};
 
 /// Demo base of the TPB's notification (ENS) block.
 const TPB_ENS: DeviceAddr = DeviceAddr(0x1000_0000);
@@ -95,6 +98,10 @@ const FAULT_LANE: usize = 0;
 const BUDGET: Budget = Budget::NQ_DEFAULT;
 /// The misaligned tail the `lie` fault reports.
 const LIE_TAIL: u32 = 0x18;
+/// The most notifications one run posts: 10^8, about a minute and a half of
+/// a release build on the model (it drains about a million a second). More
+/// would run for hours with no output off a terminal.
+pub const MAX_NOTIFICATIONS: u64 = 100_000_000;
 
 const AFTER_HELP: &str = "\
 Everything runs on the built-in device model (simulated time): no hardware,
@@ -119,8 +126,8 @@ pub struct DemoArgs {
     /// The arch to bring up.
     #[arg(long, value_enum)]
     pub arch: ArchArg,
-    /// Notifications the model posts in total.
-    #[arg(long, default_value_t = 100_000)]
+    /// Notifications the model posts in total (at most 100000000).
+    #[arg(long, default_value_t = 100_000, value_parser = notifications)]
     pub notifications: u64,
     /// How the host learns what is new: phase bits in memory (no register
     /// read) or the tail register.
@@ -496,22 +503,67 @@ fn intc_demo(dev: &DeviceModel, meter: &Meter<'_>) -> khal::Result<String> {
     ))
 }
 
-/// The whole demo; returns the text (or JSON) to print.
-pub fn run(args: &DemoArgs) -> Result<String, String> {
+/// `--notifications`: a count up to [`MAX_NOTIFICATIONS`] (a bad command
+/// line otherwise, exit 2).
+fn notifications(arg: &str) -> Result<u64, String> {
+    let n: u64 = arg.parse().map_err(|e| format!("not a count: {e}"))?;
+    if n > MAX_NOTIFICATIONS {
+        return Err(format!(
+            "at most {MAX_NOTIFICATIONS} notifications per run (about a minute and a half \
+             of a release build; more would run for hours)"
+        ));
+    }
+    Ok(n)
+}
+
+/// The whole demo; returns the text (or JSON) to print. A failure is one
+/// line; with `--json` it also prints the JSON summary holding the error.
+pub fn run(args: &DemoArgs) -> Result<String, Failed> {
     let arch = args.arch.id();
     let what = match args.fault {
         Some(f) => format!("demo --fault {} on {arch}", f.name()),
         None => format!("demo on {arch}"),
     };
-    demo(args).map_err(|e| format!("{what}: {e}"))
+    demo(args).map_err(|DemoError { error, summary }| {
+        let msg = format!("{what}: {error}");
+        let stdout = match (args.json, summary) {
+            (false, _) => String::new(),
+            (true, Some(mut v)) => {
+                v["error"] = serde_json::Value::from(msg.clone());
+                format!("{v}\n")
+            }
+            // Failed before the traffic: what is known, and the error.
+            (true, None) => format!(
+                "{}\n",
+                serde_json::json!({ "arch": arch.to_string(), "mode": args.mode.name(), "error": msg })
+            ),
+        };
+        Failed { msg, stdout }
+    })
 }
 
-fn demo(args: &DemoArgs) -> khal::Result<String> {
+/// A failed demo: the error, and the JSON summary of the run up to it when
+/// it failed during the traffic or the final resets.
+struct DemoError {
+    error: Error,
+    summary: Option<serde_json::Value>,
+}
+
+impl From<Error> for DemoError {
+    fn from(error: Error) -> DemoError {
+        DemoError {
+            error,
+            summary: None,
+        }
+    }
+}
+
+fn demo(args: &DemoArgs) -> Result<String, DemoError> {
     let start = Instant::now();
     if args.fault.is_some() && args.notifications == 0 {
         // The fault is injected between two bursts: with no traffic there is
         // nothing to inject it into, and its error could not be observed.
-        return Err(Error::InvalidArgument("--fault needs --notifications > 0"));
+        return Err(Error::InvalidArgument("--fault needs --notifications > 0").into());
     }
     let id = args.arch.id();
     let mode = match args.mode {
@@ -595,82 +647,105 @@ fn demo(args: &DemoArgs) -> khal::Result<String> {
     let mut injected = false;
     let mut buf = [NqEntry::default(); 128];
     let half = args.notifications / 2;
-    while remaining > 0 || lanes.iter().any(|l| l.backlog > 0) {
-        // The device posts a burst on every queue (what back-pressure allows).
-        for (i, lane) in lanes.iter_mut().enumerate() {
-            if remaining > 0 {
-                let allocated = args.notifications - remaining;
-                let mut burst = (1 + rng.next() % MAX_BURST).min(remaining);
-                match args.fault {
-                    // The fault lane's burst that crosses half-way is posted
-                    // on a faulty device; the other lanes stop at half-way
-                    // until then, so the fault is always exercised.
-                    Some(f) if !injected && i == FAULT_LANE && allocated + burst > half => {
-                        inject(&dev, f, lane);
-                        injected = true;
+    let (mut traffic_reads, mut traffic_writes, mut head_writes) = (0, 0, 0);
+    // The traffic and the final resets; a failure keeps the counts so far for
+    // the JSON summary.
+    let outcome = (|| -> khal::Result<()> {
+        while remaining > 0 || lanes.iter().any(|l| l.backlog > 0) {
+            // The device posts a burst on every queue (what back-pressure allows).
+            for (i, lane) in lanes.iter_mut().enumerate() {
+                if remaining > 0 {
+                    let allocated = args.notifications - remaining;
+                    let mut burst = (1 + rng.next() % MAX_BURST).min(remaining);
+                    match args.fault {
+                        // The fault lane's burst that crosses half-way is posted
+                        // on a faulty device; the other lanes stop at half-way
+                        // until then, so the fault is always exercised.
+                        Some(f) if !injected && i == FAULT_LANE && allocated + burst > half => {
+                            inject(&dev, f, lane);
+                            injected = true;
+                        }
+                        Some(_) if !injected => burst = burst.min(half - allocated),
+                        _ => {}
                     }
-                    Some(_) if !injected => burst = burst.min(half - allocated),
-                    _ => {}
+                    lane.backlog += burst;
+                    remaining -= burst;
                 }
-                lane.backlog += burst;
-                remaining -= burst;
+                if lane.backlog == 0 {
+                    continue;
+                }
+                let n = post(&dev, lane)?;
+                st.posted += n;
+                if n == 0 && lane.received == lane.accepted {
+                    // An empty ring and a device that takes nothing. Phase mode
+                    // has read no register yet: probe the device once (a gone
+                    // device reads all ones, a lying tail fails its checks) so the
+                    // fault is named at once rather than after the budget.
+                    let e = engines
+                        .get(lane.engine)
+                        .ok_or(Error::InvalidArgument("demo engine"))?;
+                    lane.ring.tail_offset(e)?;
+                    // A live device that takes nothing: wait (budget).
+                    poll_until(
+                        &mut delay,
+                        BUDGET,
+                        "device accepting notifications on an empty NQ",
+                        || {
+                            let n = post(&dev, lane)?;
+                            st.posted += n;
+                            Ok(n > 0)
+                        },
+                    )?;
+                }
             }
-            if lane.backlog == 0 {
-                continue;
+            // The host drains every queue; what the device says it wrote but the
+            // host cannot see yet is waited for (budget).
+            for lane in lanes.iter_mut() {
+                let e = engines
+                    .get(lane.engine)
+                    .ok_or(Error::InvalidArgument("demo engine"))?;
+                drain_lane(&dev, &meter, e, lane, &mut buf, &mut st)?;
+                if lane.received < lane.accepted {
+                    poll_until(
+                        &mut SimDelay::new(&dev),
+                        BUDGET,
+                        "posted notifications landing (phase bits)",
+                        || {
+                            drain_lane(&dev, &meter, e, lane, &mut buf, &mut st)?;
+                            Ok(lane.received >= lane.accepted)
+                        },
+                    )?;
+                }
             }
-            let n = post(&dev, lane)?;
-            st.posted += n;
-            if n == 0 && lane.received == lane.accepted {
-                // An empty ring and a device that takes nothing: wait (budget).
-                poll_until(
-                    &mut delay,
-                    BUDGET,
-                    "device accepting notifications on an empty NQ",
-                    || {
-                        let n = post(&dev, lane)?;
-                        st.posted += n;
-                        Ok(n > 0)
-                    },
-                )?;
-            }
-        }
-        // The host drains every queue; what the device says it wrote but the
-        // host cannot see yet is waited for (budget).
-        for lane in lanes.iter_mut() {
-            let e = engines
-                .get(lane.engine)
-                .ok_or(Error::InvalidArgument("demo engine"))?;
-            drain_lane(&dev, &meter, e, lane, &mut buf, &mut st)?;
-            if lane.received < lane.accepted {
-                poll_until(
-                    &mut SimDelay::new(&dev),
-                    BUDGET,
-                    "posted notifications landing (phase bits)",
-                    || {
-                        drain_lane(&dev, &meter, e, lane, &mut buf, &mut st)?;
-                        Ok(lane.received >= lane.accepted)
-                    },
-                )?;
+            if let Some(p) = &bar {
+                p.set_position(st.drained);
             }
         }
         if let Some(p) = &bar {
-            p.set_position(st.drained);
+            p.finish_and_clear();
         }
-    }
-    if let Some(p) = bar {
+        traffic_reads = meter.reads() - setup_reads;
+        traffic_writes = meter.writes() - setup_writes;
+        // Head writes of the traffic (the enables' resets wrote one each before).
+        head_writes = meter.inner().count.get() - setup_heads;
+
+        // 7: quiesce every queue.
+        for lane in lanes.iter_mut() {
+            let e = engines
+                .get_mut(lane.engine)
+                .ok_or(Error::InvalidArgument("demo engine"))?;
+            lane.ring.reset(e, &mut delay)?;
+        }
+        Ok(())
+    })();
+    if let (Some(p), Err(_)) = (&bar, &outcome) {
         p.finish_and_clear();
     }
-    let traffic_reads = meter.reads() - setup_reads;
-    let traffic_writes = meter.writes() - setup_writes;
-    // Head writes of the traffic (the enables' resets wrote one each before).
-    let head_writes = meter.inner().count.get() - setup_heads;
-
-    // 7: quiesce every queue.
-    for lane in lanes.iter_mut() {
-        let e = engines
-            .get_mut(lane.engine)
-            .ok_or(Error::InvalidArgument("demo engine"))?;
-        lane.ring.reset(e, &mut delay)?;
+    if outcome.is_err() {
+        // Failed mid-traffic: the counts up to the failure.
+        traffic_reads = meter.reads() - setup_reads;
+        traffic_writes = meter.writes() - setup_writes;
+        head_writes = meter.inner().count.get() - setup_heads;
     }
     st.lost += lanes
         .iter()
@@ -710,8 +785,15 @@ fn demo(args: &DemoArgs) -> khal::Result<String> {
             "sim_time_us": dev_now_us(&dev),
             "elapsed_ms": elapsed_ms,
         });
-        return Ok(format!("{v}\n"));
+        return match outcome {
+            Ok(()) => Ok(format!("{v}\n")),
+            Err(error) => Err(DemoError {
+                error,
+                summary: Some(v),
+            }),
+        };
     }
+    outcome?;
     let ok = st.lost == 0 && st.duplicated == 0 && st.misrouted == 0 && st.drained == st.posted;
     let mut out = String::new();
     let _ = writeln!(
@@ -787,7 +869,8 @@ fn demo(args: &DemoArgs) -> khal::Result<String> {
     if !ok {
         return Err(Error::DeviceFault(Fault::Other(
             "notifications lost, duplicated or misrouted",
-        )));
+        ))
+        .into());
     }
     Ok(out)
 }

@@ -2,7 +2,9 @@
 //! `trace.rs`, `demo.rs`).
 //!
 //! Every failure is one line on stderr and a non-zero exit: 2 for a bad
-//! command line, 1 for a command that could not do its job. No panics.
+//! command line, 1 for a command that could not do its job (or whose output
+//! could not be written; a closed pipe, as in `khal map | head`, is not a
+//! failure). No panics.
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -51,8 +53,8 @@ struct Cli {
 }
 
 /// The subcommands. To add one: a file `src/<name>.rs` with an `Args` struct
-/// and a `run(&Args) -> Result<String, String>`, a variant here and an arm in
-/// [`run`].
+/// and a `run(&Args) -> Result<String, String>` (or [`Failed`] when a failure
+/// still prints something), a variant here and an arm in [`run`].
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Print the register matrix of an arch (or the differences of two).
@@ -89,12 +91,46 @@ impl ArchArg {
     }
 }
 
-fn run(cli: &Cli) -> Result<String, String> {
+/// A command that failed: its one-line message (stderr, exit 1) and what it
+/// still prints on stdout (`demo --json`'s summary carrying the error).
+#[derive(Debug)]
+pub struct Failed {
+    /// The message, without the `error: ` prefix.
+    pub msg: String,
+    /// Printed on stdout before the message; empty for most failures.
+    pub stdout: String,
+}
+
+impl From<String> for Failed {
+    fn from(msg: String) -> Failed {
+        Failed {
+            msg,
+            stdout: String::new(),
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<String, Failed> {
     match &cli.command {
-        Command::Map(args) => map::run(args),
-        Command::Decode(args) => decode::run(args),
-        Command::Trace(args) => trace::run(args),
+        Command::Map(args) => map::run(args).map_err(Failed::from),
+        Command::Decode(args) => decode::run(args).map_err(Failed::from),
+        Command::Trace(args) => trace::run(args).map_err(Failed::from),
         Command::Demo(args) => demo::run(args),
+    }
+}
+
+/// Write `out` to stdout and flush it. A reader that went away (a closed
+/// pipe) is fine; any other write error (a full disk, `> /dev/full`) is the
+/// command's failure: its output was lost.
+fn emit(out: &str) -> Result<(), String> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(format!("cannot write the output: {e}")),
     }
 }
 
@@ -145,13 +181,14 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match run(&cli) {
-        Ok(out) => {
-            // A closed pipe (`khal map | head`) is not an error worth a panic.
-            let _ = std::io::stdout().write_all(out.as_bytes());
-            ExitCode::SUCCESS
-        }
-        Err(msg) => {
+    let (out, failed) = match run(&cli) {
+        Ok(out) => (out, None),
+        Err(Failed { msg, stdout }) => (stdout, Some(msg)),
+    };
+    let written = emit(&out);
+    match (failed, written) {
+        (None, Ok(())) => ExitCode::SUCCESS,
+        (Some(msg), _) | (None, Err(msg)) => {
             eprintln!("error: {msg}");
             ExitCode::from(1)
         }

@@ -30,8 +30,8 @@ pub struct MapArgs {
     /// The arch whose matrix to print.
     #[arg(long, value_enum, required_unless_present = "diff")]
     pub arch: Option<ArchArg>,
-    /// Print one JSON document instead of a table.
-    #[arg(long)]
+    /// Print one JSON document instead of a table (not with `--diff`).
+    #[arg(long, conflicts_with = "diff")]
     pub json: bool,
     /// Print only the items that differ between two arches, side by side.
     #[arg(long, num_args = 2, value_names = ["ARCH", "ARCH"], value_enum, conflicts_with = "arch")]
@@ -1159,6 +1159,9 @@ fn diff(a: ArchId, b: ArchId) -> String {
         a.name(),
         b.name()
     );
+    if rows.is_empty() {
+        let _ = writeln!(out, "(no item differs between {a} and {b})");
+    }
     for ((fam, item), va, vb) in rows {
         let _ = writeln!(out, "{fam:w_fam$}  {item:w_item$}  {va:w_a$}  {vb}");
     }
@@ -1172,8 +1175,11 @@ pub fn run(args: &MapArgs) -> Result<String, String> {
             [a, b] => (a.id(), b.id()),
             _ => return Err("--diff takes exactly two arches".into()),
         };
-        if args.json {
-            return Err("--json is not available with --diff".into());
+        if a == b {
+            // Nothing can differ: say so rather than print an empty table.
+            return Ok(format!(
+                "{a} and {b} are the same arch: no item differs (--diff takes two different arches)\n"
+            ));
         }
         return Ok(diff(a, b));
     }
