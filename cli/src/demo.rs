@@ -516,6 +516,16 @@ fn notifications(arg: &str) -> Result<u64, String> {
     Ok(n)
 }
 
+/// The checks clap cannot express; a failure is a bad command line (exit 2).
+pub fn check_args(args: &DemoArgs) -> Result<(), String> {
+    if args.fault.is_some() && args.notifications == 0 {
+        // The fault is injected between two bursts: with no traffic there is
+        // nothing to inject it into, and its error could not be observed.
+        return Err("--fault needs --notifications > 0".into());
+    }
+    Ok(())
+}
+
 /// The whole demo; returns the text (or JSON) to print. A failure is one
 /// line; with `--json` it also prints the JSON summary holding the error.
 pub fn run(args: &DemoArgs) -> Result<String, Failed> {
@@ -560,11 +570,6 @@ impl From<Error> for DemoError {
 
 fn demo(args: &DemoArgs) -> Result<String, DemoError> {
     let start = Instant::now();
-    if args.fault.is_some() && args.notifications == 0 {
-        // The fault is injected between two bursts: with no traffic there is
-        // nothing to inject it into, and its error could not be observed.
-        return Err(Error::InvalidArgument("--fault needs --notifications > 0").into());
-    }
     let id = args.arch.id();
     let mode = match args.mode {
         ModeArg::Phase => ConsumeMode::Phase,

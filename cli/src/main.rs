@@ -181,6 +181,12 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Command::Demo(args) = &cli.command {
+        if let Err(msg) = demo::check_args(args) {
+            eprintln!("error: {msg}");
+            return ExitCode::from(2);
+        }
+    }
     let (out, failed) = match run(&cli) {
         Ok(out) => (out, None),
         Err(Failed { msg, stdout }) => (stdout, Some(msg)),

@@ -118,6 +118,16 @@ fn a_bad_command_line_is_exit_2_with_or_without_json() {
         vec!["demo", "--json", "--arch", "cayman", "--mode", "both"],
         vec!["demo", "--json", "--arch", "cayman", "--fault", "fire"],
         vec!["demo", "--json", "--arch", "cayman", "--notifications", "x"],
+        vec![
+            "demo",
+            "--json",
+            "--arch",
+            "cayman",
+            "--notifications",
+            "0",
+            "--fault",
+            "stall",
+        ],
         vec!["trace", "--json", "--arch", "cayman"],
         vec!["--json"],
     ] {
