@@ -44,6 +44,11 @@ pub fn all(r: &mut Runner<'_>) {
     r.run("nq_single_queue_golden", nq_single_queue_golden);
     r.run("nq_phase_mode_three_wraps", nq_phase_mode_three_wraps);
     r.run("nq_tail_mode_three_wraps", nq_tail_mode_three_wraps);
+    r.run("nq_drain_iter_commits_once", nq_drain_iter_commits_once);
+    r.run(
+        "static_dma_translated_bus_address",
+        static_dma_translated_bus_address,
+    );
     r.run("fault_stalled_dma_times_out", fault_stalled_dma_times_out);
     r.run(
         "fault_stalled_tail_reset_times_out",
@@ -349,7 +354,57 @@ fn nq_tail_mode_three_wraps(win: &VolatileWindow) -> Outcome {
     three_wraps(win, 6, ConsumeMode::Tail)
 }
 
-/// A tail-mode ring on queue 4 with a small budget, enabled, and its producer.
+fn nq_drain_iter_commits_once(win: &VolatileWindow) -> Outcome {
+    let rec = Rec::new(win, NOTIFIC);
+    let mut e = ok!(NotificEngine::init(&rec, Some(NOTIFIC), 10, 1, 0));
+    let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
+    let cfg = NqConfig::new(8, RING, ConsumeMode::Phase).with_max_batch(16);
+    let mut ring = ok!(NqRing::configure_host(&e, &mem, cfg));
+    let mut d = CountingDelay::default();
+    ok!(ring.enable(&mut e, &mut d));
+    let mut dev = Device::new(win, NOTIFIC, true, 8, &mem, RING / 16);
+    let seq0 = dev.seq;
+    check_eq!(ok!(dev.post(5)), 5);
+    rec.clear();
+    let mut it = ok!(ring.drain_iter(&e, &mut d, 16));
+    let mut k = 0u64;
+    for item in it.by_ref() {
+        let entry = ok!(item);
+        check_eq!(entry_seq(entry.bytes()), seq0 + k);
+        k += 1;
+    }
+    check_eq!(ok!(it.finish()), 5);
+    // Phase mode: no register read; the head written once, as a byte offset.
+    check!(rec.matches(&[(golden::Op::Write, 0x10C + 8 * 40, 5 * 16)]));
+    check_eq!(ring.next_index(), 5);
+    Ok(())
+}
+
+fn static_dma_translated_bus_address(win: &VolatileWindow) -> Outcome {
+    let rec = Rec::new(win, NOTIFIC);
+    let e = ok!(NotificEngine::init(&rec, Some(NOTIFIC), 10, 0, 0));
+    let buf = ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory));
+    // The device reaches this RAM through a window at another address.
+    let mem = ok!(StaticDma::new(buf, 0x8_0000_0040));
+    check_eq!(mem.bus_addr(), 0x8_0000_0040);
+    rec.clear();
+    ok!(NqRing::configure_host(
+        &e,
+        &mem,
+        NqConfig::new(4, RING, ConsumeMode::Phase)
+    ));
+    check!(rec.matches(&golden::queue_config(4, true, 0x8_0000_0040, RING)));
+    let other = ok!(khal::core::static_dma!(64).ok_or(Error::OutOfMemory));
+    check_eq!(
+        StaticDma::new(other, 0x20).map(|_| ()),
+        Err(Error::InvalidArgument(
+            "static dma: bus address not 64-byte aligned"
+        ))
+    );
+    Ok(())
+}
+
+/// The wait budget of the fault tests: 50 polls of 100 µs.
 const BUDGET: Budget = Budget {
     period_us: 100,
     polls: 50,
