@@ -116,8 +116,7 @@ fn host_visible_twin_is_the_value_plus_the_rebase() {
     }
     let (_, out, _) = khal(&["decode", "--arch", "cayman", "0x247_0000"]);
     assert!(
-        out.contains("hw_decode[act].cam_base")
-            && out.contains("device-full 0x802470000"),
+        out.contains("hw_decode[act].cam_base") && out.contains("device-full 0x802470000"),
         "{out}"
     );
 }
