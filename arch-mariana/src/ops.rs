@@ -18,8 +18,7 @@ use khal_core::engine::{
     SpOps,
 };
 use khal_core::ids::Engine;
-use khal_core::intc::{set_notific_queue_base_via_map, ErrtrigLine, IntcOps, MsixIntc};
-use khal_core::notific::NotificEngine;
+use khal_core::intc::{ErrtrigLine, IntcOps, MsixIntc};
 use khal_core::{DeviceAddr, Error, Mmio, Result};
 
 use crate::Mariana;
@@ -197,13 +196,12 @@ impl IntcOps for Mariana {
     ) -> Result<()> {
         h.set_group_interval(mmio, grp, value)
     }
-    fn set_notific_queue_base<M: Mmio>(
-        _h: &MsixIntc,
-        ens: &NotificEngine<M>,
-        nq: u32,
+    fn set_notific_queue_base<M: Mmio + ?Sized>(
+        h: &MsixIntc,
+        mmio: &M,
         block: u32,
         queue: u32,
     ) -> Result<DeviceAddr> {
-        set_notific_queue_base_via_map::<Mariana, M>(ens, nq, block, queue)
+        h.set_notific_queue_base::<Mariana, M>(mmio, block, queue)
     }
 }

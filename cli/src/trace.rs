@@ -24,7 +24,7 @@ use clap::{Args, Subcommand};
 use khal::core::dma::DmaMemory;
 use khal::core::family::NxLocal;
 use khal::core::intc::regs::{MSIX, MSIX_SIZE};
-use khal::core::intc::{Intc, MsixIntc};
+use khal::core::intc::{EnsNq, Intc, MsixIntc};
 use khal::core::notific::regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
 use khal::core::notific::{ConsumeMode, Flavour, NotificEngine, NqConfig, NqRing};
 use khal::core::q7;
@@ -367,10 +367,17 @@ pub fn record(arch: ArchId, op: &TraceOp) -> khal::Result<Vec<Access>> {
         TraceOp::IntcSetNotificQueueBase {
             nq, block, queue, ..
         } => {
-            let i = intc(arch)?;
+            // The C leaf takes the NQ from the handle's ENS of the block
+            // (`user_errtrig_ens[block].nq`) [004 §4], [FACTS §12.3]: the dry
+            // run records the engine's NQ `nq` there first.
             let e = engine(&t)?;
+            let ens = EnsNq::of(&e, nq)?;
+            let i = intc(arch)?;
+            let i = Intc::<Mariana>::new(
+                MsixIntc::new(i.handle().msix_base()).with_ens_nq(block, ens)?,
+            );
             t.clear();
-            i.set_notific_queue_base(&e, nq, block, queue)?;
+            i.set_notific_queue_base(&t, block, queue)?;
         }
         TraceOp::Q7SwapTable { value, extra } => match arch {
             ArchId::Sunda => q7::swap_table_at::<Sunda, _>(&t, XT_LOCAL_BASE, value, extra)?,

@@ -35,7 +35,7 @@ use khal_core::dma::StaticDma;
 use khal_core::engine::{
     sp_init, stpb_init, EngineParams, PeParams, PoolingParams, SpHandle, StpbConfig, StpbOps,
 };
-use khal_core::intc::{ErrtrigLine, Intc, IntcOps, MsixIntc};
+use khal_core::intc::{EnsNq, ErrtrigLine, Intc, IntcOps, MsixIntc};
 use khal_core::mmio::volatile::VolatileWindow;
 use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqEntry, NqRing};
 use khal_core::{DeviceAddr, Error, Result};
@@ -246,12 +246,17 @@ pub fn publish(r: Result<usize>) {
 /// vector mask / unmask, the moderation timer, an errtrig line's mask, unmask
 /// and cause, and an NQ base pointed at the mailbox map.
 pub fn intc_bring_up<A: IntcOps>(w: &VolatileWindow) -> Result<u32> {
-    let hw = MsixIntc::new(black_box(map::MSIX)).with_errtrig_base(black_box(0), map::ERRTRIG0)?;
+    // set_notific_queue_base takes its NQ from the handle's ENS of the block
+    // [004 §4], [FACTS §12.3]: the engine is set up first and recorded there.
+    let ens = NotificEngine::init(w, Some(black_box(map::NOTIFIC)), 10, 0, 0)?;
+    let hw = MsixIntc::new(black_box(map::MSIX))
+        .with_errtrig_base(black_box(0), map::ERRTRIG0)?
+        .with_ens_nq(black_box(5), EnsNq::of(&ens, black_box(2))?)?;
     let intc = Intc::<A>::new(hw);
     intc.mask_vector(w, black_box(3))?;
     intc.unmask_vector(w, black_box(3))?;
     intc.set_mod_timer_period(w, black_box(5))?;
-    intc.set_group_interval(w, black_box(2), 0x100)?;
+    intc.set_group_interval(w, black_box(2), 0xFF)?;
     let line = ErrtrigLine::new(black_box(0), black_box(1), black_box(2), black_box(7))?;
     intc.mask_interrupt(w, line)?;
     intc.unmask_interrupt(w, line)?;
@@ -259,7 +264,6 @@ pub fn intc_bring_up<A: IntcOps>(w: &VolatileWindow) -> Result<u32> {
     intc.unmask_notification(w, line)?;
     intc.set_cause(w, line)?;
     let cause = intc.read_cause(w, line)?;
-    let ens = NotificEngine::init(w, Some(black_box(map::NOTIFIC)), 10, 0, 0)?;
-    let base = intc.set_notific_queue_base(&ens, black_box(2), black_box(5), black_box(1))?;
+    let base = intc.set_notific_queue_base(w, black_box(5), black_box(1))?;
     Ok(cause ^ base.get() as u32)
 }

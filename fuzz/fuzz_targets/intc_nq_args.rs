@@ -6,7 +6,7 @@
 //! is unchanged. Nothing panics, whatever the arguments.
 #![no_main]
 
-use khal_core::intc::{ErrtrigLine, Intc, MsixIntc};
+use khal_core::intc::{EnsNq, ErrtrigLine, Intc, MsixIntc};
 use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqRing};
 use khal_core::DeviceAddr;
 use khal_fuzz::{Input, RecMmio, RingMem};
@@ -75,8 +75,10 @@ fuzz_target!(|data: &[u8]| {
                 (p < 16, intc.set_mod_timer_period(&mmio, p))
             }
             3 => {
+                // grp < 8 and value <= 0xFF (the low-byte interval) [004r1 §4].
                 let g = idx(&mut inp, 8);
-                (g < 8, intc.set_group_interval(&mmio, g, inp.u32()))
+                let v = idx(&mut inp, 0x100);
+                (g < 8 && v <= 0xFF, intc.set_group_interval(&mmio, g, v))
             }
             4 => {
                 let (b, g, s, bit) = (idx(&mut inp, 56), idx(&mut inp, 4), idx(&mut inp, 64), idx(&mut inp, 32));
@@ -96,11 +98,27 @@ fuzz_target!(|data: &[u8]| {
                 (has_base, r)
             }
             5 => {
+                // The NQ comes from the handle's ENS of the block [004 §4]:
+                // recorded (when valid) on a handle built for this call.
                 let (q, b, s) = (idx(&mut inp, 10), idx(&mut inp, 8), idx(&mut inp, 8));
                 // The single-queue flavour has queue 0 only; the 10-queue one 0..10.
                 let q_ok = if ens.num_queues() == 1 { q == 0 } else { q < 10 };
-                let r = intc.set_notific_queue_base(&ens, q, b, s).map(|_| ());
-                (q_ok && b < 8 && s < 8, r)
+                let nq = EnsNq::of(&ens, q);
+                assert_eq!(nq.is_ok(), q_ok);
+                let h = match nq {
+                    Ok(nq) if inp.bool() => match MsixIntc::new(MSIX).with_ens_nq(b, nq) {
+                        Ok(h) => h,
+                        Err(_) => {
+                            assert!(b >= 56);
+                            MsixIntc::new(MSIX)
+                        }
+                    },
+                    _ => MsixIntc::new(MSIX),
+                };
+                let has_ens = h.ens_nq(b as usize).is_some();
+                let i = Intc::<khal::Mariana>::new(h);
+                let r = i.set_notific_queue_base(&mmio, b, s).map(|_| ());
+                (has_ens && b < 8 && s < 8, r)
             }
             6 => {
                 let m = idx(&mut inp, 2);

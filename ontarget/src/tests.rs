@@ -563,7 +563,7 @@ fn nq_config_errors_write_nothing(win: &VolatileWindow) -> Outcome {
 #[cfg(feature = "mariana")]
 mod intc {
     use super::*;
-    use khal::core::intc::{ErrtrigLine, Intc, MsixIntc};
+    use khal::core::intc::{EnsNq, ErrtrigLine, Intc, MsixIntc};
     use khal::Mariana;
 
     use crate::golden::Op::{Read as R, Write as W};
@@ -654,16 +654,20 @@ mod intc {
     fn intc_nq_base_through_the_mailbox(win: &VolatileWindow) -> Outcome {
         let rec = Rec::new(win, NOTIFIC);
         let ens = ok!(NotificEngine::init(&rec, Some(NOTIFIC), 10, 0, 0));
-        let i = ok!(intc());
+        // The NQ comes from the handle's ENS of the block [004 §4], [FACTS §12.3].
+        let hw = ok!(MsixIntc::new(MSIX)
+            .with_ens_nq(3, ok!(EnsNq::of(&ens, 2)))
+            .and_then(|h| h.with_ens_nq(7, EnsNq::of(&ens, 0)?)));
+        let i = Intc::<Mariana>::new(hw);
         let before = ok!(snapshot(win));
         rec.clear();
         // Low die: map[queue] = 0x85_8000_0400 + 0x200 * queue; high die: the mesh bit.
         check_eq!(
-            i.set_notific_queue_base(&ens, 2, 3, 3),
+            i.set_notific_queue_base(&rec, 3, 3),
             Ok(DeviceAddr(0x85_8000_0A00))
         );
         check_eq!(
-            i.set_notific_queue_base(&ens, 0, 7, 7),
+            i.set_notific_queue_base(&rec, 7, 7),
             Ok(DeviceAddr(0x8085_8000_1200))
         );
         let program = [

@@ -436,7 +436,7 @@ fn dge_notif_enable_is_sunda_only() {
 
 #[test]
 fn sp_init_then_intc_queue_base_end_to_end_on_the_device_model() {
-    use khal::core::intc::{Intc, MsixIntc};
+    use khal::core::intc::{EnsNq, Intc, MsixIntc};
     use khal::core::notific::Flavour;
     use khal_std::model::notific::NotificModel;
 
@@ -464,9 +464,14 @@ fn sp_init_then_intc_queue_base_end_to_end_on_the_device_model() {
     notif::error_notif_enable_with(&mut nt, 0xF, false, 0, None).unwrap();
     assert_eq!(reg(0x30), 0xFFFF_FFF0);
     // MARIANA's INTC points NQ 1 of this engine at block 6, queue 2's mailbox.
-    let intc = Intc::<Mariana>::new(MsixIntc::new(DeviceAddr(0x10_0000)));
+    // The NQ comes from the handle's ENS of the block [004 §4], [FACTS §12.3].
+    let intc = Intc::<Mariana>::new(
+        MsixIntc::new(DeviceAddr(0x10_0000))
+            .with_ens_nq(6, EnsNq::of(&nt, 1).unwrap())
+            .unwrap(),
+    );
     assert_eq!(
-        intc.set_notific_queue_base(&nt, 1, 6, 2),
+        intc.set_notific_queue_base(nt.mmio(), 6, 2),
         Ok(DeviceAddr(0x8085_8000_0800))
     );
     assert_eq!([reg(0x100 + 40), reg(0x104 + 40)], [0x8000_0800, 0x8085]);

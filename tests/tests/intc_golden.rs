@@ -3,9 +3,9 @@
 //! the INTC device model.
 
 use khal::core::intc::regs::{ERRTRIG, ERRTRIG_SIZE, MSIX, MSIX_SIZE};
-use khal::core::intc::{ErrtrigLine, Intc, MsixIntc};
+use khal::core::intc::{EnsNq, ErrtrigLine, Intc, MsixIntc};
 use khal::core::notific::regs::NOTIFIC;
-use khal::core::notific::NotificEngine;
+use khal::core::notific::{Flavour, NotificEngine};
 use khal::core::{DeviceAddr, Error, Mmio};
 use khal::Mariana;
 use khal_std::model::intc::{ErrtrigModel, MsixModel};
@@ -176,7 +176,21 @@ fn moderation_timer_period_and_group_interval() {
         ]
     );
     assert_eq!(names(&m)[5], "msix.grp[7].interval");
+    // The period's read-modify-write keeps the reset bit (0x10) [004r1 §4].
+    assert_eq!(m.inner().read32(MSIX_BASE.add(40)).unwrap() & 0x10, 0x10);
     m.clear();
+    // The interval is the low byte: value <= 0xFF [004r1 §4], [FACTS §12.3].
+    i.set_group_interval(&m, 3, 0xFF).unwrap();
+    assert_eq!(m.ops(), vec![(Write, 1024 + 8 * 3, 0xFF)]);
+    m.clear();
+    assert_eq!(
+        i.set_group_interval(&m, 3, 0x100),
+        Err(Error::OutOfRange {
+            what: "intc group interval",
+            value: 0x100,
+            limit: 0x100
+        })
+    );
     assert_eq!(
         i.set_mod_timer_period(&m, 16),
         Err(Error::OutOfRange {
@@ -196,24 +210,32 @@ fn moderation_timer_period_and_group_interval() {
     assert!(m.ops().is_empty());
 }
 
+/// `set_notific_queue_base(block, queue)` takes its NQ from the handle's
+/// `user_errtrig_ens[block].nq` [004 §4], [004r1 §4], [FACTS §12.3].
 #[test]
 fn notific_queue_base_through_the_mailbox_map() {
     let m = traced();
-    let i = intc();
-    let ens = NotificEngine::init(&m, Some(ENS), 10, 0, 0).unwrap();
-    m.clear();
+    let ten = |nq| EnsNq::new(ENS, Flavour::TenQueue, nq).unwrap();
+    let i = Intc::<Mariana>::new(
+        MsixIntc::new(MSIX_BASE)
+            .with_ens_nq(3, ten(2))
+            .and_then(|h| h.with_ens_nq(4, ten(2)))
+            .and_then(|h| h.with_ens_nq(7, ten(0)))
+            .and_then(|h| h.with_ens_nq(1, EnsNq::new(ENS, Flavour::SingleQueue, 0)?))
+            .unwrap(),
+    );
     // Low die: map[queue] = 0x85_8000_0400 + 0x200 * queue.
     assert_eq!(
-        i.set_notific_queue_base(&ens, 2, 3, 3),
+        i.set_notific_queue_base(&m, 3, 3),
         Ok(DeviceAddr(0x85_8000_0A00))
     );
     // High die (block > 3): the mesh-bit half of the map.
     assert_eq!(
-        i.set_notific_queue_base(&ens, 2, 4, 0),
+        i.set_notific_queue_base(&m, 4, 0),
         Ok(DeviceAddr(0x8085_8000_0400))
     );
     assert_eq!(
-        i.set_notific_queue_base(&ens, 0, 7, 7),
+        i.set_notific_queue_base(&m, 7, 7),
         Ok(DeviceAddr(0x8085_8000_1200))
     );
     assert_eq!(
@@ -228,10 +250,11 @@ fn notific_queue_base_through_the_mailbox_map() {
         ]
     );
     assert_eq!(names(&m)[0], "notific.nq[2].nq_base_addr_lo");
-    // block < 8, queue < 8: refused, nothing written.
+    // block < 8, queue < 8: refused, nothing written; so is a block whose ENS
+    // NQ the handle does not hold.
     m.clear();
     assert!(matches!(
-        i.set_notific_queue_base(&ens, 0, 8, 0),
+        i.set_notific_queue_base(&m, 8, 0),
         Err(Error::OutOfRange {
             value: 8,
             limit: 8,
@@ -239,30 +262,37 @@ fn notific_queue_base_through_the_mailbox_map() {
         })
     ));
     assert!(matches!(
-        i.set_notific_queue_base(&ens, 0, 0, 8),
+        i.set_notific_queue_base(&m, 3, 8),
         Err(Error::OutOfRange {
             value: 8,
             limit: 8,
             ..
         })
     ));
+    assert_eq!(
+        i.set_notific_queue_base(&m, 5, 0),
+        Err(Error::InvalidArgument("ens nq of this block not set"))
+    );
+    assert!(m.ops().is_empty());
+    // The ENS NQ is validated when recorded: the 10-queue flavour has nq < 10.
     assert!(matches!(
-        i.set_notific_queue_base(&ens, 10, 0, 0),
+        EnsNq::new(ENS, Flavour::TenQueue, 10),
         Err(Error::OutOfRange {
             value: 10,
             limit: 10,
             ..
         })
     ));
-    assert!(m.ops().is_empty());
+    assert!(MsixIntc::new(MSIX_BASE).with_ens_nq(56, ten(0)).is_err());
     // A single-queue engine: no stride.
-    let ens1 = NotificEngine::init(&m, Some(ENS), 1, 0, 0).unwrap();
-    m.clear();
-    i.set_notific_queue_base(&ens1, 0, 1, 1).unwrap();
+    i.set_notific_queue_base(&m, 1, 1).unwrap();
     assert_eq!(
         m.ops(),
         vec![(Write, 0x100, 0x8000_0600), (Write, 0x104, 0x85)]
     );
+    // `EnsNq::of` reads base and flavour off an initialised engine.
+    let ens = NotificEngine::init(&m, Some(ENS), 10, 0, 0).unwrap();
+    assert_eq!(EnsNq::of(&ens, 2), Ok(ten(2)));
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! The MSI-X interrupt controller (MARIANA TOP-INTC) [004 §4], [FACTS §7].
 //!
 //! - [`regs`]: the MSI-X and errtrig register blocks (`register_block!`).
+//! - [`handle`]: the C handle `aws_hal_intc_t`'s field offsets and size.
 //! - [`line`](mod@line): [`ErrtrigLine`], the resolved `(block, g, sub, bit)` triple.
+//! - [`ens`]: [`EnsNq`], the NQ of a block's ENS that `set_notific_queue_base` programs.
 //! - [`msix`]: [`MsixIntc`], the handle and the register programs.
 //! - [`ops`]: [`IntcOps`] (the mandatory op table, MARIANA only) and [`Intc`].
 //!
@@ -9,11 +11,14 @@
 //! TRACED [004 §1 NOTE]: only MARIANA implements the INTC ops trait, so an
 //! INTC handle for another arch cannot be written.
 
+pub mod ens;
+pub mod handle;
 pub mod line;
 pub mod msix;
 pub mod ops;
 pub mod regs;
 
+pub use ens::EnsNq;
 pub use line::{ErrtrigLine, ERRTRIG_BLOCKS};
 pub use msix::{MsixIntc, MAX_VECTOR, MOD_TIMER_PERIODS};
-pub use ops::{set_notific_queue_base_via_map, Intc, IntcOps};
+pub use ops::{Intc, IntcOps};

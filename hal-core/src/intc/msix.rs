@@ -11,24 +11,40 @@
 //!
 //! The errtrig mask / log-mask programs are interpretations (MED): the notes
 //! name their registers (`int_mask_grp +16`, `int_mask_clear_grp +24`,
-//! `int_log_msk_grp +56`) but not the values the MARIANA leaves write. khal
-//! follows the IOFIC convention [004 §4 cross-reference "IOFIC Interrupt
-//! Model"]: mask = read-modify-write OR of `int_mask_grp`; unmask = write
-//! `!(1 << bit)` to `int_mask_clear_grp` (a 0 bit clears its mask bit, a 1 bit
-//! has no effect); the log mask is a read-modify-write of `int_log_msk_grp`.
+//! `int_log_msk_grp +56`) but neither revision gives the values the MARIANA
+//! leaves write [004 §4], [004r1 §4], [FACTS §12.3]. khal keeps its reading,
+//! which follows the IOFIC convention the note cross-references [004 §4
+//! "IOFIC Interrupt Model"]: mask = read-modify-write OR of `int_mask_grp`;
+//! unmask = write `!(1 << bit)` to `int_mask_clear_grp` (a 0 bit clears its
+//! mask bit, a 1 bit has no effect); the log mask is a read-modify-write of
+//! `int_log_msk_grp`.
+//!
+//! It does **not** follow the errtrig mask shadow the C handle carries
+//! (`intc_user_errtrig_masks`, handle `+480`, [`super::handle`]): that shadow
+//! is indexed by `get_intc_user_errtrig_mask_index`, whose decode is not traced
+//! [004 §4 GOTCHA], and whether the leaves write from it is in neither
+//! revision. Keeping a shadow under an invented index would be a guess; the
+//! register read-modify-write needs no index.
+//!
+//! Each field of [`MsixIntc`] names its C counterpart in `aws_hal_intc_t`
+//! ([`super::handle`]).
 
 use core::cell::Cell;
 
 use critical_section::Mutex;
 
+use super::ens::EnsNq;
 use super::line::{ErrtrigLine, ERRTRIG_BLOCKS};
 use super::regs::{
-    mod_timer_ctrl, CAUSE, CAUSE_SET, CLEAR_MASK, GROUP_INTERVAL, LOG_MSK, MASK, MASK_CLEAR,
-    MOD_TIMER_CTRL, SET_MASK, VECTOR_CTRL,
+    mod_timer_ctrl, CAUSE, CAUSE_SET, CLEAR_MASK, GROUP_INTERVAL, GROUP_INTERVAL_FIELD, LOG_MSK,
+    MASK, MASK_CLEAR, MOD_TIMER_CTRL, SET_MASK, VECTOR_CTRL,
 };
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
+use crate::family::mailbox::{NqBlock, NqQueue};
+use crate::family::NqMailboxMap;
 use crate::mmio::Mmio;
+use crate::notific::regs::{NQ_BASE_ADDR_HI, NQ_BASE_ADDR_LO};
 
 /// Highest MSI-X vector: `vec > 7` is refused with -22 [004 §4].
 pub const MAX_VECTOR: u32 = 7;
@@ -37,15 +53,21 @@ pub const MAX_VECTOR: u32 = 7;
 pub const MOD_TIMER_PERIODS: u32 = 16;
 
 /// The MSI-X controller handle (`aws_hal_intc_t` of [004 §4], the parts the
-/// register programs use): the MSI-X block base, the 56 errtrig block bases and
-/// the vector-mask shadow.
+/// register programs use): the MSI-X block base, the 56 errtrig block bases,
+/// the vector-mask shadow and the 56 ENS NQs.
 ///
 /// The handle is `Sync`: the shadow lives in a [`critical_section::Mutex`].
 #[derive(Debug)]
 pub struct MsixIntc {
+    /// `top_intc_msix_base`, C handle `+8`.
     msix: DeviceAddr,
+    /// `intc_user_errtrig_base[56]`, C handle `+24 + 8 × block`; `None` = not
+    /// set (the C handle would hold 0; khal refuses to address from it).
     errtrig: [Option<DeviceAddr>; ERRTRIG_BLOCKS],
+    /// `top_intc_masks[0]`, C handle `+472`.
     vec_mask: Mutex<Cell<u32>>,
+    /// `user_errtrig_ens[56].nq`, C handle `+696 + 192 × block`; `None` = not set.
+    ens_nq: [Option<EnsNq>; ERRTRIG_BLOCKS],
 }
 
 impl MsixIntc {
@@ -56,7 +78,55 @@ impl MsixIntc {
             msix: msix_base,
             errtrig: [None; ERRTRIG_BLOCKS],
             vec_mask: Mutex::new(Cell::new(0)),
+            ens_nq: [None; ERRTRIG_BLOCKS],
         }
+    }
+
+    /// Record the NQ of block `block`'s ENS (`user_errtrig_ens[block].nq`),
+    /// the queue [`MsixIntc::set_notific_queue_base`] programs for that block.
+    pub fn with_ens_nq(mut self, block: u32, nq: EnsNq) -> Result<Self> {
+        let slot = self
+            .ens_nq
+            .get_mut(block as usize)
+            .ok_or(Error::OutOfRange {
+                what: "intc ens block",
+                value: block as u64,
+                limit: ERRTRIG_BLOCKS as u64,
+            })?;
+        *slot = Some(nq);
+        Ok(self)
+    }
+
+    /// The NQ of block `block`'s ENS, if recorded.
+    pub fn ens_nq(&self, block: usize) -> Option<EnsNq> {
+        self.ens_nq.get(block).copied().flatten()
+    }
+
+    /// `set_notific_queue_base` [004 §4]: `block < 8` and `queue < 8` (the C
+    /// asserts; here `OutOfRange`, nothing written); the NQ is the block's ENS
+    /// NQ (`user_errtrig_ens[block].nq`; not recorded → `InvalidArgument`,
+    /// nothing written) [004r1 §4], [FACTS §12.3]; the base is `A`'s mailbox
+    /// map `[8 * (block > 3) + queue]` (the high die's blocks get the mesh-bit
+    /// addresses); then the NQ base programmer
+    /// (`aws_hal_notific_nq_set_base_addr`): `nq_base_addr_lo` then
+    /// `nq_base_addr_hi`. Returns the base written.
+    pub fn set_notific_queue_base<A: NqMailboxMap, M: Mmio + ?Sized>(
+        &self,
+        mmio: &M,
+        block: u32,
+        queue: u32,
+    ) -> Result<DeviceAddr> {
+        let block = NqBlock::new(block, "intc nq block")?;
+        let queue = NqQueue::new(queue, "intc nq queue")?;
+        let ens = self
+            .ens_nq(block.as_usize())
+            .ok_or(Error::InvalidArgument("ens nq of this block not set"))?;
+        let base = A::nq_mailbox_base(block, queue)?;
+        let lo = ens.reg(NQ_BASE_ADDR_LO)?;
+        let hi = ens.reg(NQ_BASE_ADDR_HI)?;
+        lo.write(mmio, ens.notific_base(), base.get() as u32)?;
+        hi.write(mmio, ens.notific_base(), (base.get() >> 32) as u32)?;
+        Ok(base)
     }
 
     /// Record the base of errtrig block `block` (`intc_user_errtrig_base[block]`).
@@ -142,16 +212,28 @@ impl MsixIntc {
         })
     }
 
-    /// Write the per-group interval register `+1024 + 8 * grp` with the
-    /// caller's `value` [004 §4]. `grp >= 8` is refused, nothing written (the
-    /// group count is an interpretation, MED: see [`super::regs::GROUP_INTERVAL`]).
+    /// Write the per-group interval register `+1024 + 8 * grp` with `value`,
+    /// the low-byte interval [004 §4], [004r1 §4], [FACTS §12.3]. `grp >= 8`
+    /// or `value > 0xFF` is refused (`OutOfRange`), nothing written.
+    ///
+    /// One plain write (bits 31:8 written 0): the revisions give the field and
+    /// its bounds but not whether the leaf preserves the upper bits
+    /// (interpretation, MED).
     pub fn set_group_interval<M: Mmio + ?Sized>(
         &self,
         mmio: &M,
         grp: u32,
         value: u32,
     ) -> Result<()> {
-        GROUP_INTERVAL.at(grp)?.write(mmio, self.msix, value)
+        let reg = GROUP_INTERVAL.at(grp)?;
+        if value > GROUP_INTERVAL_FIELD.mask() {
+            return Err(Error::OutOfRange {
+                what: "intc group interval",
+                value: value.into(),
+                limit: u64::from(GROUP_INTERVAL_FIELD.mask()) + 1,
+            });
+        }
+        reg.write(mmio, self.msix, GROUP_INTERVAL_FIELD.set(0, value))
     }
 
     fn unit(&self, line: ErrtrigLine) -> Result<DeviceAddr> {

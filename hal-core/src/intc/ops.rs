@@ -12,11 +12,8 @@ use super::line::ErrtrigLine;
 use super::msix::MsixIntc;
 use crate::addr::DeviceAddr;
 use crate::error::Result;
-use crate::family::mailbox::{NqBlock, NqQueue};
 use crate::family::{Arch, NqMailboxMap};
 use crate::mmio::Mmio;
-use crate::notific::regs::{NQ_BASE_ADDR_HI, NQ_BASE_ADDR_LO};
-use crate::notific::NotificEngine;
 
 /// The INTC op table of an arch; all ops mandatory.
 pub trait IntcOps: Arch + NqMailboxMap {
@@ -50,38 +47,15 @@ pub trait IntcOps: Arch + NqMailboxMap {
         grp: u32,
         value: u32,
     ) -> Result<()>;
-    /// `aws_hal_intc_set_notific_queue_base`, slot `+0x4A8`: point NQ `nq` of
-    /// the block's notification engine `ens` at the mailbox base of
+    /// `aws_hal_intc_set_notific_queue_base`, slot `+0x4A8`: point the NQ of
+    /// block `block`'s ENS (held by the handle) at the mailbox base of
     /// `(block, queue)`. Returns the base written.
-    fn set_notific_queue_base<M: Mmio>(
+    fn set_notific_queue_base<M: Mmio + ?Sized>(
         h: &MsixIntc,
-        ens: &NotificEngine<M>,
-        nq: u32,
+        mmio: &M,
         block: u32,
         queue: u32,
     ) -> Result<DeviceAddr>;
-}
-
-/// The shared body of `set_notific_queue_base` [004 §4]: `block < 8` and
-/// `queue < 8` (the C code asserts; here `OutOfRange`, nothing written); base
-/// = `A`'s mailbox map `[8 * (block > 3) + queue]` (the high die's blocks get
-/// the mesh-bit addresses); then the NQ base programmer
-/// (`aws_hal_notific_nq_set_base_addr`): `nq_base_addr_lo` then
-/// `nq_base_addr_hi` of NQ `nq` in the engine's flavour.
-pub fn set_notific_queue_base_via_map<A: NqMailboxMap, M: Mmio>(
-    ens: &NotificEngine<M>,
-    nq: u32,
-    block: u32,
-    queue: u32,
-) -> Result<DeviceAddr> {
-    let block = NqBlock::new(block, "intc nq block")?;
-    let queue = NqQueue::new(queue, "intc nq queue")?;
-    let base = A::nq_mailbox_base(block, queue)?;
-    let lo = ens.nq_reg(NQ_BASE_ADDR_LO, nq)?;
-    let hi = ens.nq_reg(NQ_BASE_ADDR_HI, nq)?;
-    lo.write(ens.mmio(), ens.base(), base.get() as u32)?;
-    hi.write(ens.mmio(), ens.base(), (base.get() >> 32) as u32)?;
-    Ok(base)
 }
 
 /// An MSI-X controller bound to arch `A` (MARIANA): the handle plus the arch's
@@ -152,13 +126,12 @@ impl<A: IntcOps> Intc<A> {
         A::set_group_interval(&self.hw, mmio, grp, value)
     }
     /// See [`IntcOps::set_notific_queue_base`].
-    pub fn set_notific_queue_base<M: Mmio>(
+    pub fn set_notific_queue_base<M: Mmio + ?Sized>(
         &self,
-        ens: &NotificEngine<M>,
-        nq: u32,
+        mmio: &M,
         block: u32,
         queue: u32,
     ) -> Result<DeviceAddr> {
-        A::set_notific_queue_base(&self.hw, ens, nq, block, queue)
+        A::set_notific_queue_base(&self.hw, mmio, block, queue)
     }
 }

@@ -21,11 +21,15 @@ register_block! {
         /// Moderation-timer control (`+40`); the period sits in bits 27:24 and
         /// is changed by read-modify-write [004 §4].
         MOD_TIMER_CTRL @ 0x28, rw, "mod_timer_ctrl", fields mod_timer_ctrl {
+            /// The reset bit, `0x10` [004r1 §4], [FACTS §12.3]. No leaf that
+            /// writes it is in either revision: described, never driven.
+            RESET: 4..=4,
             /// Moderation period, `< 16` [004 §4].
             PERIOD: 24..=27,
         };
-        /// Per-group interval, `+1024 + 8 * grp` [004 §4]. The group count is
-        /// not in FACTS: 8 is an interpretation (MED), see [`super::msix`].
+        /// Per-group interval, `+1024 + 8 * grp`, `grp < 8` [004 §4],
+        /// [004r1 §4], [FACTS §12.3].
+        /// The interval is the low byte ([`GROUP_INTERVAL_FIELD`]).
         GROUP_INTERVAL @ 0x400, rw, "interval", array "grp" [8; 0x8];
         /// Per-vector control, `+2060 + 16 * vec`: 1 = masked, 0 = unmasked;
         /// vectors 0..=7 [004 §4].
@@ -50,6 +54,15 @@ register_block! {
     }
 }
 
+/// The interval field of [`GROUP_INTERVAL`]: the low byte, value `<= 0xFF`
+/// [004r1 §4], [FACTS §12.3]. (The register macro takes fields on plain
+/// registers only, so this one is spelled out.)
+pub const GROUP_INTERVAL_FIELD: crate::regs::Field = crate::regs::Field {
+    name: "interval",
+    lo: 0,
+    hi: 7,
+};
+
 /// Bytes of the MSI-X block that the descriptions cover (through the last
 /// vector control word), rounded up to a page.
 pub const MSIX_SIZE: u64 = 0x1000;
@@ -67,6 +80,8 @@ mod tests {
         assert_eq!(CLEAR_MASK.offset(), 24);
         assert_eq!(MOD_TIMER_CTRL.offset(), 40);
         assert_eq!(mod_timer_ctrl::PERIOD.mask(), 0x0F00_0000);
+        assert_eq!(mod_timer_ctrl::RESET.mask(), 0x10);
+        assert_eq!(GROUP_INTERVAL_FIELD.mask(), 0xFF);
         assert_eq!(GROUP_INTERVAL.at(3).map(|r| r.offset()), Ok(1024 + 24));
         assert_eq!(VECTOR_CTRL.at(7).map(|r| r.offset()), Ok(2060 + 112));
         assert!(VECTOR_CTRL.at(8).is_err());

@@ -1,0 +1,70 @@
+//! The NQ a block's ENS holds: `user_errtrig_ens[block].nq` of the C handle
+//! (`+696 + 192 × block`), the queue `set_notific_queue_base` programs
+//! [004 §4], [004r1 §4], [FACTS §12.3].
+//!
+//! The C leaf takes only `(block_idx, queue_id)`: the NQ comes from the
+//! handle, not from the caller. khal records, per block, which notification
+//! engine (its base and flavour) and which of its queues that NQ is
+//! ([`EnsNq`], set with [`super::MsixIntc::with_ens_nq`]).
+
+use crate::addr::DeviceAddr;
+use crate::error::{Error, Result};
+use crate::mmio::Mmio;
+use crate::notific::engine::Flavour;
+use crate::notific::NotificEngine;
+use crate::regs::{Reg, RegArray};
+
+/// One block's ENS NQ: engine base, flavour and queue index, validated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct EnsNq {
+    notific_base: DeviceAddr,
+    flavour: Flavour,
+    nq: u32,
+}
+
+impl EnsNq {
+    /// NQ `nq` of the notification engine at `notific_base` in `flavour`.
+    /// The 10-queue flavour refuses `nq >= 10` (`OutOfRange`); the
+    /// single-queue flavour has one NQ, no stride [004 §3 QUIRK], and refuses
+    /// `nq != 0` as `NotificEngine::nq_reg` does.
+    pub fn new(notific_base: DeviceAddr, flavour: Flavour, nq: u32) -> Result<Self> {
+        let e = EnsNq {
+            notific_base,
+            flavour,
+            nq,
+        };
+        e.reg(crate::notific::regs::NQ_BASE_ADDR_LO)?;
+        Ok(e)
+    }
+
+    /// NQ `nq` of an initialised engine.
+    pub fn of<M: Mmio>(ens: &NotificEngine<M>, nq: u32) -> Result<Self> {
+        Self::new(ens.base(), ens.flavour(), nq)
+    }
+
+    /// The engine's base.
+    pub const fn notific_base(self) -> DeviceAddr {
+        self.notific_base
+    }
+
+    /// The queue index.
+    pub const fn nq(self) -> u32 {
+        self.nq
+    }
+
+    /// The per-NQ register `r` of this NQ in its flavour (relative to
+    /// [`EnsNq::notific_base`]).
+    pub fn reg(self, r: RegArray) -> Result<Reg> {
+        match self.flavour {
+            Flavour::TenQueue => r.at(self.nq),
+            Flavour::SingleQueue if self.nq == 0 => Ok(r.flat()),
+            // As `NotificEngine::nq_reg`: the single-queue flavour has queue 0 only.
+            Flavour::SingleQueue => Err(Error::OutOfRange {
+                what: "nq index (single-queue flavour)",
+                value: self.nq.into(),
+                limit: 1,
+            }),
+        }
+    }
+}
