@@ -284,6 +284,15 @@ fn notific_queue_base_through_the_mailbox_map() {
         })
     ));
     assert!(MsixIntc::new(MSIX_BASE).with_ens_nq(56, ten(0)).is_err());
+    // The single-queue flavour has queue 0 only.
+    assert!(matches!(
+        EnsNq::new(ENS, Flavour::SingleQueue, 1),
+        Err(Error::OutOfRange {
+            value: 1,
+            limit: 1,
+            ..
+        })
+    ));
     // A single-queue engine: no stride.
     i.set_notific_queue_base(&m, 1, 1).unwrap();
     assert_eq!(
