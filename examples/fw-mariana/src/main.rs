@@ -76,8 +76,14 @@ const VECTOR: u32 = 0;
 /// MARIANA's MSI-X INTC [004 §4]: mask every vector but [`VECTOR`], unmask
 /// one errtrig line's interrupt, point NQ 3 at the mailbox of (block 0, queue 3).
 fn intc<M: khal::Mmio>(engine: &khal::core::notific::NotificEngine<M>) -> Result<()> {
-    use khal::core::intc::{ErrtrigLine, Intc, MsixIntc};
-    let intc = Intc::<khal::Selected>::new(MsixIntc::new(MSIX).with_errtrig_base(0, ERRTRIG0)?);
+    use khal::core::intc::{EnsNq, ErrtrigLine, Intc, MsixIntc};
+    // set_notific_queue_base takes its NQ from the handle's ENS of the block
+    // (`user_errtrig_ens[block].nq`) [004 §4]: NQ 3 of `engine` for block 0.
+    let intc = Intc::<khal::Selected>::new(
+        MsixIntc::new(MSIX)
+            .with_errtrig_base(0, ERRTRIG0)?
+            .with_ens_nq(0, EnsNq::of(engine, 3)?)?,
+    );
     let mmio = engine.mmio();
     for vec in 0..8 {
         if vec == VECTOR {
@@ -90,7 +96,7 @@ fn intc<M: khal::Mmio>(engine: &khal::core::notific::NotificEngine<M>) -> Result
     // decoder is not traced).
     let line = ErrtrigLine::new(0, 0, 0, 0)?;
     intc.unmask_interrupt(mmio, line)?;
-    intc.set_notific_queue_base(engine, 3, 0, 3)?;
+    intc.set_notific_queue_base(mmio, 0, 3)?;
     Ok(())
 }
 
