@@ -135,6 +135,43 @@ impl Error {
     /// | `OutOfRange`, `Unsupported` | none: the C code aborts the process |
     /// | `NotTraced`, `Timeout`, `DeviceFault` | none: no C equivalent (the C code logs and goes on, or the value is unknown) |
     ///
+    /// # Which -22 answers the C runtime also gives
+    ///
+    /// Every `InvalidArgument` maps to -22, but only some are checks the C
+    /// code makes. These have a C counterpart that returns -22
+    /// [FACTS §4, §5, §6, §7, §9, §13.8]:
+    ///
+    /// - the engine inits' absent config and `inst_debug_level > 8`
+    ///   (`act_init`, `dve_init`, `pooling_init`); `sp_init`'s absent handle,
+    ///   `sp_mem_handle` or `sp_regs` [002 §2, §3];
+    /// - the coalescer stream (`stream >= 4 || stream >= num_streams`) [004 §2];
+    /// - the MSI-X vector `vec > 7` [004 §4];
+    /// - `build_rx_descriptor` with its params absent [004 §5];
+    /// - the DGE carveout checks (`offset + size > cap`, 16-byte alignment)
+    ///   [FACTS §13.8].
+    ///
+    /// All other -22 answers are checks **only khal makes**: the C code has no
+    /// such check (it aborts, writes anyway, or cannot be called that way), so
+    /// C has no code to compare with. Among them:
+    ///
+    /// - an arch id 0 (INVALID) or unknown, an unknown arch name (`ids`): in C
+    ///   the arch is latched, and the shims assert it;
+    /// - a notification engine's queue count outside `1..=10`
+    ///   (`NotificEngine::init`), the NQ ring's size, memory and batch checks
+    ///   (`NqRing`), the drain buffer;
+    /// - the INTC handle's errtrig base of a block not set, and its ENS NQ of a
+    ///   block not set (`MsixIntc`: the C handle would hold 0 and address
+    ///   from it);
+    /// - CSR region geometry (empty, overlapping, sub-dword windows, misaligned
+    ///   translations), the volatile and bound windows' geometry;
+    /// - DMA rings, buffers and static DMA memory (zero length, alignment, a
+    ///   ring without its completion), the DVE loader's table checks (queue,
+    ///   destinations, sizes, overlap) and placement (`control_slow` given or
+    ///   missing against the arch, offset overflow);
+    /// - `write_padded` with `padded < size`, absent HW-decode / Q7 images, a
+    ///   TopSP doorbell below its window, a device-full address below the
+    ///   host-visible rebase.
+    ///
     /// ```
     /// use khal_core::Error;
     /// assert_eq!(Error::InvalidArgument("inst_debug_level").c_code(), Some(-22));
