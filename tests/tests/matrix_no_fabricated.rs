@@ -1,5 +1,7 @@
 //! The fabricated DVE values of an earlier revision of the notes appear nowhere
-//! in the source tree [000 §3 CORRECTION], [FACTS §3.4].
+//! in the source tree [000 §3 CORRECTION], [FACTS §3.4], and the retractions
+//! [FACTS §12] keeps stay retracted (the mesh-marker reading of `0x8_0270_1800`).
+//! (Its third retraction, 000's `.data` delta, is a value khal never had.)
 //!
 //! The needles are built at run time so this file does not contain them.
 
@@ -85,4 +87,20 @@ fn fabricated_mariana_param_ram_base_appears_nowhere() {
             f.display()
         );
     }
+}
+
+/// §12 keeps the current note's retraction of reading the SDMA band's
+/// embedded-semaphore base `0x8_0270_1800` as a mesh marker: it carries bit 35
+/// (the device-full / host-visible prefix), not the mesh bit 47 [004 §4 QUIRK],
+/// [FACTS §1, §12]. khal's mesh classification must not call it high-die.
+#[test]
+fn the_retracted_mesh_marker_reading_is_not_used() {
+    use khal::core::addr::{MeshHalf, HOST_VISIBLE_REBASE, MESH_HIGH_BIT};
+    let a = khal::DeviceAddr(0x8_0270_1800);
+    assert_eq!(a.mesh_half(), MeshHalf::Low);
+    assert_ne!(a.get() & HOST_VISIBLE_REBASE, 0);
+    assert_eq!(a.get() & MESH_HIGH_BIT, 0);
+    // The genuine marker: MARIANA's high-die mailbox entries differ from the
+    // low-die ones by exactly bit 47 [004 §4].
+    assert_eq!(0x8085_8000_0400u64 - 0x85_8000_0400, MESH_HIGH_BIT);
 }
