@@ -248,6 +248,9 @@ impl HwDecode for Cayman {
 }
 
 impl TopSpNx for Cayman {
+    /// The doorbells are NX scratch registers `lr[42..47]` of the TopSP's
+    /// window: the NX-local description names them.
+    const TOPSP_BLOCK: Result<&'static BlockDesc> = Ok(&regs::NX_LOCAL);
     fn topsp_window_base() -> Result<Offset> {
         Ok(Offset(XT_WINDOW_TOPSP))
     }

@@ -53,6 +53,20 @@ pub mod regs {
     }
 }
 
+/// MARIANA's byte-checked TopSP registers, offsets from the TopSP window
+/// [ncfw §4.7].
+pub mod topsp_regs {
+    khal_core::register_block! {
+        /// MARIANA TopSP-NX registers [ncfw §4.7], [FACTS §13.2].
+        pub TOPSP_NX: "topsp_nx" {
+            /// `host_trigger` [ncfw §4.7].
+            HOST_TRIGGER @ 0x15A0, rw, "topsp_host_trigger";
+            /// `basic_block_switch` (getter only) [ncfw §4.7].
+            BASIC_BLOCK_SWITCH @ 0x15E0, rw, "topsp_basic_block_switch";
+        }
+    }
+}
+
 /// Same as CAYMAN: 32 KiB non-PE [000 §3]; PE `0x2_0000` (MED [000r1 §3]).
 impl IramSizes for Mariana {
     fn iram_size(eng: Engine) -> Result<u64> {
@@ -72,6 +86,7 @@ impl HwDecode for Mariana {
 }
 
 impl TopSpNx for Mariana {
+    const TOPSP_BLOCK: Result<&'static BlockDesc> = Ok(&topsp_regs::TOPSP_NX);
     /// `0x6_0000`, the eng-4 owner-0 window "as CAYMAN" (MED [q7 §6b, §9]).
     fn topsp_window_base() -> Result<Offset> {
         Ok(Offset(cayman::XT_WINDOW_TOPSP))

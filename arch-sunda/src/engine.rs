@@ -113,6 +113,23 @@ pub mod regs {
     }
 }
 
+/// SUNDA's TopSP-NX doorbells, offsets from the TopSP window `0x6_0000`
+/// [000 §2 QUIRK], [topsp §8], [000r1 §3].
+pub mod topsp_regs {
+    khal_core::register_block! {
+        /// SUNDA TopSP-NX registers [FACTS §3.6, §12.1, §13.2].
+        pub TOPSP_NX: "topsp_nx" {
+            /// `init_signal` write (MED [000r1 §3]); also `basic_block_switch`
+            /// `0x6_083C` by [000 §2] (the sources do not say more, §13.11).
+            INIT_SIGNAL @ 0x83C, rw, "init_signal";
+            /// `host_trigger` (the caller's value, MED) [topsp §8].
+            HOST_TRIGGER @ 0x848, rw, "host_trigger";
+            /// `stop_signal` [000 §2], [topsp §8].
+            STOP_SIGNAL @ 0x84C, rw, "stop_signal";
+        }
+    }
+}
+
 // Register index × 4 = offset: indices 527/528/529 [004 §5].
 const_assert_eq!(regs::NX_RSVD_SPACE0.offset(), 527 * 4);
 const_assert_eq!(regs::NX_RSVD_SPACE2.offset(), 529 * 4);
@@ -138,6 +155,7 @@ impl HwDecode for Sunda {
 }
 
 impl TopSpNx for Sunda {
+    const TOPSP_BLOCK: Result<&'static BlockDesc> = Ok(&topsp_regs::TOPSP_NX);
     fn topsp_window_base() -> Result<Offset> {
         Ok(Offset(XT_WINDOW_TOPSP))
     }

@@ -22,31 +22,25 @@ use std::fmt::Write as _;
 
 use clap::{Args, Subcommand};
 use khal::core::dma::DmaMemory;
-use khal::core::family::NxLocal;
 use khal::core::intc::regs::{MSIX, MSIX_SIZE};
 use khal::core::intc::{EnsNq, Intc, MsixIntc};
 use khal::core::notific::regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
 use khal::core::notific::{ConsumeMode, Flavour, NotificEngine, NqConfig, NqRing};
-use khal::core::q7;
 use khal::std_adapter::model::intc::MsixModel;
 use khal::std_adapter::model::notific::NotificModel;
-use khal::std_adapter::model::tpb::TpbWindow;
 use khal::std_adapter::model::DeviceModel;
 use khal::std_adapter::trace::Access;
 use khal::std_adapter::{DmaBuf, SimDelay, Trace};
-use khal::{ArchId, DeviceAddr, Error, Mariana, Sunda};
+use khal::{ArchId, DeviceAddr, Error, Mariana};
 
 use crate::ArchArg;
+
+mod engine;
 
 /// Dry-run base of the notification engine block (not a device address).
 pub const NOTIFIC_BASE: DeviceAddr = DeviceAddr(0x1000_0000);
 /// Dry-run base of the MSI-X block (not a device address).
 pub const MSIX_BASE: DeviceAddr = DeviceAddr(0x2000_0000);
-/// Dry-run base of the POOL engine's XT-local window (NOT TRACED on the
-/// silicon: `xt_local_reg_offset(POOL)`).
-pub const XT_LOCAL_BASE: DeviceAddr = DeviceAddr(0x3000_0000);
-/// Size of the XT-local window mounted for the dry run.
-const XT_LOCAL_SIZE: u64 = 0x1000;
 
 const AFTER_HELP: &str = "\
 Offsets are relative to the base of the block the operation was given (the
@@ -60,7 +54,18 @@ Examples:
   khal trace --arch cayman notific-init --queues 10 --bp-mode 0 --uart-mode 0
   khal trace --arch sunda --json nq-reset --queues 10 --index 2
   khal trace --arch mariana intc-mask-vector --vector 3
-  khal trace --arch sunda q7-swap-table --value 0x1122334455667788 --extra 0x99";
+  khal trace --arch sunda q7-swap-table --value 0x1122334455667788 --extra 0x99
+  khal trace --arch cayman program-start --pool 0x1000 --act 0x2000
+  khal trace --arch sunda stpb-init
+  khal trace --arch cayman release-run-stall --engine pool
+  khal trace --arch cayman disable-hw-decode
+  khal trace --arch cayman dge-carveout --size 0x100 --offset 0x20
+  khal trace --arch cayman topsp-doorbell --which init_signal
+  khal trace --arch cayman q7-ucode-load --owner 1 --iram-size 64 --dram-size 32
+
+The engine operations run against a dry-run TPB memory handle (0x40000000):
+each XT/NX window of FACTS §13.1 is printed relative to its own base, the Q7
+and HW-decode images relative to the handle (block tpb_mem).";
 
 /// Arguments of `khal trace`.
 #[derive(Debug, Args)]
@@ -203,7 +208,46 @@ pub enum TraceOp {
         #[arg(long, value_parser = num32)]
         queue: u32,
     },
-    /// Q7 swap table (SUNDA) [004 §5]: three dwords at nx_rsvd_space0/1/2.
+    /// Engine launch [002 §4], [FACTS §13.1]: for each engine not skipped, in
+    /// the order POOL, ACT, PE, DVE, SP: start_addr_lo, start_addr_hi,
+    /// START_CTRL = 1 at its XT/NX window (CAYMAN; SUNDA/MARIANA not traced).
+    #[command(
+        after_help = "Example:\n  khal trace --arch cayman program-start --pool 0x1000 --pe skip"
+    )]
+    ProgramStart(engine::ProgramStartArgs),
+    /// The engine bring-up `stpb_init` [FACTS §13.6]: every step of each
+    /// engine's init that ran, and the step where it stopped and why.
+    #[command(after_help = "Example:\n  khal trace --arch mariana stpb-init")]
+    StpbInit,
+    /// Run-stall release [FACTS §13.4]: pool = the sequencer (NX +0x00,
+    /// SUNDA +0x04) then the Q7 cores (+0x3000, a no-op on SUNDA).
+    #[command(after_help = "Example:\n  khal trace --arch sunda release-run-stall --engine pool")]
+    ReleaseRunStall(engine::ReleaseArgs),
+    /// `disable_hw_decode(v)` in the POOL window [FACTS §13.4]: RMW of bit 0
+    /// of HW_DECODE_CONTROL (+0x4000); a no-op on SUNDA.
+    #[command(after_help = "Example:\n  khal trace --arch cayman disable-hw-decode --value 1")]
+    DisableHwDecode(engine::DisableArgs),
+    /// `set_dge_carveout(size, offset)` [FACTS §13.8]: cap and 16-byte checks
+    /// (-22), then one write of ((size >> 4) << 16) | (offset >> 4).
+    #[command(
+        after_help = "Example:\n  khal trace --arch cayman dge-carveout --size 0x100 --offset 0x20"
+    )]
+    DgeCarveout(engine::DgeArgs),
+    /// A TopSP doorbell [FACTS §13.2]: one write in the TopSP window.
+    #[command(
+        after_help = "Example:\n  khal trace --arch cayman topsp-doorbell --which host_trigger"
+    )]
+    TopspDoorbell(engine::DoorbellArgs),
+    /// The Q7 ucode loader [FACTS §13.3]: per core the DRAM image then the
+    /// IRAM image, each zero-padded to its aperture. Each contiguous burst is
+    /// printed as one line (JSON: "op":"write_burst" with "words" and
+    /// "nonzero").
+    #[command(
+        after_help = "Example:\n  khal trace --arch sunda q7-ucode-load --owner 0 --iram-size 16 --dram-size 8"
+    )]
+    Q7UcodeLoad(engine::Q7Args),
+    /// Q7 swap table [004 §5]: SUNDA three dwords at nx_rsvd_space0/1/2 of the
+    /// POOL window; CAYMAN a successful no-op with no register access.
     Q7SwapTable {
         /// The 64-bit value (low dword to rsvd_space0, high to rsvd_space1).
         #[arg(long, value_parser = num)]
@@ -229,6 +273,13 @@ impl TraceOp {
             TraceOp::IntcModTimer { .. } => "intc-mod-timer",
             TraceOp::IntcSetNotificQueueBase { .. } => "intc-set-notific-queue-base",
             TraceOp::Q7SwapTable { .. } => "q7-swap-table",
+            TraceOp::ProgramStart(_) => "program-start",
+            TraceOp::StpbInit => "stpb-init",
+            TraceOp::ReleaseRunStall(_) => "release-run-stall",
+            TraceOp::DisableHwDecode(_) => "disable-hw-decode",
+            TraceOp::DgeCarveout(_) => "dge-carveout",
+            TraceOp::TopspDoorbell(_) => "topsp-doorbell",
+            TraceOp::Q7UcodeLoad(_) => "q7-ucode-load",
         }
     }
 }
@@ -278,20 +329,13 @@ fn model(flavour: Flavour) -> khal::Result<DeviceModel> {
     let dev = DeviceModel::new();
     dev.mount(NOTIFIC_BASE, NotificModel::new(flavour))?;
     dev.mount(MSIX_BASE, MsixModel::new())?;
-    dev.mount(XT_LOCAL_BASE, TpbWindow::new("tpb_xt_local", XT_LOCAL_SIZE))?;
     Ok(dev)
 }
 
-fn tracer(dev: &DeviceModel, arch: ArchId) -> Trace<&DeviceModel> {
-    let mut t = Trace::new(dev)
+fn tracer(dev: &DeviceModel) -> Trace<&DeviceModel> {
+    Trace::new(dev)
         .with_block(NOTIFIC_BASE, NOTIFIC_BLOCK_BYTES, &NOTIFIC)
-        .with_block(MSIX_BASE, MSIX_SIZE, &MSIX);
-    if arch == ArchId::Sunda {
-        if let Ok(desc) = Sunda::NX_LOCAL_BLOCK {
-            t = t.with_block(XT_LOCAL_BASE, XT_LOCAL_SIZE, desc);
-        }
-    }
-    t
+        .with_block(MSIX_BASE, MSIX_SIZE, &MSIX)
 }
 
 fn unsupported(what: &'static str, arch: ArchId) -> Error {
@@ -311,7 +355,7 @@ pub fn record(arch: ArchId, op: &TraceOp) -> khal::Result<Vec<Access>> {
         _ => 10,
     };
     let dev = model(Flavour::from_num_queues(queues))?;
-    let t = tracer(&dev, arch);
+    let t = tracer(&dev);
     // The untraced setup: an engine brought up with defaults.
     let engine = |t| NotificEngine::init(t, Some(NOTIFIC_BASE), queues, 0, 0);
     match *op {
@@ -379,22 +423,18 @@ pub fn record(arch: ArchId, op: &TraceOp) -> khal::Result<Vec<Access>> {
             t.clear();
             i.set_notific_queue_base(&t, block, queue)?;
         }
-        TraceOp::Q7SwapTable { value, extra } => match arch {
-            ArchId::Sunda => q7::swap_table_at::<Sunda, _>(&t, XT_LOCAL_BASE, value, extra)?,
-            ArchId::Cayman => {
-                return Err(unsupported(
-                    "the q7 swap-table register write (SUNDA only; CAYMAN's swap table is a \
-                     no-op without register access [004 §5])",
-                    arch,
-                ))
-            }
-            ArchId::Mariana => {
-                return Err(unsupported(
-                    "the q7 swap-table register write (SUNDA only; MARIANA's is not traced)",
-                    arch,
-                ))
-            }
-        },
+        TraceOp::Q7SwapTable { .. }
+        | TraceOp::ProgramStart(_)
+        | TraceOp::StpbInit
+        | TraceOp::ReleaseRunStall(_)
+        | TraceOp::DisableHwDecode(_)
+        | TraceOp::DgeCarveout(_)
+        | TraceOp::TopspDoorbell(_)
+        | TraceOp::Q7UcodeLoad(_) => {
+            return Err(Error::InvalidArgument(
+                "an engine operation (trace::engine)",
+            ))
+        }
     }
     Ok(t.accesses())
 }
@@ -434,15 +474,50 @@ pub fn json_line(a: &Access) -> String {
     )
 }
 
+/// The engine operation of `op`, if it is one ([`engine`]).
+fn engine_op(op: &TraceOp) -> Option<engine::EngineOp> {
+    use engine::EngineOp as E;
+    Some(match op {
+        TraceOp::ProgramStart(a) => E::ProgramStart(a.clone()),
+        TraceOp::StpbInit => E::StpbInit,
+        TraceOp::ReleaseRunStall(a) => E::ReleaseRunStall(a.clone()),
+        TraceOp::DisableHwDecode(a) => E::DisableHwDecode(a.clone()),
+        TraceOp::DgeCarveout(a) => E::DgeCarveout(a.clone()),
+        TraceOp::TopspDoorbell(a) => E::TopspDoorbell(a.clone()),
+        TraceOp::Q7UcodeLoad(a) => E::Q7UcodeLoad(a.clone()),
+        TraceOp::Q7SwapTable { value, extra } => E::Q7SwapTable(*value, *extra),
+        _ => return None,
+    })
+}
+
 /// `khal trace`.
 pub fn run(args: &TraceArgs) -> Result<String, String> {
     let arch = args.arch.id();
-    let accesses = record(arch, &args.op).map_err(|e| format!("{}: {e}", args.op.name()))?;
+    let fail = |e: Error| format!("{}: {e}", args.op.name());
+    let report = match engine_op(&args.op) {
+        Some(op) => engine::record(arch, &op).map_err(fail)?,
+        None => engine::Report {
+            accesses: record(arch, &args.op).map_err(fail)?,
+            ..engine::Report::default()
+        },
+    };
+    let q7 = matches!(args.op, TraceOp::Q7UcodeLoad(_));
     let mut out = String::new();
     if args.json {
-        for a in &accesses {
-            out.push_str(&json_line(a));
+        for st in &report.steps {
+            out.push_str(&json_step(st));
             out.push('\n');
+        }
+        if q7 {
+            for (a, words, nonzero) in engine::bursts(&report.accesses) {
+                out.push_str(&json_burst(&a, words, nonzero));
+                out.push('\n');
+            }
+        } else {
+            for a in &report.accesses {
+                out.push_str(&json_line(a));
+                out.push('\n');
+            }
         }
         return Ok(out);
     }
@@ -451,9 +526,40 @@ pub fn run(args: &TraceArgs) -> Result<String, String> {
         "# {} on {}: {} register access(es); offsets relative to the block base (dry-run bases)",
         args.op.name(),
         arch,
-        accesses.len()
+        report.accesses.len()
     );
-    for a in &accesses {
+    for st in &report.steps {
+        let outcome = match st.outcome {
+            Ok(()) => "ok".to_string(),
+            Err(e) => format!("stopped: {e}"),
+        };
+        let _ = writeln!(out, "step   {}.{}  {outcome}", st.init, st.step);
+    }
+    if let Some(e) = report.stopped {
+        let at = report
+            .steps
+            .last()
+            .map_or("the shim's check".to_string(), |s| {
+                format!("{}.{}", s.init, s.step)
+            });
+        let _ = writeln!(out, "stpb_init stopped at {at}: {e}");
+    } else if matches!(args.op, TraceOp::StpbInit) {
+        let _ = writeln!(out, "stpb_init completed");
+    }
+    if q7 {
+        for (a, words, nonzero) in engine::bursts(&report.accesses) {
+            let _ = writeln!(
+                out,
+                "{:<5}  {:<12}  +{:#09x}  burst of {words} words ({nonzero} non-zero, first {:#010x})",
+                a.op.as_str(),
+                a.block.map_or("-", |(n, _)| n),
+                a.offset(),
+                a.value,
+            );
+        }
+        return Ok(out);
+    }
+    for a in &report.accesses {
         let _ = writeln!(
             out,
             "{:<5}  {:<12}  +{:#06x}  {:#010x}  {}",
@@ -465,4 +571,31 @@ pub fn run(args: &TraceArgs) -> Result<String, String> {
         );
     }
     Ok(out)
+}
+
+/// One JSON line of an engine-init step:
+/// `{"step","outcome"}` (`ok` or the error).
+fn json_step(st: &engine::StepLine) -> String {
+    let outcome = match st.outcome {
+        Ok(()) => "ok".to_string(),
+        Err(e) => e.to_string(),
+    };
+    serde_json::json!({
+        "step": format!("{}.{}", st.init, st.step),
+        "outcome": outcome,
+    })
+    .to_string()
+}
+
+/// One JSON line of a write burst: `{"op","block","offset","words","nonzero","first"}`.
+fn json_burst(a: &Access, words: usize, nonzero: usize) -> String {
+    serde_json::json!({
+        "op": "write_burst",
+        "block": a.block.map(|(n, _)| n),
+        "offset": format!("{:#x}", a.offset()),
+        "words": words,
+        "nonzero": nonzero,
+        "first": format!("{:#x}", a.value),
+    })
+    .to_string()
 }

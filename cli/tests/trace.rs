@@ -395,13 +395,12 @@ fn operations_the_arch_does_not_have() {
             "not supported",
         );
     }
-    for arch in ["cayman", "mariana"] {
-        fails(
-            arch,
-            &["q7-swap-table", "--value", "1", "--extra", "2"],
-            "not supported",
-        );
-    }
+    // MARIANA's swap table is not in the sources.
+    fails(
+        "mariana",
+        &["q7-swap-table", "--value", "1", "--extra", "2"],
+        "not supported",
+    );
 }
 
 #[test]
@@ -525,4 +524,237 @@ fn human_output_names_every_access() {
     assert!(lines[0].contains("relative"));
     assert!(lines[6].contains("nq[1].nq_tail_ptr"));
     assert!(lines[7].contains("nq[1].nq_head_ptr"));
+}
+
+#[test]
+fn cayman_q7_swap_table_succeeds_with_no_register_access() {
+    // [004 §5 QUIRK]: `xor eax,eax; ret` — success, nothing touched.
+    check(
+        "cayman",
+        &["q7-swap-table", "--value", "1", "--extra", "2"],
+        &[],
+    );
+    let (code, out, _) = khal(&[
+        "trace",
+        "--arch",
+        "cayman",
+        "q7-swap-table",
+        "--value",
+        "1",
+        "--extra",
+        "2",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.contains("0 register access(es)"), "{out}");
+}
+
+const XT: &str = "tpb_xt_local";
+
+#[test]
+fn cayman_program_start_lo_hi_ctrl_in_the_notes_order() {
+    // [002 §4], [FACTS §12.1, §13.1]: POOL, ACT, PE, DVE; lo +0x1060,
+    // hi +0x1080, START_CTRL +0x004 = 1, each at its own window.
+    let per = |lo: u32, hi: u32| {
+        [
+            (W, NX, 0x1060, lo, "start_addr_lo"),
+            (W, NX, 0x1080, hi, "start_addr_hi"),
+            (W, NX, 0x004, 1, "start_ctrl"),
+        ]
+    };
+    let mut want = Vec::new();
+    want.extend(per(0x30, 3)); // POOL
+    want.extend(per(0x10, 2)); // ACT
+    want.extend(per(0x00, 1)); // PE
+    check(
+        "cayman",
+        &[
+            "program-start",
+            "--pe",
+            "0x100000000",
+            "--act",
+            "0x200000010",
+            "--pool",
+            "0x300000030",
+            "--dve",
+            "skip",
+        ],
+        &want,
+    );
+    // SP launched: its window's owner is not in the notes; SUNDA/MARIANA have
+    // no start registers: typed NotTraced, nothing traced.
+    fails("cayman", &["program-start", "--sp", "0x10"], "not traced");
+    fails("sunda", &["program-start"], "not traced");
+    fails("mariana", &["program-start"], "not traced");
+}
+
+#[test]
+fn stpb_init_names_the_step_where_it_stopped_on_every_arch() {
+    for arch in ARCHES {
+        let (code, out, err) = khal(&["trace", "--arch", arch, "--json", "stpb-init"]);
+        assert_eq!(code, 0, "{arch}: {err}");
+        let lines: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 1, "{arch}: {out}");
+        assert_eq!(lines[0]["step"], "pooling_init.regs_init");
+        assert!(
+            lines[0]["outcome"]
+                .as_str()
+                .unwrap()
+                .starts_with("not traced: pooling regs_init"),
+            "{out}"
+        );
+        let (_, text, _) = khal(&["trace", "--arch", arch, "stpb-init"]);
+        assert!(
+            text.contains("stpb_init stopped at pooling_init.regs_init: not traced"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn release_run_stall_per_arch() {
+    // [FACTS §13.4]: SUNDA +0x04 only; CAYMAN/MARIANA +0x00 then +0x3000.
+    check(
+        "sunda",
+        &["release-run-stall", "--engine", "pool"],
+        &[(W, NX, 0x4, 0, "release_run_stall")],
+    );
+    for arch in ["cayman", "mariana"] {
+        check(
+            arch,
+            &["release-run-stall", "--engine", "pool"],
+            &[
+                (W, NX, 0x0, 0, "release_run_stall"),
+                (W, XT, 0x3000, 0, "q7_release_run_stall"),
+            ],
+        );
+        fails(arch, &["release-run-stall", "--engine", "pe"], "not traced");
+    }
+}
+
+#[test]
+fn disable_hw_decode_dge_and_doorbells() {
+    check(
+        "cayman",
+        &["disable-hw-decode", "--value", "1"],
+        &[
+            (R, XT, 0x4000, 0, "hw_decode_control"),
+            (W, XT, 0x4000, 1, "hw_decode_control"),
+        ],
+    );
+    check("sunda", &["disable-hw-decode"], &[]);
+    check(
+        "cayman",
+        &["dge-carveout", "--size", "0x100", "--offset", "0x20"],
+        &[(W, NX, 0x14E0, 0x0010_0002, "sw_dge_carveout")],
+    );
+    fails(
+        "cayman",
+        &["dge-carveout", "--size", "0x38000", "--offset", "0x10"],
+        "offset + size > cap",
+    );
+    fails(
+        "cayman",
+        &["dge-carveout", "--size", "0x108", "--offset", "0"],
+        "not a multiple of 16",
+    );
+    fails(
+        "sunda",
+        &["dge-carveout", "--size", "0x100", "--offset", "0"],
+        "not traced",
+    );
+    check(
+        "cayman",
+        &["topsp-doorbell", "--which", "tsync_signal"],
+        &[(W, NX, 0x1560, 1, "topsp_tsync_signal")],
+    );
+    check(
+        "sunda",
+        &["topsp-doorbell", "--which", "host_trigger", "--value", "7"],
+        &[(W, "topsp_nx", 0x848, 7, "host_trigger")],
+    );
+    fails(
+        "mariana",
+        &["topsp-doorbell", "--which", "stop_signal"],
+        "not traced",
+    );
+}
+
+#[test]
+fn q7_ucode_load_bursts_dram_then_iram_per_core() {
+    // SUNDA [FACTS §13.3]: 8 cores, stride 0x2_0000 from 0x298_0000; per core
+    // the DRAM image (0x1_0000 padded) at IRAM + 0x1_0000, then the IRAM image.
+    let (code, out, err) = khal(&[
+        "trace",
+        "--arch",
+        "sunda",
+        "--json",
+        "q7-ucode-load",
+        "--owner",
+        "0",
+        "--iram-size",
+        "8",
+        "--dram-size",
+        "4",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 16);
+    for (k, pair) in lines.chunks(2).enumerate() {
+        let iram = 0x298_0000 + 0x2_0000 * k as u64;
+        assert_eq!(pair[0]["offset"], format!("{:#x}", iram + 0x1_0000));
+        assert_eq!(pair[0]["words"], 0x4000);
+        assert_eq!(pair[0]["first"], "0x4030201");
+        assert_eq!(pair[1]["offset"], format!("{iram:#x}"));
+        assert_eq!(pair[1]["nonzero"], 2);
+        assert_eq!(pair[1]["first"], "0x3020100");
+    }
+    fails(
+        "sunda",
+        &[
+            "q7-ucode-load",
+            "--owner",
+            "1",
+            "--iram-size",
+            "4",
+            "--dram-size",
+            "4",
+        ],
+        "only pooling supported",
+    );
+    fails(
+        "cayman",
+        &[
+            "q7-ucode-load",
+            "--owner",
+            "0",
+            "--iram-size",
+            "0x20001",
+            "--dram-size",
+            "4",
+        ],
+        "IRAM ucode too big!",
+    );
+}
+
+#[test]
+fn every_engine_op_has_help_with_an_example() {
+    for op in [
+        "program-start",
+        "stpb-init",
+        "release-run-stall",
+        "disable-hw-decode",
+        "dge-carveout",
+        "topsp-doorbell",
+        "q7-ucode-load",
+    ] {
+        let (code, out, _) = khal(&["trace", "--arch", "cayman", op, "--help"]);
+        assert_eq!(code, 0, "{op}");
+        assert!(out.contains("Example:") && out.contains(op), "{op}: {out}");
+    }
 }

@@ -11,6 +11,7 @@
 
 use crate::error::{Error, Result};
 use crate::family::Offset;
+use crate::regs::BlockDesc;
 
 /// One TopSP doorbell [FACTS §13.2].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +59,10 @@ impl Doorbell {
 
 /// The TopSP-NX family.
 pub trait TopSpNx {
+    /// The TopSP window's register description (offsets from the window), for
+    /// traces and `khal decode`; `Err(NotTraced)` where no register is known.
+    const TOPSP_BLOCK: Result<&'static BlockDesc>;
+
     /// The TopSP-NX window base (= `xt_local_reg_offset(4, 0)`).
     fn topsp_window_base() -> Result<Offset>;
     /// The `stop_signal` register.
