@@ -22,6 +22,7 @@
 mod fmt;
 
 pub mod addr;
+pub mod asynch;
 pub mod csr;
 pub mod dma;
 pub mod dve;

@@ -77,6 +77,14 @@ impl<T: Advance + ?Sized> DelayNs for SimDelay<'_, T> {
     }
 }
 
+/// The async twin, for `khal_core::asynch`: simulated time passes and the
+/// future is ready at once (nothing to wait for in a simulation).
+impl<T: Advance + ?Sized> embedded_hal_async::delay::DelayNs for SimDelay<'_, T> {
+    async fn delay_ns(&mut self, ns: u32) {
+        DelayNs::delay_ns(self, ns);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,7 +28,9 @@
 //! "Gone" is the whole device's: [`DeviceModel::set_gone`](super::DeviceModel::set_gone).
 
 use std::any::Any;
+use std::sync::Arc;
 
+use khal_core::asynch::NqSignal;
 use khal_core::notific::regs::{self, coal_ctrl};
 use khal_core::notific::Flavour;
 use khal_core::{Error, Result};
@@ -87,6 +89,9 @@ pub struct NotificModel {
     queues: [Queue; regs::NQ_COUNT as usize],
     in_flight: Vec<InFlight>,
     coalescer_clears: u32,
+    /// Per queue, the interrupt raised when a phase byte lands (the NQ's
+    /// MSI-X line of a real device), if wired.
+    interrupts: [Option<Arc<NqSignal>>; regs::NQ_COUNT as usize],
 }
 
 /// The payload byte range holding the model's sequence number.
@@ -108,6 +113,23 @@ impl NotificModel {
             queues: [Queue::default(); regs::NQ_COUNT as usize],
             in_flight: Vec::new(),
             coalescer_clears: 0,
+            interrupts: Default::default(),
+        }
+    }
+
+    /// Wire queue `idx`'s interrupt: `signal` is raised each time entries of
+    /// the queue become visible (their phase bytes land), as a device's NQ
+    /// interrupt would; `khal_core::asynch` waits are woken by it.
+    pub fn set_interrupt(&mut self, idx: u32, signal: Arc<NqSignal>) {
+        if let Some(slot) = self.interrupts.get_mut(idx as usize) {
+            *slot = Some(signal);
+        }
+    }
+
+    /// Raise queue `idx`'s interrupt, if wired.
+    fn interrupt(&self, idx: u32) {
+        if let Some(Some(s)) = self.interrupts.get(idx as usize) {
+            s.signal();
         }
     }
 
@@ -257,6 +279,15 @@ impl NotificModel {
             }
             done += 1;
         }
+        // Entries whose phase byte landed are visible: interrupt (slow DMA
+        // interrupts when its bytes land, in `land`).
+        let slow = matches!(
+            self.queues.get(idx as usize).map(|q| q.fault),
+            Some(QueueFault::SlowDma { .. })
+        );
+        if done > 0 && !slow {
+            self.interrupt(idx);
+        }
         Ok(done)
     }
 
@@ -269,6 +300,9 @@ impl NotificModel {
             if f.due_ns <= now || force(f.queue) {
                 // A ring outside memory was refused at post time already.
                 let _ = bus.write_mem(f.addr, &[f.byte]);
+                if let Some(Some(s)) = self.interrupts.get(f.queue as usize) {
+                    s.signal();
+                }
             } else {
                 keep.push(f);
             }

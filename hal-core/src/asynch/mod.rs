@@ -1,0 +1,26 @@
+//! `async` twins of khal's waits, for embassy-style executors; the blocking
+//! API is unchanged and stays the reference.
+//!
+//! - [`wait`]: [`poll_until`](wait::poll_until), the bounded wait over
+//!   [`embedded_hal_async::delay::DelayNs`], and
+//!   [`poll_until_signalled`](wait::poll_until_signalled), which also wakes
+//!   early on an interrupt.
+//! - [`signal`]: [`NqSignal`], the interrupt-safe waker cell an NQ's
+//!   interrupt handler (MSI-X) raises, or the host device model.
+//! - [`nq`]: [`nq::wait_new`] (until the next entry of an NQ ring is new,
+//!   woken by the interrupt, bounded by a budget) and [`nq::drain`] (that
+//!   wait, then the blocking drain) over the public API of
+//!   [`NqRing`](crate::notific::NqRing).
+//!
+//! Every wait here is bounded exactly like the blocking ones: at most
+//! `budget.polls` waits of `budget.period_us`, then [`Error::Timeout`]
+//! (ARCHITECTURE rule "every wait has a budget"). An interrupt only ends a
+//! wait early; a lost interrupt costs at most one period.
+//!
+//! [`Error::Timeout`]: crate::Error::Timeout
+
+pub mod nq;
+pub mod signal;
+pub mod wait;
+
+pub use signal::NqSignal;

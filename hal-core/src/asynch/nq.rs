@@ -1,0 +1,93 @@
+//! Async waits on an NQ ring [004 §3]: wait, woken by the NQ's interrupt and
+//! bounded by a budget, until the ring's next entry is new; then drain it with
+//! the blocking (non-waiting) drain.
+//!
+//! Built only on [`NqRing`]'s public API. "New" is the phase rule the blocking
+//! drain uses [FACTS §11]: the entry at the consumer cursor is new when its
+//! phase bit differs from the consumer phase (the device flips the phase it
+//! writes at every wrap). The check is one load from ring memory, no MMIO, in
+//! either consume mode.
+
+use embedded_hal_async::delay::DelayNs;
+
+use super::signal::NqSignal;
+use super::wait::poll_until_signalled;
+use crate::dma::DmaMemory;
+use crate::error::{Error, Result};
+use crate::mmio::Mmio;
+use crate::notific::entry::{phase_of, NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE};
+use crate::notific::ring::DeviceZero;
+use crate::notific::{ConsumeMode, NotificEngine, NqRing};
+use crate::wait::Budget;
+
+/// A blocking delay for the drain that follows a satisfied wait: in phase
+/// mode the drain never waits (the walk decides entry by entry), so this
+/// delay is never asked to sleep.
+struct NoWait;
+
+impl embedded_hal::delay::DelayNs for NoWait {
+    fn delay_ns(&mut self, _ns: u32) {}
+}
+
+/// `true` when the entry at the ring's consumer cursor is new (its phase bit
+/// is not the consumer phase) [FACTS §11]. One byte load, no register access.
+pub fn has_new<R: DmaMemory, Z: DeviceZero>(ring: &NqRing<R, Z>) -> Result<bool> {
+    let off = ring.next_index() as usize * NQ_ENTRY_BYTES + PHASE_BYTE;
+    Ok(phase_of(ring.memory().load_u8(off)?) != ring.phase())
+}
+
+/// Wait until the ring's next entry is new: checked at once, then after each
+/// wake by `signal` (the NQ's interrupt) or each `budget.period_us`, at most
+/// `budget.polls` times; [`Error::Timeout`] (`"nq notification (async)"`)
+/// after that. Consumes nothing. Returns the number of waits taken.
+pub async fn wait_new<R, Z, D>(
+    ring: &NqRing<R, Z>,
+    signal: &NqSignal,
+    delay: &mut D,
+    budget: Budget,
+) -> Result<u32>
+where
+    R: DmaMemory,
+    Z: DeviceZero,
+    D: DelayNs + ?Sized,
+{
+    poll_until_signalled(signal, delay, budget, "nq notification (async)", || {
+        has_new(ring)
+    })
+    .await
+}
+
+/// Wait as [`wait_new`] does, then drain up to `out.len()` (and at most the
+/// ring's `max_batch`) notifications with [`NqRing::drain`]: one head write,
+/// nothing read from the engine. Returns how many (at least 1 unless `out`
+/// is empty, which returns 0 at once).
+///
+/// Phase mode only: a tail-mode drain waits for the last pending entry to
+/// land, a wait the blocking drain does itself with a blocking delay. A ring
+/// in tail mode is refused with [`Error::InvalidArgument`] before anything
+/// is read.
+pub async fn drain<R, Z, M, D>(
+    ring: &mut NqRing<R, Z>,
+    engine: &NotificEngine<M>,
+    signal: &NqSignal,
+    delay: &mut D,
+    budget: Budget,
+    out: &mut [NqEntry],
+) -> Result<usize>
+where
+    R: DmaMemory,
+    Z: DeviceZero,
+    M: Mmio,
+    D: DelayNs + ?Sized,
+{
+    if ring.mode() != ConsumeMode::Phase {
+        return Err(Error::InvalidArgument(
+            "async drain needs a phase-mode ring",
+        ));
+    }
+    if out.is_empty() {
+        return Ok(0);
+    }
+    wait_new(ring, signal, delay, budget).await?;
+    ring.drain(engine, &mut NoWait, out)
+}
