@@ -3,9 +3,14 @@
 //!
 //! Steps, in order:
 //! 1. bind the arch at run time ([`khal::AnyArch`] from the validated id);
-//! 2. `stpb_init` with valid configs [002 §3]: the engine leaf bodies are NOT
-//!    TRACED on every arch, so this reports the typed `NotTraced` answer it
-//!    gets and goes on (nothing is invented);
+//! 2. `stpb_init` with valid configs [002 §3], [FACTS §13.6]: each engine's
+//!    init runs its steps in order and stops at the first whose program is
+//!    not traced (on every arch today `pooling_init.regs_init`), before it
+//!    writes; the demo reports where and why, then runs the §13 leaves the
+//!    sources give whole on the model's XT/NX windows and reads the model back
+//!    (program_start, the POOL run-stall releases, disable_hw_decode, the DGE
+//!    carveout, a TopSP doorbell), each line naming what is not traced where
+//!    it is not;
 //! 3. the TPB's 10-queue notification engine through `sp_init(nt = true,
 //!    init = false)` (the SP's notific init [002 §2]) and a single-queue
 //!    TopSP engine (`NotificEngine::init` with 1 queue) [004 §2];
@@ -48,9 +53,13 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 use khal::core::dma::{DmaAllocator, MemLocation};
 use khal::core::dve::{DveLoader, DvePlacement, DveTableSet, LoadOutcome, DVE_QUEUE_NAME};
-use khal::core::engine::{EngineParams, PeParams, PoolingParams, SpHandle, StpbConfig};
+use khal::core::engine::{
+    dge, program, run_stall, topsp, EngineOps, EngineParams, PeParams, PoolingParams, SpHandle,
+    Step, StpbConfig,
+};
 use khal::core::error::Fault;
-use khal::core::family::{Arch, Offset};
+use khal::core::family::nx_local::{OWNER_TOPSP, OWNER_TPB};
+use khal::core::family::{Arch, Doorbell, Gated, NxLocal, Offset};
 use khal::core::intc::{ErrtrigLine, Intc, MsixIntc};
 use khal::core::notific::regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
 use khal::core::notific::{ConsumeMode, Flavour, NotificEngine, NqConfig, NqEntry, NqRing};
@@ -59,7 +68,7 @@ use khal::std_adapter::dma::{HostAllocator, Identity};
 use khal::std_adapter::model::dma_engine::{DmaEngineModel, ModelDmaQueue};
 use khal::std_adapter::model::intc::{ErrtrigModel, MsixModel};
 use khal::std_adapter::model::notific::{entry_seq, NotificModel, QueueFault};
-use khal::std_adapter::model::tpb::TpbWindow;
+use khal::std_adapter::model::tpb::{StartRegs, TpbWindow, XtLayout};
 use khal::std_adapter::model::DeviceModel;
 use khal::std_adapter::{Counting, DmaBuf, SimDelay};
 use khal::{AnyArch, ArchId, Cayman, DeviceAddr, Error, Mariana, Mmio, Sunda};
@@ -83,6 +92,8 @@ const WINDOW_SIZE: u64 = 0x1_0000;
 /// Demo TPB memory handle (`tpb_mem_handle`): the XT/NX windows of
 /// [FACTS §13.1] are offsets from it.
 const TPB_MEM: DeviceAddr = DeviceAddr(0x4000_0000);
+/// Bytes of one XT/NX window mounted for the demo.
+const XT_WINDOW_SIZE: u64 = 0x1_0000;
 /// Demo bases of the MARIANA MSI-X block and errtrig block 0.
 const MSIX_BASE: DeviceAddr = DeviceAddr(0x2000_0000);
 const ERRTRIG_BASE: DeviceAddr = DeviceAddr(0x2010_0000);
@@ -244,6 +255,8 @@ struct Stats {
 #[derive(Debug, Default)]
 struct Bringup {
     stpb: String,
+    /// The §13 engine bring-up, one `(what, outcome)` per step.
+    engine: Vec<(String, String)>,
     dve: String,
     dve_fingerprint: String,
     dve_tables: usize,
@@ -368,10 +381,27 @@ fn bring_up_engines<'m>(
         flag: 1,
         init: true,
     };
-    let (stpb, out) = match arch.stpb_init(meter, &cfg) {
+    // Each engine's init runs its §13 steps in order and stops at the first
+    // one whose program is not traced, before it writes [FACTS §13.6].
+    let mut ran: Vec<String> = Vec::new();
+    let mut log = |e: khal::Engine, st: Step, _: khal::Result<()>| {
+        let init = match e {
+            khal::Engine::Pool => "pooling_init",
+            khal::Engine::Act => "act_init",
+            khal::Engine::Dve => "dve_init",
+            khal::Engine::Pe => "pe_init",
+            khal::Engine::Sp => "sp_init",
+        };
+        ran.push(format!("{init}.{}", st.name()));
+    };
+    let (stpb, out) = match arch.stpb_init_logged(meter, &cfg, &mut log) {
         Ok(out) => ("ok".to_string(), out),
         Err(Error::NotTraced(what)) => (
-            format!("not traced: {what} (engine bodies are not in the notes; skipped)"),
+            format!(
+                "stopped at {} (steps run: {}): not traced: {what}; the traced leaves run below",
+                ran.last().map_or("the shim", String::as_str),
+                ran.len()
+            ),
             arch.sp_init(meter, Some(&sp), true, 1, false)?,
         ),
         Err(e) => return Err(e),
@@ -383,6 +413,120 @@ fn bring_up_engines<'m>(
         .notific
         .ok_or(Error::InvalidArgument("sp_init returned no notific engine"))?;
     Ok((stpb, engine))
+}
+
+/// The XT/NX window layout of `A` for the model: the run-stall, HW-decode
+/// and launch registers the arch gives [FACTS §12.1, §13.4].
+fn xt_layout<A: NxLocal>() -> XtLayout {
+    let reg = |r: khal::Result<khal::core::regs::Reg>| r.ok().map(|r| r.offset());
+    let gated = |g: khal::Result<Gated<khal::core::regs::Reg>>| match g {
+        Ok(Gated::Present(r)) => Some(r.offset()),
+        _ => None,
+    };
+    let start = match (A::start_addr_lo(), A::start_addr_hi(), A::start_ctrl()) {
+        (Ok(lo), Ok(hi), Ok(ctrl)) => Some(StartRegs {
+            lo: lo.offset(),
+            hi: hi.offset(),
+            ctrl: ctrl.offset(),
+        }),
+        _ => None,
+    };
+    XtLayout {
+        seq_release: reg(A::release_run_stall()),
+        q7_release: gated(A::q7_release_run_stall()),
+        hw_decode_control: gated(A::hw_decode_control()),
+        start,
+    }
+}
+
+/// The leaves of [FACTS §13] the sources give whole, run on the model's
+/// XT/NX windows (mounted at the demo TPB memory handle) and checked by
+/// reading the model back: program_start, the POOL run-stall releases,
+/// disable_hw_decode, the DGE carveout, a TopSP doorbell. Each line says what
+/// happened, or the typed answer naming what is not traced.
+fn engine_leaves<A: EngineOps>(dev: &DeviceModel, meter: &Meter<'_>) -> Vec<(String, String)> {
+    let mut lines = Vec::new();
+    let layout = xt_layout::<A>();
+    let names = ["xt.pe", "xt.act", "xt.pool", "xt.dve"];
+    let mut windows = Vec::new();
+    for (eng, name) in names.into_iter().enumerate() {
+        if let Ok(o) = A::xt_local_reg_offset(eng as u32, OWNER_TPB) {
+            let base = o.at(TPB_MEM);
+            if dev
+                .mount(base, TpbWindow::xt(name, XT_WINDOW_SIZE, layout))
+                .is_ok()
+            {
+                windows.push((name, base));
+            }
+        }
+    }
+    if let Ok(o) = A::xt_local_reg_offset(4, OWNER_TOPSP) {
+        let _ = dev.mount(o.at(TPB_MEM), TpbWindow::new("xt.topsp", XT_WINDOW_SIZE));
+    }
+    let show = |r: khal::Result<String>| match r {
+        Ok(s) => s,
+        Err(e) => e.to_string(),
+    };
+    let read = |base: DeviceAddr| {
+        dev.with_block(base, |w: &mut TpbWindow, _| {
+            (
+                w.launches().to_vec(),
+                w.seq_stalled(),
+                w.q7_stalled(),
+                w.hw_decode_disabled(),
+            )
+        })
+    };
+    let pool = windows
+        .iter()
+        .find(|(n, _)| *n == "xt.pool")
+        .map(|(_, b)| *b);
+
+    // program_start: POOL, ACT, PE, DVE launched, SP skipped [002 §4].
+    let starts = [0x100, 0x200, 0x300, 0x400, program::SKIP];
+    let r = program::program_start::<A, _>(meter, TPB_MEM, &starts).map(|()| {
+        let got: Vec<String> = windows
+            .iter()
+            .filter_map(|(n, b)| read(*b).map(|st| format!("{n} {:x?}", st.0)))
+            .collect();
+        format!("launches read back: {}", got.join(", "))
+    });
+    lines.push(("program_start".to_string(), show(r)));
+
+    // POOL: the sequencer, then the Q7 cores [FACTS §13.4].
+    let r =
+        run_stall::release_run_stall::<A, _>(meter, TPB_MEM, khal::Engine::Pool).map(
+            |()| match pool.and_then(read) {
+                Some((_, seq, q7, _)) => format!(
+                    "sequencer stalled: {}; q7 cores stalled: {}",
+                    seq.map_or("-".to_string(), |b| b.to_string()),
+                    q7.map_or("no register (the sequencer frees them)".to_string(), |m| {
+                        format!("{m:#04x}")
+                    })
+                ),
+                None => "released".to_string(),
+            },
+        );
+    lines.push(("release_run_stall pool".to_string(), show(r)));
+
+    let r = run_stall::pool_window::<A>(TPB_MEM)
+        .and_then(|w| run_stall::disable_hw_decode::<A, _>(meter, w, 1))
+        .map(|()| match pool.and_then(read).and_then(|st| st.3) {
+            Some((d, reg)) => {
+                format!("disabled: {d} (hw_decode_control {reg:#x}, other bits kept)")
+            }
+            None => "no-op on this arch (no HW-decode silicon)".to_string(),
+        });
+    lines.push(("disable_hw_decode".to_string(), show(r)));
+
+    let r = dge::set_dge_carveout::<A, _>(meter, TPB_MEM, 0x100, 0x20)
+        .map(|()| "size 0x100 at offset 0x20 written (0x00100002)".to_string());
+    lines.push(("set_dge_carveout".to_string(), show(r)));
+
+    let r = topsp::topsp_doorbell::<A, _>(meter, TPB_MEM, Doorbell::HostTrigger, 1)
+        .map(|a| format!("rung at tpb_mem + {:#x}", a.get() - TPB_MEM.get()));
+    lines.push(("topsp host_trigger".to_string(), show(r)));
+    lines
 }
 
 /// The DVE tables of tile 0: demo content, default parameter RAM; verified in
@@ -592,6 +736,11 @@ fn demo(args: &DemoArgs) -> Result<String, DemoError> {
     let mut b = Bringup::default();
     let (stpb, tpb) = bring_up_engines(arch, &meter)?;
     b.stpb = stpb;
+    b.engine = match id {
+        ArchId::Sunda => engine_leaves::<Sunda>(&dev, &meter),
+        ArchId::Cayman => engine_leaves::<Cayman>(&dev, &meter),
+        ArchId::Mariana => engine_leaves::<Mariana>(&dev, &meter),
+    };
     let topsp = NotificEngine::init(&meter, Some(TOPSP_ENS), 1, 1, 0)?;
     let mut engines = [tpb, topsp];
 
@@ -780,6 +929,7 @@ fn demo(args: &DemoArgs) -> Result<String, DemoError> {
             "rings": lanes.len(),
             "ring_entries": RING_ENTRIES,
             "stpb_init": b.stpb,
+            "engine_bringup": b.engine.iter().map(|(w, o)| serde_json::json!({"step": w, "outcome": o})).collect::<Vec<_>>(),
             "dve": {
                 "tables": b.dve_tables,
                 "bytes": b.dve_bytes,
@@ -807,6 +957,9 @@ fn demo(args: &DemoArgs) -> Result<String, DemoError> {
     );
     let _ = writeln!(out, "  bind       {arch:?} from arch id {}", id as u32);
     let _ = writeln!(out, "  stpb_init  {}", b.stpb);
+    for (what, outcome) in &b.engine {
+        let _ = writeln!(out, "             {what}: {outcome}");
+    }
     let _ = writeln!(
         out,
         "  notific    TPB engine: 10 queues (sp_init); TopSP engine: 1 queue; bp mode 1"
