@@ -1,7 +1,10 @@
 //! The notification-enable masks: error, ham, evsem hw-bp [002 §4], [FACTS §4, §5].
 //!
-//! The C code reads them from the `khal_arch` sub-table (evsem `+0xA8`, error
-//! `+0xB0`, ham `+0xB8`); their values are NOT TRACED on every arch.
+//! [002 §4] reads them through `khal_arch` slots `+0xA8` (evsem), `+0xB0`
+//! (error), `+0xB8` (ham); the register-accessor page decodes those three
+//! slots as `hbm_size`, `seq_params` and `q7_params` instead, so the mask
+//! slots are NOT TRACED as well as the values [FACTS §5, §13.10 #2]. Neither
+//! revision gives a mask value on any arch [FACTS §12.1].
 
 use crate::error::{Error, Result};
 
