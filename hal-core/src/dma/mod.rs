@@ -29,8 +29,10 @@ pub use queue::{run_one_shot, Abort, DmaQueue, QueueInfo, RingStatus, RunError};
 pub use ring::{Descriptor, OneShotRing};
 pub use static_mem::{DmaBuffer, StaticDma, StaticDmaCell, STATIC_DMA_ALIGN};
 
+use core::sync::atomic::{fence, Ordering};
+
 use crate::error::Result;
-use crate::notific::entry::{NqEntry, NQ_ENTRY_BYTES};
+use crate::notific::entry::{NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
 
 /// Where a DMA buffer lives: the notes' `dmem_alloc` memory kinds [000 §4].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -178,6 +180,52 @@ pub trait DmaMemory {
         Ok(())
     }
 
+    /// The NQ drain's copy [004 §3], [FACTS §11]: copy the run of entries
+    /// starting at `offset` into `out`, in order, while each entry is new
+    /// (its phase bit equals `phase`), and return how many were copied
+    /// (`out[..n]`). An entry counts only if its phase bit says new both
+    /// when it is scanned and in its copy: one the device rewrote in between
+    /// (it must not: the head has not handed it back) ends the run, and
+    /// nothing past it is copied or counted.
+    ///
+    /// Ordering: every entry's bytes are loaded after the volatile load of
+    /// its phase byte that said new and an Acquire fence (the `dma_rmb` of
+    /// Linux nvme-pci), so they are the bytes the device published with it.
+    ///
+    /// The default scans the run ([`DmaMemory::scan_flag_run`]), fences
+    /// once, copies the new entries ([`DmaMemory::read_published_entries`])
+    /// and checks the copies' phase bits. A backend may do the three per
+    /// entry in one pass. Either way the whole run (`out.len()` entries) is
+    /// bounds-checked before any load.
+    #[inline]
+    fn read_new_entries(&self, offset: usize, out: &mut [NqEntry], phase: bool) -> Result<usize> {
+        // The whole run, before any load.
+        let end = out
+            .len()
+            .checked_mul(NQ_ENTRY_BYTES)
+            .and_then(|b| offset.checked_add(b));
+        if end.is_none_or(|end| end > self.len()) {
+            return Err(crate::Error::OutOfRange {
+                what: "dma entry run",
+                value: offset as u64,
+                limit: self.len() as u64,
+            });
+        }
+        // `offset + PHASE_BYTE < end <= len` for a non-empty run.
+        let flags = offset.wrapping_add(PHASE_BYTE);
+        let n = self.scan_flag_run(flags, NQ_ENTRY_BYTES, out.len(), PHASE_MASK, phase)?;
+        let Some((run, _)) = out.split_at_mut_checked(n) else {
+            return Ok(0);
+        };
+        if run.is_empty() {
+            return Ok(0);
+        }
+        // The phase loads above said "new": order the entry loads after them.
+        fence(Ordering::Acquire);
+        self.read_published_entries(offset, run)?;
+        Ok(run.iter().take_while(|e| e.phase() == phase).count())
+    }
+
     /// Volatile copy of `data` to `offset`.
     fn write(&self, offset: usize, data: &[u8]) -> Result<()>;
 
@@ -233,6 +281,10 @@ impl<T: DmaMemory + ?Sized> DmaMemory for &T {
         want: bool,
     ) -> Result<usize> {
         (**self).scan_flag_run(offset, stride, max, mask, want)
+    }
+    #[inline(always)]
+    fn read_new_entries(&self, offset: usize, out: &mut [NqEntry], phase: bool) -> Result<usize> {
+        (**self).read_new_entries(offset, out, phase)
     }
     #[inline(always)]
     fn write(&self, offset: usize, data: &[u8]) -> Result<()> {

@@ -11,11 +11,14 @@
 //! A call consumes at most the ring's `max_batch` (default
 //! `clamp(capacity / 4, 1, 128)`), never more than one ring.
 //!
+//! The hot path is shaped for the per-call cost too (issue 12): an empty
+//! phase-mode poll is one phase-byte load; a non-empty drain is the run copy
+//! of [`DmaMemory::read_new_entries`] (scan, one Acquire fence, bulk copy,
+//! copied phases checked) and the head write, all inlined into the call.
+//!
 //! Delivery: `drain` commits (moves the cursor and writes the head) only when
 //! it returns `Ok(n)`; on an error nothing is consumed. The iterator commits
 //! what it yielded, on [`Drain::finish`] or on drop.
-
-use core::sync::atomic::{fence, Ordering};
 
 use embedded_hal::delay::DelayNs;
 
@@ -27,28 +30,27 @@ use super::engine::NotificEngine;
 use super::entry::NqEntry;
 use super::ring::{ConsumeMode, DeviceZero, NqRing};
 
+/// Entries the iterator copies at a time (its buffer: 256 bytes).
+const ITER_CHUNK: usize = 16;
+
 impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
-    /// How many entries this drain may take, `want > 0`. Tail mode: the
+    /// Tail mode: how many entries this drain may take, `want > 0`: the
     /// entries known from the last tail read, or one tail read (checked) and
-    /// the bounded wait for the last entry to land. Phase mode: `want` (the
-    /// walk decides entry by entry).
-    fn budget_for<M: Mmio, D: DelayNs + ?Sized>(
+    /// the bounded wait for the last entry to land. Out of line: the phase
+    /// path never calls it.
+    #[inline(never)]
+    fn tail_budget<M: Mmio, D: DelayNs + ?Sized>(
         &mut self,
         engine: &NotificEngine<M>,
         delay: &mut D,
         want: u32,
     ) -> Result<u32> {
-        match self.mode() {
-            ConsumeMode::Phase => Ok(want),
-            ConsumeMode::Tail => {
-                if self.known() == 0 {
-                    let count = self.read_tail_count(engine)?;
-                    self.wait_arrival(delay, count)?;
-                    self.set_known(count);
-                }
-                Ok(self.known().min(want))
-            }
+        if self.known() == 0 {
+            let count = self.read_tail_count(engine)?;
+            self.wait_arrival(delay, count)?;
+            self.set_known(count);
         }
+        Ok(self.known().min(want))
     }
 
     /// A tail-mode entry the tail says is pending but whose phase says it is
@@ -58,6 +60,7 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
     /// Recovery: the entries known from that tail read are forgotten, so the
     /// next call reads the tail again (a transient lie costs one failed call;
     /// the valid entries before it are then delivered, once).
+    #[cold]
     fn overrun(&mut self, claimed: u32) -> Error {
         self.set_known(0);
         Error::DeviceFault(Fault::TooFarAhead {
@@ -82,42 +85,60 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
     /// rewrite that has not reached the phase byte yet is invisible to any
     /// consumer: the device publishes an entry by writing its phase byte
     /// last [FACTS §11].)
+    #[inline(always)]
     pub fn drain<M: Mmio, D: DelayNs + ?Sized>(
         &mut self,
         engine: &NotificEngine<M>,
         delay: &mut D,
         out: &mut [NqEntry],
     ) -> Result<usize> {
+        // Phase mode's idle poll, inlined into the caller: one phase-byte
+        // load, nothing else (an empty `out` changes nothing: `Ok(0)` too).
+        if self.mode() == ConsumeMode::Phase && !self.next_is_new()? {
+            return Ok(0);
+        }
+        self.drain_batch(engine, delay, out)
+    }
+
+    /// [`NqRing::drain`] past the idle test.
+    #[inline(always)]
+    fn drain_batch<M: Mmio, D: DelayNs + ?Sized>(
+        &mut self,
+        engine: &NotificEngine<M>,
+        delay: &mut D,
+        out: &mut [NqEntry],
+    ) -> Result<usize> {
+        // An empty `out` gives `want == 0`: nothing copied, nothing written.
         let want = u32::try_from(out.len())
             .unwrap_or(u32::MAX)
             .min(self.max_batch());
-        if want == 0 {
-            return Ok(0);
-        }
-        let avail = self.budget_for(engine, delay, want)?;
-        // 1. The phase bytes only (volatile loads): how many entries are new.
-        let n = self.walk_phase(avail)?;
-        if n < avail && self.mode() == ConsumeMode::Tail {
-            return Err(self.overrun(avail));
-        }
-        // 2. One Acquire fence for the batch: every entry load below is
-        //    ordered after the phase load that said it is new (see `load_new`).
-        fence(Ordering::Acquire);
-        // 3. The entries, in bulk; then their copied phase bits, which must
-        //    still say "new" (a hostile rewrite after the scan).
-        self.copy_entries(n, out)?;
-        let good = self.still_new(n, out);
-        if good < n && self.mode() == ConsumeMode::Tail {
-            return Err(self.overrun(avail));
-        }
-        self.commit(engine, good)?;
-        Ok(good as usize)
+        let n = match self.mode() {
+            ConsumeMode::Phase => self.take_new(0, want, out)?,
+            ConsumeMode::Tail if want == 0 => 0,
+            ConsumeMode::Tail => {
+                let avail = self.tail_budget(engine, delay, want)?;
+                let n = self.take_new(0, avail, out)?;
+                if n < avail {
+                    return Err(self.overrun(avail));
+                }
+                n
+            }
+        };
+        self.commit(engine, n)?;
+        Ok(n as usize)
     }
 
     /// An iterator over up to `max` (and at most `max_batch`) pending
     /// notifications. Tail mode reads the tail (at most once) here, before the
     /// first item. The head is written once when the iterator is finished or
     /// dropped, if it yielded anything.
+    ///
+    /// It drains as [`NqRing::drain`] does, in chunks of 16 entries copied
+    /// into the iterator (the same run copy and checks), and yields them one
+    /// by one. Tail mode: the entries before one whose phase says the device
+    /// lapped are yielded, then [`Fault::TooFarAhead`] (the next call reads
+    /// the tail again).
+    #[inline]
     pub fn drain_iter<'a, M: Mmio, D: DelayNs + ?Sized>(
         &'a mut self,
         engine: &'a NotificEngine<M>,
@@ -125,16 +146,20 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
         max: u32,
     ) -> Result<Drain<'a, R, Z, M>> {
         let want = max.min(self.max_batch());
-        let avail = if want == 0 {
-            0
-        } else {
-            self.budget_for(engine, delay, want)?
+        let avail = match self.mode() {
+            _ if want == 0 => 0,
+            ConsumeMode::Phase => want,
+            ConsumeMode::Tail => self.tail_budget(engine, delay, want)?,
         };
         Ok(Drain {
             ring: self,
             engine,
             avail,
-            taken: 0,
+            before: 0,
+            buf: [NqEntry::default(); ITER_CHUNK],
+            pos: 0,
+            len: 0,
+            short: false,
             done: false,
         })
     }
@@ -145,58 +170,98 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
 pub struct Drain<'a, R: DmaMemory, Z: DeviceZero, M: Mmio> {
     ring: &'a mut NqRing<R, Z>,
     engine: &'a NotificEngine<M>,
+    /// Most entries this iterator may yield.
     avail: u32,
-    taken: u32,
+    /// Entries yielded from the chunks before the one in `buf`.
+    before: u32,
+    /// The chunk copied from the ring: `buf[..pos]` yielded, `buf[pos..len]`
+    /// not yet (`len <= ITER_CHUNK`).
+    buf: [NqEntry; ITER_CHUNK],
+    pos: usize,
+    len: usize,
+    /// The last chunk stopped at an entry that is not new.
+    short: bool,
     done: bool,
 }
 
 impl<R: DmaMemory, Z: DeviceZero, M: Mmio> Drain<'_, R, Z, M> {
     /// Commit what was yielded (one head write if anything) and return the count.
+    #[inline]
     pub fn finish(mut self) -> Result<u32> {
         self.commit()
     }
 
+    /// Entries yielded so far (what the head write hands back).
+    fn yielded(&self) -> u32 {
+        // `pos <= len <= ITER_CHUNK` and `before + len <= avail`: no overflow.
+        self.before.wrapping_add(self.pos as u32)
+    }
+
+    #[inline]
     fn commit(&mut self) -> Result<u32> {
-        let n = core::mem::take(&mut self.taken);
+        let n = self.yielded();
+        (self.before, self.pos, self.len) = (0, 0, 0);
         self.done = true;
         self.ring.commit(self.engine, n)?;
         Ok(n)
+    }
+
+    /// Copy the next chunk into the buffer and yield its first entry; `None`
+    /// (phase mode) or the overrun fault (tail mode) when nothing is new.
+    #[inline(never)]
+    fn refill(&mut self) -> Option<Result<NqEntry>> {
+        if self.done {
+            return None;
+        }
+        self.before = self.yielded();
+        (self.pos, self.len) = (0, 0);
+        let left = self.avail.saturating_sub(self.before);
+        let n = if self.short || left == 0 {
+            0
+        } else {
+            let want = left.min(ITER_CHUNK as u32);
+            match self.ring.take_new(self.before, want, &mut self.buf) {
+                Ok(n) => {
+                    self.short = n < want;
+                    n
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+        };
+        let Some(&first) = self.buf.first().filter(|_| n > 0) else {
+            self.done = true;
+            return match self.ring.mode() {
+                ConsumeMode::Tail if left > 0 => Some(Err(self.ring.overrun(self.avail))),
+                _ => None,
+            };
+        };
+        (self.pos, self.len) = (1, n as usize);
+        Some(Ok(first))
     }
 }
 
 impl<R: DmaMemory, Z: DeviceZero, M: Mmio> Iterator for Drain<'_, R, Z, M> {
     type Item = Result<NqEntry>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done || self.taken >= self.avail {
-            return None;
+        if self.pos < self.len {
+            // `pos < len <= ITER_CHUNK` (a power of two): the mask keeps the
+            // index and lets the compiler drop the bounds check.
+            let e = *self.buf.get(self.pos % ITER_CHUNK)?;
+            self.pos += 1;
+            return Some(Ok(e));
         }
-        match self.ring.load_new(self.taken) {
-            Ok(Some(e)) => {
-                self.taken += 1;
-                Some(Ok(e))
-            }
-            Ok(None) => {
-                self.done = true;
-                match self.ring.mode() {
-                    ConsumeMode::Phase => None,
-                    ConsumeMode::Tail => {
-                        let err = self.ring.overrun(self.avail);
-                        Some(Err(err))
-                    }
-                }
-            }
-            Err(e) => {
-                self.done = true;
-                Some(Err(e))
-            }
-        }
+        self.refill()
     }
 }
 
 impl<R: DmaMemory, Z: DeviceZero, M: Mmio> Drop for Drain<'_, R, Z, M> {
     fn drop(&mut self) {
-        if self.taken > 0 {
+        if self.yielded() > 0 {
             if let Err(e) = self.commit() {
                 warn!("nq head write on drain drop failed: {:?}", e);
             }

@@ -298,6 +298,7 @@ impl<M: Mmio> NotificEngine<M> {
     /// `docs/coverage.md`): the C code accepts any index there, whose
     /// registers then alias queue 0's while the enable and overflow shadows
     /// take bit `1 << idx`, a bit of a queue that does not exist.
+    #[inline(always)]
     pub fn nq_reg(&self, reg: crate::regs::RegArray, idx: u32) -> Result<Reg> {
         match self.flavour {
             Flavour::TenQueue => reg.at(idx),
@@ -340,6 +341,7 @@ impl<M: Mmio> NotificEngine<M> {
     }
 
     /// Write a per-NQ register of queue `idx`.
+    #[inline(always)]
     pub(super) fn write_nq(&self, reg: crate::regs::RegArray, idx: u32, value: u32) -> Result<()> {
         self.nq_reg(reg, idx)?.write(&self.mmio, self.base, value)
     }

@@ -15,8 +15,6 @@
 //! Device input is hostile until checked: a tail that reads all ones, is not a
 //! multiple of 16, or lies outside the ring is a typed [`Fault`], never a count.
 
-use core::sync::atomic::{fence, Ordering};
-
 use embedded_hal::delay::DelayNs;
 
 use crate::dma::DmaMemory;
@@ -130,8 +128,10 @@ pub struct NqRing<R: DmaMemory, Z: DeviceZero = HostZero> {
     max_batch: u32,
     /// Next slot to consume.
     next: u32,
-    /// Completed wraps mod 2 (0 after reset) [FACTS §11].
-    phase: bool,
+    /// Completed wraps mod 2 (0 after reset) [FACTS §11], kept as the phase
+    /// byte's mask bit (`PHASE_MASK` for 1, 0 for 0) so the idle test is one
+    /// xor with the loaded phase byte.
+    phase_bit: u8,
     /// Tail mode: entries known pending from the last tail read and not yet
     /// consumed, so a capped drain does not read the tail again.
     known: u32,
@@ -241,7 +241,7 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
             budget: cfg.budget,
             max_batch,
             next: 0,
-            phase: false,
+            phase_bit: 0,
             known: 0,
         }
     }
@@ -273,7 +273,7 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
 
     /// The consumer phase: completed wraps mod 2 [FACTS §11].
     pub const fn phase(&self) -> bool {
-        self.phase
+        self.phase_bit != 0
     }
 
     /// Most entries one drain consumes.
@@ -334,7 +334,7 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
             Ok(t == 0)
         })?;
         self.next = 0;
-        self.phase = false;
+        self.phase_bit = 0;
         self.known = 0;
         engine.write_nq(regs::NQ_HEAD_PTR, self.index, 0)?;
         match &mut self.placement {
@@ -373,7 +373,7 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
     #[inline(always)]
     pub(super) fn expected_phase(&self, k: u32) -> bool {
         let wrapped = self.next as u64 + k as u64 >= self.capacity as u64;
-        !self.phase ^ wrapped
+        !self.phase() ^ wrapped
     }
 
     /// Byte offset of the entry `k` slots past `next` (`k < capacity`).
@@ -386,69 +386,56 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
         slot as usize * NQ_ENTRY_BYTES
     }
 
-    /// Load entry `k` past `next` if its phase bit says it is new.
-    ///
-    /// Ordering: the device writes the 16 bytes, its phase byte last
-    /// [FACTS §11]. We first load ONLY the phase byte (a volatile load: the
-    /// compiler may not cache or elide it), and only if it says "new" do we
-    /// issue an Acquire fence before reading the rest. The fence keeps the
-    /// entry's loads from being performed before the phase load (on weakly
-    /// ordered CPUs the hardware could otherwise satisfy them early and return
-    /// stale bytes from before the device's write); it is the `dma_rmb` of
-    /// Linux nvme-pci. On x86 it compiles to nothing but a compiler barrier.
+    /// Phase mode's idle test: one volatile load of the phase byte of the
+    /// entry at `next`; `true` if it says new. An empty poll costs this load
+    /// and nothing else (no fence, no copy, no register access).
     #[inline(always)]
-    pub(super) fn load_new(&self, k: u32) -> Result<Option<NqEntry>> {
-        let off = self.offset_of(k);
-        let byte3 = self.mem.load_u8(off + PHASE_BYTE)?;
-        if phase_of(byte3) != self.expected_phase(k) {
-            return Ok(None);
-        }
-        fence(Ordering::Acquire);
-        let mut raw = [0u8; NQ_ENTRY_BYTES];
-        self.mem.read(off, &mut raw)?;
-        // The copy's own phase bit must still say "new": an entry rewritten
-        // since the phase load is not handed out (see `still_new`).
-        if phase_of(raw[PHASE_BYTE]) != self.expected_phase(k) {
-            return Ok(None);
-        }
-        Ok(Some(NqEntry::from_bytes(raw)))
+    pub(super) fn next_is_new(&self) -> Result<bool> {
+        let byte3 = self
+            .mem
+            .load_u8(self.next as usize * NQ_ENTRY_BYTES + PHASE_BYTE)?;
+        Ok((byte3 ^ self.phase_bit) & PHASE_MASK != 0)
     }
 
-    /// How many of the `n` entries copied into `out` (from `next` on) still
-    /// carry the phase bit that made them new: the copy is checked, not only
-    /// the scan before it, so an entry the device rewrote in between (a
-    /// hostile or lapping device) is not handed out, nor anything past it.
-    pub(super) fn still_new(&self, n: u32, out: &[NqEntry]) -> u32 {
-        let to_wrap = self.capacity - self.next;
-        let mut good = 0;
-        for e in out.iter().take(n as usize) {
-            let want = !self.phase ^ (good >= to_wrap);
-            if e.phase() != want {
-                break;
-            }
-            good += 1;
-        }
-        good
-    }
-
-    /// Copy entries `0..n` past `next` into `out` (`n <= out.len()`): at most
-    /// two runs (before and after the wrap), each one bulk copy straight into
-    /// the caller's slots. Call only after the phase loads and the Acquire
-    /// fence that make the entries valid: the bytes are then published and
-    /// stable until the head write hands them back, so
-    /// [`DmaMemory::read_published_entries`] may copy them plainly.
-    pub(super) fn copy_entries(&self, n: u32, out: &mut [NqEntry]) -> Result<()> {
-        let dst = out
-            .get_mut(..n as usize)
+    /// Copy the new entries `k..k + limit` past `next` (`k + limit <=
+    /// capacity`) into `out[..]` (`out.len() >= limit`), in order, and return
+    /// how many (the run stops at the first entry that is not new). At most
+    /// two runs, before and after the wrap, each with one expected phase, each
+    /// one [`DmaMemory::read_new_entries`]: the phase scan, the Acquire fence
+    /// that orders the entry loads after it, the bulk copy straight into the
+    /// caller's slots, and the copies' phase bits checked (an entry the device
+    /// rewrote after the scan is not handed out, nor anything past it).
+    #[inline(always)]
+    pub(super) fn take_new(&self, k: u32, limit: u32, out: &mut [NqEntry]) -> Result<u32> {
+        // `next < capacity` and `k <= capacity <= 2^28` (size / 16): no overflow.
+        let start = self.next as u64 + k as u64;
+        let cap = self.capacity as u64;
+        let (slot, want) = if k == 0 {
+            (self.next as u64, !self.phase())
+        } else if start >= cap {
+            (start - cap, self.phase())
+        } else {
+            (start, !self.phase())
+        };
+        // `slot < cap`, so the run before the wrap is `cap - slot >= 1` long.
+        let first = (limit as u64).min(cap - slot) as usize;
+        let (a, b) = out
+            .split_at_mut_checked(first)
             .ok_or(Error::InvalidArgument("nq drain buffer"))?;
-        let to_wrap = (self.capacity - self.next) as usize;
-        let (before, after) = dst.split_at_mut(to_wrap.min(dst.len()));
-        self.mem
-            .read_published_entries(self.next as usize * NQ_ENTRY_BYTES, before)?;
-        if !after.is_empty() {
-            self.mem.read_published_entries(0, after)?;
+        let n = self
+            .mem
+            .read_new_entries(slot as usize * NQ_ENTRY_BYTES, a, want)?;
+        // The run after the wrap, only if the limit reaches past it and the
+        // run before it was new to its end.
+        if limit as usize <= first || n < first {
+            return Ok(n as u32);
         }
-        Ok(())
+        let b = b
+            .get_mut(..limit as usize - first)
+            .ok_or(Error::InvalidArgument("nq drain buffer"))?;
+        let m = self.mem.read_new_entries(0, b, !want)?;
+        // `n + m <= limit <= capacity`: fits a u32.
+        Ok((n + m) as u32)
     }
 
     /// Phase mode: entries pending, walking from `next` while the phase bit
@@ -460,8 +447,8 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
         // compare per entry.
         let first = limit.min(self.capacity - self.next);
         let runs = [
-            (self.next, first, !self.phase),
-            (0, limit - first, self.phase),
+            (self.next, first, !self.phase()),
+            (0, limit - first, self.phase()),
         ];
         let mut n = 0;
         for (start, len, want) in runs {
@@ -600,7 +587,8 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
 
     /// Consume `n` entries: move the cursor (flipping the phase at the wrap)
     /// and write the head once, as a byte offset [FACTS §11]. Nothing is
-    /// written for `n == 0`.
+    /// written for `n == 0`. Tail mode: the entries known pending drop by `n`.
+    #[inline(always)]
     pub(super) fn commit<M: Mmio>(&mut self, engine: &NotificEngine<M>, n: u32) -> Result<()> {
         if n == 0 {
             return Ok(());
@@ -608,11 +596,13 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
         let pos = self.next as u64 + n as u64;
         if pos >= self.capacity as u64 {
             self.next = (pos - self.capacity as u64) as u32;
-            self.phase = !self.phase;
+            self.phase_bit ^= PHASE_MASK;
         } else {
             self.next = pos as u32;
         }
-        self.known = self.known.saturating_sub(n);
+        if self.mode == ConsumeMode::Tail {
+            self.known = self.known.saturating_sub(n);
+        }
         engine.write_nq(
             regs::NQ_HEAD_PTR,
             self.index,
