@@ -47,6 +47,8 @@ pub enum Window {
     XtLocal,
     /// The per-engine notification block [004 §2].
     Notific,
+    /// The TopSP window (`xt_local(mem, 4, 0)`): its doorbells [FACTS §13.2].
+    Topsp,
 }
 
 impl Window {
@@ -55,6 +57,7 @@ impl Window {
             Window::NxLocal => "nx-local",
             Window::XtLocal => "xt-local",
             Window::Notific => "notific",
+            Window::Topsp => "topsp",
         }
     }
 }
@@ -82,6 +85,9 @@ pub fn blocks(arch: ArchId) -> Vec<(Placement, &'static BlockDesc)> {
         }
         if let Ok(b) = A::XT_LOCAL_BLOCK {
             v.push((Placement::InWindow(Window::XtLocal), b));
+        }
+        if let Ok(b) = A::TOPSP_BLOCK {
+            v.push((Placement::InWindow(Window::Topsp), b));
         }
         // Identical on every arch [004 §2].
         v.push((

@@ -136,6 +136,27 @@ fn register_names_inside_windows() {
         out.contains("register tpb_nx_local.nx_rsvd_space2"),
         "{out}"
     );
+    // The §13 registers: CAYMAN's start address, Q7 release, HW-decode control;
+    // the TopSP doorbells per arch [FACTS §12.1, §13.2, §13.4].
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "--in", "nx-local", "0x1060"]);
+    assert!(out.contains("register tpb_nx_local.start_addr_lo"), "{out}");
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "--in", "xt-local", "0x4002"]);
+    assert!(
+        out.contains("register tpb_xt_local.hw_decode_control + 0x2"),
+        "{out}"
+    );
+    let (_, out, _) = khal(&["decode", "--arch", "sunda", "--in", "topsp", "0x848"]);
+    assert!(out.contains("register topsp_nx.host_trigger"), "{out}");
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "--in", "topsp", "0x15c0"]);
+    assert!(
+        out.contains("register tpb_nx_local.topsp_stop_signal"),
+        "{out}"
+    );
+    let (_, out, _) = khal(&["decode", "--arch", "mariana", "--in", "topsp", "0x15a0"]);
+    assert!(
+        out.contains("register topsp_nx.topsp_host_trigger"),
+        "{out}"
+    );
     // MARIANA: only the run-stall registers are decoded [FACTS §13.4].
     let (_, out, _) = khal(&["decode", "--arch", "mariana", "--in", "nx-local", "0x0"]);
     assert!(
