@@ -16,7 +16,9 @@ use std::fmt::Write as _;
 
 use clap::{Args, ValueEnum};
 use khal::core::addr::{MeshHalf, HOST_VISIBLE_REBASE};
-use khal::core::family::{Arch, HbmChannel, Tile};
+use khal::core::family::hw_decode::{CAM_SIZE, TABLE_DELTA, TABLE_SIZE};
+use khal::core::family::nx_local::OWNER_TPB;
+use khal::core::family::{Arch, HbmChannel, Q7Owner, Tile};
 use khal::core::regs::BlockDesc;
 use khal::{ArchId, Cayman, DeviceAddr, Engine, Mariana, Sunda};
 
@@ -102,6 +104,10 @@ pub fn blocks(arch: ArchId) -> Vec<(Placement, &'static BlockDesc)> {
         ArchId::Mariana => of::<Mariana>(),
     }
 }
+
+/// The extent of an XT/NX window: 64 KiB (POOL's `LOCAL_REG` [devmap-pool §1];
+/// the same for the other engines, MED).
+const XT_WINDOW_BYTES: u64 = 0x1_0000;
 
 /// Parse `0x…` hex (with optional `_`) or decimal.
 pub fn parse_addr(s: &str) -> Result<u64, String> {
@@ -233,6 +239,7 @@ fn regions_of<A: Arch>() -> Vec<Region> {
                 });
             }
         }
+        engine_places::<A>(&mut v, t, rebase);
         v.push(Region {
             family: "dve",
             item: format!("tpb[{}] + dve param ram", t.index()),
@@ -245,6 +252,72 @@ fn regions_of<A: Arch>() -> Vec<Region> {
         });
     }
     v
+}
+
+/// The engine places of FACTS §13 in a tile's device view (bit 35 set, as
+/// the RTL map places them [devmap-pool §1–§3]; the HAL's offsets omit it
+/// [q7 §6b]): the XT/NX window of each engine (64 KiB), the Q7 cores' IRAM
+/// and DRAM (owner 2), the HW-decode CAM and PROFILE tables. SUNDA ships no
+/// device map, so these are CAYMAN's (and MARIANA's "as CAYMAN", MED).
+fn engine_places<A: Arch>(v: &mut Vec<Region>, t: Tile<A>, rebase: u64) {
+    if A::ID == ArchId::Sunda {
+        return;
+    }
+    let dev = t.base().get().wrapping_add(rebase);
+    let idx = Some(("tile", t.index()));
+    let mut push = |item: String, start: u64, len: u64, what: &'static str| {
+        v.push(Region {
+            family: "engine",
+            item,
+            index: idx,
+            form: Form::Device,
+            start,
+            len,
+            what,
+            device_twin: None,
+        })
+    };
+    for e in [Engine::Pe, Engine::Act, Engine::Pool, Engine::Dve] {
+        if let Ok(o) = A::xt_local_reg_offset(e.index() as u32, OWNER_TPB) {
+            let item = format!("tpb[{}] + xt/nx window {e}", t.index());
+            push(
+                item,
+                dev.wrapping_add(o.get()),
+                XT_WINDOW_BYTES,
+                "XT/NX local window",
+            );
+        }
+        if let Ok(b) = A::hw_decode_device_base(e) {
+            let cam = t.base().get().wrapping_add(b.get());
+            let item = format!("tpb[{}] + hw_decode cam {e}", t.index());
+            push(item, cam, CAM_SIZE, "HW-decode CAM");
+            let item = format!("tpb[{}] + hw_decode profile {e}", t.index());
+            push(
+                item,
+                cam.wrapping_add(TABLE_DELTA),
+                TABLE_SIZE,
+                "HW-decode PROFILE table",
+            );
+        }
+    }
+    if let Ok(p) = A::q7_params(Q7Owner::Pooling) {
+        for k in 0..p.num_q7 {
+            let item = format!("tpb[{}] + q7 core {k} iram", t.index());
+            push(
+                item,
+                dev.wrapping_add(p.iram(k).get()),
+                p.iram_size,
+                "Q7 IRAM",
+            );
+            let item = format!("tpb[{}] + q7 core {k} dram", t.index());
+            push(
+                item,
+                dev.wrapping_add(p.dram(k).get()),
+                p.dram_size,
+                "Q7 DRAM",
+            );
+        }
+    }
 }
 
 fn regions(arch: ArchId) -> Vec<Region> {

@@ -219,3 +219,28 @@ fn bad_arguments_give_one_line_and_fail() {
         assert!(!err.contains("panicked"), "{args:?}");
     }
 }
+
+#[test]
+fn engine_places_in_the_device_view() {
+    // [FACTS §13.1, §13.3, §13.5], [devmap-pool §1-§3]: CAYMAN tile 0 + bit 35.
+    for (addr, want) in [
+        (
+            "0x28_0306_3000",
+            "engine  tpb[0] + xt/nx window pool + 0x3000",
+        ),
+        ("0x28_0318_0010", "engine  tpb[0] + q7 core 0 dram + 0x10"),
+        ("0x28_0320_0000", "engine  tpb[0] + q7 core 1 iram  "),
+        (
+            "0x28_0267_1004",
+            "engine  tpb[0] + hw_decode profile pe + 0x4",
+        ),
+        ("0x8028_0307_0000", "engine  tpb[4] + hw_decode cam pool  "),
+    ] {
+        let (code, out, _) = khal(&["decode", "--arch", "cayman", addr]);
+        assert_eq!(code, 0);
+        assert!(out.contains(want), "{addr}: {out}");
+    }
+    // SUNDA ships no device map: no engine places.
+    let (_, out, _) = khal(&["decode", "--arch", "sunda", "0xFFF_C296_0000"]);
+    assert!(!out.contains("xt/nx window"), "{out}");
+}

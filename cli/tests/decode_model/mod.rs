@@ -13,8 +13,8 @@
 
 use std::collections::BTreeSet;
 
-use khal::core::family::{Arch, HbmChannel, Tile};
-use khal::ArchId;
+use khal::core::family::{Arch, HbmChannel, Q7Owner, Tile};
+use khal::{ArchId, Engine};
 
 /// One expected answer: the item and the offset from its base.
 pub type Answer = (String, u64);
@@ -89,6 +89,54 @@ pub fn places<A: Arch>(printed: &[(String, u64, bool)]) -> Vec<Place> {
                     len: sizes[k],
                     twin: None,
                 });
+            }
+        }
+        // FACTS §13.1, §13.3, §13.5 in the device view (tile + bit 35):
+        // CAYMAN, MARIANA; SUNDA has no device map.
+        if A::ID != ArchId::Sunda {
+            let dev = base + 0x8_0000_0000;
+            let engines = [Engine::Pe, Engine::Act, Engine::Pool, Engine::Dve];
+            for (i, e) in engines.into_iter().enumerate() {
+                if let Ok(w) = A::xt_local_reg_offset(i as u32, 1) {
+                    v.push(Place {
+                        item: format!("tpb[{}] + xt/nx window {e}", t.index()),
+                        start: dev + w.get(),
+                        len: 0x1_0000,
+                        twin: None,
+                    });
+                }
+                if let Ok(p) = A::hw_decode_table_params(e) {
+                    v.push(Place {
+                        item: format!("tpb[{}] + hw_decode cam {e}", t.index()),
+                        start: dev + p.cam_base.get(),
+                        len: p.cam_size,
+                        twin: None,
+                    });
+                    v.push(Place {
+                        item: format!("tpb[{}] + hw_decode profile {e}", t.index()),
+                        start: dev + p.table_base.get(),
+                        len: p.table_size,
+                        twin: None,
+                    });
+                }
+            }
+            if let Ok(q) = A::q7_params(Q7Owner::Pooling) {
+                let stride = q.iram_size + q.iram_rsvd + q.dram_size + q.dram_rsvd;
+                for k in 0..u64::from(q.num_q7) {
+                    let iram = dev + q.base.get() + k * stride;
+                    v.push(Place {
+                        item: format!("tpb[{}] + q7 core {k} iram", t.index()),
+                        start: iram,
+                        len: q.iram_size,
+                        twin: None,
+                    });
+                    v.push(Place {
+                        item: format!("tpb[{}] + q7 core {k} dram", t.index()),
+                        start: iram + q.iram_size + q.iram_rsvd,
+                        len: q.dram_size,
+                        twin: None,
+                    });
+                }
             }
         }
         v.push(Place {
