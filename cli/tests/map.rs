@@ -364,6 +364,8 @@ fn sunda_json_holds_every_fact() {
     expect(&m, "topsp init_signal", 0x6_083C);
     expect_status(&m, "topsp tsync_signal", "not traced");
     expect(&m, "xt_local_reg_offset[pool]", 0x296_0000);
+    expect_status(&m, "xt_local_reg_offset[5]", "unsupported on this arch");
+    expect_status(&m, "xt q7_release_run_stall", "absent on this arch");
     expect(&m, "q7[owner 2].base", 0x298_0000);
     expect(&m, "release_run_stall", 0x04);
     expect(&m, "dge carveout cap", 0x3_0000);
