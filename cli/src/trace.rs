@@ -79,7 +79,9 @@ pub struct TraceArgs {
     #[arg(long, value_enum)]
     pub arch: ArchArg,
     /// One JSON object per access and line:
-    /// {"op","block","offset","value","reg"}, numbers as lowercase 0x hex.
+    /// {"op","block","offset","value","reg"}, numbers as lowercase 0x hex;
+    /// stpb-init first prints {"step","outcome"} lines, q7-ucode-load one
+    /// {"op":"write_burst","block","offset","words","nonzero","first"} per burst.
     #[arg(long, global = true)]
     pub json: bool,
     /// The operation.
@@ -573,29 +575,28 @@ pub fn run(args: &TraceArgs) -> Result<String, String> {
     Ok(out)
 }
 
-/// One JSON line of an engine-init step:
+/// One JSON line of an engine-init step, keys in this order:
 /// `{"step","outcome"}` (`ok` or the error).
 fn json_step(st: &engine::StepLine) -> String {
     let outcome = match st.outcome {
         Ok(()) => "ok".to_string(),
         Err(e) => e.to_string(),
     };
-    serde_json::json!({
-        "step": format!("{}.{}", st.init, st.step),
-        "outcome": outcome,
-    })
-    .to_string()
+    let s = |v: &str| serde_json::Value::from(v).to_string();
+    format!(
+        "{{\"step\":{},\"outcome\":{}}}",
+        s(&format!("{}.{}", st.init, st.step)),
+        s(&outcome)
+    )
 }
 
-/// One JSON line of a write burst: `{"op","block","offset","words","nonzero","first"}`.
+/// One JSON line of a write burst, keys in this order:
+/// `{"op","block","offset","words","nonzero","first"}`.
 fn json_burst(a: &Access, words: usize, nonzero: usize) -> String {
-    serde_json::json!({
-        "op": "write_burst",
-        "block": a.block.map(|(n, _)| n),
-        "offset": format!("{:#x}", a.offset()),
-        "words": words,
-        "nonzero": nonzero,
-        "first": format!("{:#x}", a.value),
-    })
-    .to_string()
+    let block = serde_json::Value::from(a.block.map(|(n, _)| n)).to_string();
+    format!(
+        "{{\"op\":\"write_burst\",\"block\":{block},\"offset\":\"{:#x}\",\"words\":{words},\"nonzero\":{nonzero},\"first\":\"{:#x}\"}}",
+        a.offset(),
+        a.value
+    )
 }
