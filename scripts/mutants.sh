@@ -5,6 +5,8 @@
 #   scripts/mutants.sh csr notific              # some areas
 #   scripts/mutants.sh --file hal-core/src/notific/ring.rs   # files (repeatable)
 #   scripts/mutants.sh --list csr               # list the mutants, run nothing
+#   scripts/mutants.sh --re 'reset|validate' notific   # only mutants whose name
+#                                               # matches (cargo-mutants --re)
 #
 # Environment:
 #   MUTANTS_BUDGET   whole-run wall-clock limit in seconds (default 3600); the run
@@ -66,11 +68,13 @@ file_area() {
 list=0
 areas=()
 files=()
+res=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --list) list=1 ;;
+    --re) shift; res+=(--re "$1") ;;
     --file) shift; files+=("$1"); areas+=("$(file_area "$1")") ;;
-    -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,30p' "$0"; exit 0 ;;
     *) area_files "$1" >/dev/null || { echo "unknown area: $1" >&2; exit 2; }; areas+=("$1") ;;
     esac
     shift
@@ -101,6 +105,7 @@ fi
 for f in "${files[@]}"; do
     args+=(--file "$f")
 done
+args+=("${res[@]}")
 # The union of the selected areas' integration tests, plus khal-core's unit tests.
 tests=(--lib)
 for t in $(for a in "${areas[@]}"; do area_tests "$a"; done | tr ' ' '\n' | sort -u); do

@@ -153,6 +153,48 @@ fn axi_write_bursts_and_reads_loop() {
     assert_eq!(c.inner().ops().len(), 8);
 }
 
+/// The table's bookkeeping, each region's device id (what
+/// `csr_deregister_device` removes by), and a table registered after
+/// `csr_deregister` [000 §1]. (Mutants of `len`, `is_empty`, `capacity`,
+/// `device_id`, `Csr::register` and `Csr::regions` survived before this test.)
+#[test]
+fn table_bookkeeping_device_ids_and_register_after_deregister() {
+    let mut t = RegionTable::<4>::new();
+    assert!(t.is_empty());
+    assert_eq!((t.len(), t.capacity()), (0, 4));
+    let a = CsrRegion::new(DeviceAddr(0x1000), DeviceAddr(0x2000), DeviceAddr(0), 7).unwrap();
+    assert_eq!(a.device_id(), 7);
+    t.insert(a).unwrap();
+    t.insert(
+        CsrRegion::new(
+            DeviceAddr(0x3000),
+            DeviceAddr(0x4000),
+            DeviceAddr(0x1000),
+            9,
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert!(!t.is_empty());
+    assert_eq!(t.len(), 2);
+    assert_eq!(t.remove_device(7), 1);
+    assert_eq!(t.len(), 1);
+
+    let mut c = Csr::unregistered(Trace::new(HeapMmio::new(DeviceAddr(0), 0x2000)));
+    assert_eq!(c.write32(DeviceAddr(0x3004), 5), Err(Error::NoRegionTable));
+    assert!(c.regions().is_none());
+    c.register(t);
+    assert_eq!(c.regions().map(RegionTable::len), Some(1));
+    c.write32(DeviceAddr(0x3004), 5).unwrap();
+    assert_eq!(
+        c.write32(DeviceAddr(0x1004), 5),
+        Err(Error::NoRegion { addr: 0x1004 })
+    );
+    assert_eq!(c.inner().ops(), vec![(Op::Write, 0x1004, 5)]);
+    assert_eq!(c.deregister().map(|t| t.len()), Some(1));
+    assert_eq!(c.read32(DeviceAddr(0x3004)), Err(Error::NoRegionTable));
+}
+
 #[test]
 fn no_table_is_minus_2() {
     let c: Csr<HeapMmio, 4> = Csr::unregistered(HeapMmio::new(DeviceAddr(0), 0x100));
