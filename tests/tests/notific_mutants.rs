@@ -3,8 +3,9 @@
 //! pulses and queue 4 does not on the 10-queue flavour. The single-queue
 //! flavour has queue 0 only (khal refuses another index before any write, a
 //! deviation from the C listed in coverage.md): its queue 0 pulses, and
-//! queues 3 and 4 never reach the gate. (Mutants `idx < 3` and `idx <= 4`
-//! passed every test before these; see docs/TESTING.md.)
+//! queues 3 and 4 never reach the gate. The pulse SETS bit 9 (`r | 0x200`)
+//! whatever the register read. (Mutants `idx < 3`, `idx <= 4` and
+//! `r ^ 0x200` passed every test before these; see docs/TESTING.md.)
 
 use khal_core::notific::regs::{self, NOTIFIC};
 use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqRing};
@@ -33,9 +34,18 @@ fn reset_trace(num_queues: u32, idx: u32) -> Vec<(Op, u64, u32)> {
 
 /// The reset's result and its trace.
 fn try_reset_trace(num_queues: u32, idx: u32) -> Result<Vec<(Op, u64, u32)>, khal_core::Error> {
+    try_reset_trace_from(num_queues, idx, COAL)
+}
+
+/// As [`try_reset_trace`], with coal_ctrl holding `coal` before the reset.
+fn try_reset_trace_from(
+    num_queues: u32,
+    idx: u32,
+    coal: u32,
+) -> Result<Vec<(Op, u64, u32)>, khal_core::Error> {
     let t = traced();
     let mut e = NotificEngine::init(&t, Some(BASE), num_queues, 0, 0).unwrap();
-    t.inner().write32(BASE.add(0xB8), COAL).unwrap();
+    t.inner().write32(BASE.add(0xB8), coal).unwrap();
     t.clear();
     let buf = DmaBuf::new(256, 4096).unwrap();
     let mut r = NqRing::host(buf, NqConfig::new(idx, 256, ConsumeMode::Tail)).unwrap();
@@ -85,4 +95,17 @@ fn single_queue_idx_3_and_4_are_refused_before_the_gate() {
             })
         );
     }
+}
+
+/// The pulse writes `r | 0x200` then `r & !0x200` [004 §3 GOTCHA]: with bit 9
+/// already set in the register, the first write still has it set (an
+/// `r ^ 0x200` would clear it) and the second clears it.
+#[test]
+fn the_pulse_sets_bit_9_even_when_it_reads_set() {
+    let coal = COAL | 0x200;
+    let ops = try_reset_trace_from(10, 0, coal).unwrap();
+    assert_eq!(
+        ops[2..5],
+        [(R, 0xB8, coal), (W, 0xB8, coal), (W, 0xB8, COAL)]
+    );
 }
