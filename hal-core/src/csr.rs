@@ -169,6 +169,14 @@ impl CsrRegion {
         Ok(DeviceAddr(d))
     }
 
+    /// The translation of a `p` that [`Self::translate`] already accepted
+    /// (the array forms validate the whole batch first, then access): the
+    /// same address, without checking again.
+    #[inline]
+    const fn translate_validated(&self, p: DeviceAddr) -> DeviceAddr {
+        DeviceAddr(self.device_addr.wrapping_add(p.get().wrapping_sub(self.start)))
+    }
+
     /// Validate `n >= 1` consecutive dwords from `p` against this window and
     /// return the inner address of the first. Checking the first and the last
     /// dword is enough: the window is contiguous.
@@ -602,7 +610,8 @@ impl<M: Mmio, const N: usize> Csr<M, N> {
             region.translate(p)?;
         }
         for (&p, slot) in ptrs.iter().zip(out.iter_mut()) {
-            *slot = self.inner.read32(region.translate(p)?)?;
+            // Validated by the loop above.
+            *slot = self.inner.read32(region.translate_validated(p))?;
         }
         Ok(())
     }
@@ -628,7 +637,8 @@ impl<M: Mmio, const N: usize> Csr<M, N> {
             region.translate(p)?;
         }
         for (&p, &v) in ptrs.iter().zip(values) {
-            self.inner.write32(region.translate(p)?, v)?;
+            // Validated by the loop above.
+            self.inner.write32(region.translate_validated(p), v)?;
         }
         Ok(())
     }
