@@ -208,7 +208,10 @@ impl<R: DmaMemory, Z: DeviceZero, M: Mmio> Drain<'_, R, Z, M> {
 
     /// Copy the next chunk into the buffer and yield its first entry; `None`
     /// (phase mode) or the overrun fault (tail mode) when nothing is new.
-    #[inline(never)]
+    /// Inlined into `next`: out of line, the iterator's state and the
+    /// `Option<Result<NqEntry>>` it returns went through memory on every
+    /// chunk (issue 12: about 30 Ir per `drain_iter` call).
+    #[inline]
     fn refill(&mut self) -> Option<Result<NqEntry>> {
         if self.done {
             return None;
