@@ -425,9 +425,13 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
         let n = self
             .mem
             .read_new_entries(slot as usize * NQ_ENTRY_BYTES, a, want)?;
-        // The run after the wrap, only if the limit reaches past it and the
-        // run before it was new to its end.
-        if limit as usize <= first || n < first {
+        // The run after the wrap, only if the run before it was new to its
+        // end and the limit reaches past it (two tests, not one `||`: the
+        // compiler then branches on each instead of combining flags).
+        if n < first {
+            return Ok(n as u32);
+        }
+        if limit as usize <= first {
             return Ok(n as u32);
         }
         let b = b
