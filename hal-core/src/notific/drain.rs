@@ -121,6 +121,7 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
                 if n < avail {
                     return Err(self.overrun(avail));
                 }
+                self.consume_known(n);
                 n
             }
         };
@@ -202,6 +203,9 @@ impl<R: DmaMemory, Z: DeviceZero, M: Mmio> Drain<'_, R, Z, M> {
         let n = self.yielded();
         (self.before, self.pos, self.len) = (0, 0, 0);
         self.done = true;
+        if self.ring.mode() == ConsumeMode::Tail {
+            self.ring.consume_known(n);
+        }
         self.ring.commit(self.engine, n)?;
         Ok(n)
     }

@@ -584,6 +584,12 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
         self.known
     }
 
+    /// Tail mode: `n` of the entries known pending are being consumed.
+    #[inline(always)]
+    pub(super) fn consume_known(&mut self, n: u32) {
+        self.known = self.known.saturating_sub(n);
+    }
+
     /// Tail mode: remember entries known pending.
     pub(super) fn set_known(&mut self, n: u32) {
         self.known = n;
@@ -591,7 +597,9 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
 
     /// Consume `n` entries: move the cursor (flipping the phase at the wrap)
     /// and write the head once, as a byte offset [FACTS §11]. Nothing is
-    /// written for `n == 0`. Tail mode: the entries known pending drop by `n`.
+    /// written for `n == 0`. Tail mode's callers first drop the entries known
+    /// pending by `n` ([`NqRing::consume_known`]), so the phase path does not
+    /// test the mode here.
     #[inline(always)]
     pub(super) fn commit<M: Mmio>(&mut self, engine: &NotificEngine<M>, n: u32) -> Result<()> {
         if n == 0 {
@@ -603,9 +611,6 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
             self.phase_bit ^= PHASE_MASK;
         } else {
             self.next = pos as u32;
-        }
-        if self.mode == ConsumeMode::Tail {
-            self.known = self.known.saturating_sub(n);
         }
         engine.write_nq(
             regs::NQ_HEAD_PTR,
