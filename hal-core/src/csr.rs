@@ -174,7 +174,10 @@ impl CsrRegion {
     /// same address, without checking again.
     #[inline]
     const fn translate_validated(&self, p: DeviceAddr) -> DeviceAddr {
-        DeviceAddr(self.device_addr.wrapping_add(p.get().wrapping_sub(self.start)))
+        DeviceAddr(
+            self.device_addr
+                .wrapping_add(p.get().wrapping_sub(self.start)),
+        )
     }
 
     /// Validate `n >= 1` consecutive dwords from `p` against this window and

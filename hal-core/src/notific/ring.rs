@@ -595,27 +595,32 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
         self.known = n;
     }
 
-    /// Consume `n` entries: move the cursor (flipping the phase at the wrap)
-    /// and write the head once, as a byte offset [FACTS §11]. Nothing is
-    /// written for `n == 0`. Tail mode's callers first drop the entries known
-    /// pending by `n` ([`NqRing::consume_known`]), so the phase path does not
-    /// test the mode here.
+    /// Consume `n` entries: write the head once, as a byte offset
+    /// [FACTS §11], then move the cursor (flipping the phase at the wrap).
+    /// Nothing is written for `n == 0`. Tail mode's callers first drop the
+    /// entries known pending by `n` ([`NqRing::consume_known`]), so the phase
+    /// path does not test the mode here.
+    ///
+    /// The head is written before the cursor moves, so a refused write (a
+    /// queue index the single-queue flavour refuses, an access the window
+    /// refuses) consumes nothing: the entries stay pending for the next call.
     #[inline(always)]
     pub(super) fn commit<M: Mmio>(&mut self, engine: &NotificEngine<M>, n: u32) -> Result<()> {
         if n == 0 {
             return Ok(());
         }
         let pos = self.next as u64 + n as u64;
-        if pos >= self.capacity as u64 {
-            self.next = (pos - self.capacity as u64) as u32;
-            self.phase_bit ^= PHASE_MASK;
+        let wraps = pos >= self.capacity as u64;
+        let next = if wraps {
+            (pos - self.capacity as u64) as u32
         } else {
-            self.next = pos as u32;
+            pos as u32
+        };
+        engine.write_nq(regs::NQ_HEAD_PTR, self.index, next * NQ_ENTRY_BYTES as u32)?;
+        self.next = next;
+        if wraps {
+            self.phase_bit ^= PHASE_MASK;
         }
-        engine.write_nq(
-            regs::NQ_HEAD_PTR,
-            self.index,
-            self.next * NQ_ENTRY_BYTES as u32,
-        )
+        Ok(())
     }
 }
