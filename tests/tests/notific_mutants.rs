@@ -109,3 +109,46 @@ fn the_pulse_sets_bit_9_even_when_it_reads_set() {
         [(R, 0xB8, coal), (W, 0xB8, coal), (W, 0xB8, COAL)]
     );
 }
+
+/// The reset clears only its own queue's `ignore_full_en` bit, from the
+/// shadow, before the enable bit [004 §3]: with queues 2 and 5 set through
+/// khal's setter, resetting queue 2 writes `+0x18 = 1 << 5`. (Before the
+/// setter the shadow was always 0, so a wrong mask in the reset's clear
+/// passed every test.)
+#[test]
+fn reset_clears_only_its_queues_overflow_bit() {
+    let t = traced();
+    let mut e = NotificEngine::init(&t, Some(BASE), 10, 0, 0).unwrap();
+    t.inner().write32(BASE.add(0xB8), COAL).unwrap();
+    t.clear();
+    e.set_nq_ignore_full(2, true).unwrap();
+    e.set_nq_ignore_full(5, true).unwrap();
+    assert_eq!(t.ops(), [(W, 0x18, 1 << 2), (W, 0x18, (1 << 2) | (1 << 5))]);
+    assert_eq!(e.overflow_shadow(), (1 << 2) | (1 << 5));
+    t.clear();
+    let buf = DmaBuf::new(256, 4096).unwrap();
+    let mut r = NqRing::host(buf, NqConfig::new(2, 256, ConsumeMode::Tail)).unwrap();
+    let clock = khal_std::delay::SimClock::new();
+    let mut d = SimDelay::new(&clock);
+    r.reset(&mut e, &mut d).unwrap();
+    assert_eq!(t.ops()[..2], [(W, 0x18, 1 << 5), (W, 0x14, 0)]);
+    assert_eq!(e.overflow_shadow(), 1 << 5);
+}
+
+/// The setter checks the queue index as every per-NQ access does, before
+/// anything is written: 10 on the 10-queue flavour, 1 on the single-queue one.
+#[test]
+fn set_nq_ignore_full_refuses_a_queue_the_flavour_lacks() {
+    for (num_queues, idx, limit) in [(10, 10, 10), (1, 1, 1)] {
+        let t = traced();
+        let mut e = NotificEngine::init(&t, Some(BASE), num_queues, 0, 0).unwrap();
+        t.clear();
+        let r = e.set_nq_ignore_full(idx, true);
+        assert!(
+            matches!(r, Err(khal_core::Error::OutOfRange { limit: l, .. }) if l == limit),
+            "{r:?}"
+        );
+        assert!(t.ops().is_empty());
+        assert_eq!(e.overflow_shadow(), 0);
+    }
+}

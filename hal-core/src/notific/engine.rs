@@ -285,6 +285,29 @@ impl<M: Mmio> NotificEngine<M> {
         Ok(())
     }
 
+    /// Set or clear queue `idx`'s bit of `sw_overflow.ignore_full_en`
+    /// (`+0x18`): update the overflow shadow, then write the register from it.
+    ///
+    /// khal's own: the notes keep this shadow and clear a queue's bit in the
+    /// NQ reset (before its enable bit, [004 §3]) but show no function that
+    /// sets it. Without a setter the shadow is always 0 and the reset's `+0x18`
+    /// write cannot show whether it clears the right bit. The bit is
+    /// `1 << idx`, the one the reset clears. `idx` is checked as every per-NQ
+    /// access is ([`NotificEngine::nq_reg`]: `idx < 10`, or 0 on the
+    /// single-queue flavour) before anything is written.
+    pub fn set_nq_ignore_full(&mut self, idx: u32, enable: bool) -> Result<()> {
+        self.nq_reg(regs::NQ_TAIL_PTR, idx)?;
+        let bit = 1u32 << idx;
+        let shadow = if enable {
+            self.overflow_shadow | bit
+        } else {
+            self.overflow_shadow & !bit
+        };
+        self.write(regs::SW_OVERFLOW, shadow)?;
+        self.overflow_shadow = shadow;
+        Ok(())
+    }
+
     /// `get_timestamp_inc`: one read of `+0xCC` [004 §2].
     pub fn timestamp_inc(&self) -> Result<u32> {
         self.read(regs::TIMESTAMP_INC)
