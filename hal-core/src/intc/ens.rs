@@ -68,3 +68,23 @@ impl EnsNq {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The queue index and base are the ones validated, and the per-NQ
+    /// register follows the flavour's stride [004 §3 QUIRK].
+    #[test]
+    fn accessors_and_the_queue_stride() {
+        let base = DeviceAddr(0x3053_5000);
+        let e = EnsNq::new(base, Flavour::TenQueue, 7).unwrap();
+        assert_eq!((e.notific_base(), e.nq()), (base, 7));
+        let lo = crate::notific::regs::NQ_BASE_ADDR_LO;
+        assert_eq!(e.reg(lo).unwrap().offset(), 0x100 + 40 * 7);
+        assert!(EnsNq::new(base, Flavour::TenQueue, 10).is_err());
+        assert!(EnsNq::new(base, Flavour::SingleQueue, 2).is_err());
+        let s = EnsNq::new(base, Flavour::SingleQueue, 0).unwrap();
+        assert_eq!((s.nq(), s.reg(lo).unwrap().offset()), (0, 0x100));
+    }
+}

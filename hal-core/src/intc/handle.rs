@@ -71,3 +71,21 @@ const_assert_eq!(USER_ERRTRIG_ENS + BLOCKS * ENS_SIZE, HANDLE_SIZE);
 const_assert_eq!(ens_nq_offset(0), 696);
 const_assert_eq!(USER_ERRTRIG_MASK_WORDS, 50);
 const_assert_eq!(BLOCKS, super::line::ERRTRIG_BLOCKS);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The per-block offsets of the C handle at the first, a middle and the
+    /// last block: `24 + 8 × block` and `696 + 192 × block` [004 §4].
+    #[test]
+    fn per_block_offsets() {
+        assert_eq!(
+            [0, 7, 55].map(errtrig_base_offset),
+            [24, 24 + 8 * 7, 24 + 8 * 55]
+        );
+        assert_eq!([0, 7, 55].map(ens_nq_offset), [696, 696 + 192 * 7, 11256]);
+        // The last ENS's `.nq` lies inside the handle.
+        assert!(ens_nq_offset(BLOCKS - 1) < HANDLE_SIZE);
+    }
+}

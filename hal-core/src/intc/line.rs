@@ -121,4 +121,12 @@ mod tests {
         assert_eq!(l.unit_index(), 255);
         assert_eq!(l.bit_mask(), 1 << 31);
     }
+
+    /// Each accessor answers its own index (distinct values, none 0 or 1, so
+    /// a swapped or constant accessor fails).
+    #[test]
+    fn accessors_answer_the_validated_indices() {
+        let l = ErrtrigLine::new(13, 2, 37, 29).unwrap();
+        assert_eq!((l.block(), l.g(), l.sub(), l.bit()), (13, 2, 37, 29));
+    }
 }
