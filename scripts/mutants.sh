@@ -49,7 +49,7 @@ area_tests() {
     csr) echo "csr_regions facade" ;;
     notific) echo "notific_golden notific_mutants notific_e2e notific_prop dead_device" ;;
     intc) echo "intc_golden intc_threads engine_golden" ;;
-    dma) echo "dve_loader dve_props dead_device" ;;
+    dma) echo "dve_loader dve_props dead_device dma_abort" ;;
     dve) echo "dve_loader dve_props" ;;
     esac
 }

@@ -350,3 +350,27 @@ fn end_to_end_on_the_intc_model() {
         Some(9 << 24)
     );
 }
+
+/// Masking a line whose mask bit is already set keeps it set: the masks are
+/// `r | 1 << bit` read-modify-writes, not toggles (a `^` passed every other
+/// test: cargo-mutants survivor, docs/TESTING.md).
+#[test]
+fn masking_an_already_masked_line_keeps_it_masked() {
+    let m = traced();
+    let i = intc();
+    let line = ErrtrigLine::new(3, 2, 5, 9).unwrap();
+    let unit = (2 << 12) + (5 << 6);
+    m.inner().write32(ET_BASE.add(unit + 16), 0x201).unwrap();
+    m.inner().write32(ET_BASE.add(unit + 56), 0x200).unwrap();
+    i.mask_interrupt(&m, line).unwrap();
+    i.mask_notification(&m, line).unwrap();
+    assert_eq!(
+        m.ops(),
+        vec![
+            (Read, unit + 16, 0x201),
+            (Write, unit + 16, 0x201),
+            (Read, unit + 56, 0x200),
+            (Write, unit + 56, 0x200),
+        ]
+    );
+}

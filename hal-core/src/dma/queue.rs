@@ -281,6 +281,30 @@ mod tests {
         polls: 50,
     };
 
+    /// A `&mut` queue forwards every call to its queue, errors included
+    /// (the loader hands `run_one_shot` a borrowed queue).
+    #[test]
+    fn a_borrowed_queue_forwards_submit_status_and_abort() {
+        let mut q = scripted(None, 0);
+        q.submit_fails = true;
+        q.abort_fails = true;
+        let mut d = NoDelay(0);
+        let mut borrowed = &mut q;
+        assert_eq!(borrowed.info().name, "test");
+        assert_eq!(
+            run_one_shot(&mut borrowed, &ring(), &mut d, B),
+            Err(RunError {
+                error: Error::OutOfWindow { addr: 0xD00 },
+                abort: Abort::Failed(ABORT_REFUSED)
+            })
+        );
+        assert!(q.aborted);
+        let mut q = scripted(Some(1), 16);
+        let mut borrowed = &mut q;
+        assert_eq!(run_one_shot(&mut borrowed, &ring(), &mut d, B), Ok(1));
+        assert_eq!((q.submitted, q.polls), (3, 2));
+    }
+
     #[test]
     fn completes_and_counts_sleeps() {
         let mut q = scripted(Some(3), 16);
