@@ -50,7 +50,7 @@ area_tests() {
     notific) echo "notific_golden notific_mutants notific_e2e notific_prop dead_device" ;;
     intc) echo "intc_golden intc_threads engine_golden" ;;
     dma) echo "dve_loader dve_props dead_device dma_abort" ;;
-    dve) echo "dve_loader dve_props" ;;
+    dve) echo "dve_loader dve_props dma_abort" ;;
     esac
 }
 # Which area a file belongs to (for --file).

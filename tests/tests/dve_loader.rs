@@ -541,3 +541,19 @@ fn forget_hands_back_the_state_and_the_next_load_dmas() {
     ));
     assert_eq!(rig.doorbells(), 2);
 }
+
+/// Destinations are half-open ranges: a table that ends exactly where another
+/// begins does not overlap it. On CAYMAN a 0x1000-byte control_fast ends at
+/// control_slow's destination, and a 0x1000-byte control_slow ends at the
+/// opcode table's (cargo-mutants survivors `<` → `<=` in the overlap test,
+/// docs/TESTING.md).
+#[test]
+fn tables_that_end_where_the_next_begins_are_accepted() {
+    let m = DeviceModel::new();
+    let mut rig = Rig::new(&m);
+    let p = placements_five::<Cayman>()[0];
+    let full = vec![0x5A; 0x1000];
+    let t = DveTableSet::five(OPCODE, &full, &full, DATAPATH);
+    assert!(matches!(rig.load(&p, &t), Ok(LoadOutcome::Loaded { .. })));
+    assert_loaded_last_ring(&rig, &p, &t);
+}
