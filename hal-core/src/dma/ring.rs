@@ -149,11 +149,16 @@ mod tests {
         let mut r = OneShotRing::<3>::new();
         r.add_transfer(0x1000, DeviceAddr(0x2000), 16).unwrap();
         r.add_transfer(0x3000, DeviceAddr(0x4000), 8).unwrap();
-        // The last slot is the completion's.
-        assert!(matches!(
+        // The last slot is the completion's: the third descriptor of a
+        // three-slot ring cannot be a transfer.
+        assert_eq!(
             r.add_transfer(0x5000, DeviceAddr(0x6000), 8),
-            Err(Error::OutOfRange { .. })
-        ));
+            Err(Error::OutOfRange {
+                what: "dma ring descriptors",
+                value: 3,
+                limit: 3
+            })
+        );
         r.add_completion().unwrap();
         assert!(r.is_closed());
         assert_eq!(r.total_bytes(), 24);
