@@ -152,3 +152,14 @@ fn set_nq_ignore_full_refuses_a_queue_the_flavour_lacks() {
         assert_eq!(e.overflow_shadow(), 0);
     }
 }
+
+/// `num_queues` is the count given to init (the coalescer stream count as
+/// well), not the flavour's queue count [004 §1].
+#[test]
+fn num_queues_is_the_count_init_was_given() {
+    for n in [1, 7, 10] {
+        let t = traced();
+        let e = NotificEngine::init(&t, Some(BASE), n, 0, 0).unwrap();
+        assert_eq!(e.num_queues(), n);
+    }
+}
