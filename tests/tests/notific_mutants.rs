@@ -163,3 +163,28 @@ fn num_queues_is_the_count_init_was_given() {
         assert_eq!(e.num_queues(), n);
     }
 }
+
+/// The shadow setters set and clear, they do not toggle: setting a bit that
+/// is already set keeps it, clearing touches only its own bit (cargo-mutants
+/// survivors `|` → `^`, `& !bit` → `& bit` / `| !bit` / `^ !bit`).
+#[test]
+fn shadow_setters_set_and_clear_without_toggling() {
+    let t = traced();
+    let mut e = NotificEngine::init(&t, Some(BASE), 10, 0, 0).unwrap();
+    // The 10-queue init seeds the stream shadow with all four streams [004 §2].
+    assert_eq!(e.stream_shadow(), 0xF);
+    e.set_coalescer_stream(1, true).unwrap();
+    assert_eq!(e.stream_shadow(), 0xF);
+    e.set_coalescer_stream(1, false).unwrap();
+    assert_eq!(e.stream_shadow(), 0xD);
+
+    e.set_nq_ignore_full(2, true).unwrap();
+    e.set_nq_ignore_full(5, true).unwrap();
+    e.set_nq_ignore_full(2, true).unwrap();
+    assert_eq!(e.overflow_shadow(), (1 << 2) | (1 << 5));
+    t.clear();
+    e.set_nq_ignore_full(2, false).unwrap();
+    e.set_nq_ignore_full(2, false).unwrap();
+    assert_eq!(e.overflow_shadow(), 1 << 5);
+    assert_eq!(t.ops(), [(W, 0x18, 1 << 5), (W, 0x18, 1 << 5)]);
+}
