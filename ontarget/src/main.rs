@@ -16,8 +16,11 @@
 #[allow(dead_code)]
 mod golden;
 
+mod asynch;
 mod device;
+mod exec;
 mod harness;
+mod irq;
 mod platform;
 mod rec;
 mod tests;
@@ -56,6 +59,7 @@ fn run() -> ! {
     };
     let mut r = harness::Runner::new(&win);
     tests::all(&mut r);
+    asynch::all(&mut r);
     let (passed, failed) = r.totals();
     semihosting::println!(
         "image {} done: {} passed, {} failed",
