@@ -18,14 +18,15 @@ pub const HOST_VISIBLE_REBASE: u64 = 1 << 35;
 
 /// A device-full address: what the base tables and getters return, and what
 /// [`crate::Mmio`] accesses.
+///
+/// `Display` and `defmt::Format` print it in hex (`0x2000200000`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct DeviceAddr(pub u64);
 
 /// A host-visible offset: a device-full address with [`HOST_VISIBLE_REBASE`]
 /// subtracted [000 §2].
+/// `Display` and `defmt::Format` print it in hex.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct HostVisible(pub u64);
 
 /// Which half of a two-die mesh an address belongs to.
@@ -99,6 +100,22 @@ impl core::fmt::Display for DeviceAddr {
 impl core::fmt::Display for HostVisible {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "{:#x}", self.0)
+    }
+}
+
+/// Hex, as `Display` prints it.
+#[cfg(feature = "defmt")]
+impl defmt::Format for DeviceAddr {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(f, "{=u64:#x}", self.0)
+    }
+}
+
+/// Hex, as `Display` prints it.
+#[cfg(feature = "defmt")]
+impl defmt::Format for HostVisible {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(f, "{=u64:#x}", self.0)
     }
 }
 

@@ -71,8 +71,8 @@ use crate::mmio::Mmio;
 /// One registered CSR window `{start, end, device_addr, device_id}` [000 §1].
 ///
 /// Valid accesses are the dwords at `p` with `start <= p <= end - 4`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+/// `Debug` and `defmt::Format` print the addresses in hex.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct CsrRegion {
     start: u64,
     end: u64,
@@ -692,6 +692,32 @@ impl<M: Mmio, const N: usize> Mmio for Csr<M, N> {
     }
 }
 
+/// The window's addresses in hex.
+impl core::fmt::Debug for CsrRegion {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "CsrRegion {{ start: {:#x}, end: {:#x}, device_addr: {:#x}, device_id: {} }}",
+            self.start, self.end, self.device_addr, self.device_id
+        )
+    }
+}
+
+/// The window's addresses in hex, as `Debug` prints them.
+#[cfg(feature = "defmt")]
+impl defmt::Format for CsrRegion {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "CsrRegion {{ start: {=u64:#x}, end: {=u64:#x}, device_addr: {=u64:#x}, device_id: {=u32} }}",
+            self.start,
+            self.end,
+            self.device_addr,
+            self.device_id
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -993,5 +1019,20 @@ mod tests {
         let mut c = two_windows();
         assert!(c.deregister().is_some());
         assert_eq!(c.csr_read(DeviceAddr(0x1000)), Err(Error::NoRegionTable));
+    }
+
+    #[test]
+    fn region_debug_prints_addresses_in_hex() {
+        let r = CsrRegion::new(
+            DeviceAddr(0x20_0000_0000),
+            DeviceAddr(0x20_0010_0000),
+            DeviceAddr(0x1000),
+            7,
+        )
+        .unwrap();
+        assert_eq!(
+            std::format!("{r:?}"),
+            "CsrRegion { start: 0x2000000000, end: 0x2000100000, device_addr: 0x1000, device_id: 7 }"
+        );
     }
 }

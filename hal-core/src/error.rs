@@ -14,9 +14,9 @@ pub type Result<T, E = Error> = core::result::Result<T, E>;
 /// Why the device could not be trusted: input read back from the device that
 /// fails validation (the device "lies", stalls its data, or is gone).
 ///
-/// `Debug` prints addresses and tails in hex (`AllOnes { addr: 0x2000000010 }`).
+/// `Debug` prints addresses and tails in hex (`AllOnes { addr: 0x2000000010 }`);
+/// `defmt::Format` prints the `Display` sentence, with the same hex.
 #[derive(Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum Fault {
     /// An NQ tail that is not a multiple of the 16-byte entry size [004 §3].
@@ -66,9 +66,9 @@ pub enum Fault {
 ///
 /// `Display` is a sentence; `Debug` is the variant with its fields, device
 /// addresses in hex (`NoRegion { addr: 0x2000200000 }`, not the decimal
-/// `137440002048`).
+/// `137440002048`); `defmt::Format` prints the `Display` sentence, with the
+/// same hex (defmt's `{=u64:#x}` hints).
 #[derive(Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum Error {
     /// A bad argument (`-EINVAL`, -22): a missing config, a debug level above 8,
@@ -326,6 +326,85 @@ impl core::fmt::Display for Error {
 }
 
 impl core::error::Error for Error {}
+
+/// The `Display` sentence, addresses and tails in hex.
+#[cfg(feature = "defmt")]
+impl defmt::Format for Fault {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        match *self {
+            Fault::MisalignedTail { tail } => {
+                defmt::write!(
+                    f,
+                    "tail {=u32:#x} is not a multiple of the 16-byte entry",
+                    tail
+                )
+            }
+            Fault::TailOutOfRing { tail, ring_bytes } => defmt::write!(
+                f,
+                "tail {=u32:#x} is outside the {=u32:#x}-byte ring",
+                tail,
+                ring_bytes
+            ),
+            Fault::TooFarAhead { claimed, capacity } => defmt::write!(
+                f,
+                "device claims {=u32} pending entries in a ring of {=u32}",
+                claimed,
+                capacity
+            ),
+            Fault::TailMovedBackwards { tail, previous } => defmt::write!(
+                f,
+                "tail {=u32:#x} moved backwards (the previous read showed {=u32:#x})",
+                tail,
+                previous
+            ),
+            Fault::AllOnes { addr } => {
+                defmt::write!(
+                    f,
+                    "register at {=u64:#x} reads all ones (device gone)",
+                    addr
+                )
+            }
+            Fault::ShortTransfer { expected, moved } => {
+                defmt::write!(f, "DMA moved {=u32} of {=u32} bytes", moved, expected)
+            }
+            Fault::Other(what) => defmt::write!(f, "{=str}", what),
+        }
+    }
+}
+
+/// The `Display` sentence, addresses in hex.
+#[cfg(feature = "defmt")]
+impl defmt::Format for Error {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        match *self {
+            Error::InvalidArgument(what) => defmt::write!(f, "invalid argument: {=str}", what),
+            Error::OutOfRange { what, value, limit } => defmt::write!(
+                f,
+                "{=str} {=u64} out of range (must be < {=u64})",
+                what,
+                value,
+                limit
+            ),
+            Error::NoRegionTable => defmt::write!(f, "no CSR region table registered"),
+            Error::NoRegion { addr } => {
+                defmt::write!(f, "no CSR region holds address {=u64:#x}", addr)
+            }
+            Error::OutOfWindow { addr } => {
+                defmt::write!(f, "address {=u64:#x} is outside its CSR window", addr)
+            }
+            Error::NoContext => defmt::write!(f, "notification context or base absent"),
+            Error::OutOfMemory => defmt::write!(f, "out of memory"),
+            Error::UnknownMode(m) => defmt::write!(f, "unknown back-pressure mode {=u32}", m),
+            Error::Rejected(what) => defmt::write!(f, "rejected: {=str}", what),
+            Error::NotTraced(what) => defmt::write!(f, "not traced: {=str}", what),
+            Error::Unsupported { what, arch } => {
+                defmt::write!(f, "{=str} is not supported on {=str}", what, arch.name())
+            }
+            Error::Timeout(what) => defmt::write!(f, "timeout: {=str}", what),
+            Error::DeviceFault(fault) => defmt::write!(f, "device fault: {}", fault),
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -92,3 +92,11 @@ impl InitParamsCookie {
         self.bytes.get(..self.len).unwrap_or(&[])
     }
 }
+
+/// The cookie's bytes (not the unused rest of its buffer).
+#[cfg(feature = "defmt")]
+impl defmt::Format for InitParamsCookie {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(f, "InitParamsCookie({=[u8]:#04x})", self.as_bytes())
+    }
+}

@@ -98,7 +98,6 @@ impl Field {
 
 /// A strided register array (`count` instances, `stride` bytes apart).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ArrayDesc {
     /// The array's name (`"nq"` in `notific.nq[3].head`).
     pub name: &'static str,
@@ -110,7 +109,6 @@ pub struct ArrayDesc {
 
 /// One register's description.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct RegDesc {
     /// The spec's name (`"coal_ctrl"`).
     pub name: &'static str,
@@ -136,7 +134,6 @@ pub struct BlockDesc {
 
 /// The name of the register at an address: block, array instance, register.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct RegName {
     /// Block name.
     pub block: &'static str,
@@ -194,7 +191,6 @@ impl BlockDesc {
 
 /// A typed handle to one register of a block (not an array).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Reg {
     offset: u64,
     desc: &'static RegDesc,
@@ -255,7 +251,6 @@ impl Reg {
 
 /// A typed handle to a strided register array.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct RegArray {
     desc: &'static RegDesc,
     count: u32,
@@ -408,6 +403,79 @@ macro_rules! register_block {
             regs: &[ $( *$reg.desc() ),* ],
         };
     };
+}
+
+// defmt: offsets and strides in hex, as the register map prints them; a
+// `RegName` as its `Display` (`notific.nq[3].head`).
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for ArrayDesc {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "ArrayDesc {{ name: {=str}, count: {=u32}, stride: {=u64:#x} }}",
+            self.name,
+            self.count,
+            self.stride
+        )
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for RegDesc {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "RegDesc {{ name: {=str}, offset: {=u64:#x}, access: {}, fields: {}, array: {} }}",
+            self.name,
+            self.offset,
+            self.access,
+            self.fields,
+            self.array
+        )
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for RegName {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        match self.instance {
+            Some((arr, i)) => defmt::write!(
+                f,
+                "{=str}.{=str}[{=u32}].{=str}",
+                self.block,
+                arr,
+                i,
+                self.reg
+            ),
+            None => defmt::write!(f, "{=str}.{=str}", self.block, self.reg),
+        }
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for Reg {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "Reg {{ name: {=str}, offset: {=u64:#x} }}",
+            self.desc.name,
+            self.offset
+        )
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for RegArray {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "RegArray {{ name: {=str}, count: {=u32}, stride: {=u64:#x} }}",
+            self.desc.name,
+            self.count,
+            self.stride
+        )
+    }
 }
 
 #[cfg(test)]

@@ -139,7 +139,6 @@ impl<'a> DveTableSet<'a> {
 
 /// A DVE config fingerprint: SHA-256 of its tables [000 §4].
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Fingerprint(pub [u8; 32]);
 
 impl Fingerprint {
@@ -162,6 +161,16 @@ impl fmt::Display for Fingerprint {
 impl fmt::Debug for Fingerprint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Fingerprint({self})")
+    }
+}
+
+/// Lowercase hex, as `Display` prints it.
+#[cfg(feature = "defmt")]
+impl defmt::Format for Fingerprint {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        for b in self.0 {
+            defmt::write!(f, "{=u8:02x}", b);
+        }
     }
 }
 

@@ -54,6 +54,19 @@ impl<Su, Ca, Ma> core::fmt::Debug for AnyArch<Su, Ca, Ma> {
     }
 }
 
+/// As `Debug`: `AnyArch(cayman)`.
+#[cfg(feature = "defmt")]
+impl<Su, Ca, Ma> defmt::Format for AnyArch<Su, Ca, Ma> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        let name = match self {
+            AnyArch::Sunda(_) => "sunda",
+            AnyArch::Cayman(_) => "cayman",
+            AnyArch::Mariana(_) => "mariana",
+        };
+        defmt::write!(f, "AnyArch({=str})", name)
+    }
+}
+
 struct Order<Su, Ca, Ma>(PhantomData<(Su, Ca, Ma)>);
 
 impl<Su: Arch, Ca: Arch, Ma: Arch> Order<Su, Ca, Ma> {

@@ -26,6 +26,19 @@ pub struct DgeWrite {
     pub value: u32,
 }
 
+/// The offset and the register value in hex.
+#[cfg(feature = "defmt")]
+impl defmt::Format for DgeWrite {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "DgeWrite {{ offset: {}, value: {=u32:#x} }}",
+            self.offset,
+            self.value
+        )
+    }
+}
+
 /// The carveout value after the checks [FACTS §13.8].
 pub fn dge_carveout_value<A: DgeRegs>(size: u32, offset: u32) -> Result<u32> {
     if u64::from(offset) + u64::from(size) > u64::from(A::DGE_CARVEOUT_CAP) {

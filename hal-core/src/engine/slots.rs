@@ -23,7 +23,6 @@ pub enum NullPolicy {
 
 /// One dispatch slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Slot {
     /// The engine sub-table.
     pub engine: Engine,
@@ -129,6 +128,20 @@ pub fn slot(engine: Engine, op: &str) -> Option<Slot> {
         .iter()
         .copied()
         .find(|s| s.engine == engine && s.op == op)
+}
+
+/// The slot's offset in hex, as the notes list it.
+#[cfg(feature = "defmt")]
+impl defmt::Format for Slot {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "Slot {{ engine: {}, op: {=str}, offset: {=u32:#x} }}",
+            self.engine,
+            self.op,
+            self.offset
+        )
+    }
 }
 
 #[cfg(test)]

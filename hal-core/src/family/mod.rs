@@ -63,7 +63,6 @@ use crate::ids::ArchId;
 /// assert_eq!(Offset(0x2B8_7000).at(DeviceAddr(0x20_0000_0000)), DeviceAddr(0x20_02B8_7000));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Offset(pub u64);
 
 impl Offset {
@@ -83,6 +82,14 @@ impl Offset {
 impl core::fmt::Display for Offset {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "+{:#x}", self.0)
+    }
+}
+
+/// `+0x…`, as `Display` prints it.
+#[cfg(feature = "defmt")]
+impl defmt::Format for Offset {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(f, "+{=u64:#x}", self.0)
     }
 }
 
