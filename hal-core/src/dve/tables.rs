@@ -201,7 +201,13 @@ mod tests {
     fn names_and_display_are_the_spec_names() {
         // [000 §4]: the tables' names, in the notes' order; Display prints them
         // (error messages and the CLI name a table this way).
-        let names = ["opcode", "control_fast", "control_slow", "datapath", "param_ram"];
+        let names = [
+            "opcode",
+            "control_fast",
+            "control_slow",
+            "datapath",
+            "param_ram",
+        ];
         for (id, name) in TableId::ALL.into_iter().zip(names) {
             assert_eq!(id.name(), name);
             assert_eq!(std::format!("{id}"), name);
@@ -211,7 +217,9 @@ mod tests {
     #[test]
     fn as_bytes_is_the_digest() {
         // SHA-256("abc") (FIPS 180-2 appendix B.1): first and last bytes.
-        let f = DveTableSet::four(b"abc", b"", b"").with_param_ram(b"").fingerprint();
+        let f = DveTableSet::four(b"abc", b"", b"")
+            .with_param_ram(b"")
+            .fingerprint();
         let b = f.as_bytes();
         assert_eq!(b[..4], [0xba, 0x78, 0x16, 0xbf]);
         assert_eq!(b[28..], [0xf2, 0x00, 0x15, 0xad]);
