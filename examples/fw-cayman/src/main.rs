@@ -1,10 +1,12 @@
 //! khal on a CAYMAN part, firmware side: the whole path from reset to drained
-//! notifications, with the `khal` facade only (one arch feature) and no
-//! `unsafe` but the one line that says where the register window is.
+//! notifications, with the `khal` facade only (one arch feature). This file
+//! holds the one line the compiler cannot check (where the register window
+//! is); the rest is shared by the three firmware examples
+//! (`common/firmware.rs`, `common/bring_up.rs`):
 //!
 //! 1. the register window: a `VolatileWindow` at its physical address;
 //! 2. the NQ ring: a `StaticDma` over a buffer `static_dma!` hands out
-//!    once (64-byte aligned, no `unsafe`); the device reaches it at the
+//!    once (64-byte aligned, no unchecked code); the device reaches it at the
 //!    core's own address (`StaticDma::identity`);
 //! 3. the generic bring-up (`common/bring_up.rs`): bind the arch, init the
 //!    notification engine, configure and enable the NQ;
@@ -21,50 +23,21 @@ mod bring_up;
 #[path = "../../common/firmware.rs"]
 mod firmware;
 
-use core::ptr::NonNull;
-
-use khal::core::dma::StaticDma;
 use khal::core::mmio::volatile::VolatileWindow;
-use khal::core::notific::NqEntry;
-use khal::{DeviceAddr, Error, Result};
+use khal::Result;
 
-/// Where this board maps the device's register window (a physical address of
-/// the core), and its length.
-const WINDOW_ADDR: usize = 0x4000_0000;
-const WINDOW_BYTES: usize = 0x100_0000;
-/// The device address the window's first byte answers.
-const WINDOW_BASE: DeviceAddr = DeviceAddr(0);
-/// The notification engine's block inside the window (board-specific).
-const NOTIFIC: DeviceAddr = DeviceAddr(0x70_0000);
-
-/// The register window. The example's only `unsafe`: khal cannot know that
-/// this address range is the device.
+/// The register window. The example's one unchecked line: khal cannot know
+/// that this address range is the device.
 fn window() -> Result<VolatileWindow> {
-    let ptr = NonNull::new(WINDOW_ADDR as *mut u32).ok_or(Error::NoContext)?;
+    let ptr = firmware::window_ptr()?;
     // SAFETY: on this board WINDOW_ADDR .. + WINDOW_BYTES is the device's register
     // window: mapped for the whole program, reached only through this window
     // (no Rust reference to it exists), every dword readable at any time.
-    unsafe { VolatileWindow::new(ptr, WINDOW_BYTES, WINDOW_BASE) }
-}
-
-fn run() -> Result<usize> {
-    let window = window()?;
-    let buf = khal::core::static_dma!(bring_up::RING_BYTES).ok_or(Error::OutOfMemory)?;
-    let ring_mem = StaticDma::identity(buf);
-    let mut delay = firmware::CycleDelay;
-    let mut up =
-        bring_up::bring_up::<khal::Selected, _, _, _>(window, NOTIFIC, ring_mem, &mut delay)?;
-    // Poll a few times (a real firmware loops, or drains from its interrupt).
-    let mut out = [NqEntry::default(); 16];
-    let mut drained = 0;
-    for _ in 0..4 {
-        drained += bring_up::drain(&mut up, &mut delay, &mut out)?;
-    }
-    Ok(drained)
+    unsafe { VolatileWindow::new(ptr, firmware::WINDOW_BYTES, firmware::WINDOW_BASE) }
 }
 
 #[cfg_attr(target_arch = "arm", cortex_m_rt::entry)]
 #[cfg_attr(target_arch = "riscv32", riscv_rt::entry)]
 fn main() -> ! {
-    firmware::finish(run())
+    firmware::finish(window().and_then(|w| firmware::run(w, |_| Ok(()))))
 }
