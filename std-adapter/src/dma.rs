@@ -19,16 +19,11 @@
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::ptr::NonNull;
-use std::sync::atomic::{fence, AtomicU64, Ordering::Acquire, Ordering::Relaxed};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-use khal_core::dma::{check_flag_run, flag_value, DmaAllocator, DmaMemory, MemLocation};
-use khal_core::notific::entry::{NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
-
-// `read_published_entries` copies a run of entries as bytes: an `NqEntry` must
-// be exactly its 16 bytes, with no alignment of its own [004 §1 GOTCHA].
-static_assertions::assert_eq_size!(NqEntry, [u8; NQ_ENTRY_BYTES]);
-static_assertions::const_assert_eq!(core::mem::align_of::<NqEntry>(), 1);
+use khal_core::dma::{AtomicWords, DmaAllocator, DmaMemory, MemLocation};
+use khal_core::notific::entry::{NqEntry, NQ_ENTRY_BYTES};
 use khal_core::{DeviceAddr, Error, Result};
 use memmap2::{MmapMut, MmapOptions};
 
@@ -38,7 +33,7 @@ use crate::pagemap::PagemapError;
 /// Bytes of the one access granularity of a [`DmaBuf`]: its aligned 8-byte words.
 const WORD: usize = 8;
 
-// `read_published_entries` copies an entry as two words.
+// An NQ entry is two words.
 const _: () = assert!(NQ_ENTRY_BYTES == 2 * WORD);
 
 /// A heap buffer the device can see. Freed on drop.
@@ -53,6 +48,8 @@ const _: () = assert!(NQ_ENTRY_BYTES == 2 * WORD);
 /// the callers' business, as before: the NQ drain's Acquire fence after the
 /// phase scan, the producer's Release before the phase byte [FACTS §11]. On
 /// x86-64 and AArch64 a relaxed 8-byte load or store is a plain `mov`/`ldr`.
+/// Every access is khal-core's [`AtomicWords`] (safe code, shared with the
+/// firmware's `StaticDma`) over the buffer's words.
 /// The allocation is rounded up to whole words (at least 8-byte aligned) so
 /// that the word of the last byte is inside it.
 #[derive(Debug)]
@@ -82,16 +79,6 @@ enum Backing {
 unsafe impl Send for DmaBuf {}
 // SAFETY: see `Send` above: concurrent accesses are all same-size atomics.
 unsafe impl Sync for DmaBuf {}
-
-/// Where byte `k` (0..8) of a word sits in the word's native-endian value.
-#[inline(always)]
-const fn byte_shift(k: usize) -> u32 {
-    if cfg!(target_endian = "little") {
-        (k * 8) as u32
-    } else {
-        ((WORD - 1 - k) * 8) as u32
-    }
-}
 
 impl DmaBuf {
     /// A zeroed buffer of `len` bytes aligned to `align` (a power of two).
@@ -168,94 +155,24 @@ impl DmaBuf {
         self.align
     }
 
-    fn check(&self, offset: usize, n: usize) -> Result<()> {
-        match offset.checked_add(n) {
-            Some(end) if end <= self.len() => Ok(()),
-            _ => Err(Error::OutOfRange {
-                what: "dma buffer offset",
-                value: offset as u64,
-                limit: self.len() as u64,
-            }),
-        }
-    }
-
-    /// The word holding byte `offset`.
-    ///
-    /// # Safety
-    /// `offset < len` (the word then lies inside the allocation, rounded up to
-    /// whole words).
+    /// The buffer as its atomic words (what every access goes through).
     #[inline(always)]
-    unsafe fn word(&self, offset: usize) -> &AtomicU64 {
-        // SAFETY: `offset < len` (the caller's contract), so the word at
-        // `offset & !7` is inside the word-rounded allocation; `ptr` is 8-byte
-        // aligned, so the word is too; the memory lives as long as `&self`, and
-        // every access to it is atomic and 8 bytes wide (the type's doc).
-        unsafe { AtomicU64::from_ptr(self.word_ptr(offset)) }
-    }
-
-    /// A pointer to the word holding byte `offset`, derived from the
-    /// allocation's pointer (so it may walk on to the next words); only
-    /// dereferenced, atomically, for `offset < len`.
-    #[inline(always)]
-    fn word_ptr(&self, offset: usize) -> *mut u64 {
-        self.ptr
-            .as_ptr()
-            .wrapping_add(offset & !(WORD - 1))
-            .cast::<u64>()
-    }
-
-    /// Copy `out.len()` bytes from `offset` (the caller checked
-    /// `offset + out.len() <= len`): one relaxed load per word touched.
-    #[inline(always)]
-    fn copy_out(&self, offset: usize, out: &mut [u8]) {
-        let mut off = offset;
-        // A partial first word.
-        let k = off % WORD;
-        let head = if k == 0 { 0 } else { (WORD - k).min(out.len()) };
-        let (first, rest) = out.split_at_mut(head);
-        if !first.is_empty() {
-            // SAFETY: `off` is the first byte asked, below `len` (checked by the caller).
-            let w = unsafe { self.word(off) }.load(Relaxed).to_ne_bytes();
-            first.copy_from_slice(&w[k..k + first.len()]);
-            off += first.len();
-        }
-        // Whole words.
-        let mut words = rest.chunks_exact_mut(WORD);
-        for o in &mut words {
-            // SAFETY: `off` is a byte asked, below `len` (checked by the caller).
-            o.copy_from_slice(&unsafe { self.word(off) }.load(Relaxed).to_ne_bytes());
-            off += WORD;
-        }
-        // A partial last word.
-        let tail = words.into_remainder();
-        if !tail.is_empty() {
-            // SAFETY: `off` is a byte asked, below `len` (checked by the caller).
-            let w = unsafe { self.word(off) }.load(Relaxed).to_ne_bytes();
-            tail.copy_from_slice(&w[..tail.len()]);
-        }
-    }
-
-    /// Write `data` into the word holding `offset`, from byte `offset % 8`
-    /// on (it must fit in the word), keeping the word's other bytes. The
-    /// caller checked `offset + data.len() <= len`.
-    fn merge(&self, offset: usize, data: &[u8]) {
-        let k = offset % WORD;
-        // SAFETY: `offset` is a byte to write, below `len` (checked by `write`).
-        let word = unsafe { self.word(offset) };
-        if k == 0 && data.len() == WORD {
-            let mut w = [0u8; WORD];
-            w.copy_from_slice(data);
-            word.store(u64::from_ne_bytes(w), Relaxed);
-            return;
-        }
-        // A compare-exchange, so that a concurrent write of the word's other
-        // bytes is not lost. It only retries when such a write landed in
-        // between; the closure never refuses, so the result is always `Ok`.
-        let _ = word.fetch_update(Relaxed, Relaxed, |old| {
-            let mut w = old.to_ne_bytes();
-            w[k..k + data.len()].copy_from_slice(data);
-            Some(u64::from_ne_bytes(w))
-        });
+    fn view(&self) -> AtomicWords<'_, AtomicU64> {
+        // SAFETY: `ptr` is 8-byte aligned and valid for `len.div_ceil(8)`
+        // words (the allocation is rounded up to whole words: `new`,
+        // `new_pinned`), initialised (zeroed at allocation) and alive as long
+        // as `&self`; `AtomicU64` has the size and alignment of `u64` and no
+        // invalid bit patterns. Every host access of the buffer goes through
+        // such a shared slice of atomics (interior mutability; no `&`/`&mut`
+        // to its plain bytes is ever made), so sharing it between threads is
+        // sound; the device's writes are outside Rust.
+        let words = unsafe {
+            core::slice::from_raw_parts(
+                self.ptr.as_ptr().cast::<AtomicU64>(),
+                self.len.div_ceil(WORD),
+            )
+        };
+        AtomicWords::new(words, self.len)
     }
 
     /// The raw start pointer (for the bench harness's reference loops).
@@ -277,17 +194,12 @@ impl DmaMemory for DmaBuf {
 
     #[inline]
     fn load_u8(&self, offset: usize) -> Result<u8> {
-        self.check(offset, 1)?;
-        // SAFETY: `offset < len`, checked above.
-        let w = unsafe { self.word(offset) }.load(Relaxed);
-        Ok((w >> byte_shift(offset % WORD)) as u8)
+        self.view().load_u8(offset)
     }
 
     #[inline]
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
-        self.check(offset, out.len())?;
-        self.copy_out(offset, out);
-        Ok(())
+        self.view().read(offset, out)
     }
 
     #[inline]
@@ -299,197 +211,40 @@ impl DmaMemory for DmaBuf {
         mask: u8,
         want: bool,
     ) -> Result<usize> {
-        // An empty run needs no bounds arithmetic.
-        if max == 0 {
-            return Ok(0);
-        }
-        // The whole run's bounds, once; then one word load per flag.
-        check_flag_run(offset, stride, max, self.len())?;
-        let expect = flag_value(mask, want);
-        if stride.is_multiple_of(WORD) {
-            // Every flag sits at the same byte of its word (the NQ ring:
-            // stride 16): test it in place, one load, mask and compare each,
-            // walking a word pointer (the loop the bench measures).
-            let sh = byte_shift(offset % WORD);
-            let (m, e) = (u64::from(mask) << sh, u64::from(expect) << sh);
-            let step = stride / WORD;
-            let mut p = self.word_ptr(offset);
-            for n in 0..max {
-                // SAFETY: `p` is the word of flag `n`, inside `len` (the whole
-                // run was checked above), aligned, accessed atomically only.
-                if unsafe { AtomicU64::from_ptr(p) }.load(Relaxed) & m != e {
-                    return Ok(n);
-                }
-                p = p.wrapping_add(step);
-            }
-            return Ok(max);
-        }
-        let mut off = offset;
-        for n in 0..max {
-            // SAFETY: `off` is a flag of the run, inside `len` (checked above).
-            let b = (unsafe { self.word(off) }.load(Relaxed) >> byte_shift(off % WORD)) as u8;
-            if b & mask != expect {
-                return Ok(n);
-            }
-            off += stride; // in bounds: the whole run was checked above
-        }
-        Ok(max)
+        self.view().scan_flag_run(offset, stride, max, mask, want)
     }
 
+    /// The whole run checked once, then two word loads per entry.
     #[inline]
     fn read_published_entries(&self, offset: usize, out: &mut [NqEntry]) -> Result<()> {
-        let n = out
-            .len()
-            .checked_mul(NQ_ENTRY_BYTES)
-            .ok_or(Error::OutOfRange {
-                what: "dma buffer offset",
-                value: offset as u64,
-                limit: self.len() as u64,
-            })?;
-        self.check(offset, n)?;
-        // SAFETY: `NqEntry` is `repr(transparent)` over `[u8; 16]`, so `out` is
-        // `n` contiguous, initialised, writable bytes, borrowed mutably here only.
-        if offset.is_multiple_of(WORD) && !out.is_empty() {
-            // Entries start on a word (a ring's base is 16-byte aligned):
-            // two word loads per entry, walking a word pointer (the drain's
-            // bulk copy, measured by the bench).
-            let mut p = self.word_ptr(offset);
-            for e in out.iter_mut() {
-                // SAFETY: `p` and `p + 1` are the two words of this entry,
-                // inside `len` (the whole run was checked above), aligned,
-                // accessed atomically only.
-                let (lo, hi) = unsafe {
-                    (
-                        AtomicU64::from_ptr(p).load(Relaxed),
-                        AtomicU64::from_ptr(p.add(1)).load(Relaxed),
-                    )
-                };
-                let b = e.bytes_mut();
-                b[..WORD].copy_from_slice(&lo.to_ne_bytes());
-                b[WORD..].copy_from_slice(&hi.to_ne_bytes());
-                p = p.wrapping_add(2);
-            }
-            return Ok(());
-        }
-        // SAFETY: `NqEntry` is `repr(transparent)` over `[u8; 16]`, so `out` is
-        // `n` contiguous, initialised, writable bytes, borrowed mutably here only.
-        let bytes = unsafe { core::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<u8>(), n) };
-        self.copy_out(offset, bytes);
-        Ok(())
+        self.view().read_entries(offset, out)
     }
 
-    /// The NQ drain's copy in one pass, entry by entry: load the phase word;
-    /// Acquire fence; load the entry's two words; stop unless the phase bit
-    /// said new in the first load AND still does in the copy (not rewritten
-    /// since); store them in the caller's slot. The same loads, fence and
-    /// checks as the trait's default (scan, fence, copy, check), with one
-    /// loop instead of three. The fence is per entry: free on x86-64 (a
-    /// compiler barrier), one `dmb ishld` per entry on AArch64 (where the
-    /// default's single fence per run may be cheaper for long runs).
+    /// The NQ drain's copy in one pass, entry by entry
+    /// ([`AtomicWords::read_new_entries`]): load the entry's first word (the
+    /// phase byte's); stop unless its phase bit says new; Acquire fence; load
+    /// the second word; store both in the caller's slot.
     #[inline(always)]
     fn read_new_entries(&self, offset: usize, out: &mut [NqEntry], phase: bool) -> Result<usize> {
-        let n = out
-            .len()
-            .checked_mul(NQ_ENTRY_BYTES)
-            .ok_or(Error::OutOfRange {
-                what: "dma buffer offset",
-                value: offset as u64,
-                limit: self.len() as u64,
-            })?;
-        self.check(offset, n)?;
-        if !offset.is_multiple_of(WORD) {
-            // An entry not on a word boundary (a ring's base is 16-byte
-            // aligned, so never for an NQ): the scan, fence, copy and check
-            // in turn, as the trait's default.
-            let flags = offset + PHASE_BYTE; // `< len`: inside the checked run
-            let run = self.scan_flag_run(flags, NQ_ENTRY_BYTES, out.len(), PHASE_MASK, phase)?;
-            let Some((run, _)) = out.split_at_mut_checked(run) else {
-                return Ok(0);
-            };
-            fence(Acquire);
-            self.read_published_entries(offset, run)?;
-            return Ok(run.iter().take_while(|e| e.phase() == phase).count());
-        }
-        // The phase byte sits in the entry's first word: one loop per
-        // expected phase, so the test is one `and` (all set) or `or` (all
-        // clear) of the two loads.
-        let base = self.word_ptr(offset);
-        Ok(if phase {
-            copy_new_entries::<true>(base, out)
-        } else {
-            copy_new_entries::<false>(base, out)
-        })
+        self.view().read_new_entries(offset, out, phase)
     }
 
+    /// The same word loads as `read`: a plain `memcpy` would race a device
+    /// thread that (against the contract) rewrites published bytes.
     #[inline]
     fn read_published(&self, offset: usize, out: &mut [u8]) -> Result<()> {
-        // The same word loads as `read`: a plain `memcpy` would race a device
-        // thread that (against the contract) rewrites published bytes.
-        self.read(offset, out)
+        self.view().read(offset, out)
     }
 
     #[inline]
     fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
-        self.check(offset, data.len())?;
-        let mut off = offset;
-        let mut rest = data;
-        while !rest.is_empty() {
-            let n = (WORD - off % WORD).min(rest.len());
-            let (now, later) = rest.split_at(n);
-            self.merge(off, now);
-            off += n;
-            rest = later;
-        }
-        Ok(())
+        self.view().write(offset, data)
     }
 
     fn zero(&self) -> Result<()> {
-        let mut off = 0;
-        while off < self.len() {
-            // Whole words: the padding past `len` is the buffer's own.
-            // SAFETY: `off < len`.
-            unsafe { self.word(off) }.store(0, Relaxed);
-            off += WORD;
-        }
+        self.view().zero();
         Ok(())
     }
-}
-
-/// The loop of [`DmaBuf::read_new_entries`] for expected phase `PHASE`: per
-/// entry at word `base + 2k`, load its first word (the phase byte's), an
-/// Acquire fence, load its two words; stop at `k` unless the phase bit was
-/// `PHASE` in both loads of the first word; store the words in `out[k]`.
-/// The caller checked that the `out.len()` entries lie inside the buffer.
-#[inline(always)]
-fn copy_new_entries<const PHASE: bool>(base: *mut u64, out: &mut [NqEntry]) -> usize {
-    let m = u64::from(PHASE_MASK) << byte_shift(PHASE_BYTE);
-    for k in 0..out.len() {
-        // SAFETY: the two words of entry `k` are inside the buffer (the
-        // caller checked the whole run), aligned, accessed atomically only.
-        let (w0, w1) = unsafe {
-            let p = base.add(2 * k);
-            (AtomicU64::from_ptr(p), AtomicU64::from_ptr(p.add(1)))
-        };
-        let scanned = w0.load(Relaxed);
-        fence(Acquire);
-        let (lo, hi) = (w0.load(Relaxed), w1.load(Relaxed));
-        // New when scanned (so the loads after the fence are the bytes it
-        // published), and still new in the copy (not rewritten since).
-        let new = if PHASE {
-            scanned & lo & m != 0
-        } else {
-            (scanned | lo) & m == 0
-        };
-        if !new {
-            return k;
-        }
-        if let Some(e) = out.get_mut(k) {
-            let b = e.bytes_mut();
-            b[..WORD].copy_from_slice(&lo.to_ne_bytes());
-            b[WORD..].copy_from_slice(&hi.to_ne_bytes());
-        }
-    }
-    out.len()
 }
 
 impl Drop for DmaBuf {

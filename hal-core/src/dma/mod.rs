@@ -13,6 +13,9 @@
 //!   is [`DmaMemory::bus_addr`];
 //! - [`ring::OneShotRing`]: a fixed-capacity list of [`ring::Descriptor`]s,
 //!   transfers `src → dst, len`, closed by one completion descriptor;
+//! - [`words::AtomicWords`]: every access of memory shared with a device, as
+//!   relaxed atomics of its aligned words (the one implementation behind
+//!   [`StaticDma`] and khal-std's `DmaBuf`);
 //! - [`queue::DmaQueue`]: hand a ring to an engine and report its status;
 //!   [`queue::run_one_shot`] submits and waits through
 //!   [`crate::wait::poll_until`] within a [`crate::wait::Budget`].
@@ -24,10 +27,12 @@
 pub mod queue;
 pub mod ring;
 pub mod static_mem;
+pub mod words;
 
 pub use queue::{run_one_shot, Abort, DmaQueue, QueueInfo, RingStatus, RunError};
 pub use ring::{Descriptor, OneShotRing};
 pub use static_mem::{DmaBuffer, StaticDma, StaticDmaCell, STATIC_DMA_ALIGN};
+pub use words::{AtomicWord, AtomicWords};
 
 use core::sync::atomic::{fence, Ordering};
 

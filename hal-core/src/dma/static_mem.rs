@@ -44,23 +44,24 @@
 //! byte load loads its word; a write of part of a word merges into it with a
 //! compare-exchange; whole words are plain stores. On `thumbv7em` and
 //! `riscv32imac` a relaxed word load is one `ldr` / `lw`: the NQ drain's entry
-//! copy ([`DmaMemory::read_published_entries`]) is four word loads per entry,
-//! never a byte loop, and the phase walk ([`DmaMemory::scan_flag_run`]) checks
-//! the whole run's bounds once, then loads one word per entry. Ordering is the
-//! callers' business: the drain's Acquire fence after the phase scan [FACTS §11].
-//! (khal-std's `DmaBuf` does the same with 8-byte words.)
+//! copy ([`DmaMemory::read_new_entries`]) is four word loads per entry, never
+//! a byte loop, with the whole run's bounds checked once. Ordering is the
+//! callers' business: the drain's Acquire fence after the phase load [FACTS §11].
+//! Every access is [`AtomicWords`]'s (safe code), shared with khal-std's
+//! `DmaBuf` (8-byte words).
 //!
-//! This module and `mmio::volatile` are the only places of khal-core that use
-//! `unsafe`; every block carries a `// SAFETY:` comment.
+//! The one `unsafe` block here turns the consumed `&'static mut` buffer into
+//! its slice of atomic words (`as_words`), with its `// SAFETY:` comment.
 
 // The second place in khal-core where `unsafe` is allowed (see the module docs).
 #![allow(unsafe_code)]
 
 use core::cell::UnsafeCell;
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicBool, AtomicU32, Ordering, Ordering::Relaxed};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
-use super::{check_flag_run, flag_value, DmaMemory};
+use super::words::AtomicWords;
+use super::DmaMemory;
 use crate::error::{Error, Result};
 use crate::notific::entry::{NqEntry, NQ_ENTRY_BYTES};
 
@@ -180,20 +181,11 @@ macro_rules! static_dma {
 /// See the module docs for what the bus address means.
 #[derive(Debug)]
 pub struct StaticDma {
-    /// Byte 0 of the buffer (from the `&'static mut` the constructor consumed).
-    ptr: NonNull<u8>,
-    len: usize,
+    /// The buffer, as its aligned 4-byte words (from the `&'static mut` the
+    /// constructor consumed): every access is a relaxed atomic of one of them.
+    words: &'static [AtomicU32],
     bus_addr: u64,
 }
-
-// SAFETY: a `StaticDma` owns its `'static` buffer exclusively (it consumed
-// the only `&'static mut` to it), like a `&'static mut [u8]`, which is `Send`.
-unsafe impl Send for StaticDma {}
-// SAFETY: every access through `&StaticDma` is a bounds-checked relaxed atomic
-// access of an aligned 4-byte word of memory the value owns for the whole
-// program, all of the same size, so accesses from several contexts never race
-// (see the module docs, "Access"); the device's writes are outside Rust.
-unsafe impl Sync for StaticDma {}
 
 impl StaticDma {
     /// DMA memory over `buf`, which the device reaches at `bus_addr` (the
@@ -204,7 +196,6 @@ impl StaticDma {
     /// alignment, or entries would straddle on the device's side), or a range
     /// `bus_addr + N` that overflows.
     pub fn new<const N: usize>(buf: &'static mut DmaBuffer<N>, bus_addr: u64) -> Result<Self> {
-        let () = DmaBuffer::<N>::WHOLE_WORDS;
         if !bus_addr.is_multiple_of(STATIC_DMA_ALIGN as u64) {
             return Err(Error::InvalidArgument(
                 "static dma: bus address not 64-byte aligned",
@@ -216,8 +207,7 @@ impl StaticDma {
             ));
         }
         Ok(StaticDma {
-            ptr: NonNull::from(&mut buf.0).cast::<u8>(),
-            len: N,
+            words: as_words(buf),
             bus_addr,
         })
     }
@@ -225,119 +215,34 @@ impl StaticDma {
     /// DMA memory over `buf` for a device that sees the core's addresses
     /// (bus address = the buffer's own address).
     pub fn identity<const N: usize>(buf: &'static mut DmaBuffer<N>) -> Self {
-        let () = DmaBuffer::<N>::WHOLE_WORDS;
-        let ptr = NonNull::from(&mut buf.0).cast::<u8>();
+        let words = as_words(buf);
         StaticDma {
-            ptr,
-            len: N,
-            bus_addr: ptr.as_ptr() as usize as u64,
+            bus_addr: words.as_ptr() as usize as u64,
+            words,
         }
     }
 
-    fn check(&self, offset: usize, n: usize) -> Result<()> {
-        match offset.checked_add(n) {
-            Some(end) if end <= self.len => Ok(()),
-            _ => Err(Error::OutOfRange {
-                what: "static dma offset",
-                value: offset as u64,
-                limit: self.len as u64,
-            }),
-        }
-    }
-
-    /// A pointer to the word holding byte `offset`, derived from the buffer's
-    /// pointer; only dereferenced, atomically, for `offset < len`.
+    /// The buffer as atomic words (what every access goes through).
     #[inline(always)]
-    fn word_ptr(&self, offset: usize) -> *mut u32 {
-        // `wrapping_add` keeps this safe; callers check `offset < len`.
-        self.ptr
-            .as_ptr()
-            .wrapping_add(offset & !(WORD - 1))
-            .cast::<u32>()
-    }
-
-    /// The word holding byte `offset`.
-    ///
-    /// # Safety
-    /// `offset < len`.
-    #[inline(always)]
-    unsafe fn word(&self, offset: usize) -> &AtomicU32 {
-        // SAFETY: `offset < len` (the caller's contract) and `len` is a whole
-        // number of words (`DmaBuffer::WHOLE_WORDS`), so the word at
-        // `offset & !3` is inside the buffer; the buffer is 64-byte aligned,
-        // so the word is 4-byte aligned; it lives for the whole program, and
-        // every access to it is a 4-byte atomic (module docs, "Access").
-        unsafe { AtomicU32::from_ptr(self.word_ptr(offset)) }
-    }
-
-    /// Copy `out.len()` bytes from `offset` (the caller checked
-    /// `offset + out.len() <= len`): one relaxed load per word touched.
-    #[inline(always)]
-    fn copy_out(&self, offset: usize, out: &mut [u8]) {
-        let mut off = offset;
-        // A partial first word.
-        let k = off % WORD;
-        let head = if k == 0 { 0 } else { (WORD - k).min(out.len()) };
-        let (first, rest) = out.split_at_mut(head);
-        if !first.is_empty() {
-            // SAFETY: `off` is the first byte asked, below `len` (checked by the caller).
-            let w = unsafe { self.word(off) }.load(Relaxed).to_ne_bytes();
-            if let Some(src) = w.get(k..k + first.len()) {
-                first.copy_from_slice(src);
-            }
-            off += first.len();
-        }
-        // Whole words.
-        let mut words = rest.chunks_exact_mut(WORD);
-        for o in &mut words {
-            // SAFETY: `off` is a byte asked, below `len` (checked by the caller).
-            o.copy_from_slice(&unsafe { self.word(off) }.load(Relaxed).to_ne_bytes());
-            off += WORD;
-        }
-        // A partial last word.
-        let tail = words.into_remainder();
-        if !tail.is_empty() {
-            // SAFETY: `off` is a byte asked, below `len` (checked by the caller).
-            let w = unsafe { self.word(off) }.load(Relaxed).to_ne_bytes();
-            if let Some(src) = w.get(..tail.len()) {
-                tail.copy_from_slice(src);
-            }
-        }
-    }
-
-    /// Write `data` into the word holding `offset`, from byte `offset % 4` on
-    /// (it must fit in the word), keeping the word's other bytes. The caller
-    /// checked `offset + data.len() <= len`.
-    #[inline(always)]
-    fn merge(&self, offset: usize, data: &[u8]) {
-        let k = offset % WORD;
-        // SAFETY: `offset` is a byte to write, below `len` (checked by `write`).
-        let word = unsafe { self.word(offset) };
-        if let Ok(w) = <[u8; WORD]>::try_from(data) {
-            // A whole word (`k` is then 0): one store.
-            word.store(u32::from_ne_bytes(w), Relaxed);
-            return;
-        }
-        // A compare-exchange, so that a concurrent write of the word's other
-        // bytes is not lost; the closure never refuses, so the result is `Ok`.
-        let _ = word.fetch_update(Relaxed, Relaxed, |old| {
-            let mut w = old.to_ne_bytes();
-            if let Some(dst) = w.get_mut(k..k + data.len()) {
-                dst.copy_from_slice(data);
-            }
-            Some(u32::from_ne_bytes(w))
-        });
+    fn view(&self) -> AtomicWords<'static, AtomicU32> {
+        AtomicWords::whole(self.words)
     }
 }
 
-/// The shift of byte `k` (0..4) of a word loaded with `from_ne_bytes`.
-#[inline(always)]
-const fn byte_shift(k: usize) -> u32 {
-    if cfg!(target_endian = "little") {
-        8 * k as u32
-    } else {
-        8 * (WORD - 1 - k) as u32
-    }
+/// The buffer's bytes as its `N / 4` aligned atomic words, for the whole
+/// program (the `&'static mut` is consumed: nothing else reaches them).
+fn as_words<const N: usize>(buf: &'static mut DmaBuffer<N>) -> &'static [AtomicU32] {
+    let () = DmaBuffer::<N>::WHOLE_WORDS;
+    let ptr = NonNull::from(&mut buf.0).cast::<AtomicU32>();
+    // SAFETY: the buffer is `N` initialised bytes, `N` a multiple of 4
+    // (`WHOLE_WORDS`), 64-byte aligned (so 4-byte aligned), and `AtomicU32`
+    // has the size and alignment of `u32` and no invalid bit patterns: it is
+    // `N / 4` valid `AtomicU32`s. The `&'static mut` was the only reference to
+    // the buffer and is consumed here, so from now on the buffer is reached
+    // only through this shared slice of atomics (interior mutability, like
+    // `AtomicU32::from_mut_slice`), for the whole program; the device's
+    // writes are outside Rust.
+    unsafe { core::slice::from_raw_parts(ptr.as_ptr(), N / WORD) }
 }
 
 impl DmaMemory for StaticDma {
@@ -348,65 +253,31 @@ impl DmaMemory for StaticDma {
 
     #[inline]
     fn len(&self) -> usize {
-        self.len
+        self.words.len() * WORD
     }
 
     #[inline]
     fn load_u8(&self, offset: usize) -> Result<u8> {
-        self.check(offset, 1)?;
-        // SAFETY: `offset < len`, checked above.
-        let w = unsafe { self.word(offset) }.load(Relaxed);
-        Ok((w >> byte_shift(offset % WORD)) as u8)
+        self.view().load_u8(offset)
     }
 
     #[inline]
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
-        self.check(offset, out.len())?;
-        self.copy_out(offset, out);
-        Ok(())
+        self.view().read(offset, out)
     }
 
     /// The same word loads as [`DmaMemory::read`]: a plain `memcpy` would race
     /// another context that (against the contract) rewrites published bytes.
     #[inline]
     fn read_published(&self, offset: usize, out: &mut [u8]) -> Result<()> {
-        self.read(offset, out)
+        self.view().read(offset, out)
     }
 
     /// The whole run checked once; entries that start on a word (a ring's
-    /// base is 64-byte aligned) are four word loads each, walking a word pointer.
+    /// base is 64-byte aligned) are four word loads each.
     #[inline]
     fn read_published_entries(&self, offset: usize, out: &mut [NqEntry]) -> Result<()> {
-        let n = out
-            .len()
-            .checked_mul(NQ_ENTRY_BYTES)
-            .ok_or(Error::OutOfRange {
-                what: "static dma entry run",
-                value: offset as u64,
-                limit: self.len as u64,
-            })?;
-        self.check(offset, n)?;
-        if offset.is_multiple_of(WORD) && !out.is_empty() {
-            let mut p = self.word_ptr(offset);
-            for e in out.iter_mut() {
-                let mut raw = [0u8; NQ_ENTRY_BYTES];
-                for chunk in raw.chunks_exact_mut(WORD) {
-                    // SAFETY: `p` is a word of this entry, inside `len` (the
-                    // whole run was checked above), aligned, accessed
-                    // atomically only.
-                    let w = unsafe { AtomicU32::from_ptr(p) }.load(Relaxed);
-                    chunk.copy_from_slice(&w.to_ne_bytes());
-                    p = p.wrapping_add(1);
-                }
-                *e = NqEntry::from_bytes(raw);
-            }
-            return Ok(());
-        }
-        for (k, e) in out.iter_mut().enumerate() {
-            // In bounds: the whole run was checked above.
-            self.copy_out(offset + k * NQ_ENTRY_BYTES, e.bytes_mut());
-        }
-        Ok(())
+        self.view().read_entries(offset, out)
     }
 
     #[inline]
@@ -418,61 +289,24 @@ impl DmaMemory for StaticDma {
         mask: u8,
         want: bool,
     ) -> Result<usize> {
-        // The whole run's bounds once, then one word load per flag.
-        check_flag_run(offset, stride, max, self.len)?;
-        let expect = flag_value(mask, want);
-        if stride.is_multiple_of(WORD) {
-            // Every flag sits at the same byte of its word (the NQ ring:
-            // stride 16): test it in place, walking a word pointer.
-            let sh = byte_shift(offset % WORD);
-            let (m, e) = (u32::from(mask) << sh, u32::from(expect) << sh);
-            let step = stride / WORD;
-            let mut p = self.word_ptr(offset);
-            for n in 0..max {
-                // SAFETY: `p` is the word of flag `n`, inside `len` (the whole
-                // run was checked above), aligned, accessed atomically only.
-                if unsafe { AtomicU32::from_ptr(p) }.load(Relaxed) & m != e {
-                    return Ok(n);
-                }
-                p = p.wrapping_add(step);
-            }
-            return Ok(max);
-        }
-        let mut off = offset;
-        for n in 0..max {
-            // SAFETY: `off` is a flag of the run, inside `len` (checked above).
-            let b = (unsafe { self.word(off) }.load(Relaxed) >> byte_shift(off % WORD)) as u8;
-            if b & mask != expect {
-                return Ok(n);
-            }
-            off += stride; // in bounds: the whole run was checked above
-        }
-        Ok(max)
+        self.view().scan_flag_run(offset, stride, max, mask, want)
+    }
+
+    /// One pass per entry ([`AtomicWords::read_new_entries`]): its first
+    /// word (the phase byte's), an Acquire fence, its other three words.
+    #[cfg_attr(not(target_os = "none"), inline(always))]
+    #[cfg_attr(target_os = "none", inline)]
+    fn read_new_entries(&self, offset: usize, out: &mut [NqEntry], phase: bool) -> Result<usize> {
+        self.view().read_new_entries(offset, out, phase)
     }
 
     #[inline]
     fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
-        self.check(offset, data.len())?;
-        let mut off = offset;
-        let mut rest = data;
-        while !rest.is_empty() {
-            let n = (WORD - off % WORD).min(rest.len());
-            let (now, later) = rest.split_at(n);
-            self.merge(off, now);
-            off += n;
-            rest = later;
-        }
-        Ok(())
+        self.view().write(offset, data)
     }
 
     fn zero(&self) -> Result<()> {
-        let mut p = self.word_ptr(0);
-        for _ in 0..self.len / WORD {
-            // SAFETY: `p` walks the buffer's words (`len` is whole words),
-            // aligned, accessed atomically only.
-            unsafe { AtomicU32::from_ptr(p) }.store(0, Relaxed);
-            p = p.wrapping_add(1);
-        }
+        self.view().zero();
         Ok(())
     }
 }
