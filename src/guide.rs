@@ -25,7 +25,9 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use khal::core::notific::{ConsumeMode, Flavour, NotificEngine, NqConfig, NqEntry, NqRing};
+//! use khal::core::notific::{
+//!     BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
+//! };
 //! use khal::std_adapter::model::{notific::NotificModel, DeviceModel};
 //! use khal::std_adapter::{DmaBuf, SimDelay};
 //! use khal::DeviceAddr;
@@ -34,14 +36,18 @@
 //! let device = DeviceModel::new();
 //! device.mount(ENS, NotificModel::new(Flavour::TenQueue))?;
 //!
-//! // The per-engine block: 10 queues, back-pressure mode 1, uart mode 0 [004 §2].
-//! let mut engine = NotificEngine::init(&device, Some(ENS), 10, 1, 0)?;
+//! // The per-engine block, typed: a TPB's 10-queue flavour, no back-pressure
+//! // (the C's bp mode 1), uart mode 0 [004 §2].
+//! let mut engine = NotificEngine::init(&device, ENS, EngineConfig::tpb(BpMode::None))?;
 //!
 //! // A 64-entry host ring for NQ 2, read by phase bit (no register read per entry).
+//! // The engine hands NQ 2 out once (a second `queue(2)` is `QueueTaken`); the
+//! // ring owns it, so draining needs no engine.
 //! let ring_mem = Arc::new(DmaBuf::new(64 * 16, 4096)?);
 //! device.attach_host(ring_mem.clone());
-//! let cfg = NqConfig::new(2, 64 * 16, ConsumeMode::Phase);
-//! let mut ring = NqRing::configure_host(&engine, &*ring_mem, cfg)?;
+//! let cfg = NqConfig::new(64 * 16, ConsumeMode::Phase);
+//! let mut ring = NqRing::configure_host(&*ring_mem, engine.queue(2)?, cfg)?;
+//! assert_eq!(engine.queue(2).map(|_| ()), Err(khal::Error::QueueTaken(2)));
 //! let mut delay = SimDelay::new(&device); // simulated time: waits cost nothing
 //! ring.enable(&mut engine, &mut delay)?;
 //!
@@ -49,23 +55,24 @@
 //! device.with_block(ENS, |nm: &mut NotificModel, bus| nm.post(bus, 2, 10)).unwrap()?;
 //!
 //! let mut out = [NqEntry::default(); 16];
-//! let n = ring.drain(&engine, &mut delay, &mut out)?; // one head write
+//! let n = ring.drain(&mut delay, &mut out)?; // one head write
 //! assert_eq!(n, 10);
 //! assert!(out[0].phase()); // the first pass carries phase 1 [FACTS §11]
-//! assert_eq!(ring.drain(&engine, &mut delay, &mut out)?, 0); // empty poll: no write
+//! assert_eq!(ring.drain(&mut delay, &mut out)?, 0); // empty poll: no write
 //! # Ok::<(), khal::Error>(())
 //! ```
 //!
 //! # Record a golden trace
 //!
 //! ```
-//! use khal::core::notific::{regs::NOTIFIC, NotificEngine};
+//! use khal::core::notific::{regs::NOTIFIC, BpMode, EngineConfig, NotificEngine, UartMode};
 //! use khal::std_adapter::{trace::Op, HeapMmio, Trace};
 //! use khal::DeviceAddr;
 //!
 //! let base = DeviceAddr(0x1000);
 //! let mmio = Trace::new(HeapMmio::new(base, 0x1000)).with_block(base, 0x1000, &NOTIFIC);
-//! let mut e = NotificEngine::init(&mmio, Some(base), 1, 0, 7)?; // single-queue flavour
+//! let cfg = EngineConfig::top_sp(BpMode::All).with_uart_mode(UartMode(7)); // single-queue flavour
+//! let mut e = NotificEngine::init(&mmio, base, cfg)?;
 //! mmio.clear();
 //! e.set_axi_id(5, true)?;
 //! // nq_axi_id, then a read-modify-write of wob_ctrl bit 0 only [004 §2].

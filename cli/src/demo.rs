@@ -62,7 +62,9 @@ use khal::core::family::nx_local::{OWNER_TOPSP, OWNER_TPB};
 use khal::core::family::{Arch, Doorbell, Gated, NxLocal, Offset};
 use khal::core::intc::{ErrtrigLine, Intc, MsixIntc};
 use khal::core::notific::regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
-use khal::core::notific::{ConsumeMode, Flavour, NotificEngine, NqConfig, NqEntry, NqRing};
+use khal::core::notific::{
+    BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
+};
 use khal::core::wait::{poll_until, Budget};
 use khal::std_adapter::dma::{HostAllocator, Identity};
 use khal::std_adapter::model::dma_engine::{DmaEngineModel, ModelDmaQueue};
@@ -226,7 +228,7 @@ struct Lane<'b> {
     engine: usize,
     base: DeviceAddr,
     idx: u32,
-    ring: NqRing<&'b DmaBuf>,
+    ring: NqRing<&'b DmaBuf, &'b Meter<'b>>,
     /// The model's sequence number expected next.
     next_seq: u64,
     /// Entries the model wrote (accepted) so far.
@@ -299,7 +301,6 @@ fn post(dev: &DeviceModel, lane: &mut Lane<'_>) -> khal::Result<u64> {
 fn drain_lane(
     dev: &DeviceModel,
     meter: &Meter<'_>,
-    engine: &NotificEngine<&Meter<'_>>,
     lane: &mut Lane<'_>,
     buf: &mut [NqEntry],
     st: &mut Stats,
@@ -308,7 +309,7 @@ fn drain_lane(
     loop {
         let phase = lane.ring.phase();
         let reads = meter.reads();
-        let n = lane.ring.drain(engine, &mut delay, buf)?;
+        let n = lane.ring.drain(&mut delay, buf)?;
         st.drain_mmio_reads += meter.reads() - reads;
         st.drain_calls += 1;
         if lane.ring.phase() != phase {
@@ -741,7 +742,7 @@ fn demo(args: &DemoArgs) -> Result<String, DemoError> {
         ArchId::Cayman => engine_leaves::<Cayman>(&dev, &meter),
         ArchId::Mariana => engine_leaves::<Mariana>(&dev, &meter),
     };
-    let topsp = NotificEngine::init(&meter, Some(TOPSP_ENS), 1, 1, 0)?;
+    let topsp = NotificEngine::init(&meter, TOPSP_ENS, EngineConfig::top_sp(BpMode::None))?;
     let mut engines = [tpb, topsp];
 
     // 4-5: DVE, INTC.
@@ -773,8 +774,8 @@ fn demo(args: &DemoArgs) -> Result<String, DemoError> {
         let e = engines
             .get_mut(engine)
             .ok_or(Error::InvalidArgument("demo engine"))?;
-        let cfg = NqConfig::new(idx, RING_BYTES, mode).with_budget(BUDGET);
-        let mut ring = NqRing::configure_host(e, &**buf, cfg)?;
+        let cfg = NqConfig::new(RING_BYTES, mode).with_budget(BUDGET);
+        let mut ring = NqRing::configure_host(&**buf, e.queue(idx)?, cfg)?;
         ring.enable(e, &mut delay)?;
         let next_seq = dev
             .with_block(base, |nm: &mut NotificModel, _| nm.next_seq(idx))
@@ -835,10 +836,7 @@ fn demo(args: &DemoArgs) -> Result<String, DemoError> {
                     // has read no register yet: probe the device once (a gone
                     // device reads all ones, a lying tail fails its checks) so the
                     // fault is named at once rather than after the budget.
-                    let e = engines
-                        .get(lane.engine)
-                        .ok_or(Error::InvalidArgument("demo engine"))?;
-                    lane.ring.tail_offset(e)?;
+                    lane.ring.tail_offset()?;
                     // A live device that takes nothing: wait (budget).
                     poll_until(
                         &mut delay,
@@ -855,17 +853,14 @@ fn demo(args: &DemoArgs) -> Result<String, DemoError> {
             // The host drains every queue; what the device says it wrote but the
             // host cannot see yet is waited for (budget).
             for lane in lanes.iter_mut() {
-                let e = engines
-                    .get(lane.engine)
-                    .ok_or(Error::InvalidArgument("demo engine"))?;
-                drain_lane(&dev, &meter, e, lane, &mut buf, &mut st)?;
+                drain_lane(&dev, &meter, lane, &mut buf, &mut st)?;
                 if lane.received < lane.accepted {
                     poll_until(
                         &mut SimDelay::new(&dev),
                         BUDGET,
                         "posted notifications landing (phase bits)",
                         || {
-                            drain_lane(&dev, &meter, e, lane, &mut buf, &mut st)?;
+                            drain_lane(&dev, &meter, lane, &mut buf, &mut st)?;
                             Ok(lane.received >= lane.accepted)
                         },
                     )?;

@@ -25,7 +25,7 @@ use khal::core::dma::DmaMemory;
 use khal::core::intc::regs::{MSIX, MSIX_SIZE};
 use khal::core::intc::{EnsNq, Intc, MsixIntc};
 use khal::core::notific::regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
-use khal::core::notific::{ConsumeMode, Flavour, NotificEngine, NqConfig, NqRing};
+use khal::core::notific::{BpMode, ConsumeMode, Flavour, NotificEngine, NqConfig, NqRing};
 use khal::std_adapter::model::intc::MsixModel;
 use khal::std_adapter::model::notific::NotificModel;
 use khal::std_adapter::model::DeviceModel;
@@ -359,28 +359,29 @@ pub fn record(arch: ArchId, op: &TraceOp) -> khal::Result<Vec<Access>> {
     let dev = model(Flavour::from_num_queues(queues))?;
     let t = tracer(&dev);
     // The untraced setup: an engine brought up with defaults.
-    let engine = |t| NotificEngine::init(t, Some(NOTIFIC_BASE), queues, 0, 0);
+    let engine = |t| NotificEngine::init_raw(t, Some(NOTIFIC_BASE), queues, 0, 0);
     match *op {
         TraceOp::NotificInit {
             bp_mode, uart_mode, ..
         } => {
-            NotificEngine::init(&t, Some(NOTIFIC_BASE), queues, bp_mode, uart_mode)?;
+            NotificEngine::init_raw(&t, Some(NOTIFIC_BASE), queues, bp_mode, uart_mode)?;
         }
         TraceOp::NqConfigure {
             index, base, size, ..
         } => {
-            let e = engine(&t)?;
+            let mut e = engine(&t)?;
             t.clear();
             let mem = AddressOnly {
                 bus: base,
                 len: size as usize,
             };
-            NqRing::configure_host(&e, mem, NqConfig::new(index, size, ConsumeMode::Tail))?;
+            NqRing::configure_host(mem, e.queue(index)?, NqConfig::new(size, ConsumeMode::Tail))?;
         }
         TraceOp::NqReset { index, .. } => {
             let mut e = engine(&t)?;
             let mem = DmaBuf::new(256, 64)?;
-            let mut ring = NqRing::host(&mem, NqConfig::new(index, 256, ConsumeMode::Tail))?;
+            let mut ring =
+                NqRing::host(&mem, e.queue(index)?, NqConfig::new(256, ConsumeMode::Tail))?;
             t.clear();
             ring.reset(&mut e, &mut SimDelay::new(&dev))?;
         }
@@ -393,7 +394,7 @@ pub fn record(arch: ArchId, op: &TraceOp) -> khal::Result<Vec<Access>> {
         TraceOp::SetBpConfig { mode, .. } => {
             let mut e = engine(&t)?;
             t.clear();
-            e.set_bp_config(mode)?;
+            e.set_bp_config(BpMode::from_raw(mode)?)?;
         }
         TraceOp::CoalescerStream { stream, enable, .. } => {
             let enable = switch(enable, "--enable must be 0 or 1")?;

@@ -6,9 +6,11 @@
 //! 1. bind the arch: a validated tile index and its TPB base; the arch's
 //!    error-notification mask, which the notes do not trace (a typed
 //!    `NotTraced` answer: logged, and the bring-up goes on without it);
-//! 2. the notification engine: `NotificEngine::init` (10 queues, back-pressure
-//!    mode 1, uart mode 0) [004 §2];
-//! 3. one NQ over the ring memory: `NqRing::configure_host` then `enable`
+//! 2. the notification engine: `NotificEngine::init` with
+//!    `EngineConfig::tpb(BpMode::None)` (10 queues, back-pressure mode 1,
+//!    uart mode 0) [004 §2];
+//! 3. one NQ over the ring memory: its token from `engine.queue(NQ)`, then
+//!    `NqRing::configure_host` and `enable`
 //!    (the reset's bounded tail wait) [004 §3], read by phase bit;
 //! 4. drain, handling each error: a timeout consumes nothing and is retried on
 //!    the next call; a device fault (tail all ones, misaligned, outside the
@@ -20,7 +22,9 @@
 use embedded_hal::delay::DelayNs;
 use khal::core::dma::DmaMemory;
 use khal::core::family::{Arch, NotificMask};
-use khal::core::notific::{ConsumeMode, NotificEngine, NqConfig, NqEntry, NqRing};
+use khal::core::notific::{
+    BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing,
+};
 use khal::{DeviceAddr, Error, Mmio, Result};
 
 /// Entries of the example's NQ ring.
@@ -34,13 +38,14 @@ pub const NQ: u32 = 2;
 pub struct Up<M: Mmio, R: DmaMemory> {
     /// The notification engine (owns the window handle).
     pub engine: NotificEngine<M>,
-    /// The enabled NQ.
-    pub ring: NqRing<R>,
+    /// The enabled NQ (it owns the queue's token, a clone of `M`).
+    pub ring: NqRing<R, M>,
 }
 
 /// Steps 1 to 3: bind `A`, init the engine whose block is at `notific` in
-/// `window`, configure and enable NQ [`NQ`] over `ring_mem`.
-pub fn bring_up<A: Arch, M: Mmio, R: DmaMemory, D: DelayNs>(
+/// `window`, configure and enable NQ [`NQ`] over `ring_mem`. `window` is a
+/// handle the engine and the queue's ring share (`&VolatileWindow`, `&MmapMmio`).
+pub fn bring_up<A: Arch, M: Mmio + Clone, R: DmaMemory, D: DelayNs>(
     window: M,
     notific: DeviceAddr,
     ring_mem: R,
@@ -55,9 +60,9 @@ pub fn bring_up<A: Arch, M: Mmio, R: DmaMemory, D: DelayNs>(
         Err(e @ Error::NotTraced(_)) => log_error("error-notification mask", &e),
         Err(e) => return Err(e),
     }
-    let mut engine = NotificEngine::init(window, Some(notific), 10, 1, 0)?;
-    let cfg = NqConfig::new(NQ, RING_BYTES as u32, ConsumeMode::Phase);
-    let mut ring = NqRing::configure_host(&engine, ring_mem, cfg)?;
+    let mut engine = NotificEngine::init(window, notific, EngineConfig::tpb(BpMode::None))?;
+    let cfg = NqConfig::new(RING_BYTES as u32, ConsumeMode::Phase);
+    let mut ring = NqRing::configure_host(ring_mem, engine.queue(NQ)?, cfg)?;
     ring.enable(&mut engine, delay)?;
     Ok(Up { engine, ring })
 }
@@ -68,7 +73,7 @@ pub fn drain<M: Mmio, R: DmaMemory, D: DelayNs>(
     delay: &mut D,
     out: &mut [NqEntry],
 ) -> Result<usize> {
-    match up.ring.drain(&up.engine, delay, out) {
+    match up.ring.drain(delay, out) {
         Ok(n) => Ok(n),
         // The last entry's data did not land within the budget: nothing was
         // consumed, the next drain sees the same entries again.

@@ -46,13 +46,14 @@ pub fn window_ptr() -> Result<NonNull<u32>> {
 /// engine is up); then a few drains, each error handled.
 pub fn run(
     window: VolatileWindow,
-    arch_extra: impl FnOnce(&NotificEngine<VolatileWindow>) -> Result<()>,
+    arch_extra: impl FnOnce(&NotificEngine<&VolatileWindow>) -> Result<()>,
 ) -> Result<usize> {
     let buf = khal::core::static_dma!(crate::bring_up::RING_BYTES).ok_or(Error::OutOfMemory)?;
     let ring_mem = StaticDma::identity(buf);
     let mut delay = CycleDelay;
     let mut up = crate::bring_up::bring_up::<khal::Selected, _, _, _>(
-        window, NOTIFIC, ring_mem, &mut delay,
+        // Shared by the engine and its NQ's ring (`&VolatileWindow` is `Copy`).
+        &window, NOTIFIC, ring_mem, &mut delay,
     )?;
     arch_extra(&up.engine)?;
     // Poll a few times (a real firmware loops, or drains from its interrupt).

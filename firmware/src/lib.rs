@@ -37,7 +37,9 @@ use khal_core::engine::{
 };
 use khal_core::intc::{EnsNq, ErrtrigLine, Intc, IntcOps, MsixIntc};
 use khal_core::mmio::volatile::VolatileWindow;
-use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqEntry, NqRing};
+use khal_core::notific::{
+    BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing,
+};
 use khal_core::{DeviceAddr, Error, Result};
 
 #[cfg(not(feature = "find-panics"))]
@@ -194,10 +196,10 @@ pub fn bring_up<A: StpbOps>(w: &VolatileWindow, delay: &mut CycleDelay) -> Resul
         return Err(e);
     }
     if let Some(mut sp_ens) = sp_out.notific {
-        sp_ens.set_bp_config(black_box(1))?;
+        sp_ens.set_bp_config(BpMode::from_raw(black_box(1))?)?;
     }
 
-    let mut ens = NotificEngine::init(w, Some(black_box(map::NOTIFIC)), black_box(10), 0, 0)?;
+    let mut ens = NotificEngine::init_raw(w, Some(black_box(map::NOTIFIC)), black_box(10), 0, 0)?;
     ens.set_coalescer_stream(black_box(1), true)?;
     ens.set_coalescer_bypass(black_box(false))?;
     ens.set_axi_id(black_box(3), true)?;
@@ -206,22 +208,22 @@ pub fn bring_up<A: StpbOps>(w: &VolatileWindow, delay: &mut CycleDelay) -> Resul
 
     let (phase_mem, tail_mem) = rings()?;
     let mut phase = NqRing::configure_host(
-        &ens,
         phase_mem,
-        NqConfig::new(black_box(0), RING_BYTES as u32, ConsumeMode::Phase),
+        ens.queue(black_box(0))?,
+        NqConfig::new(RING_BYTES as u32, ConsumeMode::Phase),
     )?;
     phase.enable(&mut ens, delay)?;
     let mut tail = NqRing::configure_host(
-        &ens,
         tail_mem,
-        NqConfig::new(black_box(5), RING_BYTES as u32, ConsumeMode::Tail),
+        ens.queue(black_box(5))?,
+        NqConfig::new(RING_BYTES as u32, ConsumeMode::Tail),
     )?;
     tail.enable(&mut ens, delay)?;
 
     let mut out = [NqEntry::default(); 16];
-    let mut n = phase.drain(&ens, delay, &mut out)?;
-    n += tail.available_count(&ens, delay)? as usize;
-    let mut it = tail.drain_iter(&ens, delay, black_box(8))?;
+    let mut n = phase.drain(delay, &mut out)?;
+    n += tail.available_count(delay)? as usize;
+    let mut it = tail.drain_iter(delay, black_box(8))?;
     for e in it.by_ref() {
         let e = e?;
         n += e.dword_le(black_box(1)).map_or(0, |d| (d & 1) as usize);
@@ -248,7 +250,7 @@ pub fn publish(r: Result<usize>) {
 pub fn intc_bring_up<A: IntcOps>(w: &VolatileWindow) -> Result<u32> {
     // set_notific_queue_base takes its NQ from the handle's ENS of the block
     // [004 §4], [FACTS §12.3]: the engine is set up first and recorded there.
-    let ens = NotificEngine::init(w, Some(black_box(map::NOTIFIC)), 10, 0, 0)?;
+    let ens = NotificEngine::init(w, black_box(map::NOTIFIC), EngineConfig::tpb(BpMode::All))?;
     let hw = MsixIntc::new(black_box(map::MSIX))
         .with_errtrig_base(black_box(0), map::ERRTRIG0)?
         .with_ens_nq(black_box(5), EnsNq::of(&ens, black_box(2))?)?;

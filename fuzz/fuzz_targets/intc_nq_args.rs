@@ -7,7 +7,7 @@
 #![no_main]
 
 use khal_core::intc::{EnsNq, ErrtrigLine, Intc, MsixIntc};
-use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqRing};
+use khal_core::notific::{BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqRing};
 use khal_core::DeviceAddr;
 use khal_fuzz::{Input, RecMmio, RingMem};
 use libfuzzer_sys::fuzz_target;
@@ -32,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
     let base = if inp.u8() < 16 { None } else { Some(ENS) };
     let nq = idx(&mut inp, 10);
     let bp = idx(&mut inp, 2);
-    let init = NotificEngine::init(&mmio, base, nq, bp, inp.u32());
+    let init = NotificEngine::init_raw(&mmio, base, nq, bp, inp.u32());
     let ok = base.is_some() && (1..=10).contains(&nq) && bp <= 1;
     assert_eq!(init.is_ok(), ok, "init(base={base:?}, num_queues={nq}, bp={bp})");
     if init.is_err() {
@@ -40,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let mut ens = match init {
         Ok(e) => e,
-        Err(_) => NotificEngine::init(&mmio, Some(ENS), 10, 0, 0).expect("valid init"),
+        Err(_) => NotificEngine::init(&mmio, ENS, EngineConfig::tpb(BpMode::All)).expect("valid init"),
     };
 
     let mut intc_h = MsixIntc::new(MSIX);
@@ -122,7 +122,7 @@ fuzz_target!(|data: &[u8]| {
             }
             6 => {
                 let m = idx(&mut inp, 2);
-                (m <= 1, ens.set_bp_config(m))
+                (m <= 1, BpMode::from_raw(m).and_then(|b| ens.set_bp_config(b)))
             }
             7 => {
                 let s = idx(&mut inp, 4);
@@ -138,7 +138,7 @@ fuzz_target!(|data: &[u8]| {
                 let index = idx(&mut inp, 10);
                 let size = if inp.bool() { inp.u16() as u32 } else { (inp.u8() as u32 % 8) * 16 };
                 let len = inp.u16() as usize % 2048;
-                let mut cfg = NqConfig::new(index, size, if inp.bool() { ConsumeMode::Tail } else { ConsumeMode::Phase });
+                let mut cfg = NqConfig::new(size, if inp.bool() { ConsumeMode::Tail } else { ConsumeMode::Phase });
                 let mb = if inp.bool() {
                     let b = inp.u8() as u32 % 4;
                     cfg = cfg.with_max_batch(b);
@@ -148,8 +148,14 @@ fuzz_target!(|data: &[u8]| {
                 };
                 let mem = RingMem::new(len, len, 0x1000);
                 let index_ok = if ens.num_queues() == 1 { index == 0 } else { index < 10 };
-                let ok = index_ok && size > 0 && size % 16 == 0 && size as usize <= len && mb != Some(0);
-                let r = NqRing::configure_host(&ens, &mem, cfg).map(|_| ());
+                // Each queue is handed out once: a queue an earlier ring took
+                // (its token dropped with that ring) is `QueueTaken`.
+                let free = index_ok && !ens.is_taken(index);
+                let ok = free && size > 0 && size % 16 == 0 && size as usize <= len && mb != Some(0);
+                let r = ens.queue(index).and_then(|q| NqRing::configure_host(&mem, q, cfg)).map(|_| ());
+                if index_ok && !free {
+                    assert_eq!(r, Err(khal_core::Error::QueueTaken(index)));
+                }
                 (ok, r)
             }
         };

@@ -18,7 +18,7 @@
 use khal_core::notific::regs;
 use khal_core::dma::DmaMemory;
 use khal_core::notific::ring::DeviceZero;
-use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqEntry, NqRing};
+use khal_core::notific::{BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing};
 use khal_core::wait::Budget;
 use khal_core::{DeviceAddr, Result};
 use khal_fuzz::{Access, Input, NoDelay, RecMmio, RingMem};
@@ -30,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
     let mut inp = Input::new(data);
     let mmio = RecMmio::new();
     let num_queues = if inp.bool() { 1 } else { 10 };
-    let Ok(mut engine) = NotificEngine::init(&mmio, Some(DeviceAddr(BASE)), num_queues, 0, 0) else {
+    let Ok(mut engine) = NotificEngine::init_raw(&mmio, Some(DeviceAddr(BASE)), num_queues, 0, 0) else {
         return;
     };
     let index = (inp.u8() % 11) as u32;
@@ -38,7 +38,19 @@ fuzz_target!(|data: &[u8]| {
     let size_bytes = if inp.u8() < 16 { inp.u16() as u32 } else { entries * 16 };
     let extra = (inp.u8() % 64) as usize;
     let mode = if inp.bool() { ConsumeMode::Phase } else { ConsumeMode::Tail };
-    let mut cfg = NqConfig::new(index, size_bytes, mode).with_budget(Budget {
+    // The token: handed out for an index the flavour has, refused (typed,
+    // nothing written) otherwise. A ring cannot exist on a refused index.
+    let queue = match engine.queue(index) {
+        Ok(q) => q,
+        Err(e) => {
+            let flavour_has = if num_queues == 1 { index == 0 } else { index < 10 };
+            assert!(!flavour_has, "queue {index} refused: {e:?}");
+            assert!(matches!(e, khal_core::Error::OutOfRange { .. }), "{e:?}");
+            return;
+        }
+    };
+    assert_eq!(engine.queue(index).map(|_| ()), Err(khal_core::Error::QueueTaken(index)));
+    let mut cfg = NqConfig::new(size_bytes, mode).with_budget(Budget {
         period_us: 1,
         polls: (inp.u8() % 4) as u32,
     });
@@ -63,34 +75,34 @@ fuzz_target!(|data: &[u8]| {
     // Both constructors validate; an invalid config is refused, which is fine.
     match (&dmabuf, device) {
         (Some(b), true) => {
-            if let Ok(ring) = NqRing::device(b, zero, cfg) {
+            if let Ok(ring) = NqRing::device(b, zero, queue, cfg) {
                 exercise(&mut inp, &mmio, &mut engine, b, ring);
             }
         }
         (Some(b), false) => {
-            if let Ok(ring) = NqRing::host(b, cfg) {
+            if let Ok(ring) = NqRing::host(b, queue, cfg) {
                 exercise(&mut inp, &mmio, &mut engine, b, ring);
             }
         }
         (None, true) => {
-            if let Ok(ring) = NqRing::device(&mem, zero, cfg) {
+            if let Ok(ring) = NqRing::device(&mem, zero, queue, cfg) {
                 exercise(&mut inp, &mmio, &mut engine, &mem, ring);
             }
         }
         (None, false) => {
-            if let Ok(ring) = NqRing::host(&mem, cfg) {
+            if let Ok(ring) = NqRing::host(&mem, queue, cfg) {
                 exercise(&mut inp, &mmio, &mut engine, &mem, ring);
             }
         }
     }
 });
 
-fn exercise<R: DmaMemory, Z: DeviceZero>(
+fn exercise<'m, R: DmaMemory, Z: DeviceZero>(
     inp: &mut Input,
-    mmio: &RecMmio,
-    engine: &mut NotificEngine<&RecMmio>,
+    mmio: &'m RecMmio,
+    engine: &mut NotificEngine<&'m RecMmio>,
     mem: &R,
-    mut ring: NqRing<&R, Z>,
+    mut ring: NqRing<&R, &'m RecMmio, Z>,
 ) {
     let cap = ring.capacity();
     let size_bytes = ring.size_bytes();
@@ -98,14 +110,15 @@ fn exercise<R: DmaMemory, Z: DeviceZero>(
     assert_eq!(cap, size_bytes / 16);
     assert!(ring.max_batch() >= 1 && ring.max_batch() <= cap);
 
-    let tail_addr = engine
-        .nq_reg(regs::NQ_TAIL_PTR, index)
-        .map(|r| r.addr(engine.base()).get())
-        .unwrap_or(0);
-    let head_addr = engine
-        .nq_reg(regs::NQ_HEAD_PTR, index)
-        .map(|r| r.addr(engine.base()).get())
-        .unwrap_or(0);
+    // The token's addresses are the engine's per-NQ registers of the flavour.
+    let tail_addr = ring.queue().tail_addr().get();
+    let head_addr = ring.queue().head_addr().get();
+    let reg = |r| engine.nq_reg(r, index).map(|r| r.addr(engine.base()).get());
+    assert_eq!(reg(regs::NQ_HEAD_PTR), Ok(head_addr));
+    assert_eq!(engine.nq_reg(regs::NQ_TAIL_PTR, index).map(|r| r.addr(engine.base()).get()), Ok(tail_addr));
+    // Another engine on the same window and base: refused, nothing written.
+    let mut other = NotificEngine::init(mmio, engine.base(), EngineConfig::tpb(BpMode::All))
+        .expect("valid init");
 
     for _ in 0..64 {
         if inp.is_empty() {
@@ -117,7 +130,7 @@ fn exercise<R: DmaMemory, Z: DeviceZero>(
         match inp.u8() % 8 {
             0 | 1 => {
                 let mut out = vec![NqEntry::default(); (inp.u8() % 80) as usize];
-                match ring.drain(engine, &mut NoDelay, &mut out) {
+                match ring.drain(&mut NoDelay, &mut out) {
                     Ok(n) => {
                         assert!(n <= out.len() && n as u32 <= ring.max_batch() && n as u32 <= cap);
                         let heads = head_writes(mmio, before, head_addr);
@@ -132,7 +145,7 @@ fn exercise<R: DmaMemory, Z: DeviceZero>(
             2 => {
                 let max = inp.u8() as u32;
                 let take = inp.u8() % 8 + 1;
-                if let Ok(it) = ring.drain_iter(engine, &mut NoDelay, max) {
+                if let Ok(it) = ring.drain_iter(&mut NoDelay, max) {
                     let mut k = 0u32;
                     for item in it.take(take as usize) {
                         if item.is_err() {
@@ -145,7 +158,7 @@ fn exercise<R: DmaMemory, Z: DeviceZero>(
                 }
             }
             3 => {
-                if let Ok(c) = ring.available_count(engine, &mut NoDelay) {
+                if let Ok(c) = ring.available_count(&mut NoDelay) {
                     assert!(c <= cap, "count {c} > capacity {cap}");
                 }
             }
@@ -168,6 +181,11 @@ fn exercise<R: DmaMemory, Z: DeviceZero>(
                     })
                     .collect();
                 mmio.script(tail_addr, vals);
+            }
+            6 if inp.bool() => {
+                let r = ring.reset(&mut other, &mut NoDelay);
+                assert_eq!(r, Err(khal_core::Error::WrongEngine));
+                assert_eq!(mmio.len(), before, "a refused reset wrote");
             }
             6 => {
                 let _ = ring.reset(engine, &mut NoDelay);

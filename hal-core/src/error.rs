@@ -118,6 +118,13 @@ pub enum Error {
     },
     /// A bounded wait ran out of budget. The payload names the wait.
     Timeout(&'static str),
+    /// The NQ was already handed out by its engine
+    /// ([`NotificEngine::queue`](crate::notific::NotificEngine::queue)): each
+    /// queue has one owner at a time (khal's own; the C runtime has no such check).
+    QueueTaken(u32),
+    /// A ring's queue belongs to another notification engine than the one
+    /// passed (khal's own: the C ring holds its engine and cannot be given another).
+    WrongEngine,
     /// The device returned data that fails validation.
     DeviceFault(Fault),
 }
@@ -134,6 +141,7 @@ impl Error {
     /// | `UnknownMode`, `Rejected` | -1 |
     /// | `OutOfRange`, `Unsupported` | none: the C code aborts the process |
     /// | `NotTraced`, `Timeout`, `DeviceFault` | none: no C equivalent (the C code logs and goes on, or the value is unknown) |
+    /// | `QueueTaken`, `WrongEngine` | none: ownership checks only khal makes |
     ///
     /// # Which -22 answers the C runtime also gives
     ///
@@ -157,7 +165,7 @@ impl Error {
     /// - an arch id 0 (INVALID) or unknown, an unknown arch name (`ids`): in C
     ///   the arch is latched, and the shims assert it;
     /// - a notification engine's queue count outside `1..=10`
-    ///   (`NotificEngine::init`), the NQ ring's size, memory and batch checks
+    ///   (`EngineConfig::from_raw`), the NQ ring's size, memory and batch checks
     ///   (`NqRing`), the drain buffer;
     /// - the INTC handle's errtrig base of a block not set, and its ENS NQ of a
     ///   block not set (`MsixIntc`: the C handle would hold 0 and address
@@ -189,7 +197,9 @@ impl Error {
             | Error::NotTraced(_)
             | Error::Unsupported { .. }
             | Error::Timeout(_)
-            | Error::DeviceFault(_) => None,
+            | Error::DeviceFault(_)
+            | Error::QueueTaken(_)
+            | Error::WrongEngine => None,
         }
     }
 }
@@ -267,6 +277,8 @@ impl core::fmt::Debug for Error {
                 .finish(),
             Error::Timeout(what) => f.debug_tuple("Timeout").field(&what).finish(),
             Error::DeviceFault(fault) => f.debug_tuple("DeviceFault").field(&fault).finish(),
+            Error::QueueTaken(idx) => f.debug_tuple("QueueTaken").field(&idx).finish(),
+            Error::WrongEngine => f.write_str("WrongEngine"),
         }
     }
 }
@@ -321,6 +333,12 @@ impl core::fmt::Display for Error {
             }
             Error::Timeout(what) => write!(f, "timeout: {what}"),
             Error::DeviceFault(fault) => write!(f, "device fault: {fault}"),
+            Error::QueueTaken(idx) => {
+                write!(f, "nq {idx} was already handed out by its engine")
+            }
+            Error::WrongEngine => {
+                write!(f, "the ring's queue belongs to another notification engine")
+            }
         }
     }
 }
@@ -469,6 +487,8 @@ mod tests {
             None
         );
         assert_eq!(Error::Timeout("x").c_code(), None);
+        assert_eq!(Error::QueueTaken(3).c_code(), None);
+        assert_eq!(Error::WrongEngine.c_code(), None);
         assert_eq!(
             Error::OutOfRange {
                 what: "x",

@@ -9,6 +9,12 @@
 //! `const`, so an access through them compiles to the same single volatile
 //! access as a raw pointer write (measured by the bench harness).
 //!
+//! The access is part of the handle's type: a `ro` register is a
+//! [`Reg<RO>`](Reg), which has `read` but no `write` or `modify`; a `wo`
+//! register is a `Reg<WO>`, which has `write` but no `read`. Writing a
+//! read-only register does not compile (a trybuild case in
+//! `compile-fail/tests/ui/`). `Reg` alone names a read-write register.
+//!
 //! ```
 //! use khal_core::{register_block, DeviceAddr};
 //! register_block! {
@@ -35,6 +41,8 @@
 //! assert!(DEMO.lookup(8).is_none());
 //! ```
 
+use core::marker::PhantomData;
+
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
 use crate::mmio::Mmio;
@@ -50,6 +58,53 @@ pub enum Access {
     /// Read-write.
     ReadWrite,
 }
+
+/// Type-level access of a register handle: [`RW`], [`RO`] or [`WO`].
+///
+/// Sealed: the three markers are the only ones.
+pub trait AccessType: sealed::Sealed + Copy + core::fmt::Debug {
+    /// The run-time [`Access`] of the marker.
+    const ACCESS: Access;
+}
+
+/// Access markers whose registers software may read ([`RW`], [`RO`]).
+pub trait Readable: AccessType {}
+
+/// Access markers whose registers software may write ([`RW`], [`WO`]).
+pub trait Writable: AccessType {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::RW {}
+    impl Sealed for super::RO {}
+    impl Sealed for super::WO {}
+}
+
+/// Read-write register (the default of [`Reg`] and [`RegArray`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RW {}
+
+/// Read-only register: the device owns it; software only reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RO {}
+
+/// Write-only register (a set / clear / trigger register).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WO {}
+
+impl AccessType for RW {
+    const ACCESS: Access = Access::ReadWrite;
+}
+impl AccessType for RO {
+    const ACCESS: Access = Access::ReadOnly;
+}
+impl AccessType for WO {
+    const ACCESS: Access = Access::WriteOnly;
+}
+impl Readable for RW {}
+impl Readable for RO {}
+impl Writable for RW {}
+impl Writable for WO {}
 
 /// A bit field `hi:lo` of a 32-bit register.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,19 +245,32 @@ impl BlockDesc {
 }
 
 /// A typed handle to one register of a block (not an array).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Reg {
+///
+/// `A` is its access ([`RW`] by default, [`RO`], [`WO`]): `read` needs a
+/// [`Readable`] access, `write` a [`Writable`] one, `modify` both.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Reg<A: AccessType = RW> {
     offset: u64,
     desc: &'static RegDesc,
+    _access: PhantomData<A>,
 }
 
-impl Reg {
+// Manual: a derive would ask `A: Clone`, and the markers are uninhabited.
+impl<A: AccessType> Clone for Reg<A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<A: AccessType> Copy for Reg<A> {}
+
+impl<A: AccessType> Reg<A> {
     /// Used by [`register_block!`](crate::register_block).
     #[doc(hidden)]
-    pub const fn __new(desc: &'static RegDesc) -> Reg {
+    pub const fn __new(desc: &'static RegDesc) -> Reg<A> {
         Reg {
             offset: desc.offset,
             desc,
+            _access: PhantomData,
         }
     }
 
@@ -217,24 +285,35 @@ impl Reg {
         self.desc
     }
 
+    /// The register's access.
+    pub const fn access(self) -> Access {
+        A::ACCESS
+    }
+
     /// The absolute address in a block mounted at `base`.
     #[inline(always)]
     pub const fn addr(self, base: DeviceAddr) -> DeviceAddr {
         base.add(self.offset)
     }
+}
 
+impl<A: Readable> Reg<A> {
     /// Read the register of the block at `base`.
     #[inline(always)]
     pub fn read<M: Mmio + ?Sized>(self, mmio: &M, base: DeviceAddr) -> Result<u32> {
         mmio.read32(self.addr(base))
     }
+}
 
+impl<A: Writable> Reg<A> {
     /// Write the register of the block at `base`.
     #[inline(always)]
     pub fn write<M: Mmio + ?Sized>(self, mmio: &M, base: DeviceAddr, value: u32) -> Result<()> {
         mmio.write32(self.addr(base), value)
     }
+}
 
+impl<A: Readable + Writable> Reg<A> {
     /// Read-modify-write: one read, then one write of `f(old)`.
     #[inline(always)]
     pub fn modify<M: Mmio + ?Sized>(
@@ -249,22 +328,31 @@ impl Reg {
     }
 }
 
-/// A typed handle to a strided register array.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RegArray {
+/// A typed handle to a strided register array; `A` as for [`Reg`].
+#[derive(Debug, PartialEq, Eq)]
+pub struct RegArray<A: AccessType = RW> {
     desc: &'static RegDesc,
     count: u32,
     stride: u64,
+    _access: PhantomData<A>,
 }
 
-impl RegArray {
+impl<A: AccessType> Clone for RegArray<A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<A: AccessType> Copy for RegArray<A> {}
+
+impl<A: AccessType> RegArray<A> {
     /// Used by [`register_block!`](crate::register_block).
     #[doc(hidden)]
-    pub const fn __new(desc: &'static RegDesc, count: u32, stride: u64) -> RegArray {
+    pub const fn __new(desc: &'static RegDesc, count: u32, stride: u64) -> RegArray<A> {
         RegArray {
             desc,
             count,
             stride,
+            _access: PhantomData,
         }
     }
 
@@ -285,11 +373,12 @@ impl RegArray {
 
     /// Instance `i`, refused when `i >= count`.
     #[inline(always)]
-    pub const fn at(self, i: u32) -> Result<Reg> {
+    pub const fn at(self, i: u32) -> Result<Reg<A>> {
         if i < self.count {
             Ok(Reg {
                 offset: self.desc.offset + i as u64 * self.stride,
                 desc: self.desc,
+                _access: PhantomData,
             })
         } else {
             Err(Error::OutOfRange {
@@ -303,10 +392,11 @@ impl RegArray {
     /// Instance 0 without a stride: the layout of a single-instance flavour of
     /// the block (e.g. the single-queue notific engine [004 §3]).
     #[inline(always)]
-    pub const fn flat(self) -> Reg {
+    pub const fn flat(self) -> Reg<A> {
         Reg {
             offset: self.desc.offset,
             desc: self.desc,
+            _access: PhantomData,
         }
     }
 }
@@ -323,6 +413,21 @@ macro_rules! __khal_access {
     };
     (wo) => {
         $crate::regs::Access::WriteOnly
+    };
+}
+
+/// Access keyword → its type-level marker. Internal to [`register_block!`](crate::register_block).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __khal_access_ty {
+    (rw) => {
+        $crate::regs::RW
+    };
+    (ro) => {
+        $crate::regs::RO
+    };
+    (wo) => {
+        $crate::regs::WO
     };
 }
 
@@ -346,13 +451,14 @@ macro_rules! __khal_array {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __khal_reg {
-    ($(#[$m:meta])* $reg:ident, $desc:expr, []) => {
+    ($(#[$m:meta])* $reg:ident, $acc:ident, $desc:expr, []) => {
         $(#[$m])*
-        pub const $reg: $crate::regs::Reg = $crate::regs::Reg::__new(&$desc);
+        pub const $reg: $crate::regs::Reg<$crate::__khal_access_ty!($acc)> =
+            $crate::regs::Reg::__new(&$desc);
     };
-    ($(#[$m:meta])* $reg:ident, $desc:expr, [$arr:literal, $cnt:literal, $stride:literal]) => {
+    ($(#[$m:meta])* $reg:ident, $acc:ident, $desc:expr, [$arr:literal, $cnt:literal, $stride:literal]) => {
         $(#[$m])*
-        pub const $reg: $crate::regs::RegArray =
+        pub const $reg: $crate::regs::RegArray<$crate::__khal_access_ty!($acc)> =
             $crate::regs::RegArray::__new(&$desc, $cnt, $stride);
     };
 }
@@ -376,6 +482,7 @@ macro_rules! register_block {
             $crate::__khal_reg!(
                 $(#[$rm])* #[doc = concat!("\n\nSpec name: `", $bname, ".", $name, "`, offset `", stringify!($off), "`.")]
                 $reg,
+                $acc,
                 $crate::regs::RegDesc {
                     name: $name,
                     offset: $off,
@@ -454,7 +561,7 @@ impl defmt::Format for RegName {
 }
 
 #[cfg(feature = "defmt")]
-impl defmt::Format for Reg {
+impl<A: AccessType> defmt::Format for Reg<A> {
     fn format(&self, f: defmt::Formatter<'_>) {
         defmt::write!(
             f,
@@ -466,7 +573,7 @@ impl defmt::Format for Reg {
 }
 
 #[cfg(feature = "defmt")]
-impl defmt::Format for RegArray {
+impl<A: AccessType> defmt::Format for RegArray<A> {
     fn format(&self, f: defmt::Formatter<'_>) {
         defmt::write!(
             f,

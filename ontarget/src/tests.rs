@@ -6,7 +6,9 @@ use embedded_hal::delay::DelayNs;
 use khal::core::dma::{DmaBuffer, DmaMemory, StaticDma};
 use khal::core::error::Fault;
 use khal::core::mmio::volatile::VolatileWindow;
-use khal::core::notific::{ConsumeMode, NotificEngine, NqConfig, NqEntry, NqRing};
+use khal::core::notific::{
+    BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing, UartMode,
+};
 use khal::core::wait::Budget;
 use khal::{DeviceAddr, Error, Mmio};
 
@@ -147,7 +149,11 @@ fn static_dma_handed_out_once(_: &VolatileWindow) -> Outcome {
 
 fn notific_init_ten_queue_golden(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let e = ok!(NotificEngine::init(&rec, Some(NOTIFIC), 10, 0, 5));
+    let e = ok!(NotificEngine::init(
+        &rec,
+        NOTIFIC,
+        EngineConfig::tpb(BpMode::All).with_uart_mode(UartMode(5))
+    ));
     check!(rec.matches(&golden::INIT_TEN_BP0_UART5));
     block_is!(win, None, &golden::INIT_TEN_BP0_UART5);
     check_eq!(e.stream_shadow(), 15);
@@ -158,7 +164,11 @@ fn notific_init_ten_queue_golden(win: &VolatileWindow) -> Outcome {
 
 fn notific_init_single_queue_golden(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let e = ok!(NotificEngine::init(&rec, Some(NOTIFIC), 1, 1, 7));
+    let e = ok!(NotificEngine::init(
+        &rec,
+        NOTIFIC,
+        EngineConfig::top_sp(BpMode::None).with_uart_mode(UartMode(7))
+    ));
     check!(rec.matches(&golden::INIT_SINGLE_BP1_UART7));
     block_is!(win, None, &golden::INIT_SINGLE_BP1_UART7);
     check_eq!(e.stream_shadow(), 0);
@@ -168,19 +178,19 @@ fn notific_init_single_queue_golden(win: &VolatileWindow) -> Outcome {
 fn notific_init_errors_write_nothing(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
     check_eq!(
-        NotificEngine::init(&rec, None, 10, 0, 0).map(|_| ()),
+        NotificEngine::init_raw(&rec, None, 10, 0, 0).map(|_| ()),
         Err(Error::NoContext)
     );
     check_eq!(
-        NotificEngine::init(&rec, Some(NOTIFIC), 10, 2, 0).map(|_| ()),
+        NotificEngine::init_raw(&rec, Some(NOTIFIC), 10, 2, 0).map(|_| ()),
         Err(Error::UnknownMode(2))
     );
     check_eq!(
-        NotificEngine::init(&rec, Some(NOTIFIC), 0, 0, 0).map(|_| ()),
+        NotificEngine::init_raw(&rec, Some(NOTIFIC), 0, 0, 0).map(|_| ()),
         Err(Error::InvalidArgument("num_queues (1..=10)"))
     );
     check_eq!(
-        NotificEngine::init(&rec, Some(NOTIFIC), 11, 0, 0).map(|_| ()),
+        NotificEngine::init_raw(&rec, Some(NOTIFIC), 11, 0, 0).map(|_| ()),
         Err(Error::InvalidArgument("num_queues (1..=10)"))
     );
     check_eq!(rec.counts(), (0, 0));
@@ -190,14 +200,18 @@ fn notific_init_errors_write_nothing(win: &VolatileWindow) -> Outcome {
 
 fn nq_configure_golden(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let e = ok!(NotificEngine::init(&rec, Some(NOTIFIC), 10, 0, 0));
+    let mut e = ok!(NotificEngine::init(
+        &rec,
+        NOTIFIC,
+        EngineConfig::tpb(BpMode::All)
+    ));
     let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
     let before = ok!(snapshot(win));
     rec.clear();
     let ring = ok!(NqRing::configure_host(
-        &e,
         &mem,
-        NqConfig::new(3, RING, ConsumeMode::Tail)
+        ok!(e.queue(3)),
+        NqConfig::new(RING, ConsumeMode::Tail)
     ));
     let program = golden::queue_config(3, true, mem.bus_addr(), RING);
     check!(rec.matches(&program));
@@ -208,16 +222,25 @@ fn nq_configure_golden(win: &VolatileWindow) -> Outcome {
 
 fn nq_enable_and_reset_golden(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut e = ok!(NotificEngine::init(&rec, Some(NOTIFIC), 10, 0, 0));
+    let mut e = ok!(NotificEngine::init(
+        &rec,
+        NOTIFIC,
+        EngineConfig::tpb(BpMode::All)
+    ));
     ok!(win.write32(NOTIFIC.add(0xB8), 0x3C00)); // coal_ctrl: every stream on
     let m2 = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
     let m7 = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
     let mut d = CountingDelay::default();
     let mut r2 = ok!(NqRing::host(
         &m2,
-        NqConfig::new(2, RING, ConsumeMode::Phase)
+        ok!(e.queue(2)),
+        NqConfig::new(RING, ConsumeMode::Phase)
     ));
-    let mut r7 = ok!(NqRing::host(&m7, NqConfig::new(7, RING, ConsumeMode::Tail)));
+    let mut r7 = ok!(NqRing::host(
+        &m7,
+        ok!(e.queue(7)),
+        NqConfig::new(RING, ConsumeMode::Tail)
+    ));
     ok!(m2.write(0, &[0xAB; 256]));
 
     // Enable 2 (flush pulse, idx <= 3), then 7 (none), then reset 2.
@@ -253,14 +276,18 @@ fn nq_enable_and_reset_golden(win: &VolatileWindow) -> Outcome {
 
 fn nq_single_queue_golden(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut e = ok!(NotificEngine::init(&rec, Some(NOTIFIC), 1, 0, 0));
+    let mut e = ok!(NotificEngine::init(
+        &rec,
+        NOTIFIC,
+        EngineConfig::top_sp(BpMode::All)
+    ));
     let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
     let before = ok!(snapshot(win));
     rec.clear();
     let mut r = ok!(NqRing::configure_host(
-        &e,
         &mem,
-        NqConfig::new(0, RING, ConsumeMode::Tail)
+        ok!(e.queue(0)),
+        NqConfig::new(RING, ConsumeMode::Tail)
     ));
     ok!(r.enable(&mut e, &mut CountingDelay::default()));
     // No stride on the single-queue flavour [004 §3 QUIRK].
@@ -286,16 +313,20 @@ fn nq_single_queue_golden(win: &VolatileWindow) -> Outcome {
 /// mode reads no register, tail mode at most one per drain.
 fn three_wraps(win: &VolatileWindow, idx: u32, mode: ConsumeMode) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut e = ok!(NotificEngine::init(&rec, Some(NOTIFIC), 10, 1, 0));
+    let mut e = ok!(NotificEngine::init(
+        &rec,
+        NOTIFIC,
+        EngineConfig::tpb(BpMode::None)
+    ));
     let mem = match mode {
         ConsumeMode::Phase => khal::core::static_dma!(256),
         ConsumeMode::Tail => khal::core::static_dma!(256),
     };
     let mem = StaticDma::identity(ok!(mem.ok_or(Error::OutOfMemory)));
     let mut ring = ok!(NqRing::configure_host(
-        &e,
         &mem,
-        NqConfig::new(idx, RING, mode)
+        ok!(e.queue(idx)),
+        NqConfig::new(RING, mode)
     ));
     let mut d = CountingDelay::default();
     ok!(ring.enable(&mut e, &mut d));
@@ -315,7 +346,7 @@ fn three_wraps(win: &VolatileWindow, idx: u32, mode: ConsumeMode) -> Outcome {
         loop {
             rec.clear();
             let phase = ring.phase();
-            let n = ok!(ring.drain(&e, &mut d, &mut out));
+            let n = ok!(ring.drain(&mut d, &mut out));
             let (reads, writes) = rec.counts();
             match mode {
                 ConsumeMode::Phase => check_eq!(reads, 0),
@@ -356,17 +387,21 @@ fn nq_tail_mode_three_wraps(win: &VolatileWindow) -> Outcome {
 
 fn nq_drain_iter_commits_once(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut e = ok!(NotificEngine::init(&rec, Some(NOTIFIC), 10, 1, 0));
+    let mut e = ok!(NotificEngine::init(
+        &rec,
+        NOTIFIC,
+        EngineConfig::tpb(BpMode::None)
+    ));
     let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
-    let cfg = NqConfig::new(8, RING, ConsumeMode::Phase).with_max_batch(16);
-    let mut ring = ok!(NqRing::configure_host(&e, &mem, cfg));
+    let cfg = NqConfig::new(RING, ConsumeMode::Phase).with_max_batch(16);
+    let mut ring = ok!(NqRing::configure_host(&mem, ok!(e.queue(8)), cfg));
     let mut d = CountingDelay::default();
     ok!(ring.enable(&mut e, &mut d));
     let mut dev = Device::new(win, NOTIFIC, true, 8, &mem, RING / 16);
     let seq0 = dev.seq;
     check_eq!(ok!(dev.post(5)), 5);
     rec.clear();
-    let mut it = ok!(ring.drain_iter(&e, &mut d, 16));
+    let mut it = ok!(ring.drain_iter(&mut d, 16));
     let mut k = 0u64;
     for item in it.by_ref() {
         let entry = ok!(item);
@@ -382,16 +417,20 @@ fn nq_drain_iter_commits_once(win: &VolatileWindow) -> Outcome {
 
 fn static_dma_translated_bus_address(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let e = ok!(NotificEngine::init(&rec, Some(NOTIFIC), 10, 0, 0));
+    let mut e = ok!(NotificEngine::init(
+        &rec,
+        NOTIFIC,
+        EngineConfig::tpb(BpMode::All)
+    ));
     let buf = ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory));
     // The device reaches this RAM through a window at another address.
     let mem = ok!(StaticDma::new(buf, 0x8_0000_0040));
     check_eq!(mem.bus_addr(), 0x8_0000_0040);
     rec.clear();
     ok!(NqRing::configure_host(
-        &e,
         &mem,
-        NqConfig::new(4, RING, ConsumeMode::Phase)
+        ok!(e.queue(4)),
+        NqConfig::new(RING, ConsumeMode::Phase)
     ));
     check!(rec.matches(&golden::queue_config(4, true, 0x8_0000_0040, RING)));
     let other = ok!(khal::core::static_dma!(64).ok_or(Error::OutOfMemory));
@@ -412,10 +451,14 @@ const BUDGET: Budget = Budget {
 
 fn fault_stalled_dma_times_out(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut e = ok!(NotificEngine::init(&rec, Some(NOTIFIC), 10, 1, 0));
+    let mut e = ok!(NotificEngine::init(
+        &rec,
+        NOTIFIC,
+        EngineConfig::tpb(BpMode::None)
+    ));
     let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
-    let cfg = NqConfig::new(4, RING, ConsumeMode::Tail).with_budget(BUDGET);
-    let mut ring = ok!(NqRing::configure_host(&e, &mem, cfg));
+    let cfg = NqConfig::new(RING, ConsumeMode::Tail).with_budget(BUDGET);
+    let mut ring = ok!(NqRing::configure_host(&mem, ok!(e.queue(4)), cfg));
     let mut d = CountingDelay::default();
     ok!(ring.enable(&mut e, &mut d));
     let mut dev = Device::new(win, NOTIFIC, true, 4, &mem, RING / 16);
@@ -424,7 +467,7 @@ fn fault_stalled_dma_times_out(win: &VolatileWindow) -> Outcome {
     check_eq!(ok!(dev.post_stalled(3)), 3);
     let mut out = [NqEntry::default(); 8];
     check_eq!(
-        ring.drain(&e, &mut d, &mut out),
+        ring.drain(&mut d, &mut out),
         Err(Error::Timeout("nq notification arrival"))
     );
     // The whole budget, exactly, and nothing consumed: no head write.
@@ -432,7 +475,7 @@ fn fault_stalled_dma_times_out(win: &VolatileWindow) -> Outcome {
     check_eq!((ring.next_index(), ok!(dev.head())), (0, 0));
     // The DMA completes: the same three arrive, once, in order.
     ok!(dev.land(3));
-    let n = ok!(ring.drain(&e, &mut d, &mut out));
+    let n = ok!(ring.drain(&mut d, &mut out));
     check_eq!(n, 3);
     for (k, entry) in out.iter().take(3).enumerate() {
         check_eq!(entry_seq(entry.bytes()), seq0 + k as u64);
@@ -443,10 +486,14 @@ fn fault_stalled_dma_times_out(win: &VolatileWindow) -> Outcome {
 
 fn fault_stalled_tail_reset_times_out(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut e = ok!(NotificEngine::init(&rec, Some(NOTIFIC), 10, 1, 0));
+    let mut e = ok!(NotificEngine::init(
+        &rec,
+        NOTIFIC,
+        EngineConfig::tpb(BpMode::None)
+    ));
     let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
-    let cfg = NqConfig::new(5, RING, ConsumeMode::Tail).with_budget(BUDGET);
-    let mut ring = ok!(NqRing::configure_host(&e, &mem, cfg));
+    let cfg = NqConfig::new(RING, ConsumeMode::Tail).with_budget(BUDGET);
+    let mut ring = ok!(NqRing::configure_host(&mem, ok!(e.queue(5)), cfg));
     let dev = Device::new(win, NOTIFIC, true, 5, &mem, RING / 16);
     // A stalled device never drains its tail back to 0.
     ok!(dev.set_tail(0x40));
@@ -475,10 +522,14 @@ fn tail_fault(
     want: Error,
 ) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut e = ok!(NotificEngine::init(&rec, Some(NOTIFIC), 10, 1, 0));
+    let mut e = ok!(NotificEngine::init(
+        &rec,
+        NOTIFIC,
+        EngineConfig::tpb(BpMode::None)
+    ));
     let mem = StaticDma::identity(ok!(buf.ok_or(Error::OutOfMemory)));
-    let cfg = NqConfig::new(1, RING, ConsumeMode::Tail).with_budget(BUDGET);
-    let mut ring = ok!(NqRing::configure_host(&e, &mem, cfg));
+    let cfg = NqConfig::new(RING, ConsumeMode::Tail).with_budget(BUDGET);
+    let mut ring = ok!(NqRing::configure_host(&mem, ok!(e.queue(1)), cfg));
     let mut d = CountingDelay::default();
     ok!(ring.enable(&mut e, &mut d));
     let mut dev = Device::new(win, NOTIFIC, true, 1, &mem, RING / 16);
@@ -486,15 +537,15 @@ fn tail_fault(
     ok!(dev.set_tail(tail));
     let mut out = [NqEntry::default(); 8];
     rec.clear();
-    check_eq!(ring.drain(&e, &mut d, &mut out), Err(want));
-    check_eq!(ring.available_count(&e, &mut d), Err(want));
+    check_eq!(ring.drain(&mut d, &mut out), Err(want));
+    check_eq!(ring.available_count(&mut d), Err(want));
     // One tail read each, nothing written, nothing consumed, no wait.
     check_eq!(rec.counts(), (2, 0));
     check_eq!((ring.next_index(), ok!(dev.head())), (0, 0));
     check_eq!(d.ns, 0);
     // The device recovers: the two entries are still there.
     ok!(dev.set_tail(32));
-    check_eq!(ok!(ring.drain(&e, &mut d, &mut out)), 2);
+    check_eq!(ok!(ring.drain(&mut d, &mut out)), 2);
     Ok(())
 }
 
@@ -531,29 +582,35 @@ fn fault_tail_out_of_ring(win: &VolatileWindow) -> Outcome {
 
 fn nq_config_errors_write_nothing(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let e = ok!(NotificEngine::init(&rec, Some(NOTIFIC), 10, 0, 0));
+    let mut e = ok!(NotificEngine::init(
+        &rec,
+        NOTIFIC,
+        EngineConfig::tpb(BpMode::All)
+    ));
     let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
     let before = ok!(snapshot(win));
     rec.clear();
-    let cfg = |idx, size| NqConfig::new(idx, size, ConsumeMode::Tail);
+    let cfg = |size| NqConfig::new(size, ConsumeMode::Tail);
     check_eq!(
-        NqRing::configure_host(&e, &mem, cfg(10, RING)).map(|_| ()),
+        e.queue(10).map(|_| ()),
         Err(Error::OutOfRange {
             what: "nq index",
             value: 10,
             limit: 10
         })
     );
+    // A refused ring drops its token: a queue per refusal.
     check_eq!(
-        NqRing::configure_host(&e, &mem, cfg(0, 24)).map(|_| ()),
+        NqRing::configure_host(&mem, ok!(e.queue(0)), cfg(24)).map(|_| ()),
         Err(Error::InvalidArgument(
             "nq size (a non-zero multiple of 16 bytes)"
         ))
     );
     check_eq!(
-        NqRing::configure_host(&e, &mem, cfg(0, 512)).map(|_| ()),
+        NqRing::configure_host(&mem, ok!(e.queue(1)), cfg(512)).map(|_| ()),
         Err(Error::InvalidArgument("nq size larger than its memory"))
     );
+    check_eq!(e.queue(1).map(|_| ()), Err(Error::QueueTaken(1)));
     check_eq!(rec.counts(), (0, 0));
     block_is!(win, Some(&before), &[]);
     Ok(())
@@ -653,7 +710,11 @@ mod intc {
 
     fn intc_nq_base_through_the_mailbox(win: &VolatileWindow) -> Outcome {
         let rec = Rec::new(win, NOTIFIC);
-        let ens = ok!(NotificEngine::init(&rec, Some(NOTIFIC), 10, 0, 0));
+        let ens = ok!(NotificEngine::init(
+            &rec,
+            NOTIFIC,
+            EngineConfig::tpb(BpMode::All)
+        ));
         // The NQ comes from the handle's ENS of the block [004 §4], [FACTS §12.3].
         let hw = ok!(MsixIntc::new(MSIX)
             .with_ens_nq(3, ok!(EnsNq::of(&ens, 2)))

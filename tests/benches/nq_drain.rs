@@ -17,7 +17,9 @@ use std::time::Instant;
 
 use criterion::Criterion;
 use khal_core::dma::DmaMemory;
-use khal_core::notific::{ConsumeMode, Flavour, NotificEngine, NqConfig, NqEntry, NqRing};
+use khal_core::notific::{
+    BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
+};
 use khal_core::DeviceAddr;
 use khal_std::model::notific::NotificModel;
 use khal_std::model::DeviceModel;
@@ -35,9 +37,9 @@ fn counted(mode: ConsumeMode) -> (f64, f64, f64) {
     let buf = Arc::new(DmaBuf::new(RING_ENTRIES as usize * 16, 4096).unwrap());
     m.attach_host(buf.clone());
     let c = Counting::new(&m);
-    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
-    let cfg = NqConfig::new(4, RING_ENTRIES * 16, mode);
-    let mut ring = NqRing::configure_host(&e, &*buf, cfg).unwrap();
+    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let cfg = NqConfig::new(RING_ENTRIES * 16, mode);
+    let mut ring = NqRing::configure_host(&*buf, e.queue(4).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&m)).unwrap();
     let mut out = vec![NqEntry::default(); 256];
     let (mut drained, mut reads, mut head_writes, mut non_empty) = (0u64, 0u64, 0u64, 0u64);
@@ -49,7 +51,7 @@ fn counted(mode: ConsumeMode) -> (f64, f64, f64) {
             .unwrap();
         loop {
             c.reset();
-            let n = ring.drain(&e, &mut d, &mut out).unwrap();
+            let n = ring.drain(&mut d, &mut out).unwrap();
             // Every read counts, the empty polls' included.
             reads += c.reads();
             if n == 0 {
@@ -71,8 +73,7 @@ fn counted(mode: ConsumeMode) -> (f64, f64, f64) {
 
 /// A warm phase-mode ring over plain memory, refilled (untimed) per pass.
 struct Warm {
-    engine: NotificEngine<HeapMmio>,
-    ring: NqRing<&'static DmaBuf>,
+    ring: NqRing<&'static DmaBuf, &'static HeapMmio>,
     pass: u64,
 }
 
@@ -82,14 +83,11 @@ fn warm() -> Warm {
     let leaked: &'static DmaBuf = Box::leak(Box::new(
         DmaBuf::new(RING_ENTRIES as usize * 16, 4096).unwrap(),
     ));
-    let engine = NotificEngine::init(HeapMmio::new(BASE, 0x1000), Some(BASE), 10, 1, 0).unwrap();
-    let cfg = NqConfig::new(0, RING_ENTRIES * 16, ConsumeMode::Phase).with_max_batch(128);
-    let ring = NqRing::configure_host(&engine, leaked, cfg).unwrap();
-    Warm {
-        engine,
-        ring,
-        pass: 0,
-    }
+    let window: &'static HeapMmio = Box::leak(Box::new(HeapMmio::new(BASE, 0x1000)));
+    let mut engine = NotificEngine::init(window, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let cfg = NqConfig::new(RING_ENTRIES * 16, ConsumeMode::Phase).with_max_batch(128);
+    let ring = NqRing::configure_host(leaked, engine.queue(0).unwrap(), cfg).unwrap();
+    Warm { ring, pass: 0 }
 }
 
 impl Warm {
@@ -111,7 +109,7 @@ impl Warm {
         let mut d = khal_std::StdDelay;
         let (mut n, mut sum) = (0u32, 0u64);
         loop {
-            let k = self.ring.drain(&self.engine, &mut d, out).unwrap();
+            let k = self.ring.drain(&mut d, out).unwrap();
             if k == 0 {
                 return (n, sum);
             }

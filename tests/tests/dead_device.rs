@@ -28,7 +28,9 @@ use khal_core::dma::{run_one_shot, DmaMemory, OneShotRing};
 use khal_core::dve::{DveLoader, DvePlacement, DveTableSet, DVE_QUEUE_NAME};
 use khal_core::error::Fault;
 use khal_core::family::TpbBases;
-use khal_core::notific::{ConsumeMode, Flavour, NotificEngine, NqConfig, NqEntry, NqRing};
+use khal_core::notific::{
+    BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
+};
 use khal_core::wait::Budget;
 use khal_core::{DeviceAddr, Error, Result};
 use khal_std::delay::Advance;
@@ -140,9 +142,9 @@ fn kill(m: &DeviceModel, idx: u32, d: Dead) {
 /// flavour and budget; `op` returns the wait it may time out in.
 fn each_nq_case(
     name: &str,
-    op: impl Fn(
-        &mut NqRing<&DmaBuf>,
-        &mut NotificEngine<&DeviceModel>,
+    op: impl for<'a> Fn(
+        &mut NqRing<&'a DmaBuf, &'a DeviceModel>,
+        &mut NotificEngine<&'a DeviceModel>,
         &mut SimDelay<'_, DeviceModel>,
     ) -> (Result<u32>, &'static str),
 ) {
@@ -151,9 +153,10 @@ fn each_nq_case(
             for d in DEAD {
                 let r = nq(flavour);
                 let idx = if flavour == Flavour::TenQueue { 4 } else { 0 };
-                let mut e = NotificEngine::init(&r.m, Some(BASE), queues(flavour), 1, 0).unwrap();
-                let cfg = NqConfig::new(idx, 128, ConsumeMode::Tail).with_budget(budget);
-                let mut ring = NqRing::configure_host(&e, &*r.buf, cfg).unwrap();
+                let mut e =
+                    NotificEngine::init_raw(&r.m, Some(BASE), queues(flavour), 1, 0).unwrap();
+                let cfg = NqConfig::new(128, ConsumeMode::Tail).with_budget(budget);
+                let mut ring = NqRing::configure_host(&*r.buf, e.queue(idx).unwrap(), cfg).unwrap();
                 ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
                 if let Dead::NeverLands = d {
                     fault(
@@ -233,17 +236,17 @@ fn nq_enable_times_out_within_budget_on_a_dead_device() {
 
 #[test]
 fn nq_available_count_fails_within_budget_on_a_dead_device() {
-    each_nq_case("available_count", |ring, e, d| {
-        (ring.available_count(e, d), "nq notification arrival")
+    each_nq_case("available_count", |ring, _e, d| {
+        (ring.available_count(d), "nq notification arrival")
     });
 }
 
 #[test]
 fn nq_drain_fails_within_budget_on_a_dead_device() {
-    each_nq_case("drain", |ring, e, d| {
+    each_nq_case("drain", |ring, _e, d| {
         let mut out = [NqEntry::default(); 8];
         (
-            ring.drain(e, d, &mut out).map(|n| n as u32),
+            ring.drain(d, &mut out).map(|n| n as u32),
             "nq notification arrival",
         )
     });
@@ -251,8 +254,8 @@ fn nq_drain_fails_within_budget_on_a_dead_device() {
 
 #[test]
 fn nq_drain_iter_fails_within_budget_on_a_dead_device() {
-    each_nq_case("drain_iter", |ring, e, d| {
-        let r = ring.drain_iter(e, d, 8).and_then(|it| {
+    each_nq_case("drain_iter", |ring, _e, d| {
+        let r = ring.drain_iter(d, 8).and_then(|it| {
             let mut n = 0;
             for x in it {
                 x?;
@@ -269,14 +272,14 @@ fn a_gone_device_reads_all_ones_as_a_typed_fault_at_once() {
     // Tail mode on a gone device: the tail read is all ones, a typed fault,
     // with no wait at all (0 ns of simulated time).
     let r = nq(Flavour::TenQueue);
-    let mut e = NotificEngine::init(&r.m, Some(BASE), 10, 1, 0).unwrap();
-    let cfg = NqConfig::new(4, 128, ConsumeMode::Tail);
-    let mut ring = NqRing::configure_host(&e, &*r.buf, cfg).unwrap();
+    let mut e = NotificEngine::init(&r.m, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let cfg = NqConfig::new(128, ConsumeMode::Tail);
+    let mut ring = NqRing::configure_host(&*r.buf, e.queue(4).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     r.m.set_gone(true);
     let t0 = r.m.now_ns();
     let mut out = [NqEntry::default(); 4];
-    let err = ring.drain(&e, &mut SimDelay::new(&r.m), &mut out);
+    let err = ring.drain(&mut SimDelay::new(&r.m), &mut out);
     assert_eq!(
         err,
         Err(Error::DeviceFault(Fault::AllOnes {
@@ -288,7 +291,7 @@ fn a_gone_device_reads_all_ones_as_a_typed_fault_at_once() {
     r.m.set_gone(false);
     fault(&r.m, 4, QueueFault::LieTail(0xDEAD_BEEF));
     assert_eq!(
-        ring.available_count(&e, &mut SimDelay::new(&r.m)),
+        ring.available_count(&mut SimDelay::new(&r.m)),
         Err(Error::DeviceFault(Fault::MisalignedTail {
             tail: 0xDEAD_BEEF
         }))
@@ -300,19 +303,19 @@ fn a_gone_device_reads_all_ones_as_a_typed_fault_at_once() {
 fn phase_mode_never_waits_even_on_a_dead_device() {
     for d in DEAD {
         let r = nq(Flavour::TenQueue);
-        let mut e = NotificEngine::init(&r.m, Some(BASE), 10, 1, 0).unwrap();
-        let cfg = NqConfig::new(2, 128, ConsumeMode::Phase);
-        let mut ring = NqRing::configure_host(&e, &*r.buf, cfg).unwrap();
+        let mut e = NotificEngine::init(&r.m, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+        let cfg = NqConfig::new(128, ConsumeMode::Phase);
+        let mut ring = NqRing::configure_host(&*r.buf, e.queue(2).unwrap(), cfg).unwrap();
         ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
         kill(&r.m, 2, d);
         let t0 = r.m.now_ns();
         let mut out = [NqEntry::default(); 8];
         assert_eq!(
-            ring.drain(&e, &mut SimDelay::new(&r.m), &mut out),
+            ring.drain(&mut SimDelay::new(&r.m), &mut out),
             Ok(0),
             "{d:?}"
         );
-        assert_eq!(ring.available_count(&e, &mut SimDelay::new(&r.m)), Ok(0));
+        assert_eq!(ring.available_count(&mut SimDelay::new(&r.m)), Ok(0));
         assert_eq!(r.m.now_ns(), t0, "{d:?}: phase mode slept");
     }
 }

@@ -7,7 +7,7 @@ use khal::core::engine::program::{self, StartLayout};
 use khal::core::engine::{stpb, EngineOps, SpHandle};
 use khal::core::family::{NxLocal, TpbBases};
 use khal::core::notific::regs::NOTIFIC;
-use khal::core::notific::NotificEngine;
+use khal::core::notific::{BpMode, EngineConfig, NotificEngine};
 use khal::core::{register_block, DeviceAddr, Error, Mmio};
 use khal::{AnyArch, Cayman, Mariana, Sunda};
 use khal_std::model::tpb::{StartRegs, TpbWindow};
@@ -289,7 +289,7 @@ fn events_semaphores_nt_read_modify_write_on_cayman() {
 }
 
 fn engine(m: &Trace<HeapMmio>) -> NotificEngine<&Trace<HeapMmio>> {
-    let nt = NotificEngine::init(m, Some(ENS), 10, 0, 0).unwrap();
+    let nt = NotificEngine::init(m, ENS, EngineConfig::tpb(BpMode::All)).unwrap();
     m.clear();
     nt
 }

@@ -12,7 +12,9 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
 use khal_core::asynch::{self, NqSignal};
-use khal_core::notific::{ConsumeMode, Flavour, NotificEngine, NqConfig, NqEntry, NqRing};
+use khal_core::notific::{
+    BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
+};
 use khal_core::wait::Budget;
 use khal_core::{DeviceAddr, Error};
 use khal_std::delay::Advance;
@@ -46,7 +48,7 @@ fn post(m: &DeviceModel, n: u32) -> u32 {
         .unwrap()
 }
 
-type Ring = NqRing<&'static DmaBuf>;
+type Ring = NqRing<&'static DmaBuf, &'static DeviceModel>;
 type Engine = NotificEngine<&'static DeviceModel>;
 
 /// A device with one ten-queue engine whose NQ 2 interrupt raises the
@@ -61,13 +63,13 @@ fn setup(mode: ConsumeMode) -> (&'static DeviceModel, Engine, Ring, Arc<NqSignal
         nm.set_interrupt(NQ, signal.clone())
     })
     .unwrap();
-    let mut engine = NotificEngine::init(m, Some(BASE), 10, 1, 0).unwrap();
+    let mut engine = NotificEngine::init(m, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
     let mem: &'static Arc<DmaBuf> = Box::leak(Box::new(Arc::new(
         DmaBuf::new(ENTRIES as usize * 16, 4096).unwrap(),
     )));
     m.attach_host(mem.clone());
-    let cfg = NqConfig::new(NQ, ENTRIES * 16, mode).with_max_batch(8);
-    let mut ring = NqRing::configure_host(&engine, &**mem, cfg).unwrap();
+    let cfg = NqConfig::new(ENTRIES * 16, mode).with_max_batch(8);
+    let mut ring = NqRing::configure_host(&**mem, engine.queue(NQ).unwrap(), cfg).unwrap();
     ring.enable(&mut engine, &mut SimDelay::new(m)).unwrap();
     (m, engine, ring, signal)
 }
@@ -95,7 +97,6 @@ fn a_pending_drain_is_woken_by_the_nq_interrupt_and_drains_in_order() {
             let n = {
                 let mut fut = pin!(asynch::nq::drain(
                     &mut ring,
-                    &engine,
                     &signal,
                     &mut timer,
                     Budget::NQ_DEFAULT,
@@ -128,7 +129,7 @@ fn a_pending_drain_is_woken_by_the_nq_interrupt_and_drains_in_order() {
 
 #[test]
 fn a_wait_with_nothing_posted_times_out_after_its_budget_of_simulated_time() {
-    let (m, engine, mut ring, signal) = setup(ConsumeMode::Phase);
+    let (m, _engine, mut ring, signal) = setup(ConsumeMode::Phase);
     let budget = Budget {
         period_us: 100,
         polls: 50,
@@ -137,7 +138,7 @@ fn a_wait_with_nothing_posted_times_out_after_its_budget_of_simulated_time() {
     let mut out = [NqEntry::default(); 4];
     let mut delay = SimDelay::new(m);
     let r = embassy_futures::block_on(asynch::nq::drain(
-        &mut ring, &engine, &signal, &mut delay, budget, &mut out,
+        &mut ring, &signal, &mut delay, budget, &mut out,
     ));
     assert_eq!(r, Err(Error::Timeout("nq notification (async)")));
     assert_eq!(m.now_ns() - t0, budget.total_us() * 1000);
@@ -146,7 +147,7 @@ fn a_wait_with_nothing_posted_times_out_after_its_budget_of_simulated_time() {
 
 #[test]
 fn a_late_phase_byte_wakes_the_wait_when_it_lands() {
-    let (m, engine, mut ring, signal) = setup(ConsumeMode::Phase);
+    let (m, _engine, mut ring, signal) = setup(ConsumeMode::Phase);
     m.with_block(BASE, |nm: &mut NotificModel, _| {
         nm.set_fault(
             NQ,
@@ -165,7 +166,6 @@ fn a_late_phase_byte_wakes_the_wait_when_it_lands() {
     let mut delay = SimDelay::new(m);
     let n = embassy_futures::block_on(asynch::nq::drain(
         &mut ring,
-        &engine,
         &signal,
         &mut delay,
         Budget::NQ_DEFAULT,
@@ -179,11 +179,10 @@ fn a_late_phase_byte_wakes_the_wait_when_it_lands() {
 
 #[test]
 fn a_tail_mode_ring_is_refused_before_anything_is_read() {
-    let (m, engine, mut ring, signal) = setup(ConsumeMode::Tail);
+    let (m, _engine, mut ring, signal) = setup(ConsumeMode::Tail);
     let mut out = [NqEntry::default(); 4];
     let r = embassy_futures::block_on(asynch::nq::drain(
         &mut ring,
-        &engine,
         &signal,
         &mut NoTimer,
         Budget::NQ_DEFAULT,

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use khal_core::dma::DmaMemory;
 use khal_core::notific::ring::DeviceZero;
-use khal_core::notific::{ConsumeMode, Flavour, NotificEngine, NqConfig, NqEntry, NqRing};
+use khal_core::notific::{
+    BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
+};
 use khal_core::wait::Budget;
 use khal_core::{DeviceAddr, Error};
 use khal_std::delay::Advance;
@@ -81,7 +83,7 @@ impl Checker {
 fn run<R: DmaMemory, Z: DeviceZero>(
     m: &DeviceModel,
     engine: &NotificEngine<&Counting<&DeviceModel>>,
-    ring: &mut NqRing<R, Z>,
+    ring: &mut NqRing<R, &Counting<&DeviceModel>, Z>,
     wraps: u64,
 ) {
     let counts = engine.mmio();
@@ -108,7 +110,7 @@ fn run<R: DmaMemory, Z: DeviceZero>(
         loop {
             counts.reset();
             let before = ring.phase();
-            let n = ring.drain(engine, &mut d, &mut buf).unwrap();
+            let n = ring.drain(&mut d, &mut buf).unwrap();
             let tail_reads = counts.reads();
             match ring.mode() {
                 ConsumeMode::Phase => assert_eq!(tail_reads, 0, "phase mode reads no register"),
@@ -146,8 +148,10 @@ fn host_case(flavour: Flavour, idx: u32, mode: ConsumeMode, cap: u32) {
     let buf = Arc::new(DmaBuf::new(cap as usize * 16, 4096).unwrap());
     m.attach_host(buf.clone());
     let c = Counting::new(&m);
-    let mut e = NotificEngine::init(&c, Some(BASE), num_queues(flavour), 1, 0).unwrap();
-    let mut ring = NqRing::configure_host(&e, &*buf, NqConfig::new(idx, cap * 16, mode)).unwrap();
+    let mut e = NotificEngine::init_raw(&c, Some(BASE), num_queues(flavour), 1, 0).unwrap();
+    let mut ring =
+        NqRing::configure_host(&*buf, e.queue(idx).unwrap(), NqConfig::new(cap * 16, mode))
+            .unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&m)).unwrap();
     run(&m, &e, &mut ring, 3);
     // A reset mid-stream restarts both sides at slot 0, phase 0.
@@ -182,7 +186,7 @@ fn device_memory_ring_tail_mode_three_wraps_and_zero_callback() {
     for flavour in [Flavour::TenQueue, Flavour::SingleQueue] {
         let m = device(flavour);
         let c = Counting::new(&m);
-        let mut e = NotificEngine::init(&c, Some(BASE), num_queues(flavour), 0, 0).unwrap();
+        let mut e = NotificEngine::init_raw(&c, Some(BASE), num_queues(flavour), 0, 0).unwrap();
         let size = 16 * 16;
         let view = DeviceMemView::new(&m, HBM_RING, size);
         let zeroed = std::cell::Cell::new(None);
@@ -191,10 +195,10 @@ fn device_memory_ring_tail_mode_three_wraps_and_zero_callback() {
             m.write_mem(addr, &vec![0; len])
         };
         let mut ring = NqRing::configure_device(
-            &e,
             view,
             zero,
-            NqConfig::new(0, size as u32, ConsumeMode::Tail),
+            e.queue(0).unwrap(),
+            NqConfig::new(size as u32, ConsumeMode::Tail),
         )
         .unwrap();
         ring.enable(&mut e, &mut SimDelay::new(&m)).unwrap();
@@ -209,9 +213,11 @@ fn drain_iter_commits_once_and_matches_drain() {
     let buf = Arc::new(DmaBuf::new(16 * 16, 4096).unwrap());
     m.attach_host(buf.clone());
     let c = Counting::new(&m);
-    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
+    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    // One queue, a ring per mode: the token goes from one ring to the next.
+    let mut queue = e.queue(3).unwrap();
     for mode in [ConsumeMode::Phase, ConsumeMode::Tail] {
-        let mut ring = NqRing::configure_host(&e, &*buf, NqConfig::new(3, 256, mode)).unwrap();
+        let mut ring = NqRing::configure_host(&*buf, queue, NqConfig::new(256, mode)).unwrap();
         ring.enable(&mut e, &mut SimDelay::new(&m)).unwrap();
         let mut chk = Checker {
             cap: 16,
@@ -222,7 +228,7 @@ fn drain_iter_commits_once_and_matches_drain() {
         for _ in 0..6 {
             assert_eq!(post(&m, 3, 9), 9);
             c.reset();
-            let it = ring.drain_iter(&e, &mut SimDelay::new(&m), 100).unwrap();
+            let it = ring.drain_iter(&mut SimDelay::new(&m), 100).unwrap();
             let got: Vec<NqEntry> = it.map(|r| r.unwrap()).collect();
             // `collect` consumed and dropped the iterator: one head write.
             assert_eq!(c.writes(), 1);
@@ -231,7 +237,7 @@ fn drain_iter_commits_once_and_matches_drain() {
             c.reset();
             let mut rest = 0;
             loop {
-                let mut it = ring.drain_iter(&e, &mut SimDelay::new(&m), 100).unwrap();
+                let mut it = ring.drain_iter(&mut SimDelay::new(&m), 100).unwrap();
                 let mut n = 0;
                 for r in it.by_ref() {
                     chk.check(&r.unwrap());
@@ -248,18 +254,19 @@ fn drain_iter_commits_once_and_matches_drain() {
         // Empty polls: no head write.
         c.reset();
         assert_eq!(
-            ring.drain_iter(&e, &mut SimDelay::new(&m), 100)
+            ring.drain_iter(&mut SimDelay::new(&m), 100)
                 .unwrap()
                 .count(),
             0
         );
         assert_eq!(c.writes(), 0);
-        assert_eq!(ring.drain(&e, &mut SimDelay::new(&m), &mut []), Ok(0));
+        assert_eq!(ring.drain(&mut SimDelay::new(&m), &mut []), Ok(0));
         assert_eq!(
             (c.reads(), c.writes()),
             (u64::from(mode == ConsumeMode::Tail), 0)
         );
         ring.reset(&mut e, &mut SimDelay::new(&m)).unwrap();
+        queue = ring.into_parts().1;
     }
 }
 
@@ -269,21 +276,24 @@ fn available_count_both_modes() {
     let buf = Arc::new(DmaBuf::new(8 * 16, 4096).unwrap());
     m.attach_host(buf.clone());
     let c = Counting::new(&m);
-    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
+    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    // One queue, a ring per mode: the token goes from one ring to the next.
+    let mut queue = e.queue(4).unwrap();
     for mode in [ConsumeMode::Phase, ConsumeMode::Tail] {
-        let mut ring = NqRing::configure_host(&e, &*buf, NqConfig::new(4, 128, mode)).unwrap();
+        let mut ring = NqRing::configure_host(&*buf, queue, NqConfig::new(128, mode)).unwrap();
         ring.enable(&mut e, &mut SimDelay::new(&m)).unwrap();
         let mut d = SimDelay::new(&m);
-        assert_eq!(ring.available_count(&e, &mut d), Ok(0));
+        assert_eq!(ring.available_count(&mut d), Ok(0));
         post(&m, 4, 5);
         c.reset();
-        assert_eq!(ring.available_count(&e, &mut d), Ok(5));
+        assert_eq!(ring.available_count(&mut d), Ok(5));
         assert_eq!(c.reads(), u64::from(mode == ConsumeMode::Tail));
         let mut out = [NqEntry::default(); 8];
-        assert_eq!(ring.drain(&e, &mut d, &mut out), Ok(2)); // cap: 8 / 4
+        assert_eq!(ring.drain(&mut d, &mut out), Ok(2)); // cap: 8 / 4
         post(&m, 4, 4); // wraps
-        assert_eq!(ring.available_count(&e, &mut d), Ok(7));
+        assert_eq!(ring.available_count(&mut d), Ok(7));
         ring.reset(&mut e, &mut d).unwrap();
+        queue = ring.into_parts().1;
     }
 }
 
@@ -319,9 +329,9 @@ fn rig() -> Rig {
 fn misaligned_and_out_of_ring_tails_are_typed_faults_with_no_head_write() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
-    let cfg = NqConfig::new(6, 128, ConsumeMode::Tail).with_budget(SMALL);
-    let mut ring = NqRing::configure_host(&e, &*r.buf, cfg).unwrap();
+    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let cfg = NqConfig::new(128, ConsumeMode::Tail).with_budget(SMALL);
+    let mut ring = NqRing::configure_host(&*r.buf, e.queue(6).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     post(&r.m, 6, 3);
     let mut out = [NqEntry::default(); 4];
@@ -345,21 +355,15 @@ fn misaligned_and_out_of_ring_tails_are_typed_faults_with_no_head_write() {
         fault(&r.m, 6, QueueFault::LieTail(lie));
         c.reset();
         let mut d = SimDelay::new(&r.m);
-        assert_eq!(
-            ring.drain(&e, &mut d, &mut out),
-            Err(Error::DeviceFault(want))
-        );
-        assert_eq!(
-            ring.available_count(&e, &mut d),
-            Err(Error::DeviceFault(want))
-        );
+        assert_eq!(ring.drain(&mut d, &mut out), Err(Error::DeviceFault(want)));
+        assert_eq!(ring.available_count(&mut d), Err(Error::DeviceFault(want)));
         assert_eq!(c.writes(), 0, "no head write on a fault");
         assert_eq!(d.slept_ns(), 0);
         assert_eq!(ring.next_index(), 0);
     }
     // The truth again: all three, in order.
     fault(&r.m, 6, QueueFault::None);
-    assert_eq!(ring.drain(&e, &mut SimDelay::new(&r.m), &mut out), Ok(2));
+    assert_eq!(ring.drain(&mut SimDelay::new(&r.m), &mut out), Ok(2));
     assert_eq!(entry_seq(out[0].bytes()), 0);
 }
 
@@ -367,19 +371,19 @@ fn misaligned_and_out_of_ring_tails_are_typed_faults_with_no_head_write() {
 fn a_device_more_than_a_ring_ahead_is_a_typed_fault() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
-    let cfg = NqConfig::new(1, 128, ConsumeMode::Tail).with_max_batch(2);
-    let mut ring = NqRing::configure_host(&e, &*r.buf, cfg).unwrap();
+    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let cfg = NqConfig::new(128, ConsumeMode::Tail).with_max_batch(2);
+    let mut ring = NqRing::configure_host(&*r.buf, e.queue(1).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     assert_eq!(post(&r.m, 1, 5), 5);
     let mut out = [NqEntry::default(); 8];
     let mut d = SimDelay::new(&r.m);
-    assert_eq!(ring.drain(&e, &mut d, &mut out), Ok(2));
+    assert_eq!(ring.drain(&mut d, &mut out), Ok(2));
     // The producer ignores the head and laps the consumer.
     fault(&r.m, 1, QueueFault::Overrun);
     assert_eq!(post(&r.m, 1, 8), 8);
     c.reset();
-    let got = ring.drain(&e, &mut d, &mut out);
+    let got = ring.drain(&mut d, &mut out);
     assert_eq!(
         got,
         Err(Error::DeviceFault(khal_core::error::Fault::TooFarAhead {
@@ -395,9 +399,9 @@ fn a_device_more_than_a_ring_ahead_is_a_typed_fault() {
 fn stalled_tail_makes_reset_time_out_within_budget() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
-    let cfg = NqConfig::new(2, 128, ConsumeMode::Tail).with_budget(SMALL);
-    let mut ring = NqRing::configure_host(&e, &*r.buf, cfg).unwrap();
+    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let cfg = NqConfig::new(128, ConsumeMode::Tail).with_budget(SMALL);
+    let mut ring = NqRing::configure_host(&*r.buf, e.queue(2).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     post(&r.m, 2, 3);
     fault(&r.m, 2, QueueFault::Stall);
@@ -409,7 +413,9 @@ fn stalled_tail_makes_reset_time_out_within_budget() {
     within_budget(&d, SMALL);
     assert_eq!(d.slept_ns(), SMALL.total_us() * 1000);
     // The default budget is the notes' 100 µs × 10000 (one simulated second).
-    let mut ring = NqRing::host(&*r.buf, NqConfig::new(2, 128, ConsumeMode::Tail)).unwrap();
+    // The queue's token back from the first ring, for a ring with the default budget.
+    let (mem, queue) = ring.into_parts();
+    let mut ring = NqRing::host(mem, queue, NqConfig::new(128, ConsumeMode::Tail)).unwrap();
     let mut d = SimDelay::new(&r.m);
     assert_eq!(
         ring.reset(&mut e, &mut d),
@@ -423,9 +429,9 @@ fn stalled_tail_makes_reset_time_out_within_budget() {
 fn slow_dma_is_waited_for_within_budget_or_times_out() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
-    let cfg = NqConfig::new(7, 128, ConsumeMode::Tail).with_budget(SMALL);
-    let mut ring = NqRing::configure_host(&e, &*r.buf, cfg).unwrap();
+    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let cfg = NqConfig::new(128, ConsumeMode::Tail).with_budget(SMALL);
+    let mut ring = NqRing::configure_host(&*r.buf, e.queue(7).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     let mut out = [NqEntry::default(); 8];
 
@@ -433,7 +439,7 @@ fn slow_dma_is_waited_for_within_budget_or_times_out() {
     fault(&r.m, 7, QueueFault::SlowDma { delay_ns: 350_000 });
     post(&r.m, 7, 2);
     let mut d = SimDelay::new(&r.m);
-    assert_eq!(ring.drain(&e, &mut d, &mut out), Ok(2));
+    assert_eq!(ring.drain(&mut d, &mut out), Ok(2));
     assert_eq!(d.slept_ns(), 400_000);
     assert_eq!(entry_seq(out[1].bytes()), 1);
 
@@ -449,7 +455,7 @@ fn slow_dma_is_waited_for_within_budget_or_times_out() {
     c.reset();
     let mut d = SimDelay::new(&r.m);
     assert_eq!(
-        ring.drain(&e, &mut d, &mut out),
+        ring.drain(&mut d, &mut out),
         Err(Error::Timeout("nq notification arrival"))
     );
     within_budget(&d, SMALL);
@@ -461,18 +467,22 @@ fn slow_dma_is_waited_for_within_budget_or_times_out() {
 fn slow_dma_in_phase_mode_is_simply_not_yet_there() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
-    let mut ring =
-        NqRing::configure_host(&e, &*r.buf, NqConfig::new(3, 128, ConsumeMode::Phase)).unwrap();
+    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let mut ring = NqRing::configure_host(
+        &*r.buf,
+        e.queue(3).unwrap(),
+        NqConfig::new(128, ConsumeMode::Phase),
+    )
+    .unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     fault(&r.m, 3, QueueFault::SlowDma { delay_ns: 1_000 });
     post(&r.m, 3, 2);
     let mut out = [NqEntry::default(); 8];
     c.reset();
-    assert_eq!(ring.drain(&e, &mut SimDelay::new(&r.m), &mut out), Ok(0));
+    assert_eq!(ring.drain(&mut SimDelay::new(&r.m), &mut out), Ok(0));
     assert_eq!((c.reads(), c.writes()), (0, 0));
     r.m.advance_ns(1_000);
-    assert_eq!(ring.drain(&e, &mut SimDelay::new(&r.m), &mut out), Ok(2));
+    assert_eq!(ring.drain(&mut SimDelay::new(&r.m), &mut out), Ok(2));
     assert_eq!((c.reads(), c.writes()), (0, 1));
 }
 
@@ -480,9 +490,9 @@ fn slow_dma_in_phase_mode_is_simply_not_yet_there() {
 fn a_gone_device_is_a_typed_fault_at_once() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
-    let cfg = NqConfig::new(8, 128, ConsumeMode::Tail).with_budget(SMALL);
-    let mut ring = NqRing::configure_host(&e, &*r.buf, cfg).unwrap();
+    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let cfg = NqConfig::new(128, ConsumeMode::Tail).with_budget(SMALL);
+    let mut ring = NqRing::configure_host(&*r.buf, e.queue(8).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     post(&r.m, 8, 1);
     r.m.set_gone(true);
@@ -490,7 +500,7 @@ fn a_gone_device_is_a_typed_fault_at_once() {
     let mut d = SimDelay::new(&r.m);
     let tail_addr = BASE.get() + 0x110 + 8 * 40;
     assert_eq!(
-        ring.drain(&e, &mut d, &mut out),
+        ring.drain(&mut d, &mut out),
         Err(Error::DeviceFault(khal_core::error::Fault::AllOnes {
             addr: tail_addr
         }))
@@ -506,15 +516,16 @@ fn a_gone_device_is_a_typed_fault_at_once() {
     assert_eq!(d.slept_ns(), 0);
     // Phase mode reads no register while draining, so it cannot see the
     // device go; it sees what landed in host memory and nothing more ...
-    let mut p = NqRing::host(&*r.buf, NqConfig::new(8, 128, ConsumeMode::Phase)).unwrap();
+    let (mem, queue) = ring.into_parts();
+    let mut p = NqRing::host(mem, queue, NqConfig::new(128, ConsumeMode::Phase)).unwrap();
     c.reset();
-    assert_eq!(p.drain(&e, &mut d, &mut out), Ok(1));
+    assert_eq!(p.drain(&mut d, &mut out), Ok(1));
     assert_eq!(entry_seq(out[0].bytes()), 0);
-    assert_eq!(p.drain(&e, &mut d, &mut out), Ok(0));
+    assert_eq!(p.drain(&mut d, &mut out), Ok(0));
     assert_eq!(c.reads(), 0);
     // ... until it asks: one checked tail read names the fault at once.
     assert_eq!(
-        p.tail_offset(&e),
+        p.tail_offset(),
         Err(Error::DeviceFault(khal_core::error::Fault::AllOnes {
             addr: tail_addr
         }))
@@ -534,9 +545,9 @@ fn a_lying_tail_ends_the_reset_wait_at_once_with_its_fault() {
     // Phase mode never reads the tail while draining; the reset's wait does,
     // and a value no honest device shows is its typed fault at once.
     let r = rig();
-    let mut e = NotificEngine::init(&r.m, Some(BASE), 10, 1, 0).unwrap();
-    let cfg = NqConfig::new(0, 128, ConsumeMode::Phase).with_budget(SMALL);
-    let mut ring = NqRing::configure_host(&e, &*r.buf, cfg).unwrap();
+    let mut e = NotificEngine::init(&r.m, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let cfg = NqConfig::new(128, ConsumeMode::Phase).with_budget(SMALL);
+    let mut ring = NqRing::configure_host(&*r.buf, e.queue(0).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     post(&r.m, 0, 3);
     for (lie, want) in [
@@ -572,15 +583,15 @@ fn a_lying_tail_ends_the_reset_wait_at_once_with_its_fault() {
 fn a_tail_that_moves_backwards_is_a_typed_fault_at_once() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
-    let cfg = NqConfig::new(5, 128, ConsumeMode::Tail)
+    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let cfg = NqConfig::new(128, ConsumeMode::Tail)
         .with_budget(SMALL)
         .with_max_batch(8);
-    let mut ring = NqRing::configure_host(&e, &*r.buf, cfg).unwrap();
+    let mut ring = NqRing::configure_host(&*r.buf, e.queue(5).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     assert_eq!(post(&r.m, 5, 5), 5);
     let mut d = SimDelay::new(&r.m);
-    assert_eq!(ring.available_count(&e, &mut d), Ok(5));
+    assert_eq!(ring.available_count(&mut d), Ok(5));
     // The tail goes back from 0x50 to 0x20 while the 5 entries it showed
     // are unconsumed: before, the count wrapped to 8 - 3 and the arrival
     // wait ran out its whole budget.
@@ -592,13 +603,13 @@ fn a_tail_that_moves_backwards_is_a_typed_fault_at_once() {
             previous: 0x50,
         },
     ));
-    assert_eq!(ring.available_count(&e, &mut d), back);
+    assert_eq!(ring.available_count(&mut d), back);
     assert_eq!(d.slept_ns(), 0);
     assert_eq!((c.reads(), c.writes()), (1, 0));
     // A drain still has the 5 entries it knows: it reads no tail for them.
     fault(&r.m, 5, QueueFault::None);
     let mut out = [NqEntry::default(); 8];
-    assert_eq!(ring.drain(&e, &mut d, &mut out), Ok(5));
+    assert_eq!(ring.drain(&mut d, &mut out), Ok(5));
     assert_eq!(entry_seq(out[4].bytes()), 4);
 }
 
@@ -703,10 +714,10 @@ fn an_entry_rewritten_after_the_scan_is_not_handed_out_nor_anything_past_it() {
     for (use_iter, slot) in [(false, 0), (false, 2), (true, 0), (true, 2)] {
         let r = rig();
         let c = Counting::new(&r.m);
-        let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
+        let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
         let mem = Rewrite::new(&r.buf);
-        let cfg = NqConfig::new(3, 128, ConsumeMode::Phase).with_max_batch(8);
-        let mut ring = NqRing::configure_host(&e, &mem, cfg).unwrap();
+        let cfg = NqConfig::new(128, ConsumeMode::Phase).with_max_batch(8);
+        let mut ring = NqRing::configure_host(&mem, e.queue(3).unwrap(), cfg).unwrap();
         ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
         assert_eq!(post(&r.m, 3, 4), 4);
         // The scan sees 4 new entries; `slot` is rewritten before the copy
@@ -716,7 +727,7 @@ fn an_entry_rewritten_after_the_scan_is_not_handed_out_nor_anything_past_it() {
         let mut out = [NqEntry::default(); 8];
         let mut d = SimDelay::new(&r.m);
         let n = if use_iter {
-            let mut it = ring.drain_iter(&e, &mut d, 8).unwrap();
+            let mut it = ring.drain_iter(&mut d, 8).unwrap();
             let mut n = 0;
             for (slot, x) in out.iter_mut().zip(&mut it) {
                 *slot = x.unwrap();
@@ -725,7 +736,7 @@ fn an_entry_rewritten_after_the_scan_is_not_handed_out_nor_anything_past_it() {
             it.finish().unwrap();
             n
         } else {
-            ring.drain(&e, &mut d, &mut out).unwrap()
+            ring.drain(&mut d, &mut out).unwrap()
         };
         let what = format!("iter {use_iter}, slot {slot}");
         assert_eq!(n, slot, "{what}: entries before the rewritten one only");
@@ -745,7 +756,7 @@ fn an_entry_rewritten_after_the_scan_is_not_handed_out_nor_anything_past_it() {
             "{what}: one head write"
         );
         // The rewritten slot does not look new to a phase-0 consumer: nothing more.
-        assert_eq!(ring.drain(&e, &mut d, &mut out), Ok(0));
+        assert_eq!(ring.drain(&mut d, &mut out), Ok(0));
     }
 }
 
@@ -753,10 +764,10 @@ fn an_entry_rewritten_after_the_scan_is_not_handed_out_nor_anything_past_it() {
 fn in_tail_mode_a_rewritten_entry_is_too_far_ahead_and_consumes_nothing() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut e = NotificEngine::init(&c, Some(BASE), 10, 1, 0).unwrap();
+    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
     let mem = Rewrite::new(&r.buf);
-    let cfg = NqConfig::new(4, 128, ConsumeMode::Tail).with_max_batch(8);
-    let mut ring = NqRing::configure_host(&e, &mem, cfg).unwrap();
+    let cfg = NqConfig::new(128, ConsumeMode::Tail).with_max_batch(8);
+    let mut ring = NqRing::configure_host(&mem, e.queue(4).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     assert_eq!(post(&r.m, 4, 4), 4);
     mem.arm(1, second_pass(1));
@@ -764,7 +775,7 @@ fn in_tail_mode_a_rewritten_entry_is_too_far_ahead_and_consumes_nothing() {
     let mut out = [NqEntry::default(); 8];
     let mut d = SimDelay::new(&r.m);
     assert_eq!(
-        ring.drain(&e, &mut d, &mut out),
+        ring.drain(&mut d, &mut out),
         Err(Error::DeviceFault(khal_core::error::Fault::TooFarAhead {
             claimed: 4,
             capacity: 8
@@ -782,11 +793,11 @@ fn in_tail_mode_a_rewritten_entry_is_too_far_ahead_and_consumes_nothing() {
 fn after_a_transient_lie_valid_entries_are_delivered_exactly_once() {
     for use_iter in [false, true] {
         let r = rig();
-        let mut e = NotificEngine::init(&r.m, Some(BASE), 10, 1, 0).unwrap();
-        let cfg = NqConfig::new(9, 128, ConsumeMode::Tail)
+        let mut e = NotificEngine::init(&r.m, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+        let cfg = NqConfig::new(128, ConsumeMode::Tail)
             .with_budget(SMALL)
             .with_max_batch(8);
-        let mut ring = NqRing::configure_host(&e, &*r.buf, cfg).unwrap();
+        let mut ring = NqRing::configure_host(&*r.buf, e.queue(9).unwrap(), cfg).unwrap();
         ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
         assert_eq!(post(&r.m, 9, 3), 3);
         let mut stray = [0u8; 16];
@@ -798,18 +809,20 @@ fn after_a_transient_lie_valid_entries_are_delivered_exactly_once() {
             capacity: 8,
         }));
         let mut seqs = Vec::new();
-        let drain = |ring: &mut NqRing<&DmaBuf>, seqs: &mut Vec<u64>| -> Result<usize, Error> {
+        let drain = |ring: &mut NqRing<&DmaBuf, &DeviceModel>,
+                     seqs: &mut Vec<u64>|
+         -> Result<usize, Error> {
             let mut d = SimDelay::new(&r.m);
             if use_iter {
                 let mut n = 0;
-                for x in ring.drain_iter(&e, &mut d, 8)? {
+                for x in ring.drain_iter(&mut d, 8)? {
                     seqs.push(entry_seq(x?.bytes()));
                     n += 1;
                 }
                 Ok(n)
             } else {
                 let mut out = [NqEntry::default(); 8];
-                let n = ring.drain(&e, &mut d, &mut out)?;
+                let n = ring.drain(&mut d, &mut out)?;
                 seqs.extend(out[..n].iter().map(|x| entry_seq(x.bytes())));
                 Ok(n)
             }

@@ -6,7 +6,9 @@
 
 use khal_core::dma::DmaMemory;
 use khal_core::notific::regs::{self, NOTIFIC};
-use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqEntry, NqRing};
+use khal_core::notific::{
+    BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqRing, UartMode,
+};
 use khal_core::wait::Budget;
 use khal_core::{DeviceAddr, Error, Mmio};
 use khal_std::trace::Op::{Read as R, Write as W};
@@ -23,7 +25,7 @@ fn traced() -> Trace<HeapMmio> {
 }
 
 fn ten(t: &Trace<HeapMmio>, bp: u32) -> NotificEngine<&Trace<HeapMmio>> {
-    let e = NotificEngine::init(t, Some(BASE), 10, bp, 0).unwrap();
+    let e = NotificEngine::init_raw(t, Some(BASE), 10, bp, 0).unwrap();
     t.clear();
     e
 }
@@ -31,7 +33,12 @@ fn ten(t: &Trace<HeapMmio>, bp: u32) -> NotificEngine<&Trace<HeapMmio>> {
 #[test]
 fn init_ten_queue_bp_mode_0() {
     let t = traced();
-    let e = NotificEngine::init(&t, Some(BASE), 10, 0, 0x5).unwrap();
+    let e = NotificEngine::init(
+        &t,
+        BASE,
+        EngineConfig::tpb(BpMode::All).with_uart_mode(UartMode(0x5)),
+    )
+    .unwrap();
     assert_eq!(
         t.ops(),
         vec![
@@ -59,7 +66,7 @@ fn init_ten_queue_bp_mode_0() {
 #[test]
 fn init_ten_queue_bp_mode_1() {
     let t = traced();
-    NotificEngine::init(&t, Some(BASE), 10, 1, 0).unwrap();
+    NotificEngine::init(&t, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
     assert_eq!(
         t.ops(),
         vec![
@@ -79,7 +86,7 @@ fn init_ten_queue_bp_mode_1() {
 fn init_single_queue_skips_the_coalescer_timer() {
     for (bp, sw) in [(0, 0x3FF), (1, 0)] {
         let t = traced();
-        let e = NotificEngine::init(&t, Some(BASE), 1, bp, 7).unwrap();
+        let e = NotificEngine::init_raw(&t, Some(BASE), 1, bp, 7).unwrap();
         assert_eq!(
             t.ops(),
             vec![
@@ -100,20 +107,20 @@ fn init_single_queue_skips_the_coalescer_timer() {
 fn init_errors_write_nothing() {
     let t = traced();
     assert_eq!(
-        NotificEngine::init(&t, None, 10, 0, 0).map(|_| ()),
+        NotificEngine::init_raw(&t, None, 10, 0, 0).map(|_| ()),
         Err(Error::NoContext)
     );
     assert_eq!(Error::NoContext.c_code(), Some(-14));
     assert_eq!(
-        NotificEngine::init(&t, Some(BASE), 10, 2, 0).map(|_| ()),
+        NotificEngine::init_raw(&t, Some(BASE), 10, 2, 0).map(|_| ()),
         Err(Error::UnknownMode(2))
     );
     assert!(matches!(
-        NotificEngine::init(&t, Some(BASE), 0, 0, 0),
+        NotificEngine::init_raw(&t, Some(BASE), 0, 0, 0),
         Err(Error::InvalidArgument(_))
     ));
     assert!(matches!(
-        NotificEngine::init(&t, Some(BASE), 11, 0, 0),
+        NotificEngine::init_raw(&t, Some(BASE), 11, 0, 0),
         Err(Error::InvalidArgument(_))
     ));
     assert_eq!(t.ops(), vec![]);
@@ -147,7 +154,7 @@ fn set_bp_config_both_modes_and_unknown() {
     let mut e = ten(&t, 1);
     e.update_hw_bp(0, u64::MAX).unwrap();
     t.clear();
-    e.set_bp_config(0).unwrap();
+    e.set_bp_config(BpMode::All).unwrap();
     assert_eq!(
         t.ops(),
         vec![
@@ -158,7 +165,7 @@ fn set_bp_config_both_modes_and_unknown() {
     );
     assert_eq!(e.hw_bp_shadow(), u64::MAX);
     t.clear();
-    e.set_bp_config(1).unwrap();
+    e.set_bp_config(BpMode::None).unwrap();
     assert_eq!(
         t.ops(),
         vec![(W, 0x08, 0), (W, 0x0C, 0xFFFF_FFFF), (W, 0x10, 0xFFFF_FFFF)]
@@ -166,7 +173,10 @@ fn set_bp_config_both_modes_and_unknown() {
     t.clear();
     e.update_hw_bp(0, 0xFF).unwrap();
     t.clear();
-    assert_eq!(e.set_bp_config(7), Err(Error::UnknownMode(7)));
+    // The C's mode 7 (-1, nothing written) cannot reach the engine: it is
+    // refused when it is turned into a `BpMode`.
+    assert_eq!(BpMode::from_raw(7), Err(Error::UnknownMode(7)));
+    assert_eq!(Error::UnknownMode(7).c_code(), Some(-1));
     assert_eq!(t.ops(), vec![]);
     assert_eq!(e.hw_bp_shadow(), !0xFFu64);
 }
@@ -232,7 +242,7 @@ fn coalescer_stream_out_of_range_writes_nothing() {
         Err(Error::InvalidArgument(_))
     ));
     let t1 = traced();
-    let mut one = NotificEngine::init(&t1, Some(BASE), 1, 0, 0).unwrap();
+    let mut one = NotificEngine::init(&t1, BASE, EngineConfig::top_sp(BpMode::All)).unwrap();
     t1.clear();
     // A single-queue engine has one stream: stream 1 >= num_streams.
     let r = one.set_coalescer_stream(1, true);
@@ -275,18 +285,25 @@ fn notification_size_is_16() {
     assert_eq!(khal_core::notific::nq_get_notification_size(), 16);
 }
 
-fn host_ring(idx: u32, mode: ConsumeMode) -> NqRing<DmaBuf> {
+/// A 16-entry host ring on queue `idx` of `e` (nothing written).
+fn host_ring<'t>(
+    e: &mut NotificEngine<&'t Trace<HeapMmio>>,
+    idx: u32,
+    mode: ConsumeMode,
+) -> NqRing<DmaBuf, &'t Trace<HeapMmio>> {
     let buf = DmaBuf::new(256, 4096)
         .unwrap()
         .with_bus_addr(0x12_3456_7000);
-    NqRing::host(buf, NqConfig::new(idx, 256, mode)).unwrap()
+    NqRing::host(buf, e.queue(idx).unwrap(), NqConfig::new(256, mode)).unwrap()
 }
 
 #[test]
 fn queue_config_ten_queue_stride_and_single_queue_flat() {
     let t = traced();
-    let e = ten(&t, 0);
-    host_ring(3, ConsumeMode::Tail).queue_config(&e).unwrap();
+    let mut e = ten(&t, 0);
+    host_ring(&mut e, 3, ConsumeMode::Tail)
+        .queue_config()
+        .unwrap();
     let o = 0x100 + 3 * 40;
     assert_eq!(
         t.ops(),
@@ -307,10 +324,12 @@ fn queue_config_ten_queue_stride_and_single_queue_flat() {
     );
 
     let t1 = traced();
-    let one = NotificEngine::init(&t1, Some(BASE), 1, 0, 0).unwrap();
+    let mut one = NotificEngine::init(&t1, BASE, EngineConfig::top_sp(BpMode::All)).unwrap();
     t1.clear();
     // Single-queue flavour: no stride [004 §3 QUIRK].
-    host_ring(0, ConsumeMode::Tail).queue_config(&one).unwrap();
+    host_ring(&mut one, 0, ConsumeMode::Tail)
+        .queue_config()
+        .unwrap();
     assert_eq!(
         t1.ops(),
         vec![(W, 0x100, 0x3456_7000), (W, 0x104, 0x12), (W, 0x108, 256)]
@@ -324,41 +343,45 @@ fn single_queue_refuses_an_index_other_than_0_before_any_write() {
     // deviation, listed in coverage.md), for every per-NQ operation, with
     // nothing written.
     let t = traced();
-    let mut e = NotificEngine::init(&t, Some(BASE), 1, 0, 0).unwrap();
+    let mut e = NotificEngine::init(&t, BASE, EngineConfig::top_sp(BpMode::All)).unwrap();
     t.clear();
-    let clock = khal_std::delay::SimClock::new();
-    let mut d = SimDelay::new(&clock);
+    // The queue token is where the index is checked: a ring (and so a
+    // queue config, reset, enable, tail read or drain) cannot exist on it.
     for idx in [1, 3, 9] {
         let refused = Err(Error::OutOfRange {
             what: "nq index (single-queue flavour)",
             value: idx as u64,
             limit: 1,
         });
-        let mut r = host_ring(idx, ConsumeMode::Tail);
-        assert_eq!(r.queue_config(&e), refused);
-        assert_eq!(r.reset(&mut e, &mut d), refused);
-        assert_eq!(r.enable(&mut e, &mut d), refused);
-        assert_eq!(r.tail_offset(&e), refused.map(|_: ()| 0));
-        let mut out = [NqEntry::default(); 4];
-        assert_eq!(r.drain(&e, &mut d, &mut out), refused.map(|_: ()| 0));
-        let buf = DmaBuf::new(256, 64).unwrap();
-        let cfg = NqConfig::new(idx, 256, ConsumeMode::Phase);
-        assert_eq!(
-            NqRing::configure_host(&e, buf, cfg).map(|_| ()),
-            refused,
-            "idx {idx}"
-        );
+        assert_eq!(e.queue(idx).map(|_| ()), refused, "idx {idx}");
+        assert!(!e.is_taken(idx));
         assert_eq!(e.nq_enable_shadow(), 0);
     }
+    assert_eq!(
+        e.queue(10).map(|_| ()),
+        Err(Error::OutOfRange {
+            what: "nq index",
+            value: 10,
+            limit: 10
+        })
+    );
+    // Queue 0 is the one it has, handed out once.
+    assert!(e.queue(0).is_ok());
+    assert_eq!(e.queue(0).map(|_| ()), Err(Error::QueueTaken(0)));
     assert_eq!(t.ops(), vec![]);
 }
 
 #[test]
 fn configure_is_init_then_queue_config() {
     let t = traced();
-    let e = ten(&t, 0);
+    let mut e = ten(&t, 0);
     let buf = DmaBuf::new(64, 64).unwrap().with_bus_addr(0x1000);
-    let r = NqRing::configure_host(&e, buf, NqConfig::new(9, 64, ConsumeMode::Phase)).unwrap();
+    let r = NqRing::configure_host(
+        buf,
+        e.queue(9).unwrap(),
+        NqConfig::new(64, ConsumeMode::Phase),
+    )
+    .unwrap();
     assert_eq!(r.capacity(), 4);
     let o = 0x100 + 9 * 40;
     assert_eq!(t.ops(), vec![(W, o, 0x1000), (W, o + 4, 0), (W, o + 8, 64)]);
@@ -367,34 +390,45 @@ fn configure_is_init_then_queue_config() {
 #[test]
 fn ring_init_errors_write_nothing() {
     let t = traced();
-    let e = ten(&t, 0);
-    let cfg = |idx, size| NqConfig::new(idx, size, ConsumeMode::Tail);
+    let mut e = ten(&t, 0);
+    let cfg = |size| NqConfig::new(size, ConsumeMode::Tail);
     let buf = || DmaBuf::new(256, 64).unwrap();
     assert!(matches!(
-        NqRing::configure_host(&e, buf(), cfg(10, 256)).map(|_| ()),
+        e.queue(10).map(|_| ()),
         Err(Error::OutOfRange {
             value: 10,
             limit: 10,
             ..
         })
     ));
-    for size in [0, 8, 24 + 1, 272] {
+    // A refused ring drops its token: one queue per refusal.
+    for (idx, size) in [(0, 0), (1, 8), (2, 24 + 1), (3, 272)] {
+        assert!(
+            matches!(cfg(size).check(256), Err(Error::InvalidArgument(_))),
+            "size {size}"
+        );
         assert!(
             matches!(
-                NqRing::configure_host(&e, buf(), cfg(0, size)).map(|_| ()),
+                NqRing::configure_host(buf(), e.queue(idx).unwrap(), cfg(size)).map(|_| ()),
                 Err(Error::InvalidArgument(_))
             ),
             "size {size}"
         );
     }
+    assert_eq!(cfg(256).check(256), Ok(()));
     assert!(matches!(
-        NqRing::configure_host(&e, buf(), cfg(0, 256).with_max_batch(0)).map(|_| ()),
+        NqRing::configure_host(buf(), e.queue(4).unwrap(), cfg(256).with_max_batch(0)).map(|_| ()),
         Err(Error::InvalidArgument(_))
     ));
     let zero = |_: u64, _: usize| Ok(());
     assert!(matches!(
-        NqRing::configure_device(&e, buf(), zero, NqConfig::new(0, 256, ConsumeMode::Phase))
-            .map(|_| ()),
+        NqRing::configure_device(
+            buf(),
+            zero,
+            e.queue(5).unwrap(),
+            NqConfig::new(256, ConsumeMode::Phase)
+        )
+        .map(|_| ()),
         Err(Error::InvalidArgument(_))
     ));
     assert_eq!(t.ops(), vec![]);
@@ -425,7 +459,7 @@ fn reset_with_the_flush_pulse_idx_2() {
     let t = traced();
     let mut e = ten(&t, 0);
     t.inner().write32(BASE.add(0xB8), 0x3C00).unwrap();
-    let mut r = host_ring(2, ConsumeMode::Phase);
+    let mut r = host_ring(&mut e, 2, ConsumeMode::Phase);
     r.memory().write(0, &[0xAB; 256]).unwrap();
     let clock = khal_std::delay::SimClock::new();
     let mut d = SimDelay::new(&clock);
@@ -441,7 +475,7 @@ fn reset_with_the_flush_pulse_idx_2() {
 fn reset_without_the_flush_pulse_idx_5() {
     let t = traced();
     let mut e = ten(&t, 0);
-    let mut r = host_ring(5, ConsumeMode::Tail);
+    let mut r = host_ring(&mut e, 5, ConsumeMode::Tail);
     let clock = khal_std::delay::SimClock::new();
     let mut d = SimDelay::new(&clock);
     r.reset(&mut e, &mut d).unwrap();
@@ -454,13 +488,13 @@ fn enable_is_reset_then_the_enable_bit() {
     let mut e = ten(&t, 0);
     let clock = khal_std::delay::SimClock::new();
     let mut d = SimDelay::new(&clock);
-    let mut r5 = host_ring(5, ConsumeMode::Tail);
+    let mut r5 = host_ring(&mut e, 5, ConsumeMode::Tail);
     r5.enable(&mut e, &mut d).unwrap();
     let mut want = reset_ops(5, 0, 0, false);
     want.push((W, 0x14, 1 << 5));
     assert_eq!(t.ops(), want);
     t.clear();
-    let mut r1 = host_ring(1, ConsumeMode::Phase);
+    let mut r1 = host_ring(&mut e, 1, ConsumeMode::Phase);
     r1.enable(&mut e, &mut d).unwrap();
     let mut want = reset_ops(1, 1 << 5, 0, true);
     want.push((W, 0x14, (1 << 5) | (1 << 1)));
@@ -476,11 +510,11 @@ fn enable_is_reset_then_the_enable_bit() {
 #[test]
 fn reset_single_queue_flat_window() {
     let t = traced();
-    let mut e = NotificEngine::init(&t, Some(BASE), 1, 0, 0).unwrap();
+    let mut e = NotificEngine::init(&t, BASE, EngineConfig::top_sp(BpMode::All)).unwrap();
     t.clear();
     let clock = khal_std::delay::SimClock::new();
     let mut d = SimDelay::new(&clock);
-    let mut r = host_ring(0, ConsumeMode::Tail);
+    let mut r = host_ring(&mut e, 0, ConsumeMode::Tail);
     r.enable(&mut e, &mut d).unwrap();
     let mut want = reset_ops(0, 0, 0, true);
     want.push((W, 0x14, 1));
@@ -501,7 +535,8 @@ fn reset_tail_that_never_drains_times_out_within_budget() {
     let buf = DmaBuf::new(256, 64).unwrap();
     let mut r = NqRing::host(
         buf,
-        NqConfig::new(5, 256, ConsumeMode::Tail).with_budget(budget),
+        e.queue(5).unwrap(),
+        NqConfig::new(256, ConsumeMode::Tail).with_budget(budget),
     )
     .unwrap();
     assert_eq!(
@@ -513,4 +548,77 @@ fn reset_tail_that_never_drains_times_out_within_budget() {
     let ops = t.ops();
     assert_eq!(ops.iter().filter(|o| o.1 == 0x110 + 5 * 40).count(), 51);
     assert!(!ops.iter().any(|o| o.1 == 0x10C + 5 * 40));
+}
+
+#[test]
+fn each_queue_is_handed_out_once_and_comes_back_with_its_ring() {
+    let t = traced();
+    let mut e = ten(&t, 0);
+    let q = e.queue(7).unwrap();
+    // The token's registers are the flavour's, computed once [004 §3].
+    assert_eq!(q.index(), 7);
+    assert_eq!(q.head_addr(), BASE.add(0x10C + 7 * 40));
+    assert_eq!(q.tail_addr(), BASE.add(0x110 + 7 * 40));
+    assert_eq!(q.engine_base(), BASE);
+    assert!(e.is_taken(7) && !e.is_taken(6));
+    assert_eq!(e.queue(7).map(|_| ()), Err(Error::QueueTaken(7)));
+    assert_eq!(Error::QueueTaken(7).c_code(), None);
+    assert_eq!(
+        Error::QueueTaken(7).to_string(),
+        "nq 7 was already handed out by its engine"
+    );
+    // A ring owns the token; `into_parts` gives it back for another ring.
+    let buf = DmaBuf::new(256, 64).unwrap().with_bus_addr(0x2000);
+    let ring = NqRing::host(buf, q, NqConfig::new(256, ConsumeMode::Tail)).unwrap();
+    let (buf, q) = ring.into_parts();
+    assert_eq!(
+        t.ops(),
+        vec![],
+        "building and giving up a ring writes nothing"
+    );
+    let ring = NqRing::configure_host(buf, q, NqConfig::new(128, ConsumeMode::Phase)).unwrap();
+    let o = 0x100 + 7 * 40;
+    assert_eq!(
+        t.ops(),
+        vec![(W, o, 0x2000), (W, o + 4, 0), (W, o + 8, 128)]
+    );
+    assert_eq!((ring.index(), ring.capacity()), (7, 8));
+    // Still taken while the ring holds it.
+    assert_eq!(e.queue(7).map(|_| ()), Err(Error::QueueTaken(7)));
+
+    let t1 = traced();
+    let mut one = NotificEngine::init(&t1, BASE, EngineConfig::top_sp(BpMode::None)).unwrap();
+    let q0 = one.queue(0).unwrap();
+    assert_eq!(q0.head_addr(), BASE.add(0x10C));
+    assert_eq!(q0.tail_addr(), BASE.add(0x110));
+}
+
+#[test]
+fn another_engine_is_refused_before_any_write() {
+    // Two engines on one base (`init` twice over one window: still possible,
+    // see ARCHITECTURE.md): a ring's reset and enable reach only its own.
+    let t = traced();
+    let mut mine = ten(&t, 0);
+    let mut other = ten(&t, 0);
+    let mut r = host_ring(&mut mine, 2, ConsumeMode::Tail);
+    let clock = khal_std::delay::SimClock::new();
+    let mut d = SimDelay::new(&clock);
+    assert_eq!(r.reset(&mut other, &mut d), Err(Error::WrongEngine));
+    assert_eq!(r.enable(&mut other, &mut d), Err(Error::WrongEngine));
+    assert_eq!(t.ops(), vec![]);
+    assert_eq!(other.nq_enable_shadow(), 0);
+    assert_eq!(d.slept_ns(), 0);
+    assert_eq!(Error::WrongEngine.c_code(), None);
+    // An engine on another base (the same MMIO type) is refused too; it
+    // writes nothing on either window.
+    let t2 = Trace::new(HeapMmio::new(BASE.add(0x1000), 0x1000));
+    let mut far =
+        NotificEngine::init(&t2, BASE.add(0x1000), EngineConfig::tpb(BpMode::All)).unwrap();
+    t2.clear();
+    assert_eq!(r.reset(&mut far, &mut d), Err(Error::WrongEngine));
+    assert_eq!((t.ops(), t2.ops()), (vec![], vec![]));
+    // Its own engine works.
+    r.enable(&mut mine, &mut d).unwrap();
+    assert_eq!(mine.nq_enable_shadow(), 1 << 2);
+    assert_eq!(t.ops().last(), Some(&(W, 0x14, 1 << 2)));
 }

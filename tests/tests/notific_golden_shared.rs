@@ -8,7 +8,9 @@ mod golden;
 use golden::Access;
 use khal_core::dma::DmaMemory;
 use khal_core::notific::regs::{self, NOTIFIC};
-use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqRing};
+use khal_core::notific::{
+    BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqRing, UartMode,
+};
 use khal_core::{DeviceAddr, Mmio};
 use khal_std::trace::Op;
 use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
@@ -38,23 +40,37 @@ fn want(p: &[Access]) -> Vec<(Op, u64, u32)> {
 #[test]
 fn init_programs() {
     let t = traced();
-    NotificEngine::init(&t, Some(BASE), 10, 0, 5).unwrap();
+    NotificEngine::init(
+        &t,
+        BASE,
+        EngineConfig::tpb(BpMode::All).with_uart_mode(UartMode(5)),
+    )
+    .unwrap();
     assert_eq!(t.ops(), want(&golden::INIT_TEN_BP0_UART5));
     let t = traced();
-    NotificEngine::init(&t, Some(BASE), 1, 1, 7).unwrap();
+    NotificEngine::init(
+        &t,
+        BASE,
+        EngineConfig::top_sp(BpMode::None).with_uart_mode(UartMode(7)),
+    )
+    .unwrap();
     assert_eq!(t.ops(), want(&golden::INIT_SINGLE_BP1_UART7));
 }
 
 #[test]
 fn queue_config_reset_and_enable_programs() {
     let t = traced();
-    let mut e = NotificEngine::init(&t, Some(BASE), 10, 0, 0).unwrap();
+    let mut e = NotificEngine::init(&t, BASE, EngineConfig::tpb(BpMode::All)).unwrap();
     t.inner().write32(BASE.add(0xB8), 0x3C00).unwrap();
     t.clear();
     let bus = 0x12_3456_7000;
     let buf = DmaBuf::new(256, 64).unwrap().with_bus_addr(bus);
-    let mut r2 =
-        NqRing::configure_host(&e, &buf, NqConfig::new(2, 256, ConsumeMode::Phase)).unwrap();
+    let mut r2 = NqRing::configure_host(
+        &buf,
+        e.queue(2).unwrap(),
+        NqConfig::new(256, ConsumeMode::Phase),
+    )
+    .unwrap();
     assert_eq!(t.ops(), want(&golden::queue_config(2, true, bus, 256)));
     let clock = khal_std::delay::SimClock::new();
     let mut d = SimDelay::new(&clock);
@@ -62,7 +78,12 @@ fn queue_config_reset_and_enable_programs() {
     r2.enable(&mut e, &mut d).unwrap();
     assert_eq!(t.ops(), want(golden::enable(2, true, 0, 0x3C00).as_slice()));
     let other = DmaBuf::new(256, 64).unwrap();
-    let mut r7 = NqRing::host(&other, NqConfig::new(7, 256, ConsumeMode::Tail)).unwrap();
+    let mut r7 = NqRing::host(
+        &other,
+        e.queue(7).unwrap(),
+        NqConfig::new(256, ConsumeMode::Tail),
+    )
+    .unwrap();
     t.clear();
     r7.enable(&mut e, &mut d).unwrap();
     assert_eq!(
@@ -80,10 +101,14 @@ fn queue_config_reset_and_enable_programs() {
 
     // The single-queue flavour: no stride [004 §3 QUIRK].
     let t1 = traced();
-    let mut one = NotificEngine::init(&t1, Some(BASE), 1, 0, 0).unwrap();
+    let mut one = NotificEngine::init(&t1, BASE, EngineConfig::top_sp(BpMode::All)).unwrap();
     t1.clear();
-    let mut r0 =
-        NqRing::configure_host(&one, &other, NqConfig::new(0, 256, ConsumeMode::Tail)).unwrap();
+    let mut r0 = NqRing::configure_host(
+        &other,
+        one.queue(0).unwrap(),
+        NqConfig::new(256, ConsumeMode::Tail),
+    )
+    .unwrap();
     r0.enable(&mut one, &mut d).unwrap();
     let mut w = want(&golden::queue_config(0, false, other.bus_addr(), 256));
     w.extend(want(golden::enable(0, false, 0, 0).as_slice()));

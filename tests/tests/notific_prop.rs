@@ -53,12 +53,12 @@ proptest! {
         let buf = Arc::new(DmaBuf::new(cap as usize * 16, 4096).unwrap());
         m.attach_host(buf.clone());
         let c = Counting::new(&m);
-        let mut e = NotificEngine::init(&c, Some(BASE), nq, 1, 0).unwrap();
-        let mut cfg = NqConfig::new(idx, cap * 16, mode);
+        let mut e = NotificEngine::init_raw(&c, Some(BASE), nq, 1, 0).unwrap();
+        let mut cfg = NqConfig::new( cap * 16, mode);
         if let Some(b) = batch {
             cfg = cfg.with_max_batch(b);
         }
-        let mut ring = NqRing::configure_host(&e, &*buf, cfg).unwrap();
+        let mut ring = NqRing::configure_host(&*buf, e.queue(idx).unwrap(), cfg).unwrap();
         ring.enable(&mut e, &mut SimDelay::new(&m)).unwrap();
 
         // Sequence numbers: the model's are per queue and survive resets.
@@ -86,7 +86,7 @@ proptest! {
                     prop_assert!(posted - got < cap as u64);
                 }
                 Step::Drain(len) => {
-                    let n = ring.drain(&e, &mut SimDelay::new(&m), &mut out[..len]).unwrap();
+                    let n = ring.drain(&mut SimDelay::new(&m), &mut out[..len]).unwrap();
                     prop_assert!(n <= len && n as u32 <= ring.max_batch());
                     for x in out.iter().take(n) {
                         check(x, got, seq0)?;
@@ -97,7 +97,7 @@ proptest! {
                     prop_assert!(c.reads() <= max_reads);
                 }
                 Step::Iter(max) => {
-                    let mut it = ring.drain_iter(&e, &mut SimDelay::new(&m), max).unwrap();
+                    let mut it = ring.drain_iter(&mut SimDelay::new(&m), max).unwrap();
                     let mut n = 0u32;
                     for x in it.by_ref() {
                         check(&x.unwrap(), got, seq0)?;
@@ -124,7 +124,7 @@ proptest! {
         }
         // Drain what is left: everything posted arrives.
         loop {
-            let n = ring.drain(&e, &mut SimDelay::new(&m), &mut out).unwrap();
+            let n = ring.drain(&mut SimDelay::new(&m), &mut out).unwrap();
             for x in out.iter().take(n) {
                 check(x, got, seq0)?;
                 got += 1;

@@ -1,19 +1,44 @@
-//! A drain whose head write is refused consumes nothing. On the single-queue
-//! flavour a queue index other than 0 is refused (a deviation from the C,
-//! listed in docs/coverage.md); a ring built with such an index must not move
-//! its cursor past entries it then fails to hand back to the device. Found by
-//! the `nq_consumer` fuzz target (its crash input is kept as a seed in
-//! `fuzz/corpus/nq_consumer/`).
+//! A drain whose head write is refused consumes nothing: the head is written
+//! before the cursor moves, so the entries stay pending for the next call.
+//! Found by the `nq_consumer` fuzz target (its crash input is kept as a seed
+//! in `fuzz/corpus/nq_consumer/`) when a single-queue ring could still be
+//! built on a queue index other than 0 and its head write was refused; such
+//! a ring cannot be built any more (the engine refuses the token,
+//! `notific_golden::single_queue_refuses_an_index_other_than_0_before_any_write`),
+//! so the refusal here comes from the window.
+
+use std::cell::Cell;
 
 use khal_core::notific::entry::{PHASE_BYTE, PHASE_MASK};
 use khal_core::notific::regs::{self, NOTIFIC};
-use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqEntry, NqRing};
-use khal_core::{DeviceAddr, Error};
+use khal_core::notific::{
+    BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing,
+};
+use khal_core::{DeviceAddr, Error, Mmio, Result};
 use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
 
 use khal_core::dma::DmaMemory;
 
 const BASE: DeviceAddr = DeviceAddr(0x3053_5000);
+
+/// A window that refuses writes to one address while `refuse` is set.
+struct RefuseAt<'t> {
+    inner: &'t Trace<HeapMmio>,
+    addr: DeviceAddr,
+    refuse: Cell<bool>,
+}
+
+impl Mmio for RefuseAt<'_> {
+    fn read32(&self, addr: DeviceAddr) -> Result<u32> {
+        self.inner.read32(addr)
+    }
+    fn write32(&self, addr: DeviceAddr, value: u32) -> Result<()> {
+        if self.refuse.get() && addr == self.addr {
+            return Err(Error::OutOfWindow { addr: addr.get() });
+        }
+        self.inner.write32(addr, value)
+    }
+}
 
 #[test]
 fn a_refused_head_write_consumes_nothing() {
@@ -22,8 +47,13 @@ fn a_refused_head_write_consumes_nothing() {
         regs::NOTIFIC_BLOCK_BYTES,
         &NOTIFIC,
     );
-    // One queue: the single-queue flavour.
-    let e = NotificEngine::init(&t, Some(BASE), 1, 0, 0).unwrap();
+    // One queue: the single-queue flavour; its head has no stride.
+    let w = RefuseAt {
+        inner: &t,
+        addr: BASE.add(0x10C),
+        refuse: Cell::new(true),
+    };
+    let mut e = NotificEngine::init(&w, BASE, EngineConfig::top_sp(BpMode::All)).unwrap();
     let buf = DmaBuf::new(256, 4096).unwrap();
     // Publish the first three entries of the device's first lap (phase 1).
     for i in 0..3 {
@@ -32,23 +62,19 @@ fn a_refused_head_write_consumes_nothing() {
         raw[PHASE_BYTE] = PHASE_MASK;
         buf.write(i * 16, &raw).unwrap();
     }
-    let mut ring = NqRing::host(buf, NqConfig::new(3, 256, ConsumeMode::Phase)).unwrap();
+    let queue = e.queue(0).unwrap();
+    let mut ring = NqRing::host(buf, queue, NqConfig::new(256, ConsumeMode::Phase)).unwrap();
     let clock = khal_std::delay::SimClock::new();
     let mut d = SimDelay::new(&clock);
     t.clear();
 
     let mut out = [NqEntry::default(); 8];
-    let r = ring.drain(&e, &mut d, &mut out);
-    assert!(
-        matches!(
-            r,
-            Err(Error::OutOfRange {
-                limit: 1,
-                value: 3,
-                ..
-            })
-        ),
-        "{r:?}"
+    let r = ring.drain(&mut d, &mut out);
+    assert_eq!(
+        r,
+        Err(Error::OutOfWindow {
+            addr: BASE.get() + 0x10C
+        })
     );
     // Nothing consumed, nothing written.
     assert_eq!((ring.next_index(), ring.phase()), (0, false));
@@ -56,4 +82,13 @@ fn a_refused_head_write_consumes_nothing() {
         .ops()
         .iter()
         .all(|(op, _, _)| *op != khal_std::trace::Op::Write));
+    // Once the window takes the write, the same three entries come, once.
+    w.refuse.set(false);
+    assert_eq!(ring.drain(&mut d, &mut out), Ok(3));
+    assert_eq!(
+        out[..3].iter().map(|e| e.bytes()[0]).collect::<Vec<_>>(),
+        [1, 2, 3]
+    );
+    assert_eq!(ring.next_index(), 3);
+    assert_eq!(ring.drain(&mut d, &mut out), Ok(0));
 }

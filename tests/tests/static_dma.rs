@@ -6,7 +6,9 @@
 use std::sync::Arc;
 
 use khal_core::dma::{DmaMemory, StaticDma};
-use khal_core::notific::{ConsumeMode, Flavour, NotificEngine, NqConfig, NqEntry, NqRing};
+use khal_core::notific::{
+    BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
+};
 use khal_core::DeviceAddr;
 use khal_std::model::notific::{entry_seq, NotificModel};
 use khal_std::model::DeviceModel;
@@ -20,8 +22,10 @@ fn case(mem: StaticDma, idx: u32, mode: ConsumeMode) {
     m.mount(BASE, NotificModel::new(Flavour::TenQueue)).unwrap();
     let mem = Arc::new(mem);
     m.attach_host(mem.clone());
-    let mut e = NotificEngine::init(&m, Some(BASE), 10, 1, 0).unwrap();
-    let mut ring = NqRing::configure_host(&e, &*mem, NqConfig::new(idx, CAP * 16, mode)).unwrap();
+    let mut e = NotificEngine::init(&m, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let mut ring =
+        NqRing::configure_host(&*mem, e.queue(idx).unwrap(), NqConfig::new(CAP * 16, mode))
+            .unwrap();
     // Queue config wrote the StaticDma's bus address into base_lo / base_hi [004 §3].
     let reg = |off: u64| {
         m.with_block(BASE, |nm: &mut NotificModel, _| nm.reg(off))
@@ -50,7 +54,7 @@ fn case(mem: StaticDma, idx: u32, mode: ConsumeMode) {
                 .unwrap(),
         );
         loop {
-            let n = ring.drain(&e, &mut d, &mut out).unwrap();
+            let n = ring.drain(&mut d, &mut out).unwrap();
             for e in &out[..n] {
                 assert_eq!(entry_seq(e.bytes()), seq0 + got, "in order, once");
                 assert_eq!(e.phase(), (got / u64::from(CAP)).is_multiple_of(2));

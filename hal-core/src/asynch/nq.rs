@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::mmio::Mmio;
 use crate::notific::entry::{phase_of, NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE};
 use crate::notific::ring::DeviceZero;
-use crate::notific::{ConsumeMode, NotificEngine, NqRing};
+use crate::notific::{ConsumeMode, NqRing};
 use crate::wait::Budget;
 
 /// A blocking delay for the drain that follows a satisfied wait: in phase
@@ -31,7 +31,7 @@ impl embedded_hal::delay::DelayNs for NoWait {
 
 /// `true` when the entry at the ring's consumer cursor is new (its phase bit
 /// is not the consumer phase) [FACTS §11]. One byte load, no register access.
-pub fn has_new<R: DmaMemory, Z: DeviceZero>(ring: &NqRing<R, Z>) -> Result<bool> {
+pub fn has_new<R: DmaMemory, M: Mmio, Z: DeviceZero>(ring: &NqRing<R, M, Z>) -> Result<bool> {
     let off = ring.next_index() as usize * NQ_ENTRY_BYTES + PHASE_BYTE;
     Ok(phase_of(ring.memory().load_u8(off)?) != ring.phase())
 }
@@ -40,14 +40,15 @@ pub fn has_new<R: DmaMemory, Z: DeviceZero>(ring: &NqRing<R, Z>) -> Result<bool>
 /// wake by `signal` (the NQ's interrupt) or each `budget.period_us`, at most
 /// `budget.polls` times; [`Error::Timeout`] (`"nq notification (async)"`)
 /// after that. Consumes nothing. Returns the number of waits taken.
-pub async fn wait_new<R, Z, D>(
-    ring: &NqRing<R, Z>,
+pub async fn wait_new<R, M, Z, D>(
+    ring: &NqRing<R, M, Z>,
     signal: &NqSignal,
     delay: &mut D,
     budget: Budget,
 ) -> Result<u32>
 where
     R: DmaMemory,
+    M: Mmio,
     Z: DeviceZero,
     D: DelayNs + ?Sized,
 {
@@ -59,7 +60,7 @@ where
 
 /// Wait as [`wait_new`] does, then drain up to `out.len()` (and at most the
 /// ring's `max_batch`) notifications with [`NqRing::drain`]: one head write,
-/// nothing read from the engine. Returns how many (at least 1 unless `out`
+/// nothing read from the registers. Returns how many (at least 1 unless `out`
 /// is empty, which returns 0 at once).
 ///
 /// Phase mode only: a tail-mode drain waits for the last pending entry to
@@ -67,8 +68,7 @@ where
 /// in tail mode is refused with [`Error::InvalidArgument`] before anything
 /// is read.
 pub async fn drain<R, Z, M, D>(
-    ring: &mut NqRing<R, Z>,
-    engine: &NotificEngine<M>,
+    ring: &mut NqRing<R, M, Z>,
     signal: &NqSignal,
     delay: &mut D,
     budget: Budget,
@@ -89,5 +89,5 @@ where
         return Ok(0);
     }
     wait_new(ring, signal, delay, budget).await?;
-    ring.drain(engine, &mut NoWait, out)
+    ring.drain(&mut NoWait, out)
 }

@@ -95,7 +95,9 @@ pub fn sp_init<'m, A: SpOps, M: Mmio + ?Sized>(
         notific_error: None,
     };
     if notific {
-        match NotificEngine::init(
+        // The C numbers and the handle's possibly-absent ENS base: the C
+        // entry point's checks (-14, -1) apply as they are [002 §2].
+        match NotificEngine::init_raw(
             mmio,
             h.ens_regs,
             SP_NOTIFIC_QUEUES,

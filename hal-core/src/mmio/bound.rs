@@ -43,7 +43,7 @@ use core::ptr::NonNull;
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
 use crate::mmio::volatile::VolatileWindow;
-use crate::regs::{Reg, RegArray};
+use crate::regs::{AccessType, Readable, Reg, RegArray, Writable, RW};
 
 /// A register block of `BYTES` bytes inside a [`VolatileWindow`], bound once.
 #[derive(Debug, Clone, Copy)]
@@ -53,12 +53,14 @@ pub struct BoundBlock<'w, const BYTES: usize> {
     _window: PhantomData<&'w VolatileWindow>,
 }
 
-/// One 32-bit register inside a [`VolatileWindow`], bound once.
+/// One 32-bit register inside a [`VolatileWindow`], bound once. `A` is its
+/// access, as for [`Reg`]: a bound read-only register has no `write`.
 #[derive(Debug, Clone, Copy)]
-pub struct BoundReg<'w> {
+pub struct BoundReg<'w, A: AccessType = RW> {
     /// The register (dword aligned, inside the window).
     ptr: NonNull<u32>,
     _window: PhantomData<&'w VolatileWindow>,
+    _access: PhantomData<A>,
 }
 
 // SAFETY: a bound handle is a pointer into a window it borrows; it carries no
@@ -70,9 +72,9 @@ unsafe impl<const BYTES: usize> Send for BoundBlock<'_, BYTES> {}
 // SAFETY: as for `Send` above.
 unsafe impl<const BYTES: usize> Sync for BoundBlock<'_, BYTES> {}
 // SAFETY: as for `BoundBlock`.
-unsafe impl Send for BoundReg<'_> {}
+unsafe impl<A: AccessType> Send for BoundReg<'_, A> {}
 // SAFETY: as for `BoundBlock`.
-unsafe impl Sync for BoundReg<'_> {}
+unsafe impl<A: AccessType> Sync for BoundReg<'_, A> {}
 
 impl VolatileWindow {
     /// Bind the `BYTES`-byte register block at device address `base`.
@@ -113,6 +115,7 @@ impl VolatileWindow {
         Ok(BoundReg {
             ptr: self.checked_dword(off),
             _window: PhantomData,
+            _access: PhantomData,
         })
     }
 }
@@ -158,36 +161,37 @@ impl<'w, const BYTES: usize> BoundBlock<'w, BYTES> {
 
     /// Bind register `r` of the block (its offset checked once, here).
     #[inline(always)]
-    pub fn reg(&self, r: Reg) -> Result<BoundReg<'w>> {
+    pub fn reg<A: AccessType>(&self, r: Reg<A>) -> Result<BoundReg<'w, A>> {
         Ok(BoundReg {
             ptr: self.dword(r.offset())?,
             _window: PhantomData,
+            _access: PhantomData,
         })
     }
 
     /// Bind instance `i` of the register array `a` (index and offset checked
     /// once, here).
     #[inline(always)]
-    pub fn at(&self, a: RegArray, i: u32) -> Result<BoundReg<'w>> {
+    pub fn at<A: AccessType>(&self, a: RegArray<A>, i: u32) -> Result<BoundReg<'w, A>> {
         self.reg(a.at(i)?)
     }
 
     /// Read register `r`. With a constant `r` the offset check folds and this
     /// is one load from the block pointer.
     #[inline(always)]
-    pub fn read(&self, r: Reg) -> Result<u32> {
+    pub fn read<A: Readable>(&self, r: Reg<A>) -> Result<u32> {
         Ok(self.reg(r)?.read())
     }
 
     /// Write register `r` (one store once the offset check has folded).
     #[inline(always)]
-    pub fn write(&self, r: Reg, value: u32) -> Result<()> {
+    pub fn write<A: Writable>(&self, r: Reg<A>, value: u32) -> Result<()> {
         self.reg(r)?.write(value);
         Ok(())
     }
 }
 
-impl BoundReg<'_> {
+impl<A: Readable> BoundReg<'_, A> {
     /// Read the register: one volatile load.
     #[inline(always)]
     pub fn read(self) -> u32 {
@@ -197,7 +201,9 @@ impl BoundReg<'_> {
         // reference into it, for the whole borrow.
         unsafe { self.ptr.as_ptr().read_volatile() }
     }
+}
 
+impl<A: Writable> BoundReg<'_, A> {
     /// Write the register: one volatile store.
     #[inline(always)]
     pub fn write(self, value: u32) {
@@ -205,7 +211,9 @@ impl BoundReg<'_> {
         // window's contract; a register write is the purpose of this call.
         unsafe { self.ptr.as_ptr().write_volatile(value) }
     }
+}
 
+impl<A: Readable + Writable> BoundReg<'_, A> {
     /// Read-modify-write: one read, then one write of `f(old)`; returns the
     /// value written.
     #[inline(always)]

@@ -26,27 +26,21 @@ use crate::dma::DmaMemory;
 use crate::error::{Error, Fault, Result};
 use crate::mmio::Mmio;
 
-use super::engine::NotificEngine;
 use super::entry::NqEntry;
 use super::ring::{ConsumeMode, DeviceZero, NqRing};
 
 /// Entries the iterator copies at a time (its buffer: 256 bytes).
 const ITER_CHUNK: usize = 16;
 
-impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
+impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// Tail mode: how many entries this drain may take, `want > 0`: the
     /// entries known from the last tail read, or one tail read (checked) and
     /// the bounded wait for the last entry to land. Out of line: the phase
     /// path never calls it.
     #[inline(never)]
-    fn tail_budget<M: Mmio, D: DelayNs + ?Sized>(
-        &mut self,
-        engine: &NotificEngine<M>,
-        delay: &mut D,
-        want: u32,
-    ) -> Result<u32> {
+    fn tail_budget<D: DelayNs + ?Sized>(&mut self, delay: &mut D, want: u32) -> Result<u32> {
         if self.known() == 0 {
-            let count = self.read_tail_count(engine)?;
+            let count = self.read_tail_count()?;
             self.wait_arrival(delay, count)?;
             self.set_known(count);
         }
@@ -86,9 +80,8 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
     /// consumer: the device publishes an entry by writing its phase byte
     /// last [FACTS §11].)
     #[inline(always)]
-    pub fn drain<M: Mmio, D: DelayNs + ?Sized>(
+    pub fn drain<D: DelayNs + ?Sized>(
         &mut self,
-        engine: &NotificEngine<M>,
         delay: &mut D,
         out: &mut [NqEntry],
     ) -> Result<usize> {
@@ -97,14 +90,13 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
         if self.mode() == ConsumeMode::Phase && !self.next_is_new()? {
             return Ok(0);
         }
-        self.drain_batch(engine, delay, out)
+        self.drain_batch(delay, out)
     }
 
     /// [`NqRing::drain`] past the idle test.
     #[inline(always)]
-    fn drain_batch<M: Mmio, D: DelayNs + ?Sized>(
+    fn drain_batch<D: DelayNs + ?Sized>(
         &mut self,
-        engine: &NotificEngine<M>,
         delay: &mut D,
         out: &mut [NqEntry],
     ) -> Result<usize> {
@@ -116,7 +108,7 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
             ConsumeMode::Phase => self.take_new(0, want, out)?,
             ConsumeMode::Tail if want == 0 => 0,
             ConsumeMode::Tail => {
-                let avail = self.tail_budget(engine, delay, want)?;
+                let avail = self.tail_budget(delay, want)?;
                 let n = self.take_new(0, avail, out)?;
                 if n < avail {
                     return Err(self.overrun(avail));
@@ -125,7 +117,7 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
                 n
             }
         };
-        self.commit(engine, n)?;
+        self.commit(n)?;
         Ok(n as usize)
     }
 
@@ -140,21 +132,19 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
     /// lapped are yielded, then [`Fault::TooFarAhead`] (the next call reads
     /// the tail again).
     #[inline]
-    pub fn drain_iter<'a, M: Mmio, D: DelayNs + ?Sized>(
-        &'a mut self,
-        engine: &'a NotificEngine<M>,
+    pub fn drain_iter<D: DelayNs + ?Sized>(
+        &mut self,
         delay: &mut D,
         max: u32,
-    ) -> Result<Drain<'a, R, Z, M>> {
+    ) -> Result<Drain<'_, R, M, Z>> {
         let want = max.min(self.max_batch());
         let avail = match self.mode() {
             _ if want == 0 => 0,
             ConsumeMode::Phase => want,
-            ConsumeMode::Tail => self.tail_budget(engine, delay, want)?,
+            ConsumeMode::Tail => self.tail_budget(delay, want)?,
         };
         Ok(Drain {
             ring: self,
-            engine,
             avail,
             before: 0,
             buf: [NqEntry::default(); ITER_CHUNK],
@@ -168,9 +158,8 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
 
 /// The iterator of [`NqRing::drain_iter`].
 #[derive(Debug)]
-pub struct Drain<'a, R: DmaMemory, Z: DeviceZero, M: Mmio> {
-    ring: &'a mut NqRing<R, Z>,
-    engine: &'a NotificEngine<M>,
+pub struct Drain<'a, R: DmaMemory, M: Mmio, Z: DeviceZero> {
+    ring: &'a mut NqRing<R, M, Z>,
     /// Most entries this iterator may yield.
     avail: u32,
     /// Entries yielded from the chunks before the one in `buf`.
@@ -185,7 +174,7 @@ pub struct Drain<'a, R: DmaMemory, Z: DeviceZero, M: Mmio> {
     done: bool,
 }
 
-impl<R: DmaMemory, Z: DeviceZero, M: Mmio> Drain<'_, R, Z, M> {
+impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
     /// Commit what was yielded (one head write if anything) and return the count.
     #[inline]
     pub fn finish(mut self) -> Result<u32> {
@@ -206,7 +195,7 @@ impl<R: DmaMemory, Z: DeviceZero, M: Mmio> Drain<'_, R, Z, M> {
         if self.ring.mode() == ConsumeMode::Tail {
             self.ring.consume_known(n);
         }
-        self.ring.commit(self.engine, n)?;
+        self.ring.commit(n)?;
         Ok(n)
     }
 
@@ -250,7 +239,7 @@ impl<R: DmaMemory, Z: DeviceZero, M: Mmio> Drain<'_, R, Z, M> {
     }
 }
 
-impl<R: DmaMemory, Z: DeviceZero, M: Mmio> Iterator for Drain<'_, R, Z, M> {
+impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Iterator for Drain<'_, R, M, Z> {
     type Item = Result<NqEntry>;
 
     #[inline]
@@ -266,7 +255,7 @@ impl<R: DmaMemory, Z: DeviceZero, M: Mmio> Iterator for Drain<'_, R, Z, M> {
     }
 }
 
-impl<R: DmaMemory, Z: DeviceZero, M: Mmio> Drop for Drain<'_, R, Z, M> {
+impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drop for Drain<'_, R, M, Z> {
     fn drop(&mut self) {
         if self.yielded() > 0 {
             if let Err(e) = self.commit() {

@@ -7,11 +7,23 @@
 //! The shadows are authoritative: masked updates are computed from them, never
 //! from a register read [004 §2 GOTCHA]. The same code serves all three arches
 //! (the register window is arch-invariant [004 §2]).
+//!
+//! Configuration is typed: [`NotificEngine::init`] takes a base and an
+//! [`EngineConfig`] (flavour and queue count, [`BpMode`], [`UartMode`]);
+//! [`EngineConfig::from_raw`] and [`NotificEngine::init_raw`] keep the C
+//! numbers and the C NULL base for callers that have them (the `khal trace`
+//! flags, the golden tests of the C error codes).
+//!
+//! Ownership: the engine hands out each of its NQs once, as an [`NqQueue`]
+//! token ([`NotificEngine::queue`]); a ring owns its token, so ring operations
+//! need no engine and cannot be given the wrong one.
+
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
 use crate::mmio::Mmio;
-use crate::regs::Reg;
+use crate::regs::{AccessType, Readable, Reg, RegArray, Writable};
 
 use super::regs::{self, coal_ctrl, wob_ctrl};
 
@@ -69,6 +81,120 @@ impl BpMode {
     }
 }
 
+/// The value init writes to `nq_uart_mode` (`+0x28`) [004 §2].
+///
+/// A newtype over the raw register value: the notes name the register and
+/// its write, not what its values mean (NOT TRACED, listed in
+/// `docs/coverage.md`), so khal names no values. The default is 0, the value
+/// `sp_init` passes [002 §2].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct UartMode(pub u32);
+
+/// What [`NotificEngine::init`] brings the engine up with: the queue count
+/// (which selects the register [`Flavour`] and bounds the coalescer streams),
+/// the back-pressure mode and the UART mode [004 §2].
+///
+/// ```
+/// use khal_core::notific::{BpMode, EngineConfig, Flavour, UartMode};
+/// let tpb = EngineConfig::tpb(BpMode::None);
+/// assert_eq!((tpb.num_queues(), tpb.flavour()), (10, Flavour::TenQueue));
+/// let top_sp = EngineConfig::top_sp(BpMode::All).with_uart_mode(UartMode(7));
+/// assert_eq!(top_sp.flavour(), Flavour::SingleQueue);
+/// // The C numbers, refused as the C refuses them (bp mode 2 → -1).
+/// assert_eq!(EngineConfig::from_raw(10, 1, 0), Ok(tpb));
+/// assert_eq!(EngineConfig::from_raw(10, 2, 0).map_err(|e| e.c_code()), Err(Some(-1)));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct EngineConfig {
+    num_queues: u32,
+    bp_mode: BpMode,
+    uart_mode: UartMode,
+}
+
+impl EngineConfig {
+    /// A NeuronCore TPB's engine: the 10-queue flavour with 10 queues (the
+    /// count `sp_init` passes [002 §2]), `bp_mode`, UART mode 0.
+    pub const fn tpb(bp_mode: BpMode) -> EngineConfig {
+        EngineConfig {
+            num_queues: regs::NQ_COUNT,
+            bp_mode,
+            uart_mode: UartMode(0),
+        }
+    }
+
+    /// A TopSP's engine: the single-queue flavour (`num_queues == 1`)
+    /// [004 §3 QUIRK], `bp_mode`, UART mode 0.
+    pub const fn top_sp(bp_mode: BpMode) -> EngineConfig {
+        EngineConfig {
+            num_queues: 1,
+            bp_mode,
+            uart_mode: UartMode(0),
+        }
+    }
+
+    /// The C's `(num_queues, bp_mode, uart_mode)` of `aws_hal_notific_init`:
+    /// `num_queues` 0 or above 10 → [`Error::InvalidArgument`] (khal's check,
+    /// the C code has none), `bp_mode` other than 0 or 1 →
+    /// [`Error::UnknownMode`] (-1) [004 §2]. Checked here, so an engine is
+    /// never half brought up by a bad number.
+    pub const fn from_raw(num_queues: u32, bp_mode: u32, uart_mode: u32) -> Result<EngineConfig> {
+        let cfg = match EngineConfig::tpb(BpMode::All).with_num_queues(num_queues) {
+            Ok(cfg) => cfg,
+            Err(e) => return Err(e),
+        };
+        match BpMode::from_raw(bp_mode) {
+            Ok(mode) => Ok(cfg.with_bp_mode(mode).with_uart_mode(UartMode(uart_mode))),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The same config with `num_queues` queues: 1 is the single-queue
+    /// flavour, 2..=10 the 10-queue flavour with that many coalescer streams
+    /// allowed (`stream < num_queues`) [004 §2]. 0 or above 10 →
+    /// [`Error::InvalidArgument`].
+    pub const fn with_num_queues(mut self, num_queues: u32) -> Result<EngineConfig> {
+        if num_queues == 0 || num_queues > regs::NQ_COUNT {
+            return Err(Error::InvalidArgument("num_queues (1..=10)"));
+        }
+        self.num_queues = num_queues;
+        Ok(self)
+    }
+
+    /// The same config with another back-pressure mode.
+    pub const fn with_bp_mode(mut self, bp_mode: BpMode) -> EngineConfig {
+        self.bp_mode = bp_mode;
+        self
+    }
+
+    /// The same config with another UART mode.
+    pub const fn with_uart_mode(mut self, uart_mode: UartMode) -> EngineConfig {
+        self.uart_mode = uart_mode;
+        self
+    }
+
+    /// The queue count (the C's `num_queues`).
+    pub const fn num_queues(self) -> u32 {
+        self.num_queues
+    }
+
+    /// The register flavour the queue count selects.
+    pub const fn flavour(self) -> Flavour {
+        Flavour::from_num_queues(self.num_queues)
+    }
+
+    /// The back-pressure mode.
+    pub const fn bp_mode(self) -> BpMode {
+        self.bp_mode
+    }
+
+    /// The UART mode.
+    pub const fn uart_mode(self) -> UartMode {
+        self.uart_mode
+    }
+}
+
 /// Number of coalescer streams the `coal_ctrl.stream_en` field has (bits 13:10) [004 §2].
 pub const MAX_COALESCER_STREAMS: u32 = 4;
 
@@ -79,11 +205,20 @@ pub const fn masked_update(old: u64, val: u64, mask: u64) -> u64 {
     old ^ (mask & (old ^ val))
 }
 
+/// Source of engine identities: each [`NotificEngine`] takes the next value,
+/// so a ring can tell its own engine from another on the same base.
+static NEXT_ENGINE_ID: AtomicU32 = AtomicU32::new(0);
+
 /// One engine's notification block, brought up by [`NotificEngine::init`].
 #[derive(Debug)]
 pub struct NotificEngine<M: Mmio> {
     mmio: M,
     base: DeviceAddr,
+    /// This engine's identity (see [`NqQueue`]); unique per process up to
+    /// 2^32 inits.
+    id: u32,
+    /// One bit per NQ handed out by [`NotificEngine::queue`].
+    taken: u32,
     flavour: Flavour,
     num_queues: u32,
     wr_buf_shadow: u64,
@@ -94,50 +229,42 @@ pub struct NotificEngine<M: Mmio> {
 }
 
 impl<M: Mmio> NotificEngine<M> {
-    /// `aws_hal_notific_init`: bring up the engine's notification block [004 §1, §2].
-    ///
-    /// `base` is the engine's notific base (`None` = the C NULL base → [`Error::NoContext`], -14).
-    /// `num_queues` selects the flavour (1 → single-queue, else 10-queue) and is
-    /// the number of coalescer streams the engine accepts; `0` or more than 10
-    /// is refused with [`Error::InvalidArgument`] (a khal choice: the C code does
-    /// not check it). `bp_mode` is 0 or 1, anything else is
-    /// [`Error::UnknownMode`] (-1), checked BEFORE any write.
-    ///
-    /// Deviation from the C (listed in `docs/coverage.md`): the C code writes
-    /// `nq_uart_mode`, `wob_ctrl`, `coal_timer` and the write-buffer enables
-    /// first and only then returns -1 from `set_bp_config`. khal writes
-    /// nothing: a refused call leaves the device untouched everywhere in khal,
-    /// and the engine is init's return value, so a caller could neither
-    /// finish nor undo a half-written bring-up.
+    /// `aws_hal_notific_init`: bring up the engine's notification block at
+    /// `base` with `cfg` [004 §1, §2].
     ///
     /// Write order [004 §2]: `nq_uart_mode = uart_mode`; `wob_ctrl = 1`; on the
     /// 10-queue flavour only `coal_timer = 0xAAE60` (and the stream shadow
     /// seeded to 15); write-buffer enable of every lane (masked update from the
     /// shadow, `lo` then `hi`); `set_bp_config(bp_mode)`.
-    pub fn init(
-        mmio: M,
-        base: Option<DeviceAddr>,
-        num_queues: u32,
-        bp_mode: u32,
-        uart_mode: u32,
-    ) -> Result<Self> {
-        let base = base.ok_or(Error::NoContext)?;
-        if num_queues == 0 || num_queues > regs::NQ_COUNT {
-            return Err(Error::InvalidArgument("num_queues (1..=10)"));
-        }
-        let mode = BpMode::from_raw(bp_mode)?;
+    ///
+    /// The config's numbers were checked when it was built
+    /// ([`EngineConfig::from_raw`]), so init cannot refuse one half way.
+    /// Deviation from the C (listed in `docs/coverage.md`): the C code writes
+    /// `nq_uart_mode`, `wob_ctrl`, `coal_timer` and the write-buffer enables
+    /// first and only then returns -1 from `set_bp_config` for a bad mode.
+    /// khal refuses it before any write: a refused call leaves the device
+    /// untouched everywhere in khal, and the engine is init's return value,
+    /// so a caller could neither finish nor undo a half-written bring-up.
+    ///
+    /// Each call makes a new engine with its own shadows and queue tokens,
+    /// even on a base another engine already serves (open, see
+    /// `docs/ARCHITECTURE.md`): a ring's operations then still reach only its
+    /// own engine ([`Error::WrongEngine`]).
+    pub fn init(mmio: M, base: DeviceAddr, cfg: EngineConfig) -> Result<Self> {
         let mut e = NotificEngine {
             mmio,
             base,
-            flavour: Flavour::from_num_queues(num_queues),
-            num_queues,
+            id: NEXT_ENGINE_ID.fetch_add(1, Ordering::Relaxed),
+            taken: 0,
+            flavour: cfg.flavour(),
+            num_queues: cfg.num_queues(),
             wr_buf_shadow: 0,
             hw_bp_shadow: 0,
             nq_enable_shadow: 0,
             overflow_shadow: 0,
             stream_shadow: 0,
         };
-        e.write(regs::NQ_UART_MODE, uart_mode)?;
+        e.write(regs::NQ_UART_MODE, cfg.uart_mode().0)?;
         e.write(regs::WOB_CTRL, 1)?;
         if e.flavour == Flavour::TenQueue {
             // [004 §2 QUIRK]: a single-NQ engine has no coalescer timer.
@@ -145,17 +272,95 @@ impl<M: Mmio> NotificEngine<M> {
             e.stream_shadow = regs::STREAM_SHADOW_SEED;
         }
         e.set_wr_buf_enable(u64::MAX)?;
-        e.apply_bp_config(mode)?;
+        e.apply_bp_config(cfg.bp_mode())?;
         Ok(e)
     }
 
+    /// `aws_hal_notific_init` with the C's arguments: `base` `None` is the C
+    /// NULL base → [`Error::NoContext`] (-14) [004 §1]; the numbers as
+    /// [`EngineConfig::from_raw`] checks them. Nothing is written on a
+    /// refusal. For callers that hold the C numbers (`khal trace`, the golden
+    /// tests of the C codes); typed callers use [`NotificEngine::init`].
+    pub fn init_raw(
+        mmio: M,
+        base: Option<DeviceAddr>,
+        num_queues: u32,
+        bp_mode: u32,
+        uart_mode: u32,
+    ) -> Result<Self> {
+        let base = base.ok_or(Error::NoContext)?;
+        let cfg = EngineConfig::from_raw(num_queues, bp_mode, uart_mode)?;
+        NotificEngine::init(mmio, base, cfg)
+    }
+
+    /// Hand out NQ `idx` of this engine, once: the [`NqQueue`] token a ring
+    /// is built on. A second call for the same `idx` is
+    /// [`Error::QueueTaken`] (until the engine is brought up again); an index
+    /// the flavour does not have is [`Error::OutOfRange`] (`idx >= 10`, or
+    /// not 0 on the single-queue flavour, [`NotificEngine::nq_reg`]). Nothing
+    /// is written.
+    ///
+    /// The token carries a clone of the engine's MMIO handle (`&window` for a
+    /// shared window) and this queue's register addresses, computed here for
+    /// the flavour: a ring's head write and tail read are one access each.
+    pub fn queue(&mut self, idx: u32) -> Result<NqQueue<M>>
+    where
+        M: Clone,
+    {
+        if idx >= regs::NQ_COUNT {
+            return Err(Error::OutOfRange {
+                what: "nq index",
+                value: idx as u64,
+                limit: regs::NQ_COUNT as u64,
+            });
+        }
+        let window = self.nq_window(idx)?;
+        let bit = 1u32 << idx;
+        if self.taken & bit != 0 {
+            return Err(Error::QueueTaken(idx));
+        }
+        self.taken |= bit;
+        Ok(NqQueue {
+            mmio: self.mmio.clone(),
+            engine: self.id,
+            base: self.base,
+            index: idx,
+            window,
+            head: regs::NQ_HEAD_PTR.flat().addr(window),
+            tail: regs::NQ_TAIL_PTR.flat().addr(window),
+        })
+    }
+
+    /// `true` if NQ `idx` was handed out by [`NotificEngine::queue`].
+    pub const fn is_taken(&self, idx: u32) -> bool {
+        idx < regs::NQ_COUNT && self.taken & (1 << idx) != 0
+    }
+
+    /// `Ok` if `queue` was handed out by this engine, [`Error::WrongEngine`]
+    /// otherwise (another engine, even on the same base).
+    pub(super) fn check_owns(&self, queue: &NqQueue<M>) -> Result<()> {
+        if queue.engine == self.id && queue.base == self.base {
+            Ok(())
+        } else {
+            Err(Error::WrongEngine)
+        }
+    }
+
+    /// The base of NQ `idx`'s register window: `base + 40 * idx` (10-queue,
+    /// `idx < 10`), `base` (single-queue, `idx == 0`) [004 §3].
+    fn nq_window(&self, idx: u32) -> Result<DeviceAddr> {
+        let first = regs::NQ_HEAD_PTR.flat().offset();
+        let reg = self.nq_reg(regs::NQ_HEAD_PTR, idx)?;
+        Ok(self.base.add(reg.offset() - first))
+    }
+
     #[inline(always)]
-    fn write(&self, reg: Reg, value: u32) -> Result<()> {
+    fn write<A: Writable>(&self, reg: Reg<A>, value: u32) -> Result<()> {
         reg.write(&self.mmio, self.base, value)
     }
 
     #[inline(always)]
-    fn read(&self, reg: Reg) -> Result<u32> {
+    fn read<A: Readable>(&self, reg: Reg<A>) -> Result<u32> {
         reg.read(&self.mmio, self.base)
     }
 
@@ -230,11 +435,11 @@ impl<M: Mmio> NotificEngine<M> {
         Ok(())
     }
 
-    /// `set_bp_config`: `sw_backpressure` = `0x3FF` (mode 0) or `0` (mode 1),
-    /// then both hw-bp words all ones and the hw-bp shadow all ones. Any other
-    /// mode is [`Error::UnknownMode`] (-1) with nothing written [004 §2].
-    pub fn set_bp_config(&mut self, mode: u32) -> Result<()> {
-        let mode = BpMode::from_raw(mode)?;
+    /// `set_bp_config`: `sw_backpressure` = `0x3FF` ([`BpMode::All`], mode 0)
+    /// or `0` ([`BpMode::None`], mode 1), then both hw-bp words all ones and
+    /// the hw-bp shadow all ones [004 §2]. (The C's other modes, -1 with
+    /// nothing written, are refused by [`BpMode::from_raw`].)
+    pub fn set_bp_config(&mut self, mode: BpMode) -> Result<()> {
         self.apply_bp_config(mode)
     }
 
@@ -322,7 +527,7 @@ impl<M: Mmio> NotificEngine<M> {
     /// registers then alias queue 0's while the enable and overflow shadows
     /// take bit `1 << idx`, a bit of a queue that does not exist.
     #[inline(always)]
-    pub fn nq_reg(&self, reg: crate::regs::RegArray, idx: u32) -> Result<Reg> {
+    pub fn nq_reg<A: AccessType>(&self, reg: RegArray<A>, idx: u32) -> Result<Reg<A>> {
         match self.flavour {
             Flavour::TenQueue => reg.at(idx),
             Flavour::SingleQueue if idx == 0 => Ok(reg.flat()),
@@ -362,11 +567,72 @@ impl<M: Mmio> NotificEngine<M> {
         self.write(regs::COAL_CTRL, r | coal_ctrl::CLR.mask())?;
         self.write(regs::COAL_CTRL, r & !coal_ctrl::CLR.mask())
     }
+}
 
-    /// Write a per-NQ register of queue `idx`.
+/// One NQ of a [`NotificEngine`], handed out once by [`NotificEngine::queue`].
+///
+/// Not `Clone`: a token is one queue's ownership. A ring takes it by value
+/// ([`NqRing::host`](super::NqRing::host), [`NqRing::device`](super::NqRing::device))
+/// and gives it back with [`NqRing::into_parts`](super::NqRing::into_parts),
+/// so the queue can be configured again. It holds a clone of the engine's
+/// MMIO handle, the engine's identity and base, the index and this queue's
+/// register addresses (the flavour's stride applied once, here).
+#[derive(Debug)]
+pub struct NqQueue<M: Mmio> {
+    mmio: M,
+    engine: u32,
+    base: DeviceAddr,
+    index: u32,
+    /// The queue's register window: `nq_base_addr_lo` is at `window + 0x100`.
+    window: DeviceAddr,
+    /// `nq_head_ptr` of this queue.
+    head: DeviceAddr,
+    /// `nq_tail_ptr` of this queue (read-only [004 §3]).
+    tail: DeviceAddr,
+}
+
+impl<M: Mmio> NqQueue<M> {
+    /// The queue index (the bit of the engine's enable and overflow shadows).
+    pub const fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// The notific base of the engine that handed the token out.
+    pub const fn engine_base(&self) -> DeviceAddr {
+        self.base
+    }
+
+    /// The MMIO handle (a clone of the engine's).
+    pub fn mmio(&self) -> &M {
+        &self.mmio
+    }
+
+    /// The address of this queue's `nq_tail_ptr`.
+    pub const fn tail_addr(&self) -> DeviceAddr {
+        self.tail
+    }
+
+    /// The address of this queue's `nq_head_ptr`.
+    pub const fn head_addr(&self) -> DeviceAddr {
+        self.head
+    }
+
+    /// Write a per-NQ register of this queue (its window, no stride lookup).
     #[inline(always)]
-    pub(super) fn write_nq(&self, reg: crate::regs::RegArray, idx: u32, value: u32) -> Result<()> {
-        self.nq_reg(reg, idx)?.write(&self.mmio, self.base, value)
+    pub(super) fn write<A: Writable>(&self, reg: RegArray<A>, value: u32) -> Result<()> {
+        reg.flat().write(&self.mmio, self.window, value)
+    }
+
+    /// One write of `nq_head_ptr` (a byte offset [FACTS §11]).
+    #[inline(always)]
+    pub(super) fn write_head(&self, value: u32) -> Result<()> {
+        self.mmio.write32(self.head, value)
+    }
+
+    /// One read of `nq_tail_ptr`, unchecked.
+    #[inline(always)]
+    pub(super) fn read_tail(&self) -> Result<u32> {
+        self.mmio.read32(self.tail)
     }
 }
 

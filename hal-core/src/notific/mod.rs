@@ -12,6 +12,8 @@ pub mod entry;
 pub mod regs;
 pub mod ring;
 
-pub use engine::{nq_get_notification_size, BpMode, Flavour, NotificEngine};
+pub use engine::{
+    nq_get_notification_size, BpMode, EngineConfig, Flavour, NotificEngine, NqQueue, UartMode,
+};
 pub use entry::{NqEntry, NQ_ENTRY_BYTES};
 pub use ring::{ConsumeMode, NqConfig, NqRing};

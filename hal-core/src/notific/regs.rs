@@ -50,7 +50,8 @@ crate::register_block! {
             /// Bit 0: rotate the AXI id [004 §2].
             AXI_ID_ROTATE: 0..=0,
         };
-        /// Timestamp increment, read by the timestamp-sync path [004 §2].
+        /// Timestamp increment, read by the timestamp-sync path [004 §2]; `ro`:
+        /// "read-only use" [FACTS §6], so its handle has no `write`.
         TIMESTAMP_INC @ 0xCC, ro, "timestamp_inc";
         /// Ring base address, low word [004 §3].
         NQ_BASE_ADDR_LO @ 0x100, rw, "nq_base_addr_lo", array "nq" [10; 40];
@@ -60,7 +61,9 @@ crate::register_block! {
         NQ_F_SIZE @ 0x108, rw, "nq_f_size", array "nq" [10; 40];
         /// Consumer head, a byte offset into the ring [004 §3], [FACTS §11].
         NQ_HEAD_PTR @ 0x10C, rw, "nq_head_ptr", array "nq" [10; 40];
-        /// Producer tail, a byte offset into the ring [004 §3], [FACTS §11].
+        /// Producer tail, a byte offset into the ring [004 §3], [FACTS §11];
+        /// `ro`: the device moves it, the notes only read it (reset's drain
+        /// wait, available count) [004 §3], so its handle has no `write`.
         NQ_TAIL_PTR @ 0x110, ro, "nq_tail_ptr", array "nq" [10; 40];
     }
 }

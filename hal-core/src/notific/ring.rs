@@ -1,10 +1,13 @@
 //! The NQ ring lifecycle: configure → init → queue config; enable / reset; available count [004 §3].
 //!
 //! An [`NqRing`] is the consumer side of one notification queue: its memory
-//! (a [`DmaMemory`] view of the ring), the software cursor (`next` slot) and
-//! phase, and how it consumes (tail register or phase bit). Operations that
-//! touch registers take the [`NotificEngine`] the queue belongs to; those that
-//! change the engine's shadows (reset, enable) take it `&mut`.
+//! (a [`DmaMemory`] view of the ring), the queue's [`NqQueue`] token (handed
+//! out once by [`NotificEngine::queue`]: the index, the engine's MMIO handle
+//! and the queue's register addresses), the software cursor (`next` slot) and
+//! phase, and how it consumes (tail register or phase bit). Operations on the
+//! queue's own registers (queue config, tail, head, drain) need no engine;
+//! those that change the engine's shadows (reset, enable) take it `&mut` and
+//! refuse any engine but the token's ([`Error::WrongEngine`]).
 //!
 //! Conventions ([FACTS §11], graded MED):
 //! - tail and head registers hold byte offsets into the ring;
@@ -22,7 +25,7 @@ use crate::error::{Error, Fault, Result};
 use crate::mmio::Mmio;
 use crate::wait::{poll_until, Budget};
 
-use super::engine::NotificEngine;
+use super::engine::{NotificEngine, NqQueue};
 use super::entry::{phase_of, NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
 use super::regs;
 
@@ -38,14 +41,11 @@ pub enum ConsumeMode {
     Phase,
 }
 
-/// What `nq_init` validates and keeps [004 §3].
+/// What `nq_init` validates and keeps [004 §3]. The queue (the notes'
+/// `queue_index`) is the [`NqQueue`] token the ring is built on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct NqConfig {
-    /// The queue index: the per-NQ window (10-queue flavour) and the bit of
-    /// the enable/overflow shadows. `< 10` on both flavours (khal's bound; the
-    /// notes bound it on the 10-queue flavour only).
-    pub index: u32,
     /// Ring size in bytes (`nq_f_size`): a non-zero multiple of 16, at most
     /// the memory's length. Capacity = size / 16 [004 §3].
     pub size_bytes: u32,
@@ -61,9 +61,8 @@ pub struct NqConfig {
 
 impl NqConfig {
     /// A config with the default budget and batch cap.
-    pub const fn new(index: u32, size_bytes: u32, mode: ConsumeMode) -> NqConfig {
+    pub const fn new(size_bytes: u32, mode: ConsumeMode) -> NqConfig {
         NqConfig {
-            index,
             size_bytes,
             mode,
             budget: Budget::NQ_DEFAULT,
@@ -115,12 +114,13 @@ enum Placement<Z> {
     Device(Z),
 }
 
-/// The consumer side of one NQ.
+/// The consumer side of one NQ: its memory `R`, its queue token over the
+/// engine's MMIO handle `M`, and how a device-memory ring is zeroed `Z`.
 #[derive(Debug)]
-pub struct NqRing<R: DmaMemory, Z: DeviceZero = HostZero> {
+pub struct NqRing<R: DmaMemory, M: Mmio, Z: DeviceZero = HostZero> {
     mem: R,
     placement: Placement<Z>,
-    index: u32,
+    queue: NqQueue<M>,
     size_bytes: u32,
     capacity: u32,
     mode: ConsumeMode,
@@ -138,13 +138,6 @@ pub struct NqRing<R: DmaMemory, Z: DeviceZero = HostZero> {
 }
 
 fn validate(len: usize, cfg: &NqConfig) -> Result<(u32, u32)> {
-    if cfg.index >= regs::NQ_COUNT {
-        return Err(Error::OutOfRange {
-            what: "nq index",
-            value: cfg.index as u64,
-            limit: regs::NQ_COUNT as u64,
-        });
-    }
     let entry = NQ_ENTRY_BYTES as u32;
     if cfg.size_bytes == 0 || !cfg.size_bytes.is_multiple_of(entry) {
         return Err(Error::InvalidArgument(
@@ -163,15 +156,27 @@ fn validate(len: usize, cfg: &NqConfig) -> Result<(u32, u32)> {
     Ok((capacity, max_batch))
 }
 
-impl<R: DmaMemory> NqRing<R, HostZero> {
-    /// `nq_init` for a ring in host memory: validate `cfg`, capacity = size / 16
-    /// [004 §3]. Errors: index `>= 10` → [`Error::OutOfRange`]; size zero, not a
-    /// multiple of 16 or larger than `mem` → [`Error::InvalidArgument`].
-    pub fn host(mem: R, cfg: NqConfig) -> Result<Self> {
+impl NqConfig {
+    /// The checks [`NqRing::host`] and [`NqRing::device`] make on a ring of
+    /// `mem_len` bytes, without a token: a caller that must not lose its
+    /// token on a refusal checks here first (a refused constructor drops it).
+    pub fn check(&self, mem_len: usize) -> Result<()> {
+        validate(mem_len, self).map(|_| ())
+    }
+}
+
+impl<R: DmaMemory, M: Mmio> NqRing<R, M, HostZero> {
+    /// `nq_init` for a ring in host memory on `queue`: validate `cfg`,
+    /// capacity = size / 16 [004 §3]. Errors: size zero, not a multiple of 16
+    /// or larger than `mem` → [`Error::InvalidArgument`] (the token is
+    /// dropped with the refused ring: check with [`NqConfig::check`] first to
+    /// keep it). Writes nothing.
+    pub fn host(mem: R, queue: NqQueue<M>, cfg: NqConfig) -> Result<Self> {
         let (capacity, max_batch) = validate(mem.len(), &cfg)?;
         Ok(NqRing::build(
             mem,
             Placement::Host,
+            queue,
             cfg,
             capacity,
             max_batch,
@@ -180,22 +185,19 @@ impl<R: DmaMemory> NqRing<R, HostZero> {
 
     /// `nq_configure` for a host ring: [`NqRing::host`], then
     /// [`NqRing::queue_config`] [004 §3].
-    pub fn configure_host<M: Mmio>(
-        engine: &NotificEngine<M>,
-        mem: R,
-        cfg: NqConfig,
-    ) -> Result<Self> {
-        let ring = NqRing::host(mem, cfg)?;
-        ring.queue_config(engine)?;
+    pub fn configure_host(mem: R, queue: NqQueue<M>, cfg: NqConfig) -> Result<Self> {
+        let ring = NqRing::host(mem, queue, cfg)?;
+        ring.queue_config()?;
         Ok(ring)
     }
 }
 
-impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
-    /// `nq_init` for a ring in device memory (HBM): `view` reads the ring,
-    /// `zero` zeroes it on reset. Phase-bit mode is refused
+impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
+    /// `nq_init` for a ring in device memory (HBM) on `queue`: `view` reads
+    /// the ring, `zero` zeroes it on reset. Phase-bit mode is refused
     /// ([`Error::InvalidArgument`]): the notes allow it on host memory only.
-    pub fn device(view: R, zero: Z, cfg: NqConfig) -> Result<Self> {
+    /// The other errors as [`NqRing::host`].
+    pub fn device(view: R, zero: Z, queue: NqQueue<M>, cfg: NqConfig) -> Result<Self> {
         if cfg.mode == ConsumeMode::Phase {
             return Err(Error::InvalidArgument(
                 "phase-bit mode needs a host-memory ring",
@@ -205,6 +207,7 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
         Ok(NqRing::build(
             view,
             Placement::Device(zero),
+            queue,
             cfg,
             capacity,
             max_batch,
@@ -213,20 +216,16 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
 
     /// `nq_configure` for a device ring: [`NqRing::device`], then
     /// [`NqRing::queue_config`] [004 §3].
-    pub fn configure_device<M: Mmio>(
-        engine: &NotificEngine<M>,
-        view: R,
-        zero: Z,
-        cfg: NqConfig,
-    ) -> Result<Self> {
-        let ring = NqRing::device(view, zero, cfg)?;
-        ring.queue_config(engine)?;
+    pub fn configure_device(view: R, zero: Z, queue: NqQueue<M>, cfg: NqConfig) -> Result<Self> {
+        let ring = NqRing::device(view, zero, queue, cfg)?;
+        ring.queue_config()?;
         Ok(ring)
     }
 
     fn build(
         mem: R,
         placement: Placement<Z>,
+        queue: NqQueue<M>,
         cfg: NqConfig,
         capacity: u32,
         max_batch: u32,
@@ -234,7 +233,7 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
         NqRing {
             mem,
             placement,
-            index: cfg.index,
+            queue,
             size_bytes: cfg.size_bytes,
             capacity,
             mode: cfg.mode,
@@ -248,7 +247,19 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
 
     /// The queue index.
     pub const fn index(&self) -> u32 {
-        self.index
+        self.queue.index()
+    }
+
+    /// The queue token the ring owns.
+    pub const fn queue(&self) -> &NqQueue<M> {
+        &self.queue
+    }
+
+    /// Give the ring up: its memory and its queue token (the queue can then
+    /// carry a new ring). A device ring's zero callback is dropped. Writes
+    /// nothing: the queue's registers and enable bit stay as they are.
+    pub fn into_parts(self) -> (R, NqQueue<M>) {
+        (self.mem, self.queue)
     }
 
     /// Entries the ring holds (size / 16).
@@ -292,12 +303,14 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
     }
 
     /// `nq_queue_config`: write `nq_base_addr_lo`, `nq_base_addr_hi`,
-    /// `nq_f_size` of this queue (stride per the engine's flavour) [004 §3].
-    pub fn queue_config<M: Mmio>(&self, engine: &NotificEngine<M>) -> Result<()> {
+    /// `nq_f_size` of this queue (stride per the engine's flavour, applied
+    /// when the token was handed out) [004 §3].
+    pub fn queue_config(&self) -> Result<()> {
         let base = self.mem.bus_addr();
-        engine.write_nq(regs::NQ_BASE_ADDR_LO, self.index, base as u32)?;
-        engine.write_nq(regs::NQ_BASE_ADDR_HI, self.index, (base >> 32) as u32)?;
-        engine.write_nq(regs::NQ_F_SIZE, self.index, self.size_bytes)
+        self.queue.write(regs::NQ_BASE_ADDR_LO, base as u32)?;
+        self.queue
+            .write(regs::NQ_BASE_ADDR_HI, (base >> 32) as u32)?;
+        self.queue.write(regs::NQ_F_SIZE, self.size_bytes)
     }
 
     /// `nq_reset` [004 §3]: clear this queue's overflow and enable bits in the
@@ -312,31 +325,32 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
     /// tail that reads all ones (the device is gone), is not a multiple of 16
     /// or lies outside the ring ends the wait at once with its typed
     /// [`Fault`], not with a [`Error::Timeout`] after the whole budget (the
-    /// notes' loop only compares with 0). A queue index the engine's flavour
-    /// does not have is refused before any write ([`NotificEngine::nq_reg`]).
-    pub fn reset<M: Mmio, D: DelayNs + ?Sized>(
+    /// notes' loop only compares with 0). An engine other than the one that
+    /// handed out the ring's queue is refused before any write
+    /// ([`Error::WrongEngine`]).
+    pub fn reset<D: DelayNs + ?Sized>(
         &mut self,
         engine: &mut NotificEngine<M>,
         delay: &mut D,
     ) -> Result<()> {
-        let tail = engine.nq_reg(regs::NQ_TAIL_PTR, self.index)?;
-        let tail_addr = tail.addr(engine.base()).get();
-        let bit = 1u32 << self.index;
-        engine.disable_queue(bit)?;
-        if self.index <= 3 {
+        engine.check_owns(&self.queue)?;
+        let index = self.queue.index();
+        let tail_addr = self.queue.tail_addr().get();
+        engine.disable_queue(1u32 << index)?;
+        if index <= 3 {
             engine.coalescer_flush_pulse()?;
         }
         // TIMEOUT: the notes poll every 100 µs with no bound; khal bounds it
         // with the ring's budget (default 100 µs × 10000) [004 §3].
         poll_until(delay, self.budget, "nq tail drain", || {
-            let t = tail.read(engine.mmio(), engine.base())?;
+            let t = self.queue.read_tail()?;
             self.check_tail(t, tail_addr)?;
             Ok(t == 0)
         })?;
         self.next = 0;
         self.phase_bit = 0;
         self.known = 0;
-        engine.write_nq(regs::NQ_HEAD_PTR, self.index, 0)?;
+        self.queue.write_head(0)?;
         match &mut self.placement {
             Placement::Device(z) => z.zero(self.mem.bus_addr(), self.size_bytes as usize),
             Placement::Host => {
@@ -359,13 +373,14 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
     /// Interpretation (MED, listed in `docs/coverage.md`): the notes only say
     /// that enable calls the private reset [004 §3]; setting the queue's
     /// enable bit after it is khal's reading, not a traced write.
-    pub fn enable<M: Mmio, D: DelayNs + ?Sized>(
+    /// [`Error::WrongEngine`] as for the reset, before any write.
+    pub fn enable<D: DelayNs + ?Sized>(
         &mut self,
         engine: &mut NotificEngine<M>,
         delay: &mut D,
     ) -> Result<()> {
         self.reset(engine, delay)?;
-        engine.enable_queue(1u32 << self.index)
+        engine.enable_queue(1u32 << self.queue.index())
     }
 
     /// The phase bit a new entry `k` slots past `next` carries: the opposite of
@@ -478,10 +493,9 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
     /// Faults: all ones (the device is gone) → [`Fault::AllOnes`]; not a
     /// multiple of 16 → [`Fault::MisalignedTail`]; at or past the ring's end →
     /// [`Fault::TailOutOfRing`].
-    pub fn tail_offset<M: Mmio>(&self, engine: &NotificEngine<M>) -> Result<u32> {
-        let reg = engine.nq_reg(regs::NQ_TAIL_PTR, self.index)?;
-        let tail = reg.read(engine.mmio(), engine.base())?;
-        self.check_tail(tail, reg.addr(engine.base()).get())?;
+    pub fn tail_offset(&self) -> Result<u32> {
+        let tail = self.queue.read_tail()?;
+        self.check_tail(tail, self.queue.tail_addr().get())?;
         Ok(tail)
     }
 
@@ -510,8 +524,8 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
     /// previous read showed and the consumer has not taken yet (a device only
     /// moves its tail forward; the count would otherwise wrap to almost a
     /// full ring and end in a [`Error::Timeout`] after the whole budget).
-    pub(super) fn read_tail_count<M: Mmio>(&self, engine: &NotificEngine<M>) -> Result<u32> {
-        let tail = self.tail_offset(engine)?;
+    pub(super) fn read_tail_count(&self) -> Result<u32> {
+        let tail = self.tail_offset()?;
         let slot = tail / NQ_ENTRY_BYTES as u32;
         let count = if slot >= self.next {
             slot - self.next
@@ -563,15 +577,11 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
     ///
     /// Tail mode: one tail read (checked as in [`Fault`]), then the bounded
     /// wait for the last entry's phase. Phase mode: the walk, no register read.
-    pub fn available_count<M: Mmio, D: DelayNs + ?Sized>(
-        &mut self,
-        engine: &NotificEngine<M>,
-        delay: &mut D,
-    ) -> Result<u32> {
+    pub fn available_count<D: DelayNs + ?Sized>(&mut self, delay: &mut D) -> Result<u32> {
         match self.mode {
             ConsumeMode::Phase => self.walk_phase(self.capacity),
             ConsumeMode::Tail => {
-                let count = self.read_tail_count(engine)?;
+                let count = self.read_tail_count()?;
                 self.wait_arrival(delay, count)?;
                 self.known = count;
                 Ok(count)
@@ -601,11 +611,11 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
     /// entries known pending by `n` ([`NqRing::consume_known`]), so the phase
     /// path does not test the mode here.
     ///
-    /// The head is written before the cursor moves, so a refused write (a
-    /// queue index the single-queue flavour refuses, an access the window
-    /// refuses) consumes nothing: the entries stay pending for the next call.
+    /// The head is written before the cursor moves, so a refused write (an
+    /// access the window refuses) consumes nothing: the entries stay pending
+    /// for the next call.
     #[inline(always)]
-    pub(super) fn commit<M: Mmio>(&mut self, engine: &NotificEngine<M>, n: u32) -> Result<()> {
+    pub(super) fn commit(&mut self, n: u32) -> Result<()> {
         if n == 0 {
             return Ok(());
         }
@@ -616,7 +626,7 @@ impl<R: DmaMemory, Z: DeviceZero> NqRing<R, Z> {
         } else {
             pos as u32
         };
-        engine.write_nq(regs::NQ_HEAD_PTR, self.index, next * NQ_ENTRY_BYTES as u32)?;
+        self.queue.write_head(next * NQ_ENTRY_BYTES as u32)?;
         self.next = next;
         if wraps {
             self.phase_bit ^= PHASE_MASK;

@@ -22,7 +22,7 @@ use khal_core::csr::{Csr, CsrRegion, RegionTable};
 use khal_core::dma::DmaMemory;
 use khal_core::mmio::volatile::VolatileWindow;
 use khal_core::notific::ring::NqRing;
-use khal_core::notific::{NotificEngine, NqEntry};
+use khal_core::notific::NqEntry;
 use khal_core::{DeviceAddr, Mmio, Result};
 
 /// Operations per register / lookup kernel.
@@ -183,14 +183,10 @@ pub fn fill_first_pass<R: DmaMemory>(mem: &R) -> Result<()> {
 /// The entries land in `out` (the caller's), so the copies cannot be elided;
 /// the kernel does nothing else with them, so the count is the drain's own.
 #[inline(never)]
-pub fn ir_nq_drain<M: Mmio, R: DmaMemory>(
-    engine: &NotificEngine<M>,
-    ring: &mut NqRing<R>,
-    out: &mut [NqEntry],
-) -> usize {
+pub fn ir_nq_drain<M: Mmio, R: DmaMemory>(ring: &mut NqRing<R, M>, out: &mut [NqEntry]) -> usize {
     let mut total = 0;
     let mut d = NoDelay;
-    while let Ok(n) = ring.drain(engine, &mut d, out) {
+    while let Ok(n) = ring.drain(&mut d, out) {
         if n == 0 {
             break;
         }
@@ -435,15 +431,14 @@ pub const NQ0_HEAD_OFF: u64 = 0x10C;
 /// writes the head once); returns the number drained.
 #[inline(never)]
 pub fn ir_nq_iter<M: Mmio, R: DmaMemory>(
-    engine: &NotificEngine<M>,
-    ring: &mut NqRing<R>,
+    ring: &mut NqRing<R, M>,
     out: &mut [NqEntry],
     batch: u32,
 ) -> usize {
     let mut total = 0;
     let mut d = NoDelay;
     loop {
-        let Ok(mut it) = ring.drain_iter(engine, &mut d, batch) else {
+        let Ok(mut it) = ring.drain_iter(&mut d, batch) else {
             break;
         };
         let mut k = 0;
@@ -465,15 +460,11 @@ pub fn ir_nq_iter<M: Mmio, R: DmaMemory>(
 /// Idle polls: `N` phase-mode drain calls on a ring with nothing new; returns
 /// the total drained (0). The cost of asking "anything new?".
 #[inline(never)]
-pub fn ir_nq_idle<M: Mmio, R: DmaMemory>(
-    engine: &NotificEngine<M>,
-    ring: &mut NqRing<R>,
-    out: &mut [NqEntry],
-) -> usize {
+pub fn ir_nq_idle<M: Mmio, R: DmaMemory>(ring: &mut NqRing<R, M>, out: &mut [NqEntry]) -> usize {
     let mut total = 0;
     let mut d = NoDelay;
     for _ in 0..N {
-        total += ring.drain(engine, &mut d, out).unwrap_or(usize::MAX);
+        total += ring.drain(&mut d, out).unwrap_or(usize::MAX);
     }
     total
 }

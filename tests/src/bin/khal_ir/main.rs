@@ -21,7 +21,9 @@ use std::hint::black_box;
 use std::process::ExitCode;
 
 use khal_core::dma::{DmaMemory, StaticDma};
-use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqEntry, NqRing};
+use khal_core::notific::{
+    BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing,
+};
 use khal_std::{Counting, DmaBuf};
 
 use kernels::*;
@@ -43,8 +45,8 @@ fn ring_setup<R: DmaMemory>(
     regs: &mut Regs,
     mem: R,
 ) -> Option<(
-    NotificEngine<khal_core::mmio::volatile::VolatileWindow>,
-    NqRing<R>,
+    NotificEngine<&'static khal_core::mmio::volatile::VolatileWindow>,
+    NqRing<R, &'static khal_core::mmio::volatile::VolatileWindow>,
 )> {
     ring_setup_batch(regs, mem, None)
 }
@@ -55,16 +57,18 @@ fn ring_setup_batch<R: DmaMemory>(
     mem: R,
     batch: Option<u32>,
 ) -> Option<(
-    NotificEngine<khal_core::mmio::volatile::VolatileWindow>,
-    NqRing<R>,
+    NotificEngine<&'static khal_core::mmio::volatile::VolatileWindow>,
+    NqRing<R, &'static khal_core::mmio::volatile::VolatileWindow>,
 )> {
-    let w = window(regs.ptr())?;
-    let mut e = NotificEngine::init(w, Some(BASE), 10, 0, 0).ok()?;
-    let mut cfg = NqConfig::new(0, RING_ENTRIES * 16, ConsumeMode::Phase);
+    // Leaked: the engine and its queue token share the window (`&W` is
+    // `Copy`); one window per measured run.
+    let w: &'static _ = Box::leak(Box::new(window(regs.ptr())?));
+    let mut e = NotificEngine::init(w, BASE, EngineConfig::tpb(BpMode::All)).ok()?;
+    let mut cfg = NqConfig::new(RING_ENTRIES * 16, ConsumeMode::Phase);
     if let Some(b) = batch {
         cfg = cfg.with_max_batch(b);
     }
-    let mut ring = NqRing::configure_host(&e, mem, cfg).ok()?;
+    let mut ring = NqRing::configure_host(mem, e.queue(0).ok()?, cfg).ok()?;
     ring.enable(&mut e, &mut NoDelay).ok()?;
     fill_first_pass(ring.memory()).ok()?;
     Some((e, ring))
@@ -73,11 +77,14 @@ fn ring_setup_batch<R: DmaMemory>(
 fn counts() -> Option<String> {
     let mut regs = Regs::new();
     let w = Counting::new(window(regs.ptr())?);
-    let mut e = NotificEngine::init(&w, Some(BASE), 10, 0, 0).ok()?;
-    let cfg = NqConfig::new(0, RING_ENTRIES * 16, ConsumeMode::Phase);
-    let mut ring =
-        NqRing::configure_host(&e, DmaBuf::new(RING_ENTRIES as usize * 16, 4096).ok()?, cfg)
-            .ok()?;
+    let mut e = NotificEngine::init(&w, BASE, EngineConfig::tpb(BpMode::All)).ok()?;
+    let cfg = NqConfig::new(RING_ENTRIES * 16, ConsumeMode::Phase);
+    let mut ring = NqRing::configure_host(
+        DmaBuf::new(RING_ENTRIES as usize * 16, 4096).ok()?,
+        e.queue(0).ok()?,
+        cfg,
+    )
+    .ok()?;
     ring.enable(&mut e, &mut NoDelay).ok()?;
     let mut out = vec![NqEntry::default(); 128];
     // Three full passes (3 wraps) so the phase flips are exercised.
@@ -88,7 +95,7 @@ fn counts() -> Option<String> {
         device_pass(ring.memory(), pass)?;
         loop {
             w.reset();
-            let n = ring.drain(&e, &mut NoDelay, &mut out).ok()?;
+            let n = ring.drain(&mut NoDelay, &mut out).ok()?;
             if n == 0 {
                 idle_writes += w.writes();
                 idle_reads += w.reads();
@@ -140,7 +147,7 @@ fn time_ring_batch<R: DmaMemory>(
 ) -> Option<(u128, u128)> {
     const REPS: usize = 21;
     let mut regs = Regs::new();
-    let (e, mut ring) = ring_setup_batch(&mut regs, mem, batch)?;
+    let (_e, mut ring) = ring_setup_batch(&mut regs, mem, batch)?;
     let mut out = vec![NqEntry::default(); batch.unwrap_or(128) as usize];
     let bytes = RING_ENTRIES as usize * 16;
     let mut dst = vec![0u8; bytes];
@@ -151,7 +158,7 @@ fn time_ring_batch<R: DmaMemory>(
             device_pass(ring.memory(), pass)?;
         }
         let t = std::time::Instant::now();
-        let n = ir_nq_drain(&e, &mut ring, &mut out);
+        let n = ir_nq_drain(&mut ring, &mut out);
         drain_ns.push(t.elapsed().as_nanos());
         if n != RING_ENTRIES as usize {
             return None;
@@ -241,14 +248,15 @@ fn nq_scenario(spec: &str) -> Option<u64> {
 fn nq_run<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) -> Option<u64> {
     let mut regs = Regs::new();
     let regs_ptr = regs.ptr();
-    let mut e = NotificEngine::init(window(regs_ptr)?, Some(BASE), 10, 0, 0).ok()?;
+    let w: &'static _ = Box::leak(Box::new(window(regs_ptr)?));
+    let mut e = NotificEngine::init(w, BASE, EngineConfig::tpb(BpMode::All)).ok()?;
     let cmode = if mode == "tail" {
         ConsumeMode::Tail
     } else {
         ConsumeMode::Phase
     };
-    let cfg = NqConfig::new(0, RING_ENTRIES * 16, cmode).with_max_batch(batch);
-    let mut ring = NqRing::configure_host(&e, mem, cfg).ok()?;
+    let cfg = NqConfig::new(RING_ENTRIES * 16, cmode).with_max_batch(batch);
+    let mut ring = NqRing::configure_host(mem, e.queue(0).ok()?, cfg).ok()?;
     ring.enable(&mut e, &mut NoDelay).ok()?;
     fill_first_pass(ring.memory()).ok()?;
     // The device's tail: 4095 entries published (byte offset of slot 4095).
@@ -263,9 +271,9 @@ fn nq_run<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) -> 
     };
     let mut out = vec![NqEntry::default(); batch as usize];
     let (got, want) = match mode {
-        "phase" => (ir_nq_drain(&e, &mut ring, &mut out), RING_ENTRIES),
-        "tail" => (ir_nq_drain(&e, &mut ring, &mut out), RING_ENTRIES - 1),
-        "iter" => (ir_nq_iter(&e, &mut ring, &mut out, batch), RING_ENTRIES),
+        "phase" => (ir_nq_drain(&mut ring, &mut out), RING_ENTRIES),
+        "tail" => (ir_nq_drain(&mut ring, &mut out), RING_ENTRIES - 1),
+        "iter" => (ir_nq_iter(&mut ring, &mut out, batch), RING_ENTRIES),
         "cref" => (
             ir_c_ref(
                 e.mmio(),
@@ -277,10 +285,10 @@ fn nq_run<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) -> 
             RING_ENTRIES - 1,
         ),
         "idle" => {
-            if ir_nq_drain(&e, &mut ring, &mut out) != RING_ENTRIES as usize {
+            if ir_nq_drain(&mut ring, &mut out) != RING_ENTRIES as usize {
                 return None;
             }
-            (ir_nq_idle(&e, &mut ring, &mut out), 0)
+            (ir_nq_idle(&mut ring, &mut out), 0)
         }
         _ => return None,
     };
@@ -343,17 +351,17 @@ fn main() -> ExitCode {
                 let Some(mem) = DmaBuf::new(RING_ENTRIES as usize * 16, 4096).ok() else {
                     return ExitCode::FAILURE;
                 };
-                let Some((e, mut ring)) = ring_setup(&mut regs, mem) else {
+                let Some((_e, mut ring)) = ring_setup(&mut regs, mem) else {
                     return ExitCode::FAILURE;
                 };
-                ir_nq_drain(&e, &mut ring, &mut out)
+                ir_nq_drain(&mut ring, &mut out)
             } else {
-                let Some((e, mut ring)) =
+                let Some((_e, mut ring)) =
                     ring_setup(&mut regs, WordRing::new(RING_ENTRIES as usize * 16))
                 else {
                     return ExitCode::FAILURE;
                 };
-                ir_nq_drain(&e, &mut ring, &mut out)
+                ir_nq_drain(&mut ring, &mut out)
             };
             if n != RING_ENTRIES as usize {
                 eprintln!("drained {n}, expected {RING_ENTRIES}");
