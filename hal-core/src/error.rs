@@ -420,6 +420,12 @@ impl defmt::Format for Error {
             }
             Error::Timeout(what) => defmt::write!(f, "timeout: {=str}", what),
             Error::DeviceFault(fault) => defmt::write!(f, "device fault: {}", fault),
+            Error::QueueTaken(idx) => {
+                defmt::write!(f, "nq {=u32} was already handed out by its engine", idx)
+            }
+            Error::WrongEngine => {
+                defmt::write!(f, "the ring's queue belongs to another notification engine")
+            }
         }
     }
 }

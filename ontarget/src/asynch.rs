@@ -7,7 +7,9 @@
 use khal::core::asynch::{self, NqSignal};
 use khal::core::dma::StaticDma;
 use khal::core::mmio::volatile::VolatileWindow;
-use khal::core::notific::{ConsumeMode, NotificEngine, NqConfig, NqEntry, NqRing};
+use khal::core::notific::{
+    BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing,
+};
 use khal::core::wait::Budget;
 use khal::{DeviceAddr, Error};
 
@@ -99,12 +101,16 @@ macro_rules! done {
 /// returns 0, and a tail-mode ring is refused before anything is read.
 fn async_drain_delivers_entries(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut e = ok!(NotificEngine::init(&rec, Some(NOTIFIC), 10, 1, 0));
+    let mut e = ok!(NotificEngine::init(
+        &rec,
+        NOTIFIC,
+        EngineConfig::tpb(BpMode::None)
+    ));
     let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
-    let cfg = NqConfig::new(3, RING, ConsumeMode::Phase)
+    let cfg = NqConfig::new(RING, ConsumeMode::Phase)
         .with_budget(BUDGET)
         .with_max_batch(8);
-    let mut ring = ok!(NqRing::configure_host(&e, &mem, cfg));
+    let mut ring = ok!(NqRing::configure_host(&mem, ok!(e.queue(3)), cfg));
     let mut d = Counting::default();
     ok!(ring.enable(&mut e, &mut d));
     let mut dev = Device::new(win, NOTIFIC, true, 3, &mem, RING / 16);
@@ -121,7 +127,7 @@ fn async_drain_delivers_entries(win: &VolatileWindow) -> Outcome {
         check_eq!(ok!(dev.post(want)), want);
         rec.clear();
         let run = block_on(
-            asynch::nq::drain(&mut ring, &e, &sig, &mut d, BUDGET, &mut out),
+            asynch::nq::drain(&mut ring, &sig, &mut d, BUDGET, &mut out),
             4,
             || {},
         );
@@ -141,7 +147,7 @@ fn async_drain_delivers_entries(win: &VolatileWindow) -> Outcome {
     check_eq!(d.ns, 0);
     // Nothing new: an empty `out` still returns 0 at once.
     let run = block_on(
-        asynch::nq::drain(&mut ring, &e, &sig, &mut d, BUDGET, &mut []),
+        asynch::nq::drain(&mut ring, &sig, &mut d, BUDGET, &mut []),
         1,
         || {},
     );
@@ -150,11 +156,12 @@ fn async_drain_delivers_entries(win: &VolatileWindow) -> Outcome {
     let tmem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
     let mut tail = ok!(NqRing::host(
         &tmem,
-        NqConfig::new(4, RING, ConsumeMode::Tail)
+        ok!(e.queue(4)),
+        NqConfig::new(RING, ConsumeMode::Tail)
     ));
     rec.clear();
     let run = block_on(
-        asynch::nq::drain(&mut tail, &e, &sig, &mut d, BUDGET, &mut out),
+        asynch::nq::drain(&mut tail, &sig, &mut d, BUDGET, &mut out),
         1,
         || {},
     );
@@ -174,12 +181,16 @@ fn async_drain_delivers_entries(win: &VolatileWindow) -> Outcome {
 /// async drain delivers the same three entries, once, in order.
 fn async_wait_stalled_queue_times_out(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut e = ok!(NotificEngine::init(&rec, Some(NOTIFIC), 10, 1, 0));
+    let mut e = ok!(NotificEngine::init(
+        &rec,
+        NOTIFIC,
+        EngineConfig::tpb(BpMode::None)
+    ));
     let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
-    let cfg = NqConfig::new(6, RING, ConsumeMode::Phase)
+    let cfg = NqConfig::new(RING, ConsumeMode::Phase)
         .with_budget(BUDGET)
         .with_max_batch(8);
-    let mut ring = ok!(NqRing::configure_host(&e, &mem, cfg));
+    let mut ring = ok!(NqRing::configure_host(&mem, ok!(e.queue(6)), cfg));
     let mut d = Counting::default();
     ok!(ring.enable(&mut e, &mut d));
     let mut dev = Device::new(win, NOTIFIC, true, 6, &mem, RING / 16);
@@ -197,7 +208,7 @@ fn async_wait_stalled_queue_times_out(win: &VolatileWindow) -> Outcome {
     d.ns = 0;
     let mut out = [NqEntry::default(); 8];
     let run = block_on(
-        asynch::nq::drain(&mut ring, &e, &sig, &mut d, BUDGET, &mut out),
+        asynch::nq::drain(&mut ring, &sig, &mut d, BUDGET, &mut out),
         4,
         || {},
     );
@@ -216,12 +227,16 @@ fn async_wait_stalled_queue_times_out(win: &VolatileWindow) -> Outcome {
 /// second poll delivers the five.
 fn async_signal_from_interrupt_wakes_drain(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut e = ok!(NotificEngine::init(&rec, Some(NOTIFIC), 10, 1, 0));
+    let mut e = ok!(NotificEngine::init(
+        &rec,
+        NOTIFIC,
+        EngineConfig::tpb(BpMode::None)
+    ));
     let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
-    let cfg = NqConfig::new(2, RING, ConsumeMode::Phase)
+    let cfg = NqConfig::new(RING, ConsumeMode::Phase)
         .with_budget(BUDGET)
         .with_max_batch(8);
-    let mut ring = ok!(NqRing::configure_host(&e, &mem, cfg));
+    let mut ring = ok!(NqRing::configure_host(&mem, ok!(e.queue(2)), cfg));
     ok!(ring.enable(&mut e, &mut Counting::default()));
     let mut dev = Device::new(win, NOTIFIC, true, 2, &mem, RING / 16);
     let seq0 = dev.seq;
@@ -230,7 +245,7 @@ fn async_signal_from_interrupt_wakes_drain(win: &VolatileWindow) -> Outcome {
     let mut out = [NqEntry::default(); 8];
     let mut posted = Ok(0);
     let run = block_on(
-        asynch::nq::drain(&mut ring, &e, &irq::NQ_IRQ, &mut Forever, BUDGET, &mut out),
+        asynch::nq::drain(&mut ring, &irq::NQ_IRQ, &mut Forever, BUDGET, &mut out),
         4,
         || {
             posted = dev.post(5);
@@ -248,7 +263,7 @@ fn async_signal_from_interrupt_wakes_drain(win: &VolatileWindow) -> Outcome {
     check!(!irq::NQ_IRQ.take()); // the signal was spent by the wait
                                  // Without the interrupt nothing wakes the drain: the executor reports it stuck.
     let run = block_on(
-        asynch::nq::drain(&mut ring, &e, &irq::NQ_IRQ, &mut Forever, BUDGET, &mut out),
+        asynch::nq::drain(&mut ring, &irq::NQ_IRQ, &mut Forever, BUDGET, &mut out),
         4,
         || {},
     );

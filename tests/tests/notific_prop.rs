@@ -54,7 +54,7 @@ proptest! {
         m.attach_host(buf.clone());
         let c = Counting::new(&m);
         let mut e = NotificEngine::init_raw(&c, Some(BASE), nq, 1, 0).unwrap();
-        let mut cfg = NqConfig::new( cap * 16, mode);
+        let mut cfg = NqConfig::new(cap * 16, mode);
         if let Some(b) = batch {
             cfg = cfg.with_max_batch(b);
         }
