@@ -1,9 +1,11 @@
 //! The per-engine notification block and the NQ rings [004 §2, §3].
 //!
 //! - [`regs`]: the NOTIFIC register block (both flavours) [FACTS §6].
-//! - [`engine`]: [`NotificEngine`], init and the per-engine config ops, with shadows [004 §2].
+//! - [`engine`]: [`NotificEngine`], init from a typed [`EngineConfig`] and the per-engine
+//!   config ops, with shadows [004 §2]; the [`NqQueue`] tokens it hands out, one per NQ.
 //! - [`entry`]: [`NqEntry`], the 16-byte notification [004 §3].
-//! - [`ring`]: [`NqRing`], the NQ lifecycle: configure, queue config, enable, reset, available count [004 §3].
+//! - [`ring`]: [`NqRing`], the NQ lifecycle on its own queue token: configure, queue config,
+//!   enable, reset, available count [004 §3].
 //! - [`drain`]: draining notifications in batches: one head write per non-empty drain [004 §3].
 
 pub mod drain;
