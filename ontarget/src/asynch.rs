@@ -261,7 +261,8 @@ fn async_signal_from_interrupt_wakes_drain(win: &VolatileWindow) -> Outcome {
     }
     check_eq!(ok!(dev.head()), 5 * 16);
     check!(!irq::NQ_IRQ.take()); // the signal was spent by the wait
-                                 // Without the interrupt nothing wakes the drain: the executor reports it stuck.
+
+    // Without the interrupt nothing wakes the drain: the executor reports it stuck.
     let run = block_on(
         asynch::nq::drain(&mut ring, &irq::NQ_IRQ, &mut Forever, BUDGET, &mut out),
         4,
