@@ -4,22 +4,17 @@
 //! The CAYMAN registrar (`kaena_khal_register_funcs_v3`) installs real
 //! backends, `pooling_hw_decode_table_init` included [002 §3]; which other
 //! slots it fills is NOT TRACED [FACTS §12.2]: khal installs the leaves §13
-//! describes. The `_init` ops are the orchestrators of [`init`]; each leaf is
-//! the §13 program where the sources give it whole (POOL's run-stall
-//! releases, the HW-decode table init, the Q7 ucode load) and a `NotTraced`
-//! naming the missing piece, before any access, where they do not.
+//! describes. The five op traits come from `khal_core::engine::arch_ops` over
+//! CAYMAN's [`EngineLeaves`]: the `_init` ops are the orchestrators of
+//! [`init`]; each leaf is the §13 program where the sources give it whole
+//! (POOL's run-stall releases, the HW-decode table init, the Q7 ucode load) and
+//! a `NotTraced` naming the missing piece, before any access, where they do not.
 //!
 //! Q7: the swap table is a successful no-op that touches nothing, whose offset
 //! getter answers zeros [004 §5 QUIRK].
 
 use khal_core::engine::init::{self, InitSteps, Step};
-use khal_core::engine::leaves::{self, hw_decode_step, q7_step};
-use khal_core::engine::run_stall;
-use khal_core::engine::{
-    ActOps, Checked, DveOps, EngineParams, PeOps, PeParams, PoolingOps, PoolingParams, SpHandle,
-    SpOps,
-};
-use khal_core::ids::Engine;
+use khal_core::engine::{EngineLeaves, HwDecodeLeaves};
 use khal_core::q7::Q7SwapTable;
 use khal_core::{DeviceAddr, Error, Mmio, Result};
 
@@ -33,123 +28,22 @@ impl InitSteps for Cayman {
     const POOL_STEPS: &'static [Step] = &init::POOL_STEPS_WITH_HW_DECODE;
 }
 
-impl DveOps for Cayman {
+/// CAYMAN's leaf data [FACTS §13.4–§13.6, §13.11].
+impl EngineLeaves for Cayman {
     /// SUNDA/CAYMAN bodies not given (known only: no chicken bit there).
-    fn dve_regs_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Err(Error::NotTraced("cayman dve regs_init body"))
-    }
-    fn dve_ucode_seq_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Err(leaves::UCODE_SEQ_INIT)
-    }
-    fn dve_release_run_stall<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Err(leaves::RELEASE_RUN_STALL)
-    }
-    fn dve_dma_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Err(leaves::DMA_INIT)
-    }
-    fn dve_hw_decode_table_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()> {
-        hw_decode_step::<Cayman, M>(mmio, p.mem, Engine::Dve, &p.info)
-    }
-    fn dve_init<M: Mmio + ?Sized>(mmio: &M, p: Checked<'_, EngineParams<'_>>) -> Result<()> {
-        init::dve_init::<Cayman, M, ()>(mmio, p, &mut ())
-    }
-}
-
-impl ActOps for Cayman {
-    fn act_regs_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Err(leaves::ACT_REGS_INIT)
-    }
-    fn act_ucode_seq_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Err(leaves::UCODE_SEQ_INIT)
-    }
-    fn act_release_run_stall<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Err(leaves::RELEASE_RUN_STALL)
-    }
-    fn act_dma_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Err(leaves::DMA_INIT)
-    }
-    fn act_hw_decode_table_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()> {
-        hw_decode_step::<Cayman, M>(mmio, p.mem, Engine::Act, &p.info)
-    }
-    fn act_init<M: Mmio + ?Sized>(mmio: &M, p: Checked<'_, EngineParams<'_>>) -> Result<()> {
-        init::act_init::<Cayman, M, ()>(mmio, p, &mut ())
-    }
-}
-
-impl PeOps for Cayman {
-    fn pe_regs_init<M: Mmio + ?Sized>(_: &M, _: &PeParams<'_>) -> Result<()> {
-        Err(leaves::PE_REGS_INIT)
-    }
-    fn pe_ucode_seq_init<M: Mmio + ?Sized>(_: &M, _: &PeParams<'_>) -> Result<()> {
-        Err(leaves::UCODE_SEQ_INIT)
-    }
-    fn pe_release_run_stall<M: Mmio + ?Sized>(_: &M, _: &PeParams<'_>) -> Result<()> {
-        Err(leaves::RELEASE_RUN_STALL)
-    }
-    fn pe_dma_init<M: Mmio + ?Sized>(_: &M, _: &PeParams<'_>) -> Result<()> {
-        Err(leaves::DMA_INIT)
-    }
-    fn pe_hw_decode_table_init<M: Mmio + ?Sized>(mmio: &M, p: &PeParams<'_>) -> Result<()> {
-        hw_decode_step::<Cayman, M>(mmio, p.mem, Engine::Pe, &p.info)
-    }
-    fn pe_init<M: Mmio + ?Sized>(mmio: &M, p: &PeParams<'_>) -> Result<()> {
-        init::pe_init::<Cayman, M, ()>(mmio, PeParams::accept(p), &mut ())
-    }
-}
-
-impl PoolingOps for Cayman {
+    const DVE_REGS_INIT: Error = Error::NotTraced("cayman dve regs_init body");
     /// As SUNDA for `+0xA00`/`+0x1260` (MED) plus W `+0xA14` = nibble × 8.
-    fn pooling_regs_init<M: Mmio + ?Sized>(_: &M, _: &PoolingParams<'_>) -> Result<()> {
-        Err(Error::NotTraced(
-            "pooling regs_init: +0xE8 masks, values at +0x104/+0x804, source of the +0xA14 nibble",
-        ))
-    }
-    fn pooling_ucode_seq_init<M: Mmio + ?Sized>(_: &M, _: &PoolingParams<'_>) -> Result<()> {
-        Err(leaves::UCODE_SEQ_INIT)
-    }
-    fn pooling_release_seq_run_stall<M: Mmio + ?Sized>(
-        mmio: &M,
-        p: &PoolingParams<'_>,
-    ) -> Result<()> {
-        run_stall::release_seq_run_stall::<Cayman, M>(mmio, p.mem)
-    }
-    fn pooling_release_eng_run_stall<M: Mmio + ?Sized>(
-        mmio: &M,
-        p: &PoolingParams<'_>,
-    ) -> Result<()> {
-        run_stall::release_eng_run_stall::<Cayman, M>(mmio, p.mem)
-    }
-    fn pooling_dma_init<M: Mmio + ?Sized>(_: &M, _: &PoolingParams<'_>) -> Result<()> {
-        Err(leaves::DMA_INIT)
-    }
-    fn pooling_hw_decode_table_init<M: Mmio + ?Sized>(
-        mmio: &M,
-        p: &PoolingParams<'_>,
-    ) -> Result<()> {
-        hw_decode_step::<Cayman, M>(mmio, p.mem, Engine::Pool, &p.info)
-    }
-    fn pooling_q7_ucode_eng_init<M: Mmio + ?Sized>(mmio: &M, p: &PoolingParams<'_>) -> Result<()> {
-        q7_step::<Cayman, M>(mmio, p.mem, p.q7)
-    }
-    fn pooling_init<M: Mmio + ?Sized>(mmio: &M, p: Checked<'_, PoolingParams<'_>>) -> Result<()> {
-        init::pooling_init::<Cayman, M, ()>(mmio, p, &mut ())
-    }
-}
-
-/// The SP leaves' bodies are not given [FACTS §13.4, §13.11].
-impl SpOps for Cayman {
-    fn sp_regs_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, SpHandle>) -> Result<()> {
-        Err(Error::NotTraced("cayman sp regs_init leaf"))
-    }
-    fn sp_ucode_seq_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, SpHandle>) -> Result<()> {
-        Err(Error::NotTraced("cayman sp ucode_seq_init leaf"))
-    }
-    fn sp_release_run_stall<M: Mmio + ?Sized>(_: &M, _: Checked<'_, SpHandle>) -> Result<()> {
-        Err(Error::NotTraced("cayman sp release_run_stall body"))
-    }
-    fn sp_dma_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, SpHandle>) -> Result<()> {
-        Err(Error::NotTraced("cayman sp dma_init leaf"))
-    }
+    const POOLING_REGS_INIT: Error = Error::NotTraced(
+        "pooling regs_init: +0xE8 masks, values at +0x104/+0x804, source of the +0xA14 nibble",
+    );
+    /// Every engine's HW-decode slot runs the §13 program, POOL's included
+    /// [002 §3], [FACTS §13.6].
+    const HW_DECODE: HwDecodeLeaves = HwDecodeLeaves::Program;
+    /// The SP leaves' bodies are not given [FACTS §13.4, §13.11].
+    const SP_REGS_INIT: Error = Error::NotTraced("cayman sp regs_init leaf");
+    const SP_UCODE_SEQ_INIT: Error = Error::NotTraced("cayman sp ucode_seq_init leaf");
+    const SP_RELEASE_RUN_STALL: Error = Error::NotTraced("cayman sp release_run_stall body");
+    const SP_DMA_INIT: Error = Error::NotTraced("cayman sp dma_init leaf");
 }
 
 /// The swap table is inactive on CAYMAN: `xor eax,eax; ret`, no register

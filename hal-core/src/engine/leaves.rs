@@ -2,7 +2,7 @@
 //! the §13 programs, and the named `NotTraced` answers of the ones the sources
 //! do not give whole [FACTS §13.6, §13.11].
 //!
-//! An arch's op impl (`arch-*/src/ops.rs`) picks from here; every `NotTraced`
+//! The arches' op impls ([`super::arch_ops`]) pick from here; every `NotTraced`
 //! is raised before any access.
 
 use crate::addr::DeviceAddr;

@@ -2,6 +2,8 @@
 //!
 //! - [`ops`]: the per-arch op traits; the two NULL-slot policies as trait
 //!   shapes (mandatory = required method, optional = default no-op).
+//! - [`arch_ops`]: those traits implemented once for every arch over
+//!   [`EngineLeaves`], the data in which the arches' leaves differ.
 //! - [`params`]: the per-engine init parameter types and their checks.
 //! - [`stpb`]: the checked `_init` shims, `stpb_init`, `sp_init`, `topsp_init`.
 //! - [`program`]: `program_start`, `get_axi_offset`, the
@@ -25,6 +27,7 @@
 //! absent (their registers' writers are in [`tpb_regs`]).
 
 pub mod any;
+pub mod arch_ops;
 pub mod dge;
 pub mod hw_decode;
 pub mod init;
@@ -41,6 +44,7 @@ pub mod topsp;
 pub mod tpb_regs;
 
 pub use any::AnyArch;
+pub use arch_ops::{EngineLeaves, HwDecodeLeaves};
 pub use init::{InitSteps, Step, StepLog};
 pub use notif::DgeNotif;
 pub use ops::{ActOps, DveOps, EngineOps, PeOps, PoolingOps, SpOps, StpbOps};

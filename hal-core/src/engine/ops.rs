@@ -10,11 +10,14 @@
 //!   [`crate::intc::IntcOps`]): an arch without one does not compile.
 //! - **optional** (PE, Pooling, ACT-family, SP): a missing backend returns 0.
 //!   Here they are *default* methods that succeed without touching hardware
-//!   ([`PeOps`], [`PoolingOps`], [`ActOps`], [`SpOps`]). SUNDA leaves
-//!   `pooling_hw_decode_table_init` to its default, as its registrar leaves
-//!   that slot NULL [002 §3]. Which other slots each arch fills is NOT TRACED
+//!   ([`PeOps`], [`PoolingOps`], [`ActOps`], [`SpOps`]). SUNDA's
+//!   `pooling_hw_decode_table_init` answers that default's no-op success, as
+//!   its registrar leaves that slot NULL [002 §3]. Which other slots each arch fills is NOT TRACED
 //!   [FACTS §12.2]: khal assumes every arch installs the engine-init leaves
 //!   §13 describes, and says so where an arch's leaf is a no-op.
+//!
+//! The three arches implement these traits through one set of impls over
+//! their leaf data ([`super::arch_ops`]); a test arch implements them itself.
 //!
 //! Binding is a type: every op is an associated function of an arch type
 //! (`Cayman::dve_init(..)`, or through [`super::AnyArch`] built from a
