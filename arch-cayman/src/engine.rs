@@ -9,20 +9,15 @@
 
 use khal_core::addr::DeviceAddr;
 use khal_core::error::{Error, Result};
-use khal_core::family::nx_local::{DmaReg, RsvdSpace};
+use khal_core::family::nx_local::{DmaReg, RsvdSpace, XtWindows};
 use khal_core::family::{
     DgeRegs, Gated, HwDecode, IramSizes, NxLocal, Offset, Q7Owner, Q7Param, Q7Params, Sdma,
-    SdmaLimits, TopSpNx, TpbRegGates,
+    SdmaLimits, TopSpNx, TopSpTable, TpbRegGates,
 };
 use khal_core::ids::Engine;
 use khal_core::regs::{BlockDesc, Field, Reg};
 
 use crate::Cayman;
-
-/// IRAM size of the non-PE engines: 32 KiB [000 §3].
-const IRAM_SIZE_NON_PE: u64 = 32 * 1024;
-/// IRAM size of PE: `0x2_0000` (MED [000r1 §3], [FACTS §12.1]).
-const IRAM_SIZE_PE: u64 = 0x2_0000;
 
 /// XT/NX window per engine, `get_xt_local_reg_offset` [q7 §6], [FACTS §13.1]:
 /// PE `0x266_0000`, ACT `0x246_0000`, POOL `0x306_0000`, DVE `0x2B6_0000`.
@@ -37,24 +32,6 @@ pub const XT_WINDOW_SP: u64 = 0x286_0000;
 /// eng 5: `0x306_0000`, no owner term, role not named [q7 §6b] (the role is
 /// NOT TRACED; the value is).
 pub const XT_WINDOW_5: u64 = 0x306_0000;
-
-/// The CAYMAN XT/NX window lookup [q7 §6b]: eng > 5 asserts → `OutOfRange`.
-pub(crate) fn xt_window(eng: u32, owner: u8) -> Result<Offset> {
-    let v = match eng {
-        0..=3 => XT_WINDOWS.get(eng as usize).copied().unwrap_or(0),
-        4 if owner == 0 => XT_WINDOW_TOPSP,
-        4 => XT_WINDOW_SP,
-        5 => XT_WINDOW_5,
-        _ => {
-            return Err(Error::OutOfRange {
-                what: "xt_local engine (cayman asserts eng > 5)",
-                value: eng as u64,
-                limit: 6,
-            })
-        }
-    };
-    Ok(Offset(v))
-}
 
 /// HW-decode CAM device base of eng0 (PE) [000 §3], [hw-decode §3a].
 const HW_DECODE_BASE_PE: u64 = 0x8_0267_0000;
@@ -214,12 +191,10 @@ fn dma_reg(which: DmaReg) -> Reg {
 }
 
 impl IramSizes for Cayman {
-    fn iram_size(eng: Engine) -> Result<u64> {
-        Ok(match eng {
-            Engine::Pe => IRAM_SIZE_PE,
-            Engine::Act | Engine::Pool | Engine::Dve | Engine::Sp => IRAM_SIZE_NON_PE,
-        })
-    }
+    /// `0x2_0000` (MED [000r1 §3], [FACTS §12.1]).
+    const IRAM_SIZE_PE: u64 = 0x2_0000;
+    /// The non-PE engines: 32 KiB [000 §3].
+    const IRAM_SIZE_NON_PE: u64 = 32 * 1024;
 }
 
 /// The CAYMAN HW-decode CAM device bases (bit 35 set) per engine; eng > 3
@@ -251,33 +226,28 @@ impl TopSpNx for Cayman {
     /// The doorbells are NX scratch registers `lr[42..47]` of the TopSP's
     /// window: the NX-local description names them.
     const TOPSP_BLOCK: Result<&'static BlockDesc> = Ok(&regs::NX_LOCAL);
-    fn topsp_window_base() -> Result<Offset> {
-        Ok(Offset(XT_WINDOW_TOPSP))
-    }
-    fn topsp_stop_signal() -> Result<Offset> {
-        Ok(TOPSP_STOP_SIGNAL)
-    }
-    fn topsp_basic_block_switch() -> Result<Offset> {
-        Ok(TOPSP_BASIC_BLOCK_SWITCH)
-    }
-    fn topsp_host_trigger() -> Result<Offset> {
-        Ok(TOPSP_HOST_TRIGGER)
-    }
-    fn topsp_init_signal() -> Result<Offset> {
-        Ok(TOPSP_INIT_SIGNAL)
-    }
-    fn topsp_tsync_signal() -> Result<Offset> {
-        Ok(TOPSP_TSYNC_SIGNAL)
-    }
+    const TOPSP: TopSpTable = TopSpTable {
+        window_base: Ok(Offset(XT_WINDOW_TOPSP)),
+        init_signal: Ok(TOPSP_INIT_SIGNAL),
+        tsync_signal: Ok(TOPSP_TSYNC_SIGNAL),
+        host_trigger: Ok(TOPSP_HOST_TRIGGER),
+        stop_signal: Ok(TOPSP_STOP_SIGNAL),
+        basic_block_switch: Ok(TOPSP_BASIC_BLOCK_SWITCH),
+    };
 }
 
 impl NxLocal for Cayman {
     const NX_LOCAL_BLOCK: Result<&'static BlockDesc> = Ok(&regs::NX_LOCAL);
     const XT_LOCAL_BLOCK: Result<&'static BlockDesc> = Ok(&regs::XT_LOCAL);
+    /// The CAYMAN table [q7 §6b]: eng > 5 asserts.
+    const XT_WINDOW_TABLE: XtWindows = XtWindows {
+        engines: XT_WINDOWS,
+        topsp: XT_WINDOW_TOPSP,
+        sp: XT_WINDOW_SP,
+        eng5: Some(Ok(XT_WINDOW_5)),
+        assert_what: "xt_local engine (cayman asserts eng > 5)",
+    };
 
-    fn xt_local_reg_offset(eng: u32, owner: u8) -> Result<Offset> {
-        xt_window(eng, owner)
-    }
     fn start_ctrl() -> Result<Reg> {
         Ok(regs::START_CTRL)
     }

@@ -11,10 +11,10 @@ use khal_arch_cayman::engine as cayman;
 use khal_arch_cayman::Cayman;
 use khal_core::addr::DeviceAddr;
 use khal_core::error::{Error, Result};
-use khal_core::family::nx_local::RsvdSpace;
+use khal_core::family::nx_local::{RsvdSpace, XtWindows};
 use khal_core::family::{
     DgeRegs, Gated, HwDecode, IramSizes, NxLocal, Offset, Q7Owner, Q7Param, Q7Params, Sdma,
-    SdmaLimits, TopSpNx, TpbRegGates,
+    SdmaLimits, TopSpNx, TopSpTable, TpbRegGates,
 };
 use khal_core::ids::Engine;
 use khal_core::regs::{BlockDesc, Field, Reg};
@@ -69,9 +69,8 @@ pub mod topsp_regs {
 
 /// Same as CAYMAN: 32 KiB non-PE [000 §3]; PE `0x2_0000` (MED [000r1 §3]).
 impl IramSizes for Mariana {
-    fn iram_size(eng: Engine) -> Result<u64> {
-        <Cayman as IramSizes>::iram_size(eng)
-    }
+    const IRAM_SIZE_PE: u64 = <Cayman as IramSizes>::IRAM_SIZE_PE;
+    const IRAM_SIZE_NON_PE: u64 = <Cayman as IramSizes>::IRAM_SIZE_NON_PE;
 }
 
 /// MARIANA's HW-decode bases: "same shape, v4 bases", values not printed
@@ -87,50 +86,36 @@ impl HwDecode for Mariana {
 
 impl TopSpNx for Mariana {
     const TOPSP_BLOCK: Result<&'static BlockDesc> = Ok(&topsp_regs::TOPSP_NX);
-    /// `0x6_0000`, the eng-4 owner-0 window "as CAYMAN" (MED [q7 §6b, §9]).
-    fn topsp_window_base() -> Result<Offset> {
-        Ok(Offset(cayman::XT_WINDOW_TOPSP))
-    }
-    fn topsp_stop_signal() -> Result<Offset> {
-        Err(Error::NotTraced(
-            "mariana topsp stop_signal (only 'as CAYMAN')",
-        ))
-    }
-    fn topsp_basic_block_switch() -> Result<Offset> {
-        Ok(TOPSP_BASIC_BLOCK_SWITCH)
-    }
-    fn topsp_host_trigger() -> Result<Offset> {
-        Ok(TOPSP_HOST_TRIGGER)
-    }
-    fn topsp_init_signal() -> Result<Offset> {
-        Err(Error::NotTraced(
+    /// The byte-checked host_trigger and basic_block_switch [ncfw §4.7]; the
+    /// init/tsync/stop doorbells rest only on "as CAYMAN" (§13.11).
+    const TOPSP: TopSpTable = TopSpTable {
+        // `0x6_0000`, the eng-4 owner-0 window "as CAYMAN" (MED [q7 §6b, §9]).
+        window_base: Ok(Offset(cayman::XT_WINDOW_TOPSP)),
+        init_signal: Err(Error::NotTraced(
             "mariana topsp init_signal (only 'as CAYMAN')",
-        ))
-    }
-    fn topsp_tsync_signal() -> Result<Offset> {
-        Err(Error::NotTraced(
+        )),
+        tsync_signal: Err(Error::NotTraced(
             "mariana topsp tsync_signal (only 'as CAYMAN')",
-        ))
-    }
+        )),
+        host_trigger: Ok(TOPSP_HOST_TRIGGER),
+        stop_signal: Err(Error::NotTraced(
+            "mariana topsp stop_signal (only 'as CAYMAN')",
+        )),
+        basic_block_switch: Ok(TOPSP_BASIC_BLOCK_SWITCH),
+    };
 }
 
 impl NxLocal for Mariana {
     const NX_LOCAL_BLOCK: Result<&'static BlockDesc> = Ok(&regs::NX_LOCAL);
     const XT_LOCAL_BLOCK: Result<&'static BlockDesc> = Ok(&regs::XT_LOCAL);
-
     /// CAYMAN's windows for eng 0..4 (MED: "Cayman-like" [q7 §6b, §9]);
     /// MARIANA's eng 5 (one of "6 types") is NOT TRACED; > 5 asserts.
-    fn xt_local_reg_offset(eng: u32, owner: u8) -> Result<Offset> {
-        match eng {
-            0..=4 => <Cayman as NxLocal>::xt_local_reg_offset(eng, owner),
-            5 => Err(Error::NotTraced("mariana xt_local window 5")),
-            _ => Err(Error::OutOfRange {
-                what: "xt_local engine (asserts eng > 5)",
-                value: eng as u64,
-                limit: 6,
-            }),
-        }
-    }
+    const XT_WINDOW_TABLE: XtWindows = XtWindows {
+        eng5: Some(Err(Error::NotTraced("mariana xt_local window 5"))),
+        assert_what: "xt_local engine (asserts eng > 5)",
+        ..<Cayman as NxLocal>::XT_WINDOW_TABLE
+    };
+
     fn start_ctrl() -> Result<Reg> {
         Err(Error::NotTraced("mariana nx start_ctrl"))
     }

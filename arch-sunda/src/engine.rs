@@ -6,10 +6,10 @@
 //! earlier revision's table [000r1 §3], or derived by arithmetic).
 
 use khal_core::error::{Error, Result};
-use khal_core::family::nx_local::RsvdSpace;
+use khal_core::family::nx_local::{RsvdSpace, XtWindows};
 use khal_core::family::{
     DgeRegs, Gated, HwDecode, IramSizes, NxLocal, Offset, Q7Owner, Q7Param, Q7Params, Sdma,
-    SdmaLimits, TopSpNx, TpbRegGates,
+    SdmaLimits, TopSpNx, TopSpTable, TpbRegGates,
 };
 use khal_core::ids::{ArchId, Engine};
 use khal_core::regs::{BlockDesc, Field, Reg};
@@ -17,11 +17,6 @@ use khal_core::DeviceAddr;
 use static_assertions::const_assert_eq;
 
 use crate::Sunda;
-
-/// IRAM size of the non-PE engines: 8 MiB [000 §3].
-const IRAM_SIZE_NON_PE: u64 = 8 * 1024 * 1024;
-/// IRAM size of PE: `0x2_0000` (MED [000r1 §3], [FACTS §12.1]).
-const IRAM_SIZE_PE: u64 = 0x2_0000;
 
 /// XT/NX window per engine 0..3, `get_xt_local_reg_offset` [q7 §6a],
 /// [FACTS §13.1]: PE `0x266_0000`, ACT `0x246_0000`, POOL `0x296_0000`, DVE
@@ -135,12 +130,10 @@ const_assert_eq!(regs::NX_RSVD_SPACE0.offset(), 527 * 4);
 const_assert_eq!(regs::NX_RSVD_SPACE2.offset(), 529 * 4);
 
 impl IramSizes for Sunda {
-    fn iram_size(eng: Engine) -> Result<u64> {
-        Ok(match eng {
-            Engine::Pe => IRAM_SIZE_PE,
-            Engine::Act | Engine::Pool | Engine::Dve | Engine::Sp => IRAM_SIZE_NON_PE,
-        })
-    }
+    /// `0x2_0000` (MED [000r1 §3], [FACTS §12.1]).
+    const IRAM_SIZE_PE: u64 = 0x2_0000;
+    /// The non-PE engines: 8 MiB [000 §3].
+    const IRAM_SIZE_NON_PE: u64 = 8 * 1024 * 1024;
 }
 
 /// SUNDA has no HW-decode silicon: the C getter asserts whatever the input
@@ -156,24 +149,14 @@ impl HwDecode for Sunda {
 
 impl TopSpNx for Sunda {
     const TOPSP_BLOCK: Result<&'static BlockDesc> = Ok(&topsp_regs::TOPSP_NX);
-    fn topsp_window_base() -> Result<Offset> {
-        Ok(Offset(XT_WINDOW_TOPSP))
-    }
-    fn topsp_stop_signal() -> Result<Offset> {
-        Ok(TOPSP_STOP_SIGNAL)
-    }
-    fn topsp_basic_block_switch() -> Result<Offset> {
-        Ok(TOPSP_BASIC_BLOCK_SWITCH)
-    }
-    fn topsp_host_trigger() -> Result<Offset> {
-        Ok(TOPSP_HOST_TRIGGER)
-    }
-    fn topsp_init_signal() -> Result<Offset> {
-        Ok(TOPSP_INIT_SIGNAL)
-    }
-    fn topsp_tsync_signal() -> Result<Offset> {
-        Err(Error::NotTraced("sunda topsp tsync_signal"))
-    }
+    const TOPSP: TopSpTable = TopSpTable {
+        window_base: Ok(Offset(XT_WINDOW_TOPSP)),
+        init_signal: Ok(TOPSP_INIT_SIGNAL),
+        tsync_signal: Err(Error::NotTraced("sunda topsp tsync_signal")),
+        host_trigger: Ok(TOPSP_HOST_TRIGGER),
+        stop_signal: Ok(TOPSP_STOP_SIGNAL),
+        basic_block_switch: Ok(TOPSP_BASIC_BLOCK_SWITCH),
+    };
     /// SUNDA's host_trigger writer stores the caller's value (MED [topsp §8]).
     fn topsp_doorbell_value(which: khal_core::family::Doorbell, caller: u32) -> u32 {
         match which {
@@ -189,22 +172,15 @@ impl NxLocal for Sunda {
     const XT_LOCAL_BLOCK: Result<&'static BlockDesc> = Err(Error::NotTraced(
         "sunda xt-local registers (one compact window, described as nx-local)",
     ));
+    /// No window 5: eng > 4 asserts [q7 §6a].
+    const XT_WINDOW_TABLE: XtWindows = XtWindows {
+        engines: XT_WINDOWS,
+        topsp: XT_WINDOW_TOPSP,
+        sp: XT_WINDOW_SP,
+        eng5: None,
+        assert_what: "xt_local engine (sunda asserts eng > 4)",
+    };
 
-    fn xt_local_reg_offset(eng: u32, owner: u8) -> Result<Offset> {
-        let v = match eng {
-            0..=3 => XT_WINDOWS.get(eng as usize).copied().unwrap_or(0),
-            4 if owner == 0 => XT_WINDOW_TOPSP,
-            4 => XT_WINDOW_SP,
-            _ => {
-                return Err(Error::OutOfRange {
-                    what: "xt_local engine (sunda asserts eng > 4)",
-                    value: eng as u64,
-                    limit: 5,
-                })
-            }
-        };
-        Ok(Offset(v))
-    }
     fn start_ctrl() -> Result<Reg> {
         Err(Error::NotTraced("sunda nx start_ctrl"))
     }

@@ -4,9 +4,19 @@
 use crate::error::Result;
 use crate::ids::Engine;
 
-/// The IRAM-size family (`get_tpb_eng_iram_size`, kaena_khal `+0xC0`).
+/// The IRAM-size family (`get_tpb_eng_iram_size`, kaena_khal `+0xC0`): PE's
+/// size and one size for every other engine, per arch.
 pub trait IramSizes {
-    /// IRAM bytes of engine `eng`. PE's size is `0x2_0000` on every arch
-    /// (MED [000r1 §3]); the other engines' are [000 §3].
-    fn iram_size(eng: Engine) -> Result<u64>;
+    /// PE's IRAM bytes (`0x2_0000` on every arch, MED [000r1 §3]).
+    const IRAM_SIZE_PE: u64;
+    /// The IRAM bytes of ACT, POOL, DVE and SP [000 §3].
+    const IRAM_SIZE_NON_PE: u64;
+
+    /// IRAM bytes of engine `eng`.
+    fn iram_size(eng: Engine) -> Result<u64> {
+        Ok(match eng {
+            Engine::Pe => Self::IRAM_SIZE_PE,
+            Engine::Act | Engine::Pool | Engine::Dve | Engine::Sp => Self::IRAM_SIZE_NON_PE,
+        })
+    }
 }

@@ -49,7 +49,7 @@ pub use nx_local::{xt_local_window, NxLocal};
 pub use q7::{Q7Owner, Q7Param, Q7Params};
 pub use sdma::{Sdma, SdmaLimits};
 pub use seq::{SeqParams, SeqSizes, SeqTriple};
-pub use topsp::{Doorbell, TopSpNx};
+pub use topsp::{Doorbell, TopSpNx, TopSpTable};
 pub use tpb::{Tile, TpbBases, PSUM_DELTA};
 pub use tpb_regs::TpbRegGates;
 

@@ -49,6 +49,45 @@ pub enum DmaReg {
     Hi,
 }
 
+/// One arch's `get_xt_local_reg_offset` table [q7 §6a–§6b], [FACTS §13.1]:
+/// the values each arch states once (with their grades), the lookup written
+/// once ([`XtWindows::offset`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct XtWindows {
+    /// eng 0..3 (PE, ACT, POOL, DVE).
+    pub engines: [u64; 4],
+    /// eng 4 with owner [`OWNER_TOPSP`] (0): the TopSP window.
+    pub topsp: u64,
+    /// eng 4 with any other owner: the TPB SP block's window.
+    pub sp: u64,
+    /// eng 5: `None` where the C asserts on it (SUNDA: eng > 4); its window,
+    /// or `Err(NotTraced)`, where the arch has one (eng > 5 asserts).
+    pub eng5: Option<Result<u64>>,
+    /// The name of the `OutOfRange` an asserting index gets (the C assert).
+    pub assert_what: &'static str,
+}
+
+impl XtWindows {
+    /// The window offset of engine `eng` with owner byte `owner`; only eng 4
+    /// reads the owner; an index past the table → `OutOfRange` (the C assert).
+    pub fn offset(&self, eng: u32, owner: u8) -> Result<Offset> {
+        let v = match (eng, self.eng5) {
+            (0..=3, _) => self.engines.get(eng as usize).copied().unwrap_or(0),
+            (4, _) if owner == OWNER_TOPSP => self.topsp,
+            (4, _) => self.sp,
+            (5, Some(eng5)) => eng5?,
+            _ => {
+                return Err(Error::OutOfRange {
+                    what: self.assert_what,
+                    value: eng as u64,
+                    limit: if self.eng5.is_some() { 6 } else { 5 },
+                })
+            }
+        };
+        Ok(Offset(v))
+    }
+}
+
 /// The NX/XT local-register family.
 pub trait NxLocal {
     /// The NX-local block description of this arch, or `Err(NotTraced)`.
@@ -57,12 +96,17 @@ pub trait NxLocal {
     /// The XT-local block description of this arch, or `Err(NotTraced)`.
     const XT_LOCAL_BLOCK: Result<&'static BlockDesc>;
 
+    /// The arch's `get_xt_local_reg_offset` table.
+    const XT_WINDOW_TABLE: XtWindows;
+
     /// The window offset of `get_xt_local_reg_offset(base, eng, owner)`
     /// [q7 §6], [FACTS §13.1]: `eng` is the raw engine index the C takes
     /// (PE=0 .. SP=4; CAYMAN also has a window 5 of unnamed role); an index
     /// the C asserts on → `OutOfRange`. Add it to the TPB memory handle with
     /// [`xt_local_window`].
-    fn xt_local_reg_offset(eng: u32, owner: u8) -> Result<Offset>;
+    fn xt_local_reg_offset(eng: u32, owner: u8) -> Result<Offset> {
+        Self::XT_WINDOW_TABLE.offset(eng, owner)
+    }
 
     /// NX `START_CTRL` (`program_start` writes 1).
     fn start_ctrl() -> Result<Reg>;
@@ -175,5 +219,49 @@ pub const fn eng_to_xt(eng: u32) -> u32 {
         eng
     } else {
         6
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TABLE: XtWindows = XtWindows {
+        engines: [0x10, 0x20, 0x30, 0x40],
+        topsp: 0x6_0000,
+        sp: 0x50,
+        eng5: None,
+        assert_what: "four-window assert",
+    };
+
+    /// The one lookup every arch's table goes through: eng 4 alone reads the
+    /// owner, and the assert's index limit follows whether eng 5 exists.
+    #[test]
+    fn xt_windows_lookup_and_its_asserts() {
+        assert_eq!(TABLE.offset(2, 1), Ok(Offset(0x30)));
+        assert_eq!(TABLE.offset(3, 0), Ok(Offset(0x40)));
+        assert_eq!(TABLE.offset(4, OWNER_TOPSP), Ok(Offset(0x6_0000)));
+        assert_eq!(TABLE.offset(4, OWNER_TPB), Ok(Offset(0x50)));
+        assert_eq!(TABLE.offset(4, 0xFF), Ok(Offset(0x50)));
+        let oor = |what, value, limit| Err(Error::OutOfRange { what, value, limit });
+        assert_eq!(TABLE.offset(5, 0), oor("four-window assert", 5, 5));
+        let six = XtWindows {
+            eng5: Some(Ok(0x60)),
+            assert_what: "six-window assert",
+            ..TABLE
+        };
+        assert_eq!(six.offset(5, 0), Ok(Offset(0x60)));
+        assert_eq!(six.offset(5, 1), Ok(Offset(0x60)));
+        assert_eq!(six.offset(6, 0), oor("six-window assert", 6, 6));
+        assert_eq!(
+            six.offset(u32::MAX, 0),
+            oor("six-window assert", u64::from(u32::MAX), 6)
+        );
+        let untraced = XtWindows {
+            eng5: Some(Err(Error::NotTraced("window 5"))),
+            ..six
+        };
+        assert_eq!(untraced.offset(5, 0), Err(Error::NotTraced("window 5")));
+        assert_eq!(untraced.offset(0, 0), Ok(Offset(0x10)));
     }
 }

@@ -57,25 +57,59 @@ impl Doorbell {
     }
 }
 
+/// One arch's TopSP-NX offsets, from the TPB memory handle: the table each
+/// arch states once (with each value's grade), which [`TopSpNx`]'s getters
+/// read. An offset nobody traced for the arch is `Err(NotTraced)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TopSpTable {
+    /// The TopSP-NX window base (= `xt_local_reg_offset(4, 0)`).
+    pub window_base: Result<Offset>,
+    /// `init_signal`.
+    pub init_signal: Result<Offset>,
+    /// `tsync_signal`.
+    pub tsync_signal: Result<Offset>,
+    /// `host_trigger`.
+    pub host_trigger: Result<Offset>,
+    /// `stop_signal`.
+    pub stop_signal: Result<Offset>,
+    /// `basic_block_switch` (a getter only: nothing writes it through the HAL).
+    pub basic_block_switch: Result<Offset>,
+}
+
 /// The TopSP-NX family.
 pub trait TopSpNx {
     /// The TopSP window's register description (offsets from the window), for
     /// traces and `khal decode`; `Err(NotTraced)` where no register is known.
     const TOPSP_BLOCK: Result<&'static BlockDesc>;
 
+    /// The arch's TopSP-NX offsets.
+    const TOPSP: TopSpTable;
+
     /// The TopSP-NX window base (= `xt_local_reg_offset(4, 0)`).
-    fn topsp_window_base() -> Result<Offset>;
+    fn topsp_window_base() -> Result<Offset> {
+        Self::TOPSP.window_base
+    }
     /// The `stop_signal` register.
-    fn topsp_stop_signal() -> Result<Offset>;
+    fn topsp_stop_signal() -> Result<Offset> {
+        Self::TOPSP.stop_signal
+    }
     /// The `basic_block_switch` register (a getter only: nothing writes it
     /// through the HAL).
-    fn topsp_basic_block_switch() -> Result<Offset>;
+    fn topsp_basic_block_switch() -> Result<Offset> {
+        Self::TOPSP.basic_block_switch
+    }
     /// The `host_trigger` register.
-    fn topsp_host_trigger() -> Result<Offset>;
+    fn topsp_host_trigger() -> Result<Offset> {
+        Self::TOPSP.host_trigger
+    }
     /// The `init_signal` register.
-    fn topsp_init_signal() -> Result<Offset>;
+    fn topsp_init_signal() -> Result<Offset> {
+        Self::TOPSP.init_signal
+    }
     /// The `tsync_signal` register.
-    fn topsp_tsync_signal() -> Result<Offset>;
+    fn topsp_tsync_signal() -> Result<Offset> {
+        Self::TOPSP.tsync_signal
+    }
 
     /// The value a doorbell writes: 1, except where the arch's setter writes
     /// the caller's value (SUNDA host_trigger, MED) [FACTS §13.2].
