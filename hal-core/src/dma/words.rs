@@ -239,7 +239,7 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
             Some(w) => w,
             None => match self.tail_word() {
                 Some((w, n)) if i == self.len / W::BYTES && k < n => w,
-                _ => return Err(out_of_range("dma offset", offset, self.len())),
+                _ => return Err(out_of_range("dma offset", offset, self.len)),
             },
         };
         let bytes = W::to_bytes(w.load());
@@ -332,21 +332,21 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
         Ok(max)
     }
 
-    /// The whole words of `out.len()` entries from byte `offset`, if
-    /// `offset` is on a word and they lie inside the whole words; `Err` if
-    /// they leave the memory; `Ok(None)` for the slow path (an offset inside
-    /// a word, or a run ending in the partial last word).
+    /// The whole words of `entries` entries from byte `offset` when
+    /// `offset` is on a word (then the run is whole words: an entry is whole
+    /// words, so a run ending inside the memory ends inside its whole words);
+    /// `Ok(None)` for an offset inside a word (the slow path); `Err` for a
+    /// run that leaves the memory.
     #[inline(always)]
     fn entry_words(&self, offset: usize, entries: usize) -> Result<Option<&'a [W::Entry]>> {
         if offset.is_multiple_of(W::BYTES) {
-            let run = self
+            return self
                 .words()
                 .get(offset / W::BYTES..)
                 .map(W::entries)
-                .and_then(|e| e.get(..entries));
-            if run.is_some() {
-                return Ok(run);
-            }
+                .and_then(|e| e.get(..entries))
+                .map(Some)
+                .ok_or_else(|| out_of_range("dma entry run", offset, self.len));
         }
         let fits = entries
             .checked_mul(NQ_ENTRY_BYTES)
