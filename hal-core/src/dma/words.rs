@@ -158,9 +158,20 @@ pub struct AtomicWords<'a, W> {
     len: usize,
 }
 
-/// The refusal of an access of `offset` outside `len` bytes.
-#[cold]
-#[inline(never)]
+/// Where a run of entries lies ([`AtomicWords::entry_words`]).
+enum EntryRun<'a, E> {
+    /// In the whole words, from a word: these entries' words.
+    Words(&'a [E]),
+    /// Inside the memory, from an offset inside a word.
+    Unaligned,
+    /// Not inside the memory.
+    Outside,
+}
+
+/// The refusal of an access of `offset` outside `len` bytes. Inlined: the
+/// optimiser then sees the error's variant on every path (out of line, a
+/// `Result` wrapping it has to be inspected again after the call).
+#[inline(always)]
 fn out_of_range(what: &'static str, offset: usize, len: usize) -> Error {
     Error::OutOfRange {
         what,
@@ -332,30 +343,31 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
         Ok(max)
     }
 
-    /// The whole words of `entries` entries from byte `offset` when
-    /// `offset` is on a word (then the run is whole words: an entry is whole
-    /// words, so a run ending inside the memory ends inside its whole words);
-    /// `Ok(None)` for an offset inside a word (the slow path); `Err` for a
-    /// run that leaves the memory.
+    /// Where `entries` entries from byte `offset` lie: when `offset` is on a
+    /// word, in the whole words (an entry is whole words, so a run ending
+    /// inside the memory ends inside its whole words) or outside; otherwise
+    /// the slow path, or outside.
     #[inline(always)]
-    fn entry_words(&self, offset: usize, entries: usize) -> Result<Option<&'a [W::Entry]>> {
+    fn entry_words(&self, offset: usize, entries: usize) -> EntryRun<'a, W::Entry> {
         if offset.is_multiple_of(W::BYTES) {
-            return self
+            return match self
                 .words()
                 .get(offset / W::BYTES..)
                 .map(W::entries)
                 .and_then(|e| e.get(..entries))
-                .map(Some)
-                .ok_or_else(|| out_of_range("dma entry run", offset, self.len));
+            {
+                Some(run) => EntryRun::Words(run),
+                None => EntryRun::Outside,
+            };
         }
         let fits = entries
             .checked_mul(NQ_ENTRY_BYTES)
             .and_then(|n| offset.checked_add(n))
             .is_some_and(|end| end <= self.len());
         if fits {
-            Ok(None)
+            EntryRun::Unaligned
         } else {
-            Err(out_of_range("dma entry run", offset, self.len()))
+            EntryRun::Outside
         }
     }
 
@@ -403,13 +415,16 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
     /// the run checked once; word loads into each entry.
     #[inline]
     pub fn read_entries(&self, offset: usize, out: &mut [NqEntry]) -> Result<()> {
-        if let Some(run) = self.entry_words(offset, out.len())? {
-            for (e, ws) in out.iter_mut().zip(run) {
-                *e = W::entry(W::first(ws).load(), ws);
+        match self.entry_words(offset, out.len()) {
+            EntryRun::Words(run) => {
+                for (e, ws) in out.iter_mut().zip(run) {
+                    *e = W::entry(W::first(ws).load(), ws);
+                }
+                Ok(())
             }
-            return Ok(());
+            EntryRun::Unaligned => self.read_entries_slow(offset, out),
+            EntryRun::Outside => Err(out_of_range("dma entry run", offset, self.len)),
         }
-        self.read_entries_slow(offset, out)
     }
 
     /// [`DmaMemory::read_new_entries`](super::DmaMemory::read_new_entries) in
@@ -433,8 +448,11 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
         out: &mut [NqEntry],
         phase: bool,
     ) -> Result<usize> {
-        let Some(run) = self.entry_words(offset, out.len())? else {
-            return self.read_new_entries_slow(offset, out, phase);
+        let run = match self.entry_words(offset, out.len()) {
+            EntryRun::Words(run) => run,
+            EntryRun::Unaligned => return self.read_new_entries_slow(offset, out, phase),
+            // The error is built here, so the optimiser sees every path.
+            EntryRun::Outside => return Err(out_of_range("dma entry run", offset, self.len)),
         };
         Ok(if phase {
             copy_new::<W, true>(run, out)

@@ -449,12 +449,20 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         if limit as usize <= first {
             return Ok(n as u32);
         }
-        let b = b
-            .get_mut(..limit as usize - first)
-            .ok_or(Error::InvalidArgument("nq drain buffer"))?;
-        let m = self.mem.read_new_entries(0, b, !want)?;
+        let m = self.take_after_wrap(limit as usize - first, b, !want)?;
         // `n + m <= limit <= capacity`: fits a u32.
         Ok((n + m) as u32)
+    }
+
+    /// The run of [`NqRing::take_new`] after the wrap: up to `limit` new
+    /// entries from slot 0 into `out`. Out of line: it runs once per pass
+    /// over the ring, and inlined it costs every drain call registers.
+    #[inline(never)]
+    fn take_after_wrap(&self, limit: usize, out: &mut [NqEntry], want: bool) -> Result<usize> {
+        let out = out
+            .get_mut(..limit)
+            .ok_or(Error::InvalidArgument("nq drain buffer"))?;
+        self.mem.read_new_entries(0, out, want)
     }
 
     /// Phase mode: entries pending, walking from `next` while the phase bit
