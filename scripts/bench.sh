@@ -85,18 +85,26 @@ DISPATCH="{\"get_axi_offset\":{\"static\":$SA,\"anyarch\":$AA,\"anyarch_vs_stati
 
 log "firmware examples: .text sizes"
 FW="{}"
+# Bytes of the C memory functions (memcpy / memmove / memset / memclr and
+# their __aeabi_ entry points) linked into each image: what a stray struct
+# move or zero fill costs.
+MEMFN="{}"
 if [[ -f firmware/Cargo.toml ]]; then
   if (cd firmware && CARGO_TARGET_DIR="$ROOT/firmware/target" cargo build --release >&2); then
     FW="{"
+    MEMFN="{"
     sep=""
     for ex in $(sed -n 's/^name = "\(fw-[a-z]*\)"/\1/p' firmware/Cargo.toml); do
       elf="firmware/target/thumbv7em-none-eabihf/release/$ex"
       [[ -f "$elf" ]] || continue
       text=$(size -A "$elf" | awk '$1 == ".text" {print $2}')
+      mem=$(nm -S -t d -C "$elf" | awk '$3 ~ /^[tT]$/ && $4 ~ /^(__aeabi_mem|compiler_builtins::mem::|mem(cpy|move|set|cmp)$)/ {s += $2} END {print s + 0}')
       FW="$FW$sep\"$ex\":${text:-null}"
+      MEMFN="$MEMFN$sep\"$ex\":${mem:-null}"
       sep=","
     done
     FW="$FW}"
+    MEMFN="$MEMFN}"
   else
     FW='"firmware build failed"'
   fi
@@ -134,6 +142,7 @@ cat <<JSON
   "nq_drain_time": $NQTIME,
   "dispatch_ir_per_call_static_vs_anyarch": $DISPATCH,
   "firmware_text_bytes": $FW,
+  "firmware_mem_fn_bytes": $MEMFN,
   "time_benches": $TIMEB
 }
 JSON

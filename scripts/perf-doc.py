@@ -128,8 +128,10 @@ rows = [
 ]
 cay = fw.get("fw-cayman") if isinstance(fw, dict) else None
 rows.append(("`fw-cayman` `.text` (bytes)", "—" if cay is None else "%d" % cay, "≤ 8192", cay is not None and cay <= 8192))
-rows.append(("CSR lookup over a raw add, ≤ 8 windows (Ir)", "+%s (4 windows), +%s (8)" % (f(csr["over_raw_add_4"]), f(csr["over_raw_add_8"])),
-             "≤ +10", max(csr["over_raw_add_4"], csr["over_raw_add_8"]) <= 10))
+rows.append(("CSR lookup over a raw add, 4 windows (Ir per `csr_read`)", "+%s (%s vs %s)" % (f(csr["over_raw_add_4"]), f(csr["windows_4"]), f(csr["raw_add"])),
+             "≤ +10", csr["over_raw_add_4"] <= 10))
+rows.append(("CSR lookup over a raw add, 8 windows (Ir per `csr_read`)", "+%s (%s vs %s)" % (f(csr["over_raw_add_8"]), f(csr["windows_8"]), f(csr["raw_add"])),
+             "≤ +10", csr["over_raw_add_8"] <= 10))
 w("## Issue 12 targets\n")
 w("| figure | measured | target | verdict |")
 w("| --- | --- | --- | --- |")
@@ -159,6 +161,33 @@ w("What remains per access through a bound handle: the access itself, plus one l
   "of the handle's pointer when the handle lives in memory (an engine struct); in a "
   "loop the compiler keeps that pointer in a register, leaving the single `ldr`/`str`. "
   "The window and offset checks ran once, at `bind_block` / `reg` / `at` / `bind`.\n")
+
+w("## CSR lookup (`csr_read`, Ir per access)\n")
+w("| windows | Ir | over the raw add |")
+w("| --- | --- | --- |")
+for n in ("4", "8", "256"):
+    w("| %s | %s | +%s |" % (n, f(csr["windows_" + n]), f(csr["windows_" + n] - csr["raw_add"])))
+w("| raw add (the reference: the same addresses, one subtract) | %s | — |" % f(csr["raw_add"]))
+w("")
+w("The kernel (`ir_csr_lookup`) calls `csr_read` on 10 000 valid addresses spread by a "
+  "fixed LCG over `N` windows of 64 KiB (a full table of capacity `N`), through a backend "
+  "that answers 0. What one access is: the search for the last slot whose key is at or "
+  "below the address (binary, branch-free as written, fully unrolled because `N` is a "
+  "constant: 2 steps for 4 slots, 3 for 8, 8 for 256); the check "
+  "`t = (p - key).rotate_right(2) < span` (bounds `[start, end - 4]` and the "
+  "alignment of the translated address in one compare; on x86-64 a subtract in place, "
+  "a rotate, a compare and a branch); the translation `dev + 4t`. A refused access takes "
+  "the C-shaped slow path with the slot and `t` (`refuse_at` rebuilds the address), so "
+  "the fast path keeps no copy of it. At 8 windows the three search steps cost about 7.5 "
+  "instructions (the first as `setbe` + shift, the other two a compare and branch plus an "
+  "index update on half the paths); with the check's 4 and the kernel's own loop and "
+  "accumulate (6) that is the figure above. Measured in a standalone model of the kernel "
+  "and not kept: a breadth-first (Eytzinger) layout (LLVM builds each step as "
+  "`xor`/`cmp`/`setb`/`lea`, not the 2-instruction `cmp` + `adc i, i`), an explicit "
+  "decision tree for 4 and 8 slots (18 to 20 per path), plain branches instead of "
+  "`select_unpredictable` (the same code). +10 at 8 windows needs 2-instruction search "
+  "steps, which LLVM does not emit for this from Rust. The 256-window table keeps the "
+  "same binary search.\n")
 
 w("## Earlier targets (anchors §7), still measured\n")
 w("| figure | measured | target | verdict |")
@@ -195,21 +224,39 @@ w("| static vs `AnyArch`, `EVENTS_SEMAPHORES_NT` read-modify-write (Ir/call) | %
 w("")
 
 w("## Firmware images (`.text`, bytes)\n")
+memfn = j.get("firmware_mem_fn_bytes", {})
 if isinstance(fw, dict):
-    w("| image | `.text` |")
-    w("| --- | --- |")
+    w("| image | `.text` | of which C memory functions |")
+    w("| --- | --- | --- |")
     for k, v in fw.items():
-        w("| `%s` | %s |" % (k, v))
+        w("| `%s` | %s | %s |" % (k, v, memfn.get(k, "—") if isinstance(memfn, dict) else "—"))
 else:
     w("The firmware build failed in this run: %s." % fw)
 w("")
+w("Profile (`firmware/Cargo.toml`, what CI builds and what this table measures): "
+  "`opt-level = \"s\"`, `lto = true`, `codegen-units = 1`, `panic = \"abort\"`. "
+  "`opt-level = \"z\"` does not link the panic-never proof (a `copy_from_slice` length "
+  "check survives) and, with a plain panic handler, gives `fw-cayman` 10 528 bytes: "
+  "no way to 8 KiB either. \"C memory functions\" are `memcpy` / `memclr` / `memset` "
+  "/ `memmove` and their `__aeabi_` entry points (`nm`); no 64-bit division "
+  "(`__aeabi_uldivmod`, `__udivmoddi4`, `udiv`) is linked in any image.\n")
 w("`fw-probe` holds only the access probes. Before issue 12, `fw-cayman` was 11 480 "
   "bytes, 21% of it `memmove`/`memcpy` pulled in by `heapless::Vec::insert` in the "
   "CSR `RegionTable`. The table is now a fixed array filled by swaps, created in place "
   "(`Csr::with_empty_table` + `regions_mut`) by one zero fill, so neither `memmove` nor "
   "`memcpy` is linked for it; `VolatileWindow`'s per-access check is one "
   "subtract and one compare. With the notification code of the time, that took "
-  "`fw-cayman` to 8 764 bytes.\n")
+  "`fw-cayman` to 8 764 bytes. The notification code added since brought `memcpy` "
+  "back; its callers in `fw-cayman`: `StaticDma`'s partial-word copies "
+  "(`copy_out`'s head and tail `copy_from_slice` of 1 to 3 bytes, inlined into "
+  "`DmaMemory::read_new_entries`) and partial-word merge (`write`, inlined into "
+  "`NqRing::reset`); the 16-byte `NqEntry` moves (alignment 1: "
+  "`*e = NqEntry::from_bytes(raw)` in `read_published_entries`, the iterator's "
+  "item); the drain iterator's 256-byte chunk buffer, zeroed on the stack and then "
+  "copied into the returned `Drain` (`drain_iter`, `__aeabi_memcpy4`); and two 248-byte "
+  "moves of that iterator in the bring-up (out of `drain_iter`'s `Result`, and into "
+  "`Drain::finish(self)`). `memclr4`/`memclr8` are the zero fills of "
+  "the bring-up's 16-entry drain buffer and of the CSR table (228 bytes).\n")
 
 if len(sys.argv) > 3:
     w(open(sys.argv[3]).read().rstrip() + "\n")
