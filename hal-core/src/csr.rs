@@ -410,34 +410,30 @@ impl<const N: usize> RegionTable<N> {
             base = core::hint::select_unpredictable(go, probe, base);
             n -= half;
         }
-        if let (Some(&k), Some(&s), Some(&d)) =
-            (self.key.get(base), self.span.get(base), self.dev.get(base))
-        {
-            // `t` is the dword index of `a` in the region when `a` is valid.
-            let t = a.wrapping_sub(k).rotate_right(2);
-            if t < s {
-                // `t < span`: `dev + 4t` is at most `device_addr + end - start - 4`.
-                return Ok(DeviceAddr(d.wrapping_add(t << 2)));
-            }
-            return self.refuse_at(base, t);
+        // `base < N` by construction; the defaults (span 0) only make an
+        // impossible miss refuse, with `t` still rebuilding `a` (key 0).
+        let k = self.key.get(base).copied().unwrap_or(0);
+        let s = self.span.get(base).copied().unwrap_or(0);
+        let d = self.dev.get(base).copied().unwrap_or(0);
+        // `t` is the dword index of `a` in the region when `a` is valid.
+        let t = a.wrapping_sub(k).rotate_right(2);
+        if t < s {
+            // `t < span`: `dev + 4t` is at most `device_addr + end - start - 4`.
+            return Ok(DeviceAddr(d.wrapping_add(t << 2)));
         }
-        self.refuse(p)
+        self.refuse(base, t)
     }
 
-    /// [`Self::refuse`] for the address the fast path turned into `t` at
-    /// `slot` (`a = key + t.rotate_left(2)`): taking `t` rather than `a`
-    /// lets the fast path subtract in place, one move fewer per access.
+    /// The exact error for an access [`Self::translate`] refused, from the
+    /// slot it tried and `t`: the address is `key[slot] + t.rotate_left(2)`
+    /// (taking `t` rather than the address lets the fast path subtract in
+    /// place, one move fewer per access). The C-shaped lookup
+    /// ([`Self::find`], then [`CsrRegion::translate`]) gives the error.
     #[cold]
     #[inline(never)]
-    fn refuse_at(&self, slot: usize, t: u64) -> Result<DeviceAddr> {
+    fn refuse(&self, slot: usize, t: u64) -> Result<DeviceAddr> {
         let k = self.key.get(slot).copied().unwrap_or(0);
-        self.refuse(DeviceAddr(k.wrapping_add(t.rotate_left(2))))
-    }
-
-    /// The exact error for an access [`Self::translate`] refused.
-    #[cold]
-    #[inline(never)]
-    fn refuse(&self, p: DeviceAddr) -> Result<DeviceAddr> {
+        let p = DeviceAddr(k.wrapping_add(t.rotate_left(2)));
         self.find(p)
             .ok_or(Error::NoRegion { addr: p.get() })?
             .translate(p)
