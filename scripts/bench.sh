@@ -85,10 +85,45 @@ DISPATCH="{\"get_axi_offset\":{\"static\":$SA,\"anyarch\":$AA,\"anyarch_vs_stati
 
 log "firmware examples: .text sizes"
 FW="{}"
-# Bytes of the C memory functions (memcpy / memmove / memset / memclr and
-# their __aeabi_ entry points) linked into each image: what a stray struct
-# move or zero fill costs.
+# The C memory functions (memcpy / memmove / memset / memclr and their
+# __aeabi_ entry points) linked into each image: their bytes, and which
+# functions call them how often (from the disassembly): what a stray struct
+# move, byte-copy loop or zero fill costs, and where it comes from.
 MEMFN="{}"
+OBJDUMP=""
+for c in "$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/llvm-objdump" \
+         "$(command -v llvm-objdump || true)" "$(command -v arm-none-eabi-objdump || true)"; do
+  if [[ -n "$c" && -x "$c" ]]; then OBJDUMP=$c; break; fi
+done
+memfn() {
+  local elf=$1
+  [[ -n "$OBJDUMP" ]] || { echo null; return; }
+  python3 - "$elf" "$OBJDUMP" <<'PY'
+import json, re, subprocess, sys
+elf, objdump = sys.argv[1], sys.argv[2]
+mem = re.compile(r"^(__aeabi_mem\w+|compiler_builtins::mem::\w+|mem(cpy|move|set|cmp))$")
+funcs = []
+for line in subprocess.run(["nm", "-S", "-C", elf], capture_output=True, text=True, check=True).stdout.splitlines():
+    f = line.split(None, 3)
+    if len(f) == 4 and f[2] in "tT":
+        name = re.sub(r"::h[0-9a-f]{16}$", "", f[3])
+        funcs.append((int(f[0], 16) & ~1, int(f[1], 16), name))
+def at(a):
+    for s, n, name in funcs:
+        if s <= a < s + n:
+            return name
+    return None
+size = sum(n for _, n, name in funcs if mem.match(name))
+callers = {}
+dis = subprocess.run([objdump, "-d", "--no-show-raw-insn", elf], capture_output=True, text=True, check=True).stdout
+for m in re.finditer(r"^\s*([0-9a-f]+):\s+bl?(?:\.w)?\s+0x([0-9a-f]+)", dis, re.M):
+    src, dst = at(int(m.group(1), 16)), at(int(m.group(2), 16))
+    if dst and mem.match(dst) and src and not mem.match(src):
+        key = "%s -> %s" % (src, dst)
+        callers[key] = callers.get(key, 0) + 1
+print(json.dumps({"bytes": size, "callers": dict(sorted(callers.items()))}))
+PY
+}
 if [[ -f firmware/Cargo.toml ]]; then
   if (cd firmware && CARGO_TARGET_DIR="$ROOT/firmware/target" cargo build --release >&2); then
     FW="{"
@@ -98,7 +133,7 @@ if [[ -f firmware/Cargo.toml ]]; then
       elf="firmware/target/thumbv7em-none-eabihf/release/$ex"
       [[ -f "$elf" ]] || continue
       text=$(size -A "$elf" | awk '$1 == ".text" {print $2}')
-      mem=$(nm -S -t d -C "$elf" | awk '$3 ~ /^[tT]$/ && $4 ~ /^(__aeabi_mem|compiler_builtins::mem::|mem(cpy|move|set|cmp)$)/ {s += $2} END {print s + 0}')
+      mem=$(memfn "$elf")
       FW="$FW$sep\"$ex\":${text:-null}"
       MEMFN="$MEMFN$sep\"$ex\":${mem:-null}"
       sep=","
@@ -142,7 +177,7 @@ cat <<JSON
   "nq_drain_time": $NQTIME,
   "dispatch_ir_per_call_static_vs_anyarch": $DISPATCH,
   "firmware_text_bytes": $FW,
-  "firmware_mem_fn_bytes": $MEMFN,
+  "firmware_mem_fns": $MEMFN,
   "time_benches": $TIMEB
 }
 JSON
