@@ -44,6 +44,7 @@ pub trait AtomicWord: sealed::Sealed + Sync + Send {
         + core::ops::BitAnd<Output = Self::Int>
         + core::ops::BitOr<Output = Self::Int>
         + core::ops::Shl<u32, Output = Self::Int>
+        + core::ops::Not<Output = Self::Int>
         + From<u8>;
     /// The word's bytes in memory order.
     type Bytes: Copy + AsRef<[u8]> + AsMut<[u8]>;
@@ -71,9 +72,13 @@ pub trait AtomicWord: sealed::Sealed + Sync + Send {
         Self: Sized;
     /// The first word of an entry (the phase byte's) [004 §3].
     fn first(e: &Self::Entry) -> &Self;
-    /// The entry whose first word is `first` (already loaded) and whose
-    /// other words are loaded from `e`, in order.
-    fn entry(first: Self::Int, e: &Self::Entry) -> NqEntry;
+    /// Store into `out` the entry whose first word is `first` (already
+    /// loaded) and whose other words are loaded from `e`, in order. Written
+    /// in place: an `NqEntry` returned by value (16 bytes, alignment 1) is
+    /// moved by a `memcpy` call on thumbv7em.
+    fn entry(first: Self::Int, e: &Self::Entry, out: &mut NqEntry);
+    /// Byte `k` (memory order) of `v`.
+    fn byte(v: Self::Int, k: usize) -> u8;
     /// The integer whose bytes are all 0 but byte `k` (memory order), which is `b`.
     fn byte_at(b: u8, k: usize) -> Self::Int {
         Self::Int::from(b) << byte_shift(k, Self::BYTES)
@@ -107,15 +112,17 @@ macro_rules! atomic_word {
                 &e[0]
             }
             #[inline(always)]
-            fn entry(first: $int, e: &Self::Entry) -> NqEntry {
-                let mut raw = [0u8; NQ_ENTRY_BYTES];
-                let (dst, _) = raw.as_chunks_mut::<$n>();
+            fn entry(first: $int, e: &Self::Entry, out: &mut NqEntry) {
+                let (dst, _) = out.bytes_mut().as_chunks_mut::<$n>();
                 // Constant indices: an unrolled store per word.
                 for (i, (d, w)) in dst.iter_mut().zip(e).enumerate() {
                     let v = if i == 0 { first } else { w.load(Relaxed) };
                     *d = v.to_ne_bytes();
                 }
-                NqEntry::from_bytes(raw)
+            }
+            #[inline(always)]
+            fn byte(v: $int, k: usize) -> u8 {
+                (v >> byte_shift(k, $n)) as u8
             }
             #[inline(always)]
             fn load(&self) -> $int {
@@ -265,11 +272,13 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
         let mut skip = k;
         let mut dst = out.iter_mut();
         for w in words {
-            let bytes = W::to_bytes(w.load());
+            let v = w.load();
             // The word's bytes first: `zip` pulls from its first iterator
-            // first, so `dst` is not advanced past the word's end.
-            for (b, o) in bytes.as_ref().iter().skip(skip).zip(dst.by_ref()) {
-                *o = *b;
+            // first, so `dst` is not advanced past the word's end. Each byte
+            // is shifted out of the loaded integer: a copy loop from the
+            // word's bytes in memory would be compiled into a `memcpy` call.
+            for (i, o) in (skip..W::BYTES).zip(dst.by_ref()) {
+                *o = W::byte(v, i);
             }
             skip = 0;
         }
@@ -294,13 +303,12 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
                 }
                 w.store(W::from_bytes(b));
             } else {
-                w.update(|old| {
-                    let mut b = W::to_bytes(old);
-                    for (d, s) in b.as_mut().iter_mut().skip(at).zip(now) {
-                        *d = *s;
-                    }
-                    W::from_bytes(b)
-                });
+                let (mut mask, mut val) = (W::ZERO, W::ZERO);
+                for (i, s) in (at..W::BYTES).zip(now) {
+                    mask = mask | W::byte_at(0xFF, i);
+                    val = val | W::byte_at(*s, i);
+                }
+                w.update(|old| (old & !mask) | val);
             }
             at = 0;
             src = later;
@@ -418,7 +426,7 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
         match self.entry_words(offset, out.len()) {
             EntryRun::Words(run) => {
                 for (e, ws) in out.iter_mut().zip(run) {
-                    *e = W::entry(W::first(ws).load(), ws);
+                    W::entry(W::first(ws).load(), ws, e);
                 }
                 Ok(())
             }
@@ -481,7 +489,7 @@ fn copy_new<W: AtomicWord, const PHASE: bool>(run: &[W::Entry], out: &mut [NqEnt
         }
         // The phase load said "new": order the entry's other loads after it.
         fence(Acquire);
-        *e = W::entry(first, ws);
+        W::entry(first, ws, e);
         n += 1;
     }
     n
@@ -519,7 +527,9 @@ mod tests {
         let v = AtomicWords::new(&w, 30);
         for off in 0..30 {
             for len in 0..=30 - off {
-                v.zero();
+                // A background of ones: a partial-word write must replace
+                // its bytes whole, not OR into them.
+                v.write(0, &[0xFF; 30]).unwrap();
                 let data: [u8; 30] = core::array::from_fn(|i| i as u8 + 1);
                 v.write(off, &data[..len]).unwrap();
                 let mut all = [0xAAu8; 30];
@@ -528,7 +538,7 @@ mod tests {
                     let want = if (off..off + len).contains(&i) {
                         (i - off) as u8 + 1
                     } else {
-                        0
+                        0xFF
                     };
                     assert_eq!(*b, want, "offset {off} len {len} byte {i}");
                 }
