@@ -177,7 +177,7 @@ w("The kernel (`ir_csr_lookup`) calls `csr_read` on 10 000 valid addresses sprea
   "`t = (p - key).rotate_right(2) < span` (bounds `[start, end - 4]` and the "
   "alignment of the translated address in one compare; on x86-64 a subtract in place, "
   "a rotate, a compare and a branch); the translation `dev + 4t`. A refused access takes "
-  "the C-shaped slow path with the slot and `t` (`refuse_at` rebuilds the address), so "
+  "the C-shaped slow path with the slot and `t` (`RegionTable::refuse` rebuilds the address), so "
   "the fast path keeps no copy of it. At 8 windows the three search steps cost about 7.5 "
   "instructions (the first as `setbe` + shift, the other two a compare and branch plus an "
   "index update on half the paths); with the check's 4 and the kernel's own loop and "
