@@ -131,7 +131,11 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// by one. Tail mode: the entries before one whose phase says the device
     /// lapped are yielded, then [`Fault::TooFarAhead`] (the next call reads
     /// the tail again).
-    #[inline]
+    // Always inlined (issue 12, firmware size): out of line at opt-level "s",
+    // the `Drain` (with its 256-byte chunk buffer, zeroed on the stack) was
+    // copied into the returned `Result` and out of it again by `memcpy`
+    // calls, which linked `memcpy` into the firmware images.
+    #[inline(always)]
     pub fn drain_iter<D: DelayNs + ?Sized>(
         &mut self,
         delay: &mut D,
