@@ -244,6 +244,11 @@ fn drain_iter_commits_once_and_matches_drain() {
                     n += 1;
                 }
                 assert_eq!(it.finish(), Ok(n));
+                // Finished: nothing more is yielded or committed.
+                let w = c.writes();
+                assert_eq!(it.finish(), Ok(0));
+                assert!(it.next().is_none());
+                assert_eq!(c.writes(), w);
                 rest += n;
                 if n == 0 {
                     break;

@@ -179,9 +179,15 @@ pub struct Drain<'a, R: DmaMemory, M: Mmio, Z: DeviceZero> {
 }
 
 impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
-    /// Commit what was yielded (one head write if anything) and return the count.
+    /// Commit what was yielded (one head write if anything) and return the
+    /// count. The iterator is then finished: it yields nothing more, and a
+    /// second `finish` (or the drop) commits nothing and returns `Ok(0)`.
+    ///
+    /// It borrows the iterator (issue 12, firmware size): taking it by value
+    /// moved the whole `Drain` (its 256-byte chunk buffer) with a `memcpy`
+    /// call on thumbv7em, the last one the firmware images linked.
     #[inline]
-    pub fn finish(mut self) -> Result<u32> {
+    pub fn finish(&mut self) -> Result<u32> {
         self.commit()
     }
 
