@@ -253,7 +253,7 @@ w("Profile (`firmware/Cargo.toml`, what CI builds and what this table measures):
 why = [
     ("read_new_entries_slow", "`Error` values (27 bytes, alignment 1) moved through `?` in the byte-wise slow path (never taken by a ring)"),
     ("drain_iter", "the iterator's 16-entry chunk buffer, zeroed on the stack, then copied into the returned `Drain`"),
-    ("main -> __aeabi_memcpy", "moves of the `Drain` iterator (about 280 bytes) in the bring-up: into `Drain::finish(self)`, which takes it by value"),
+    ("main -> __aeabi_memcpy", "moves of the `Drain` iterator (about 280 bytes) in the bring-up"),
     ("main -> __aeabi_memclr4", "the zero fills of 16-entry buffers: the bring-up's drain buffer and the iterator's chunk buffer (`drain_iter`, inlined)"),
     ("main -> __aeabi_memclr8", "the zero fill of the CSR table (`RegionTable<4>`, 228 bytes, built in place)"),
     ("read_new_entries ->", "a byte-copy loop over a loaded word's bytes (`AtomicWords::read`), which LLVM turns into `memcpy`"),
