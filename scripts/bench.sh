@@ -64,10 +64,19 @@ for b in 1 8 64 1024; do
     v=$(ir "nq:$m:static:$b" "$(kernel_of $m)")
     row="$row,\"${m}_static\":$v"
   done
+  # The pre-issue-14 DmaBuf (volatile byte scan + plain memcpy; unsound under
+  # threads, tests/src/bin/khal_ir/refs.rs): what the sound copy costs against it.
+  v=$(ir "nq:phase:volatile:$b" nq_drain)
+  row="$row,\"phase_volatile\":$v"
   SIDE="$SIDE$sep\"$b\":$row}"; sep=","
 done
 SIDE="$SIDE}"
+# Idle: one poll per loop iteration, then two; the difference is one poll
+# without the kernel's loop (counter, compare, branch, accumulate).
 IDLE_D=$(ir nq:idle:dmabuf:128 nq_idle); IDLE_S=$(ir nq:idle:static:128 nq_idle)
+IDLE2_D=$(ir nq:idle2:dmabuf:128 nq_idle); IDLE2_S=$(ir nq:idle2:static:128 nq_idle)
+POLL_D=$(awk -v a="$IDLE2_D" -v b="$IDLE_D" 'BEGIN{printf "%.3f", a-b}')
+POLL_S=$(awk -v a="$IDLE2_S" -v b="$IDLE_S" 'BEGIN{printf "%.3f", a-b}')
 log "callgrind: CSR lookup"
 C4=$(ir csr_lookup_4 csr_lookup); C8=$(ir csr_lookup_8 csr_lookup); C256=$(ir csr_lookup_256 csr_lookup); RT=$(ir raw_translate raw_translate)
 log "thumbv7em register access (disassembly of firmware/fw-probe)"
@@ -171,7 +180,7 @@ cat <<JSON
     "csr_lookup": {"windows_4": $C4, "windows_8": $C8, "windows_256": $C256, "ratio_256_vs_4": $(ratio "$C256" "$C4"), "raw_add": $RT, "over_raw_add_4": $(awk -v a="$C4" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "over_raw_add_8": $(awk -v a="$C8" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "target_over_raw_add_max": 10, "linear_scan_would_be": 64}
   },
   "nq_ir_per_entry_by_batch": $SIDE,
-  "nq_idle_poll_ir_per_call": {"dmabuf": $IDLE_D, "static": $IDLE_S, "target_max": 20},
+  "nq_idle_poll_ir_per_call": {"dmabuf": $POLL_D, "static": $POLL_S, "dmabuf_with_bench_loop": $IDLE_D, "static_with_bench_loop": $IDLE_S, "bench_loop": $(awk -v a="$IDLE_D" -v b="$POLL_D" 'BEGIN{printf "%.3f", a-b}'), "target_max": 20},
   "thumbv7em_access_instructions": $PROBE,
   "nq_mmio_counts": $COUNTS,
   "nq_drain_time": $NQTIME,

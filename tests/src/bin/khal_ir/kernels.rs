@@ -469,6 +469,19 @@ pub fn ir_nq_idle<M: Mmio, R: DmaMemory>(ring: &mut NqRing<R, M>, out: &mut [NqE
     total
 }
 
+/// [`ir_nq_idle`] with two polls per iteration: the same loop, one more call
+/// and add per iteration, so `(idle2 - idle) / N` is one poll's cost alone.
+#[inline(never)]
+pub fn ir_nq_idle2<M: Mmio, R: DmaMemory>(ring: &mut NqRing<R, M>, out: &mut [NqEntry]) -> usize {
+    let mut total = 0;
+    let mut d = NoDelay;
+    for _ in 0..N {
+        total += ring.drain(&mut d, out).unwrap_or(usize::MAX);
+        total += ring.drain(&mut d, out).unwrap_or(usize::MAX);
+    }
+    total
+}
+
 /// The C-style reference consumer, as a C driver writes it: per call, ONE
 /// tail read through the same `Mmio` the engine uses, then a plain per-entry
 /// struct copy out of the ring (masked index, no bounds or phase checks), then

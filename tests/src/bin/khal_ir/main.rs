@@ -16,6 +16,7 @@
 //! idle poll) as one JSON object.
 
 mod kernels;
+mod refs;
 
 use std::hint::black_box;
 use std::process::ExitCode;
@@ -27,6 +28,7 @@ use khal_core::notific::{
 use khal_std::{Counting, DmaBuf};
 
 use kernels::*;
+use refs::VolatileRing;
 
 fn usage() -> ExitCode {
     eprintln!(
@@ -176,7 +178,58 @@ fn time_ring_batch<R: DmaMemory>(
     Some((drain_ns[REPS / 2], copy_ns[REPS / 2]))
 }
 
+/// What the sound `DmaBuf` costs in time (issue 14 item 1): a full-ring
+/// phase drain through `DmaBuf`, through the pre-issue-14 volatile + `memcpy`
+/// backend ([`VolatileRing`]), and a `memcpy` of the same bytes, interleaved
+/// in each of `REPS` repetitions (both rings refilled untimed before each);
+/// `(dmabuf, volatile, memcpy)` medians in ns, `batch` entries per call.
+fn time_sound_vs_old(batch: u32) -> Option<(u128, u128, u128)> {
+    const REPS: usize = 101;
+    let bytes = RING_ENTRIES as usize * 16;
+    let (mut ra, mut rb) = (Regs::new(), Regs::new());
+    let (_ea, mut a) = ring_setup_batch(&mut ra, DmaBuf::new(bytes, 4096).ok()?, Some(batch))?;
+    let (_eb, mut b) = ring_setup_batch(&mut rb, VolatileRing::new(bytes), Some(batch))?;
+    let mut out = vec![NqEntry::default(); batch as usize];
+    let mut dst = vec![0u8; bytes];
+    let (mut ta, mut tb, mut tc) = (Vec::new(), Vec::new(), Vec::new());
+    for pass in 0..REPS as u32 {
+        if pass > 0 {
+            device_pass(a.memory(), pass)?;
+            device_pass(b.memory(), pass)?;
+        }
+        let t = std::time::Instant::now();
+        let na = ir_nq_drain(&mut a, &mut out);
+        ta.push(t.elapsed().as_nanos());
+        let t = std::time::Instant::now();
+        let nb = ir_nq_drain(&mut b, &mut out);
+        tb.push(t.elapsed().as_nanos());
+        // SAFETY: the volatile ring's live buffer of `bytes`; nothing writes
+        // it during the copy (single thread, no device).
+        let src = unsafe { std::slice::from_raw_parts(b.memory().as_ptr(), bytes) };
+        let t = std::time::Instant::now();
+        ir_memcpy(src, &mut dst);
+        tc.push(t.elapsed().as_nanos());
+        if (na, nb) != (RING_ENTRIES as usize, RING_ENTRIES as usize) {
+            return None;
+        }
+    }
+    for v in [&mut ta, &mut tb, &mut tc] {
+        v.sort_unstable();
+    }
+    Some((ta[REPS / 2], tb[REPS / 2], tc[REPS / 2]))
+}
+
 fn time() -> Option<String> {
+    let mut sound = Vec::new();
+    for b in [1u32, 8, 64, 1024] {
+        let (a, v, c) = time_sound_vs_old(b)?;
+        sound.push(format!(
+            "\"{b}\":{{\"dmabuf_ns\":{a},\"volatile_memcpy_ns\":{v},\"memcpy_ns\":{c},\
+             \"dmabuf_vs_volatile\":{:.3},\"dmabuf_vs_memcpy\":{:.3}}}",
+            a as f64 / v.max(1) as f64,
+            a as f64 / c.max(1) as f64
+        ));
+    }
     let bytes = RING_ENTRIES as usize * 16;
     let buf = DmaBuf::new(bytes, 4096).ok()?;
     let p = buf.as_ptr();
@@ -198,10 +251,12 @@ fn time() -> Option<String> {
          \"drain_throughput_vs_memcpy\":{:.3},\
          \"wordring_drain_median_ns\":{wd},\"wordring_memcpy_median_ns\":{wc},\
          \"wordring_drain_throughput_vs_memcpy\":{:.3},\
-         \"dmabuf_drain_throughput_vs_memcpy_by_batch\":{{{}}}}}",
+         \"dmabuf_drain_throughput_vs_memcpy_by_batch\":{{{}}},\
+         \"sound_dmabuf_vs_pre_issue14\":{{\"reps\":101,{}}}}}",
         c as f64 / d.max(1) as f64,
         wc as f64 / wd.max(1) as f64,
-        by_batch.join(",")
+        by_batch.join(","),
+        sound.join(",")
     ))
 }
 
@@ -216,7 +271,13 @@ fn time() -> Option<String> {
 /// - `cref`: the C-style reference consumer (`ir_c_ref`) over the same window
 ///   and ring memory (4095 entries, as `tail`);
 /// - `idle`: after draining, `N` phase-mode calls with nothing new (the
-///   figure is per call).
+///   figure is per call, the kernel's loop included);
+/// - `idle2`: the same loop making two calls per iteration (`idle2 - idle`
+///   is one call's cost without the loop).
+///
+/// Backends: `dmabuf` (khal-std), `static` (khal-core's `StaticDma`), `word`
+/// (a minimal `DmaMemory`), `volatile` (the pre-issue-14 `DmaBuf`, unsound
+/// under threads: `refs.rs`).
 ///
 /// Returns the operation count the Ir total is divided by.
 fn nq_scenario(spec: &str) -> Option<u64> {
@@ -239,6 +300,11 @@ fn nq_scenario(spec: &str) -> Option<u64> {
         "word" => {
             let mem = WordRing::new(bytes);
             let p = mem.bus_addr() as usize as *const u8;
+            nq_run(mode, mem, p, batch)
+        }
+        "volatile" => {
+            let mem = VolatileRing::new(bytes);
+            let p = mem.as_ptr();
             nq_run(mode, mem, p, batch)
         }
         _ => None,
@@ -284,11 +350,15 @@ fn nq_run<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) -> 
             ),
             RING_ENTRIES - 1,
         ),
-        "idle" => {
+        "idle" | "idle2" => {
             if ir_nq_drain(&mut ring, &mut out) != RING_ENTRIES as usize {
                 return None;
             }
-            (ir_nq_idle(&mut ring, &mut out), 0)
+            if mode == "idle" {
+                (ir_nq_idle(&mut ring, &mut out), 0)
+            } else {
+                (ir_nq_idle2(&mut ring, &mut out), 0)
+            }
         }
         _ => return None,
     };
@@ -296,7 +366,13 @@ fn nq_run<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) -> 
         eprintln!("{mode}: drained {got}, expected {want}");
         return None;
     }
-    Some(if mode == "idle" { N as u64 } else { got as u64 })
+    // `idle2` is divided by `N` too: the script subtracts `idle` from it to
+    // get one poll's cost without the kernel's loop.
+    Some(if mode.starts_with("idle") {
+        N as u64
+    } else {
+        got as u64
+    })
 }
 
 fn main() -> ExitCode {
