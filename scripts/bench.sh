@@ -68,6 +68,9 @@ for b in 1 8 64 1024; do
   # threads, tests/src/bin/khal_ir/refs.rs): what the sound copy costs against it.
   v=$(ir "nq:phase:volatile:$b" nq_drain)
   row="$row,\"phase_volatile\":$v"
+  # DmaBuf's one-pass copy with plain loads instead of atomics (refs.rs).
+  v=$(ir "nq:phase:plain:$b" nq_drain)
+  row="$row,\"phase_plain\":$v"
   SIDE="$SIDE$sep\"$b\":$row}"; sep=","
 done
 SIDE="$SIDE}"

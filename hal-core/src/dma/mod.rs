@@ -163,7 +163,7 @@ pub trait DmaMemory {
     /// [`DmaMemory::read_published`] for a run of NQ entries: copy
     /// `out.len()` published 16-byte entries starting at `offset`, in order.
     /// The default copies entry by entry; a backend may copy the run at once
-    /// ([`NqEntry`] is `repr(transparent)` over its bytes). The whole run is
+    /// ([`NqEntry`] is its 16 bytes, in order). The whole run is
     /// bounds-checked before anything is copied.
     fn read_published_entries(&self, offset: usize, out: &mut [NqEntry]) -> Result<()> {
         let bytes = out

@@ -65,11 +65,6 @@ use super::DmaMemory;
 use crate::error::{Error, Result};
 use crate::notific::entry::{NqEntry, NQ_ENTRY_BYTES};
 
-// `read_published_entries` copies a run of entries as bytes: an `NqEntry` must
-// be exactly its 16 bytes, with no alignment of its own [004 §1 GOTCHA].
-static_assertions::assert_eq_size!(NqEntry, [u8; NQ_ENTRY_BYTES]);
-static_assertions::const_assert_eq!(core::mem::align_of::<NqEntry>(), 1);
-
 /// The alignment of every [`DmaBuffer`]: 64 bytes.
 ///
 /// The notes do not trace the alignment the device needs for an NQ base

@@ -7,6 +7,10 @@
 /// The size of one notification, identical on every arch [004 §1 GOTCHA].
 pub const NQ_ENTRY_BYTES: usize = 16;
 
+// An entry is exactly its 16 bytes (no padding), 8-byte aligned.
+static_assertions::assert_eq_size!(NqEntry, [u8; NQ_ENTRY_BYTES]);
+static_assertions::const_assert_eq!(core::mem::align_of::<NqEntry>(), 8);
+
 /// Byte index of the phase bit's byte [004 §3].
 pub const PHASE_BYTE: usize = 3;
 
@@ -15,12 +19,14 @@ pub const PHASE_MASK: u8 = 0x80;
 
 /// One notification as it sat in the ring.
 ///
-/// Layout guarantee: `#[repr(transparent)]` over its 16 raw bytes, so a slice
-/// of entries is the ring's bytes in order (DMA backends copy a run of
-/// published entries in one `memcpy`, see
-/// [`crate::dma::DmaMemory::read_published_entries`]).
+/// Layout: its 16 raw bytes in ring order and nothing else (`size_of` is
+/// 16, checked at compile time), so a slice of entries is the ring's bytes in
+/// order; aligned to 8, so that a copy of an entry is two aligned 8-byte (or
+/// four 4-byte) moves. With alignment 1, an entry copy on `thumbv7em` at
+/// `opt-level = "s"` was a call to `memcpy` per drained entry (issue 12). The
+/// alignment is only that of khal's copies: the on-wire layout is the bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[repr(transparent)]
+#[repr(C, align(8))]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct NqEntry {
     raw: [u8; NQ_ENTRY_BYTES],

@@ -28,7 +28,7 @@ use khal_core::notific::{
 use khal_std::{Counting, DmaBuf};
 
 use kernels::*;
-use refs::VolatileRing;
+use refs::{PlainRing, VolatileRing};
 
 fn usage() -> ExitCode {
     eprintln!(
@@ -277,7 +277,8 @@ fn time() -> Option<String> {
 ///
 /// Backends: `dmabuf` (khal-std), `static` (khal-core's `StaticDma`), `word`
 /// (a minimal `DmaMemory`), `volatile` (the pre-issue-14 `DmaBuf`, unsound
-/// under threads: `refs.rs`).
+/// under threads: `refs.rs`), `plain` (`DmaBuf`'s one-pass copy with plain
+/// loads instead of atomics, unsound likewise: `refs.rs`).
 ///
 /// Returns the operation count the Ir total is divided by.
 fn nq_scenario(spec: &str) -> Option<u64> {
@@ -305,6 +306,11 @@ fn nq_scenario(spec: &str) -> Option<u64> {
         "volatile" => {
             let mem = VolatileRing::new(bytes);
             let p = mem.as_ptr();
+            nq_run(mode, mem, p, batch)
+        }
+        "plain" => {
+            let mem = PlainRing(VolatileRing::new(bytes));
+            let p = mem.0.as_ptr();
             nq_run(mode, mem, p, batch)
         }
         _ => None,
