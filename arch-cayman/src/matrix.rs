@@ -7,9 +7,9 @@
 use khal_core::addr::{DeviceAddr, HostVisible, MESH_HIGH_BIT};
 use khal_core::error::{Error, Result};
 use khal_core::family::{
-    ActTableParams, ActTables, Arch, CapCfg, DveTableOffsets, DveTableSizes, DveTables,
-    FlagSelected, Gated, HbmBarWindow, HbmMap, HbmUsableSize, NotificMasks, NqMailboxMap, Offset,
-    SeqParams, SeqSizes, SeqTriple, Tile, TpbBases, PSUM_DELTA,
+    ActTableParams, ActTables, Arch, CapCfg, CapCfgTable, DveTableOffsets, DveTableSizes,
+    DveTables, HbmBarWindow, HbmMap, HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams,
+    SeqSizes, SeqTriple, Tile, TpbBases, PSUM_DELTA,
 };
 use khal_core::ids::{ArchId, Engine};
 use static_assertions::const_assert;
@@ -201,21 +201,7 @@ impl ActTables for Cayman {
 /// All five SDMA / FP8 / EMAX getters return the 0 sentinel on CAYMAN
 /// [000 §3], [000r1 §3].
 impl CapCfg for Cayman {
-    fn sdma_cce_user_offset() -> Result<Gated<Offset>> {
-        Ok(Gated::Absent)
-    }
-    fn sdma_data_conv_non_ocp_cfg_offset() -> Result<Gated<FlagSelected>> {
-        Ok(Gated::Absent)
-    }
-    fn sdma_data_conv_fp8_ocp_cfg_offset() -> Result<Gated<FlagSelected>> {
-        Ok(Gated::Absent)
-    }
-    fn dve_sequencer_emax_cfg_offset() -> Result<Gated<Offset>> {
-        Ok(Gated::Absent)
-    }
-    fn eng_fp8_cfg_offset(_eng: Engine) -> Result<Gated<Offset>> {
-        Ok(Gated::Absent)
-    }
+    const CAP_CFG: CapCfgTable = CapCfgTable::ABSENT;
 }
 
 /// Notification masks: the trait's NOT TRACED default [FACTS §5].

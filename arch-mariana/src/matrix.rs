@@ -10,9 +10,9 @@ use khal_arch_cayman::Cayman;
 use khal_core::addr::{DeviceAddr, HostVisible, MESH_HIGH_BIT};
 use khal_core::error::{Error, Result};
 use khal_core::family::{
-    ActTableParams, ActTables, Arch, CapCfg, DveTableOffsets, DveTableSizes, DveTables,
-    FlagSelected, Gated, HbmBarWindow, HbmMap, HbmUsableSize, NotificMasks, NqMailboxMap, Offset,
-    SeqParams, SeqSizes, SeqTriple, Tile, TpbBases,
+    ActTableParams, ActTables, Arch, CapCfg, CapCfgTable, DveTableOffsets, DveTableSizes,
+    DveTables, FlagSelected, Gated, HbmBarWindow, HbmMap, HbmUsableSize, NotificMasks,
+    NqMailboxMap, Offset, SeqParams, SeqSizes, SeqTriple, Tile, TpbBases,
 };
 use khal_core::ids::{ArchId, Engine};
 use static_assertions::{const_assert, const_assert_eq};
@@ -129,24 +129,19 @@ impl ActTables for Mariana {
 /// from the current note [000 §3], the other four from the earlier revision
 /// (MED) [000r1 §3]; the FP8 offset of SP is in neither.
 impl CapCfg for Mariana {
-    fn sdma_cce_user_offset() -> Result<Gated<Offset>> {
-        Ok(Gated::Present(SDMA_CCE_USER_OFFSET))
-    }
-    fn sdma_data_conv_non_ocp_cfg_offset() -> Result<Gated<FlagSelected>> {
-        Ok(Gated::Present(SDMA_DATA_CONV_NON_OCP_CFG))
-    }
-    fn sdma_data_conv_fp8_ocp_cfg_offset() -> Result<Gated<FlagSelected>> {
-        Ok(Gated::Present(SDMA_DATA_CONV_FP8_OCP_CFG))
-    }
-    fn dve_sequencer_emax_cfg_offset() -> Result<Gated<Offset>> {
-        Ok(Gated::Present(DVE_SEQUENCER_EMAX_CFG_OFFSET))
-    }
-    fn eng_fp8_cfg_offset(eng: Engine) -> Result<Gated<Offset>> {
-        FP8_CFG
-            .get(eng.index())
-            .map(|&o| Gated::Present(o))
-            .ok_or(Error::NotTraced("mariana fp8 cfg offset of sp"))
-    }
+    const CAP_CFG: CapCfgTable = CapCfgTable {
+        sdma_cce_user: Ok(Gated::Present(SDMA_CCE_USER_OFFSET)),
+        sdma_data_conv_non_ocp: Ok(Gated::Present(SDMA_DATA_CONV_NON_OCP_CFG)),
+        sdma_data_conv_fp8_ocp: Ok(Gated::Present(SDMA_DATA_CONV_FP8_OCP_CFG)),
+        dve_sequencer_emax: Ok(Gated::Present(DVE_SEQUENCER_EMAX_CFG_OFFSET)),
+        eng_fp8: [
+            Ok(Gated::Present(FP8_CFG[0])),
+            Ok(Gated::Present(FP8_CFG[1])),
+            Ok(Gated::Present(FP8_CFG[2])),
+            Ok(Gated::Present(FP8_CFG[3])),
+            Err(Error::NotTraced("mariana fp8 cfg offset of sp")),
+        ],
+    };
 }
 
 /// Notification masks: the trait's NOT TRACED default [FACTS §5].

@@ -6,9 +6,9 @@
 use khal_core::addr::{DeviceAddr, HostVisible};
 use khal_core::error::{Error, Result};
 use khal_core::family::{
-    ActTables, Arch, CapCfg, DveTableOffsets, DveTableSizes, DveTables, FlagSelected, Gated,
-    HbmBarWindow, HbmMap, HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams, SeqSizes,
-    SeqTriple, Tile, TpbBases,
+    ActTables, Arch, CapCfg, CapCfgTable, DveTableOffsets, DveTableSizes, DveTables, HbmBarWindow,
+    HbmMap, HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams, SeqSizes, SeqTriple,
+    Tile, TpbBases,
 };
 use khal_core::ids::{ArchId, Engine};
 use static_assertions::const_assert_eq;
@@ -148,21 +148,7 @@ impl ActTables for Sunda {}
 /// All five SDMA / FP8 / EMAX getters return the 0 sentinel on SUNDA
 /// [000 §3], [000r1 §3].
 impl CapCfg for Sunda {
-    fn sdma_cce_user_offset() -> Result<Gated<Offset>> {
-        Ok(Gated::Absent)
-    }
-    fn sdma_data_conv_non_ocp_cfg_offset() -> Result<Gated<FlagSelected>> {
-        Ok(Gated::Absent)
-    }
-    fn sdma_data_conv_fp8_ocp_cfg_offset() -> Result<Gated<FlagSelected>> {
-        Ok(Gated::Absent)
-    }
-    fn dve_sequencer_emax_cfg_offset() -> Result<Gated<Offset>> {
-        Ok(Gated::Absent)
-    }
-    fn eng_fp8_cfg_offset(_eng: Engine) -> Result<Gated<Offset>> {
-        Ok(Gated::Absent)
-    }
+    const CAP_CFG: CapCfgTable = CapCfgTable::ABSENT;
 }
 
 /// Notification masks: the trait's NOT TRACED default [FACTS §5].

@@ -45,22 +45,70 @@ impl<T> Gated<T> {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct FlagSelected(pub [Offset; 2]);
 
+/// One arch's capability-gated config offsets: the table each arch states
+/// once (with each value's grade), which [`CapCfg`]'s getters read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CapCfgTable {
+    /// `sdma_cce_user_offset`.
+    pub sdma_cce_user: Result<Gated<Offset>>,
+    /// `sdma_data_conv_non_ocp_cfg_offset`.
+    pub sdma_data_conv_non_ocp: Result<Gated<FlagSelected>>,
+    /// `sdma_data_conv_fp8_ocp_cfg_offset`.
+    pub sdma_data_conv_fp8_ocp: Result<Gated<FlagSelected>>,
+    /// `dve_sequencer_emax_cfg_offset`.
+    pub dve_sequencer_emax: Result<Gated<Offset>>,
+    /// `eng_fp8_cfg_offset` of PE, ACT, POOL, DVE, SP (by [`Engine::index`]).
+    pub eng_fp8: [Result<Gated<Offset>>; 5],
+}
+
+impl CapCfgTable {
+    /// Every getter answers `Absent`: the C getters' literal 0 on SUNDA and
+    /// CAYMAN [000 §3 GOTCHA].
+    pub const ABSENT: CapCfgTable = CapCfgTable {
+        sdma_cce_user: Ok(Gated::Absent),
+        sdma_data_conv_non_ocp: Ok(Gated::Absent),
+        sdma_data_conv_fp8_ocp: Ok(Gated::Absent),
+        dve_sequencer_emax: Ok(Gated::Absent),
+        eng_fp8: [Ok(Gated::Absent); 5],
+    };
+}
+
 /// The capability-gated config-offset family.
 pub trait CapCfg {
+    /// The arch's offsets.
+    const CAP_CFG: CapCfgTable;
+
     /// `sdma_cce_user_offset` (kaena_khal `+0x78`): `Absent`, or the offset.
-    fn sdma_cce_user_offset() -> Result<Gated<Offset>>;
+    fn sdma_cce_user_offset() -> Result<Gated<Offset>> {
+        Self::CAP_CFG.sdma_cce_user
+    }
 
     /// `sdma_data_conv_non_ocp_cfg_offset` (`+0x80`): `Absent`, or the two
     /// offsets its flag argument selects between.
-    fn sdma_data_conv_non_ocp_cfg_offset() -> Result<Gated<FlagSelected>>;
+    fn sdma_data_conv_non_ocp_cfg_offset() -> Result<Gated<FlagSelected>> {
+        Self::CAP_CFG.sdma_data_conv_non_ocp
+    }
 
     /// `sdma_data_conv_fp8_ocp_cfg_offset` (`+0x88`): `Absent`, or the two
     /// offsets its flag argument selects between.
-    fn sdma_data_conv_fp8_ocp_cfg_offset() -> Result<Gated<FlagSelected>>;
+    fn sdma_data_conv_fp8_ocp_cfg_offset() -> Result<Gated<FlagSelected>> {
+        Self::CAP_CFG.sdma_data_conv_fp8_ocp
+    }
 
     /// `dve_sequencer_emax_cfg_offset` (`+0x90`): `Absent`, or the offset.
-    fn dve_sequencer_emax_cfg_offset() -> Result<Gated<Offset>>;
+    fn dve_sequencer_emax_cfg_offset() -> Result<Gated<Offset>> {
+        Self::CAP_CFG.dve_sequencer_emax
+    }
 
     /// `eng_fp8_cfg_offset` (`+0x98`) of engine `eng`.
-    fn eng_fp8_cfg_offset(eng: Engine) -> Result<Gated<Offset>>;
+    fn eng_fp8_cfg_offset(eng: Engine) -> Result<Gated<Offset>> {
+        let [pe, act, pool, dve, sp] = Self::CAP_CFG.eng_fp8;
+        match eng {
+            Engine::Pe => pe,
+            Engine::Act => act,
+            Engine::Pool => pool,
+            Engine::Dve => dve,
+            Engine::Sp => sp,
+        }
+    }
 }

@@ -37,7 +37,7 @@ pub mod tpb;
 pub mod tpb_regs;
 
 pub use act::{ActTableParams, ActTables};
-pub use cap_cfg::{CapCfg, FlagSelected, Gated};
+pub use cap_cfg::{CapCfg, CapCfgTable, FlagSelected, Gated};
 pub use dge::DgeRegs;
 pub use dve::{DveTableOffsets, DveTableSizes, DveTables};
 pub use hbm::{HbmBarWindow, HbmChannel, HbmMap, HbmUsableSize};
