@@ -9,13 +9,15 @@
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
-use khal::ArchId;
+use clap::{Parser, Subcommand};
 
+mod arch_arg;
 mod decode;
 mod demo;
 mod map;
 mod trace;
+
+pub use arch_arg::ArchArg;
 
 /// What `khal --help` ends with: one example per subcommand.
 const AFTER_HELP: &str = "\
@@ -67,28 +69,6 @@ enum Command {
     Trace(trace::TraceArgs),
     /// Bring an arch up on the built-in device model and drain notifications (no hardware).
     Demo(demo::DemoArgs),
-}
-
-/// An arch on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ArchArg {
-    /// SUNDA, arch 2.
-    Sunda,
-    /// CAYMAN, arch 3.
-    Cayman,
-    /// MARIANA, arch 4.
-    Mariana,
-}
-
-impl ArchArg {
-    /// The arch id.
-    pub fn id(self) -> ArchId {
-        match self {
-            ArchArg::Sunda => ArchId::Sunda,
-            ArchArg::Cayman => ArchId::Cayman,
-            ArchArg::Mariana => ArchId::Mariana,
-        }
-    }
 }
 
 /// A command that failed: its one-line message (stderr, exit 1) and what it

@@ -9,9 +9,11 @@
 
 use std::collections::BTreeSet;
 
-use clap::ValueEnum;
 use khal::core::family::Arch;
-use khal::ArchId;
+
+#[path = "../src/arch_arg.rs"]
+mod arch_arg;
+pub use arch_arg::ArchArg;
 
 #[path = "../src/map.rs"]
 mod map;
@@ -21,28 +23,6 @@ mod decode;
 
 #[path = "decode_model/mod.rs"]
 mod decode_model;
-
-/// An arch on the command line (as in cli/src/main.rs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ArchArg {
-    /// SUNDA, arch 2.
-    Sunda,
-    /// CAYMAN, arch 3.
-    Cayman,
-    /// MARIANA, arch 4.
-    Mariana,
-}
-
-impl ArchArg {
-    /// The arch id.
-    pub fn id(self) -> ArchId {
-        match self {
-            ArchArg::Sunda => ArchId::Sunda,
-            ArchArg::Cayman => ArchId::Cayman,
-            ArchArg::Mariana => ArchId::Mariana,
-        }
-    }
-}
 
 fn printed<A: Arch>() -> Vec<(String, u64, bool)> {
     map::walk::<A>()

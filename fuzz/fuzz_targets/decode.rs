@@ -1,7 +1,7 @@
 //! Fuzz `khal decode`'s address decoder (cli/src/decode.rs, compiled in
 //! as is: the CLI is a binary crate, so its decoder and the map walk it uses
-//! are included by path; `ArchArg` is the CLI's root type, restated below
-//! exactly as cli/src/main.rs declares it).
+//! are included by path, with `ArchArg`, the CLI's root type, from its own
+//! file cli/src/arch_arg.rs).
 //!
 //! Properties: for any arch, any 64-bit address and any window, decoding
 //! returns a non-empty text and never panics (no overflow in the range
@@ -14,10 +14,12 @@
 #![no_main]
 #![allow(dead_code, unused_imports)]
 
-use clap::ValueEnum;
-use khal::ArchId;
 use khal_fuzz::Input;
 use libfuzzer_sys::fuzz_target;
+
+#[path = "../../cli/src/arch_arg.rs"]
+mod arch_arg;
+pub use arch_arg::ArchArg;
 
 #[path = "../../cli/src/map.rs"]
 mod map;
@@ -27,28 +29,6 @@ mod decode;
 
 #[path = "../../cli/tests/decode_model/mod.rs"]
 mod decode_model;
-
-/// An arch on the command line (as in cli/src/main.rs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ArchArg {
-    /// SUNDA, arch 2.
-    Sunda,
-    /// CAYMAN, arch 3.
-    Cayman,
-    /// MARIANA, arch 4.
-    Mariana,
-}
-
-impl ArchArg {
-    /// The arch id.
-    pub fn id(self) -> ArchId {
-        match self {
-            ArchArg::Sunda => ArchId::Sunda,
-            ArchArg::Cayman => ArchId::Cayman,
-            ArchArg::Mariana => ArchId::Mariana,
-        }
-    }
-}
 
 const ARCHES: [ArchArg; 3] = [ArchArg::Sunda, ArchArg::Cayman, ArchArg::Mariana];
 const WINDOWS: [Option<decode::Window>; 4] = [
