@@ -85,15 +85,7 @@ impl MsixIntc {
     /// Record the NQ of block `block`'s ENS (`user_errtrig_ens[block].nq`),
     /// the queue [`MsixIntc::set_notific_queue_base`] programs for that block.
     pub fn with_ens_nq(mut self, block: u32, nq: EnsNq) -> Result<Self> {
-        let slot = self
-            .ens_nq
-            .get_mut(block as usize)
-            .ok_or(Error::OutOfRange {
-                what: "intc ens block",
-                value: block as u64,
-                limit: ERRTRIG_BLOCKS as u64,
-            })?;
-        *slot = Some(nq);
+        *block_slot(&mut self.ens_nq, block, "intc ens block")? = Some(nq);
         Ok(self)
     }
 
@@ -131,15 +123,7 @@ impl MsixIntc {
 
     /// Record the base of errtrig block `block` (`intc_user_errtrig_base[block]`).
     pub fn with_errtrig_base(mut self, block: u32, base: DeviceAddr) -> Result<Self> {
-        let slot = self
-            .errtrig
-            .get_mut(block as usize)
-            .ok_or(Error::OutOfRange {
-                what: "errtrig block",
-                value: block as u64,
-                limit: ERRTRIG_BLOCKS as u64,
-            })?;
-        *slot = Some(base);
+        *block_slot(&mut self.errtrig, block, "errtrig block")? = Some(base);
         Ok(self)
     }
 
@@ -299,6 +283,20 @@ impl MsixIntc {
     }
 }
 
+/// Slot `block` of a per-errtrig-block table; `block >= ERRTRIG_BLOCKS` (56)
+/// → `OutOfRange` named `what`.
+fn block_slot<'s, T>(
+    slots: &'s mut [T; ERRTRIG_BLOCKS],
+    block: u32,
+    what: &'static str,
+) -> Result<&'s mut T> {
+    slots.get_mut(block as usize).ok_or(Error::OutOfRange {
+        what,
+        value: block as u64,
+        limit: ERRTRIG_BLOCKS as u64,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -365,5 +363,33 @@ mod tests {
         assert!(MsixIntc::new(DeviceAddr(0))
             .with_errtrig_base(56, DeviceAddr(0))
             .is_err());
+    }
+
+    /// Both per-block tables hold blocks 0..56 and refuse block 56 by name.
+    #[test]
+    fn per_block_records_refuse_block_56() {
+        let nq = EnsNq::new(DeviceAddr(0x2000), crate::notific::Flavour::TenQueue, 3).unwrap();
+        let h = MsixIntc::new(DeviceAddr(0))
+            .with_errtrig_base(55, DeviceAddr(0x70_0000))
+            .unwrap()
+            .with_ens_nq(55, nq)
+            .unwrap();
+        assert_eq!(h.errtrig_base(55), Some(DeviceAddr(0x70_0000)));
+        assert_eq!(h.ens_nq(55), Some(nq));
+        let oor = |what| Error::OutOfRange {
+            what,
+            value: 56,
+            limit: 56,
+        };
+        assert_eq!(
+            MsixIntc::new(DeviceAddr(0))
+                .with_errtrig_base(56, DeviceAddr(0))
+                .err(),
+            Some(oor("errtrig block"))
+        );
+        assert_eq!(
+            MsixIntc::new(DeviceAddr(0)).with_ens_nq(56, nq).err(),
+            Some(oor("intc ens block"))
+        );
     }
 }
