@@ -60,70 +60,40 @@ compile_error!(
     "khal: arch features `sunda`, `cayman` and `mariana` are all enabled on a target_os = \"none\" \
      build; firmware is for one chip: enable exactly one"
 );
-#[cfg(all(
-    target_os = "none",
-    feature = "sunda",
-    feature = "cayman",
-    not(feature = "mariana")
-))]
-compile_error!(
-    "khal: arch features `sunda` and `cayman` are both enabled on a target_os = \"none\" build; \
-     firmware is for one chip: enable exactly one"
-);
-#[cfg(all(
-    target_os = "none",
-    feature = "sunda",
-    feature = "mariana",
-    not(feature = "cayman")
-))]
-compile_error!(
-    "khal: arch features `sunda` and `mariana` are both enabled on a target_os = \"none\" build; \
-     firmware is for one chip: enable exactly one"
-);
-#[cfg(all(
-    target_os = "none",
-    feature = "cayman",
-    feature = "mariana",
-    not(feature = "sunda")
-))]
-compile_error!(
-    "khal: arch features `cayman` and `mariana` are both enabled on a target_os = \"none\" build; \
-     firmware is for one chip: enable exactly one"
-);
 
-// A host build with exactly two arches: `AnyArch` dispatches over all three
-// arch types (its match arms are checked against the three ids), so two give
-// neither `Selected` nor `AnyArch`. Say so instead of "cannot find type".
-#[cfg(all(
-    not(target_os = "none"),
-    feature = "sunda",
-    feature = "cayman",
-    not(feature = "mariana")
-))]
-compile_error!(
-    "khal: arch features `sunda` and `cayman` are enabled, `mariana` is not: enable exactly one \
-     (`khal::Selected`, static dispatch) or all three (`khal::AnyArch`, run-time dispatch)"
-);
-#[cfg(all(
-    not(target_os = "none"),
-    feature = "sunda",
-    feature = "mariana",
-    not(feature = "cayman")
-))]
-compile_error!(
-    "khal: arch features `sunda` and `mariana` are enabled, `cayman` is not: enable exactly one \
-     (`khal::Selected`, static dispatch) or all three (`khal::AnyArch`, run-time dispatch)"
-);
-#[cfg(all(
-    not(target_os = "none"),
-    feature = "cayman",
-    feature = "mariana",
-    not(feature = "sunda")
-))]
-compile_error!(
-    "khal: arch features `cayman` and `mariana` are enabled, `sunda` is not: enable exactly one \
-     (`khal::Selected`, static dispatch) or all three (`khal::AnyArch`, run-time dispatch)"
-);
+/// The refusals of exactly two arch features `$a` and `$b` (without `$off`):
+/// on firmware, several arches are a mistake (as above); on a host, two give
+/// neither `Selected` nor `AnyArch` (`AnyArch` dispatches over all three arch
+/// types, its match arms checked against the three ids), so say so instead
+/// of "cannot find type".
+macro_rules! refuse_two_arches {
+    ($a:literal, $b:literal, $off:literal) => {
+        #[cfg(all(target_os = "none", feature = $a, feature = $b, not(feature = $off)))]
+        compile_error!(concat!(
+            "khal: arch features `",
+            $a,
+            "` and `",
+            $b,
+            "` are both enabled on a ",
+            "target_os = \"none\" build; firmware is for one chip: enable exactly one"
+        ));
+        #[cfg(all(not(target_os = "none"), feature = $a, feature = $b, not(feature = $off)))]
+        compile_error!(concat!(
+            "khal: arch features `",
+            $a,
+            "` and `",
+            $b,
+            "` are enabled, `",
+            $off,
+            "` is not: ",
+            "enable exactly one (`khal::Selected`, static dispatch) or all three ",
+            "(`khal::AnyArch`, run-time dispatch)"
+        ));
+    };
+}
+refuse_two_arches!("sunda", "cayman", "mariana");
+refuse_two_arches!("sunda", "mariana", "cayman");
+refuse_two_arches!("cayman", "mariana", "sunda");
 
 #[cfg(all(feature = "defmt", feature = "log"))]
 compile_error!("khal: the `defmt` and `log` features are exclusive; pick one logger");
