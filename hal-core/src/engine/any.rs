@@ -43,14 +43,20 @@ impl<Su, Ca, Ma> Clone for AnyArch<Su, Ca, Ma> {
 }
 impl<Su, Ca, Ma> Copy for AnyArch<Su, Ca, Ma> {}
 
+impl<Su, Ca, Ma> AnyArch<Su, Ca, Ma> {
+    /// The bound arch.
+    pub const fn id(self) -> ArchId {
+        match self {
+            AnyArch::Sunda(_) => ArchId::Sunda,
+            AnyArch::Cayman(_) => ArchId::Cayman,
+            AnyArch::Mariana(_) => ArchId::Mariana,
+        }
+    }
+}
+
 impl<Su, Ca, Ma> core::fmt::Debug for AnyArch<Su, Ca, Ma> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let name = match self {
-            AnyArch::Sunda(_) => "sunda",
-            AnyArch::Cayman(_) => "cayman",
-            AnyArch::Mariana(_) => "mariana",
-        };
-        write!(f, "AnyArch({name})")
+        write!(f, "AnyArch({})", self.id().name())
     }
 }
 
@@ -58,12 +64,7 @@ impl<Su, Ca, Ma> core::fmt::Debug for AnyArch<Su, Ca, Ma> {
 #[cfg(feature = "defmt")]
 impl<Su, Ca, Ma> defmt::Format for AnyArch<Su, Ca, Ma> {
     fn format(&self, f: defmt::Formatter<'_>) {
-        let name = match self {
-            AnyArch::Sunda(_) => "sunda",
-            AnyArch::Cayman(_) => "cayman",
-            AnyArch::Mariana(_) => "mariana",
-        };
-        defmt::write!(f, "AnyArch({=str})", name)
+        defmt::write!(f, "AnyArch({=str})", self.id().name())
     }
 }
 
@@ -78,8 +79,16 @@ impl<Su: Arch, Ca: Arch, Ma: Arch> Order<Su, Ca, Ma> {
     );
 }
 
-/// One arm per arch, each calling `$f::<Arch, ..>(args)`.
+/// One arm per arch, each calling the arch's own op `Arch::$f(args)`
+/// (`A::$f(..)`) or a generic body `$m::$f::<Arch, ..>(args)`.
 macro_rules! dispatch {
+    ($self:expr, A :: $f:ident ($($a:expr),* $(,)?)) => {
+        match $self {
+            AnyArch::Sunda(_) => Su::$f($($a),*),
+            AnyArch::Cayman(_) => Ca::$f($($a),*),
+            AnyArch::Mariana(_) => Ma::$f($($a),*),
+        }
+    };
     ($self:expr, $m:ident :: $f:ident [$($g:ty),*] ($($a:expr),* $(,)?)) => {
         match $self {
             AnyArch::Sunda(_) => $m::$f::<Su $(, $g)*>($($a),*),
@@ -106,15 +115,6 @@ impl<Su: EngineOps, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
         }
     }
 
-    /// The bound arch.
-    pub const fn id(self) -> ArchId {
-        match self {
-            AnyArch::Sunda(_) => ArchId::Sunda,
-            AnyArch::Cayman(_) => ArchId::Cayman,
-            AnyArch::Mariana(_) => ArchId::Mariana,
-        }
-    }
-
     /// [`stpb::act_init`] on the bound arch.
     pub fn act_init<M: Mmio + ?Sized>(
         self,
@@ -135,11 +135,7 @@ impl<Su: EngineOps, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
 
     /// The bound arch's `dve_regs_init` (mandatory).
     pub fn dve_regs_init<M: Mmio + ?Sized>(self, mmio: &M, p: &EngineParams<'_>) -> Result<()> {
-        match self {
-            AnyArch::Sunda(_) => Su::dve_regs_init(mmio, p),
-            AnyArch::Cayman(_) => Ca::dve_regs_init(mmio, p),
-            AnyArch::Mariana(_) => Ma::dve_regs_init(mmio, p),
-        }
+        dispatch!(self, A::dve_regs_init(mmio, p))
     }
 
     /// The bound arch's `dve_ucode_seq_init` (mandatory).
@@ -148,11 +144,7 @@ impl<Su: EngineOps, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
         mmio: &M,
         p: &EngineParams<'_>,
     ) -> Result<()> {
-        match self {
-            AnyArch::Sunda(_) => Su::dve_ucode_seq_init(mmio, p),
-            AnyArch::Cayman(_) => Ca::dve_ucode_seq_init(mmio, p),
-            AnyArch::Mariana(_) => Ma::dve_ucode_seq_init(mmio, p),
-        }
+        dispatch!(self, A::dve_ucode_seq_init(mmio, p))
     }
 
     /// [`stpb::pe_init`] on the bound arch.
@@ -162,11 +154,7 @@ impl<Su: EngineOps, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
 
     /// The bound arch's `pe_regs_init` (optional).
     pub fn pe_regs_init<M: Mmio + ?Sized>(self, mmio: &M, p: &PeParams<'_>) -> Result<()> {
-        match self {
-            AnyArch::Sunda(_) => Su::pe_regs_init(mmio, p),
-            AnyArch::Cayman(_) => Ca::pe_regs_init(mmio, p),
-            AnyArch::Mariana(_) => Ma::pe_regs_init(mmio, p),
-        }
+        dispatch!(self, A::pe_regs_init(mmio, p))
     }
 
     /// [`stpb::pooling_init`] on the bound arch.
@@ -185,11 +173,7 @@ impl<Su: EngineOps, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
         mmio: &M,
         p: &PoolingParams<'_>,
     ) -> Result<()> {
-        match self {
-            AnyArch::Sunda(_) => Su::pooling_hw_decode_table_init(mmio, p),
-            AnyArch::Cayman(_) => Ca::pooling_hw_decode_table_init(mmio, p),
-            AnyArch::Mariana(_) => Ma::pooling_hw_decode_table_init(mmio, p),
-        }
+        dispatch!(self, A::pooling_hw_decode_table_init(mmio, p))
     }
 
     /// [`stpb::sp_init`] on the bound arch.
@@ -308,6 +292,30 @@ impl<Su: EngineOps + DgeNotif, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma>
                 what: "dge_notif_enable (SUNDA only)",
                 arch: other.id(),
             }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Debug` names the bound arch by its id's name, for each variant.
+    #[test]
+    fn debug_names_the_bound_arch() {
+        type Any = AnyArch<(), (), ()>;
+        let arches = [
+            (Any::Sunda(PhantomData), ArchId::Sunda, "AnyArch(sunda)"),
+            (Any::Cayman(PhantomData), ArchId::Cayman, "AnyArch(cayman)"),
+            (
+                Any::Mariana(PhantomData),
+                ArchId::Mariana,
+                "AnyArch(mariana)",
+            ),
+        ];
+        for (a, id, text) in arches {
+            assert_eq!(a.id(), id);
+            assert_eq!(std::format!("{a:?}"), text);
         }
     }
 }
