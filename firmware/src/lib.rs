@@ -244,6 +244,23 @@ pub fn publish(r: Result<usize>) {
     unsafe { core::ptr::addr_of_mut!(LAST).write_volatile(v) };
 }
 
+/// Each image's `main`: the window, the CSR demo, `arch_extra` (what only
+/// the image's arch has: MARIANA's INTC), the bring-up of `A`, the result
+/// published; then sleep. Inlined into each `main`, so each image's code is
+/// what it was when `main` wrote this out (its `.text` is gated in `.ci/proof`).
+#[inline(always)]
+pub fn run<A: StpbOps>(arch_extra: impl FnOnce(&VolatileWindow) -> Result<()>) -> ! {
+    let r = window().and_then(|w| {
+        csr_demo(&w)?;
+        arch_extra(&w)?;
+        bring_up::<A>(&w, &mut CycleDelay)
+    });
+    publish(r);
+    loop {
+        cortex_m::asm::wfi();
+    }
+}
+
 /// The MSI-X INTC bring-up of an arch that has one (MARIANA) [004 §4]:
 /// vector mask / unmask, the moderation timer, an errtrig line's mask, unmask
 /// and cause, and an NQ base pointed at the mailbox map.

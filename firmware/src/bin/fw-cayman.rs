@@ -5,16 +5,8 @@
 
 use cortex_m_rt::entry;
 use khal_arch_cayman::Cayman;
-use khal_firmware::{bring_up, csr_demo, publish, window, CycleDelay};
 
 #[entry]
 fn main() -> ! {
-    let r = window().and_then(|w| {
-        csr_demo(&w)?;
-        bring_up::<Cayman>(&w, &mut CycleDelay)
-    });
-    publish(r);
-    loop {
-        cortex_m::asm::wfi();
-    }
+    khal_firmware::run::<Cayman>(|_| Ok(()))
 }

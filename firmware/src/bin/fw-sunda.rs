@@ -5,16 +5,8 @@
 
 use cortex_m_rt::entry;
 use khal_arch_sunda::Sunda;
-use khal_firmware::{bring_up, csr_demo, publish, window, CycleDelay};
 
 #[entry]
 fn main() -> ! {
-    let r = window().and_then(|w| {
-        csr_demo(&w)?;
-        bring_up::<Sunda>(&w, &mut CycleDelay)
-    });
-    publish(r);
-    loop {
-        cortex_m::asm::wfi();
-    }
+    khal_firmware::run::<Sunda>(|_| Ok(()))
 }
