@@ -671,3 +671,72 @@ fn orchestrators_run_their_steps_in_order_and_stop_at_the_first_error() {
     }
     FAIL.with(|f| *f.borrow_mut() = None);
 }
+
+#[test]
+fn hw_decode_images_filling_their_apertures_are_accepted_and_one_byte_more_is_refused_exactly() {
+    // [hw-decode §4], [FACTS §13.5]: "too big" is larger than the aperture
+    // (CAYMAN: CAM 0x1000, PROFILE 0x2000); an image of exactly the aperture's
+    // size is written whole, with no padding.
+    let cam = image(0x1000);
+    let profile = image(0x2000);
+    let m = traced_at::<Cayman>(0x266_0000);
+    let images = HwDecodeImages {
+        cam: &cam,
+        profile: &profile,
+    };
+    hw_decode_table_init::<Cayman, _>(&m, DeviceAddr(MEM), Engine::Pe, images, 0).unwrap();
+    let mut expect = Vec::new();
+    for (i, w) in words(&cam, 0x1000).into_iter().enumerate() {
+        expect.push((Write, MEM + 0x267_0000 + 4 * i as u64, w));
+    }
+    for (i, w) in words(&profile, 0x2000).into_iter().enumerate() {
+        expect.push((Write, MEM + 0x267_1000 + 4 * i as u64, w));
+    }
+    expect.push((Read, MEM + 0x266_4000, 0));
+    expect.push((Write, MEM + 0x266_4000, 0));
+    assert_eq!(abs(&m), expect);
+
+    // One byte more: the exact error (the first refused length is the limit).
+    let m = traced_at::<Cayman>(0x266_0000);
+    let big = image(0x1001);
+    let r = hw_decode_table_init::<Cayman, _>(
+        &m,
+        DeviceAddr(MEM),
+        Engine::Pe,
+        HwDecodeImages {
+            cam: &big,
+            profile: &[],
+        },
+        0,
+    );
+    assert_eq!(
+        r,
+        Err(Error::OutOfRange {
+            what: "HW decode CAM table too big!",
+            value: 0x1001,
+            limit: 0x1001,
+        })
+    );
+    assert!(abs(&m).is_empty());
+    let m = traced_at::<Cayman>(0x266_0000);
+    let big = image(0x2001);
+    let r = hw_decode_table_init::<Cayman, _>(
+        &m,
+        DeviceAddr(MEM),
+        Engine::Pe,
+        HwDecodeImages {
+            cam: &cam,
+            profile: &big,
+        },
+        0,
+    );
+    assert_eq!(
+        r,
+        Err(Error::OutOfRange {
+            what: "HW decode PROFILE table too big!",
+            value: 0x2001,
+            limit: 0x2001,
+        })
+    );
+    assert_eq!(abs(&m).len(), 0x1000 / 4);
+}
