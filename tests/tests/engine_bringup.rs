@@ -10,6 +10,7 @@ use std::cell::RefCell;
 use khal::core::engine::dge::{self, DgeWrite};
 use khal::core::engine::hw_decode::{hw_decode_table_init, HwDecodeImages};
 use khal::core::engine::init::{self, InitSteps, Step};
+use khal::core::engine::padded;
 use khal::core::engine::tpb_regs::{self, RndEngine};
 use khal::core::engine::{
     program, run_stall, topsp, ActOps, Checked, DveOps, EngineOps, EngineParams, PeOps, PeParams,
@@ -739,4 +740,53 @@ fn hw_decode_images_filling_their_apertures_are_accepted_and_one_byte_more_is_re
         })
     );
     assert_eq!(abs(&m).len(), 0x1000 / 4);
+}
+
+#[test]
+fn dge_dma_mapping_keeps_the_bits_of_lo_above_15() {
+    // [arch-stpb §3-§4], [FACTS §13.8]: value = (hi << 16) | lo with no checks,
+    // so bits of `lo` above 15 land in hi's field, OR-ed (not toggled): hi = 1
+    // and lo = 0x1_0001 give 0x0001_0001.
+    let w = MEM + 0x306_0000;
+    let m = traced_at::<Cayman>(0x306_0000);
+    dge::set_dge_dma_mapping::<Cayman, _>(&m, DeviceAddr(MEM), 0x1, 0x1_0001).unwrap();
+    assert_eq!(abs(&m), vec![(Write, w + 0x1500, 0x0001_0001)]);
+    assert_eq!(
+        dge::get_dge_dma_mapping_register_offset_and_val::<Cayman>(0x1, 0x1_0001),
+        Ok(DgeWrite {
+            offset: Offset(0x1500),
+            value: 0x0001_0001
+        })
+    );
+}
+
+#[test]
+fn write_padded_refuses_an_unaligned_destination_or_length_alone() {
+    // [q7 §4d], [FACTS §13.3]: the burst needs dst AND length 4-aligned; either
+    // one unaligned is refused with nothing written, as is padded < size.
+    let m = Trace::new(HeapMmio::new(DeviceAddr(MEM), 0x1000));
+    let align = Err(Error::InvalidArgument(
+        "write_padded: dst and length must be 4-aligned",
+    ));
+    assert_eq!(
+        padded::write_padded(&m, DeviceAddr(MEM + 2), &[1, 2, 3, 4], 8),
+        align
+    );
+    assert_eq!(
+        padded::write_padded(&m, DeviceAddr(MEM), &[1, 2, 3, 4], 6),
+        align
+    );
+    assert_eq!(
+        padded::write_padded(&m, DeviceAddr(MEM), &[1, 2, 3, 4, 5], 4),
+        Err(Error::InvalidArgument("write_padded: padded < size"))
+    );
+    assert!(abs(&m).is_empty());
+    // Aligned: the image as little-endian dwords, zero-padded, over two
+    // bursts (64 + 2 dwords) at consecutive addresses.
+    padded::write_padded(&m, DeviceAddr(MEM), &[1, 2, 3, 4, 5], 4 * 66).unwrap();
+    let mut expect = vec![(Write, MEM, 0x0403_0201), (Write, MEM + 4, 0x05)];
+    for i in 2..66 {
+        expect.push((Write, MEM + 4 * i, 0));
+    }
+    assert_eq!(abs(&m), expect);
 }
