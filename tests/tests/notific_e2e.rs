@@ -765,6 +765,44 @@ fn an_entry_rewritten_after_the_scan_is_not_handed_out_nor_anything_past_it() {
     }
 }
 
+/// One entry per call (`drain`'s one-entry path, issue 12): every entry
+/// once, in order, across two wraps, one head write and no read per call;
+/// an entry rewritten between the idle test and its copy is not handed out
+/// and nothing is consumed.
+#[test]
+fn one_entry_per_call_is_in_order_across_wraps_and_checks_the_copy() {
+    let r = rig();
+    let c = Counting::new(&r.m);
+    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let mem = Rewrite::new(&r.buf);
+    let cfg = NqConfig::new(128, ConsumeMode::Phase);
+    let mut ring = NqRing::configure_host(&mem, e.queue(5).unwrap(), cfg).unwrap();
+    ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
+    let mut d = SimDelay::new(&r.m);
+    let mut out = [NqEntry::default(); 1];
+    let mut seq = 0u64;
+    for _ in 0..5 {
+        assert_eq!(post(&r.m, 5, 4), 4);
+        for _ in 0..4 {
+            c.reset();
+            assert_eq!(ring.drain(&mut d, &mut out), Ok(1), "entry {seq}");
+            assert_eq!(entry_seq(out[0].bytes()), seq);
+            assert_eq!((c.reads(), c.writes()), (0, 1), "entry {seq}");
+            seq += 1;
+        }
+        c.reset();
+        assert_eq!(ring.drain(&mut d, &mut out), Ok(0));
+        assert_eq!((c.reads(), c.writes()), (0, 0));
+    }
+    // 20 entries on a ring of 8: two wraps, so phase 0 again, at slot 4.
+    assert_eq!((ring.next_index(), ring.phase()), (4, false));
+    assert_eq!(post(&r.m, 5, 1), 1);
+    mem.arm(4, second_pass(4));
+    c.reset();
+    assert_eq!(ring.drain(&mut d, &mut out), Ok(0), "the rewritten copy");
+    assert_eq!((ring.next_index(), c.writes()), (4, 0), "nothing consumed");
+}
+
 #[test]
 fn in_tail_mode_a_rewritten_entry_is_too_far_ahead_and_consumes_nothing() {
     let r = rig();

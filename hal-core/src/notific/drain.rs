@@ -105,6 +105,9 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
             .unwrap_or(u32::MAX)
             .min(self.max_batch());
         let n = match self.mode() {
+            // One entry per call (issue 12): the slot at `next`, no clamp at
+            // the wrap, no run loop; the same copy and checks as `take_new`.
+            ConsumeMode::Phase if want == 1 => self.take_one(out)?,
             ConsumeMode::Phase => self.take_new(0, want, out)?,
             ConsumeMode::Tail if want == 0 => 0,
             ConsumeMode::Tail => {

@@ -454,6 +454,23 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         Ok((n + m) as u32)
     }
 
+    /// [`NqRing::take_new`] with `k == 0` and `limit == 1`: the entry at
+    /// `next` into `out[0]` if it is new (0 or 1). One entry never reaches
+    /// past the wrap, so it is one [`DmaMemory::read_new_entries`] of length
+    /// 1 (scan, Acquire fence, copy, copied phase checked), without the
+    /// split of the run at the wrap.
+    #[inline(always)]
+    pub(super) fn take_one(&self, out: &mut [NqEntry]) -> Result<u32> {
+        let one = out
+            .get_mut(..1)
+            .ok_or(Error::InvalidArgument("nq drain buffer"))?;
+        let n =
+            self.mem
+                .read_new_entries(self.next as usize * NQ_ENTRY_BYTES, one, !self.phase())?;
+        // `n <= 1`.
+        Ok(n as u32)
+    }
+
     /// The run of [`NqRing::take_new`] after the wrap: up to `limit` new
     /// entries from slot 0 into `out`. Out of line: it runs once per pass
     /// over the ring, and inlined it costs every drain call registers.
@@ -627,16 +644,16 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         if n == 0 {
             return Ok(());
         }
-        let pos = self.next as u64 + n as u64;
-        let wraps = pos >= self.capacity as u64;
-        let next = if wraps {
-            (pos - self.capacity as u64) as u32
+        // `next < capacity` and `n <= capacity <= 2^28` (size / 16): the
+        // sum fits a u32, and one subtraction wraps it.
+        let pos = self.next + n;
+        if pos < self.capacity {
+            self.queue.write_head(pos * NQ_ENTRY_BYTES as u32)?;
+            self.next = pos;
         } else {
-            pos as u32
-        };
-        self.queue.write_head(next * NQ_ENTRY_BYTES as u32)?;
-        self.next = next;
-        if wraps {
+            let next = pos - self.capacity;
+            self.queue.write_head(next * NQ_ENTRY_BYTES as u32)?;
+            self.next = next;
             self.phase_bit ^= PHASE_MASK;
         }
         Ok(())
