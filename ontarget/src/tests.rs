@@ -409,7 +409,8 @@ fn nq_drain_iter_commits_once(win: &VolatileWindow) -> Outcome {
         k += 1;
     }
     check_eq!(ok!(it.finish()), 5);
-    drop(it); // `finish` borrows the iterator; release the ring.
+    // `finish` borrows the iterator: release it, and the ring with it.
+    drop(it);
     // Phase mode: no register read; the head written once, as a byte offset.
     check!(rec.matches(&[(golden::Op::Write, 0x10C + 8 * 40, 5 * 16)]));
     check_eq!(ring.next_index(), 5);
