@@ -171,6 +171,26 @@ fn words(bytes: &[u8], padded: usize) -> Vec<u32> {
         .collect()
 }
 
+/// The CAYMAN PE HW-decode program [hw-decode §4], [FACTS §13.5]: CAM padded
+/// to 0x1000 at +0x267_0000, PROFILE padded to 0x2000 at +0x267_1000, then the
+/// read-modify-write of HW_DECODE_CONTROL (+0x266_4000) leaving `control`.
+fn cayman_pe_hw_decode_trace(
+    cam: &[u8],
+    profile: &[u8],
+    control: u32,
+) -> Vec<(khal_std::trace::Op, u64, u32)> {
+    let mut expect = Vec::new();
+    for (i, w) in words(cam, 0x1000).into_iter().enumerate() {
+        expect.push((Write, MEM + 0x267_0000 + 4 * i as u64, w));
+    }
+    for (i, w) in words(profile, 0x2000).into_iter().enumerate() {
+        expect.push((Write, MEM + 0x267_1000 + 4 * i as u64, w));
+    }
+    expect.push((Read, MEM + 0x266_4000, 0));
+    expect.push((Write, MEM + 0x266_4000, control));
+    expect
+}
+
 #[test]
 fn hw_decode_table_init_cam_then_profile_then_disable() {
     // [hw-decode §4], [FACTS §13.5]: CAYMAN PE: CAM padded to 0x1000 at
@@ -184,16 +204,7 @@ fn hw_decode_table_init_cam_then_profile_then_disable() {
         profile: &profile,
     };
     hw_decode_table_init::<Cayman, _>(&m, DeviceAddr(MEM), Engine::Pe, images, 1).unwrap();
-    let mut expect = Vec::new();
-    for (i, w) in words(&cam, 0x1000).into_iter().enumerate() {
-        expect.push((Write, MEM + 0x267_0000 + 4 * i as u64, w));
-    }
-    for (i, w) in words(&profile, 0x2000).into_iter().enumerate() {
-        expect.push((Write, MEM + 0x267_1000 + 4 * i as u64, w));
-    }
-    expect.push((Read, MEM + 0x266_4000, 0));
-    expect.push((Write, MEM + 0x266_4000, 1));
-    assert_eq!(abs(&m), expect);
+    assert_eq!(abs(&m), cayman_pe_hw_decode_trace(&cam, &profile, 1));
 
     // A CAM one byte over its aperture: refused before any write.
     let big = image(0x1001);
@@ -686,16 +697,7 @@ fn hw_decode_images_filling_their_apertures_are_accepted_and_one_byte_more_is_re
         profile: &profile,
     };
     hw_decode_table_init::<Cayman, _>(&m, DeviceAddr(MEM), Engine::Pe, images, 0).unwrap();
-    let mut expect = Vec::new();
-    for (i, w) in words(&cam, 0x1000).into_iter().enumerate() {
-        expect.push((Write, MEM + 0x267_0000 + 4 * i as u64, w));
-    }
-    for (i, w) in words(&profile, 0x2000).into_iter().enumerate() {
-        expect.push((Write, MEM + 0x267_1000 + 4 * i as u64, w));
-    }
-    expect.push((Read, MEM + 0x266_4000, 0));
-    expect.push((Write, MEM + 0x266_4000, 0));
-    assert_eq!(abs(&m), expect);
+    assert_eq!(abs(&m), cayman_pe_hw_decode_trace(&cam, &profile, 0));
 
     // One byte more: the exact error (the first refused length is the limit).
     let m = traced_at::<Cayman>(0x266_0000);
