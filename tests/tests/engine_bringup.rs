@@ -321,6 +321,10 @@ fn dge_carveout_and_mapping() {
         dge::set_dge_carveout::<Sunda, _>(&m, DeviceAddr(MEM), 0x3_0000, 0),
         Err(Error::NotTraced(_))
     ));
+    assert_eq!(
+        dge::set_dge_carveout::<Mariana, _>(&m, DeviceAddr(MEM), 0x4_0000, 0x10),
+        Err(Error::InvalidArgument("dge carveout: offset + size > cap"))
+    );
     assert!(matches!(
         dge::set_dge_carveout::<Mariana, _>(&m, DeviceAddr(MEM), 0x4_0000, 0),
         Err(Error::NotTraced(_))

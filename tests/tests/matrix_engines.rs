@@ -3,8 +3,8 @@
 //! §3.5, §12.1].
 
 use khal::core::family::{
-    ActTableParams, ActTables, CapCfg, DveTableOffsets, DveTableSizes, DveTables, FlagSelected,
-    Gated, HwDecode, HwDecodeParams, IramSizes, Offset,
+    ActTableParams, ActTables, CapCfg, DgeRegs, DveTableOffsets, DveTableSizes, DveTables,
+    FlagSelected, Gated, HwDecode, HwDecodeParams, IramSizes, Offset, Sdma, SdmaLimits,
 };
 use khal::{ArchId, Cayman, DeviceAddr, Engine, Error, HostVisible, Mariana, Sunda};
 
@@ -199,4 +199,28 @@ fn cap_cfg_mariana_sdma_data_conv_emax_golden() {
         Mariana::dve_sequencer_emax_cfg_offset(),
         Ok(Gated::Present(Offset(0x32C)))
     );
+}
+
+#[test]
+fn sdma_limits_golden() {
+    // [hal-registers §4], [FACTS §13.9]: max_fma_sources / max_cce_elements /
+    // max_hw_dge_count, SUNDA 16 / 1024 / 0, CAYMAN 16 / 2048 / 2, MARIANA
+    // 32 / 2048 / 2: all nine values, each arch on its own.
+    let limits = |a, b, c| SdmaLimits {
+        max_fma_sources: a,
+        max_cce_elements: b,
+        max_hw_dge_count: c,
+    };
+    assert_eq!(Sunda::SDMA_LIMITS, limits(16, 1024, 0));
+    assert_eq!(Cayman::SDMA_LIMITS, limits(16, 2048, 2));
+    assert_eq!(Mariana::SDMA_LIMITS, limits(32, 2048, 2));
+}
+
+#[test]
+fn dge_carveout_caps_golden() {
+    // [arch-stpb §3], [FACTS §13.8]: the per-arch literal cap, never read from
+    // the device: SUNDA 0x3_0000, CAYMAN 0x3_8000, MARIANA 0x4_0000.
+    assert_eq!(Sunda::DGE_CARVEOUT_CAP, 0x3_0000);
+    assert_eq!(Cayman::DGE_CARVEOUT_CAP, 0x3_8000);
+    assert_eq!(Mariana::DGE_CARVEOUT_CAP, 0x4_0000);
 }
