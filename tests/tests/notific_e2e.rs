@@ -974,6 +974,13 @@ fn dma_buf_one_pass_entry_copy_matches_the_trait_default() {
                         assert_eq!(na, nb, "{what}");
                         assert_eq!(a[..na], b[..nb], "{what}");
                         assert!(a[..na].iter().all(|e| e.phase() == phase), "{what}");
+                    } else if offset % 16 != 0 {
+                        // Off an entry boundary: refused by both, before any load.
+                        assert!(
+                            matches!(ra, Err(khal_core::Error::InvalidArgument(_))),
+                            "{what}: {ra:?}"
+                        );
+                        assert_eq!(ra, rb, "{what}");
                     } else {
                         assert!(offset + len * 16 > buf.len(), "{what}: {ra:?}");
                     }

@@ -39,6 +39,10 @@ use core::sync::atomic::{fence, Ordering};
 use crate::error::Result;
 use crate::notific::entry::{NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
 
+/// The refusal of [`DmaMemory::read_new_entries`] for a run whose offset is
+/// not an entry boundary (the same words from every backend).
+pub(crate) const NOT_ON_ENTRY: &str = "dma entry run offset (a multiple of 16 bytes)";
+
 /// Where a DMA buffer lives: the notes' `dmem_alloc` memory kinds [000 §4].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -202,8 +206,17 @@ pub trait DmaMemory {
     /// and checks the copies' phase bits. A backend may do the three per
     /// entry in one pass. Either way the whole run (`out.len()` entries) is
     /// bounds-checked before any load.
+    ///
+    /// `offset` is an entry boundary: a multiple of 16 ([`NQ_ENTRY_BYTES`]),
+    /// as every ring slot is [004 §3]. Any other offset is refused with
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) before any
+    /// load (checked first, then the run's bounds), so no backend carries a
+    /// byte-wise path for entries that straddle words (firmware size, issue 12).
     #[inline]
     fn read_new_entries(&self, offset: usize, out: &mut [NqEntry], phase: bool) -> Result<usize> {
+        if !offset.is_multiple_of(NQ_ENTRY_BYTES) {
+            return Err(crate::Error::InvalidArgument(NOT_ON_ENTRY));
+        }
         // The whole run, before any load.
         let end = out
             .len()
@@ -347,5 +360,25 @@ mod tests {
         assert!(m.scan_flag_run(0, 2, 5, 0x3, true).is_err());
         assert_eq!(m.1.get(), 0);
         assert_eq!(m.scan_flag_run(0, 2, 0, 0x3, true), Ok(0));
+    }
+
+    #[test]
+    fn default_read_new_entries_refuses_a_run_off_an_entry_boundary() {
+        let bytes = [0x80u8; 64];
+        let m = Bytes(&bytes, Cell::new(0));
+        let mut out = [NqEntry::default(); 1];
+        for off in [1usize, 4, 8, 15] {
+            assert_eq!(
+                m.read_new_entries(off, &mut out, true),
+                Err(crate::Error::InvalidArgument(NOT_ON_ENTRY)),
+                "offset {off}"
+            );
+        }
+        // Refused before any load.
+        assert_eq!(m.1.get(), 0);
+        // On a boundary it scans (this backend's `read` copies nothing, so
+        // the copy's phase ends the run: 0 entries, but no refusal).
+        assert_eq!(m.read_new_entries(16, &mut out, true), Ok(0));
+        assert!(m.1.get() > 0);
     }
 }

@@ -24,9 +24,9 @@
 use core::sync::atomic::{fence, AtomicU32, Ordering::Acquire, Ordering::Relaxed};
 
 use crate::error::{Error, Result};
-use crate::notific::entry::{phase_of, NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
+use crate::notific::entry::{NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
 
-use super::{check_flag_run, flag_value};
+use super::{check_flag_run, flag_value, NOT_ON_ENTRY};
 
 mod sealed {
     pub trait Sealed {}
@@ -379,35 +379,6 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
         }
     }
 
-    /// [`AtomicWords::read_new_entries`] for a run not on whole words (never
-    /// for a ring, whose base is aligned): scan, fence, copy and check in
-    /// turn, entry by entry (the caller checked the run). Out of line, so that
-    /// the hot path stays small where it is inlined.
-    #[cold]
-    #[inline(never)]
-    fn read_new_entries_slow(
-        &self,
-        offset: usize,
-        out: &mut [NqEntry],
-        phase: bool,
-    ) -> Result<usize> {
-        let mut off = offset;
-        for (i, e) in out.iter_mut().enumerate() {
-            if phase_of(self.load_u8(off.wrapping_add(PHASE_BYTE))?) != phase {
-                return Ok(i);
-            }
-            // The phase load said "new": order the entry's loads after it.
-            fence(Acquire);
-            self.read(off, e.bytes_mut())?;
-            // Rewritten since the phase load: not handed out.
-            if e.phase() != phase {
-                return Ok(i);
-            }
-            off = off.wrapping_add(NQ_ENTRY_BYTES);
-        }
-        Ok(out.len())
-    }
-
     /// Entries not on a whole word, byte-wise (never for a ring). The caller
     /// checked the run.
     #[cold]
@@ -436,7 +407,8 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
     }
 
     /// [`DmaMemory::read_new_entries`](super::DmaMemory::read_new_entries) in
-    /// one pass, entry by entry: load the entry's first word (which holds
+    /// one pass, entry by entry (an `offset` that is not a multiple of 16 is
+    /// refused, as the contract allows): load the entry's first word (which holds
     /// the phase byte); stop unless its phase bit is `phase`; Acquire fence;
     /// load the entry's other words; store the entry in the caller's slot.
     ///
@@ -456,11 +428,20 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
         out: &mut [NqEntry],
         phase: bool,
     ) -> Result<usize> {
+        // A run off an entry boundary is refused (the trait's contract): a
+        // ring's entries are at multiples of 16, so no byte-wise path is
+        // kept for it (firmware size, issue 12).
+        if !offset.is_multiple_of(NQ_ENTRY_BYTES) {
+            return Err(Error::InvalidArgument(NOT_ON_ENTRY));
+        }
         let run = match self.entry_words(offset, out.len()) {
             EntryRun::Words(run) => run,
-            EntryRun::Unaligned => return self.read_new_entries_slow(offset, out, phase),
-            // The error is built here, so the optimiser sees every path.
-            EntryRun::Outside => return Err(out_of_range("dma entry run", offset, self.len)),
+            // `offset` is a multiple of 16, so of the word: never
+            // `Unaligned`. The error is built here, so the optimiser sees
+            // every path.
+            EntryRun::Unaligned | EntryRun::Outside => {
+                return Err(out_of_range("dma entry run", offset, self.len))
+            }
         };
         Ok(if phase {
             copy_new::<W, true>(run, out)
@@ -560,9 +541,16 @@ mod tests {
         assert_eq!(out[2].bytes()[15], 2);
         assert_eq!(v.read_new_entries(48, &mut out[..1], false), Ok(1));
         assert_eq!(v.read_new_entries(0, &mut out, false), Ok(0));
-        // Misaligned runs take the scan-fence-copy path, with the same answer.
+        // A run off an entry boundary is refused before any load, inside
+        // the memory or not, on a word or not.
         let mut one = [NqEntry::default(); 1];
-        assert_eq!(v.read_new_entries(1, &mut one, true), Ok(0));
+        for off in [1, 4, 8, 12, 17] {
+            assert_eq!(
+                v.read_new_entries(off, &mut one, true),
+                Err(Error::InvalidArgument(NOT_ON_ENTRY)),
+                "offset {off}"
+            );
+        }
         // The whole run is checked first.
         assert!(v.read_new_entries(16, &mut out, true).is_err());
         assert!(v.read_entries(usize::MAX - 3, &mut out).is_err());
