@@ -66,7 +66,11 @@ fuzz_target!(|data: &[u8]| {
     // Windows: clustered in a small space so that overlaps and neighbours occur.
     let n = inp.u8() % 12;
     for _ in 0..n {
-        let start = if inp.bool() { inp.u64() } else { 0x1000 * (inp.u8() as u64 % 16) + inp.u8() as u64 };
+        let start = if inp.bool() {
+            inp.u64()
+        } else {
+            0x1000 * (inp.u8() as u64 % 16) + inp.u8() as u64
+        };
         let len = match inp.u8() % 4 {
             0 => inp.u8() as u64,
             1 => inp.u16() as u64,
@@ -77,11 +81,19 @@ fuzz_target!(|data: &[u8]| {
         let dev = if inp.bool() { start } else { inp.u64() };
         let r = CsrRegion::new(DeviceAddr(start), DeviceAddr(end), DeviceAddr(dev), 0);
         let valid = end > start && end - start >= 4 && dev.checked_add(end - start).is_some();
-        assert_eq!(r.is_ok(), valid, "region validity {start:#x}..{end:#x} -> {dev:#x}");
+        assert_eq!(
+            r.is_ok(),
+            valid,
+            "region validity {start:#x}..{end:#x} -> {dev:#x}"
+        );
         let Ok(r) = r else { continue };
         let overlaps = model.iter().any(|w| start < w.end && w.start < end);
         let res = table.insert(r);
-        assert_eq!(res.is_ok(), !overlaps && model.len() < CAP, "insert {start:#x}..{end:#x}");
+        assert_eq!(
+            res.is_ok(),
+            !overlaps && model.len() < CAP,
+            "insert {start:#x}..{end:#x}"
+        );
         if res.is_ok() {
             model.push(W { start, end, dev });
         }
@@ -128,7 +140,9 @@ fuzz_target!(|data: &[u8]| {
             }
             k @ (2 | 3) => {
                 let cnt = inp.u8() % 6;
-                let ptrs: Vec<DeviceAddr> = (0..cnt).map(|_| DeviceAddr(probe(&mut inp, &model))).collect();
+                let ptrs: Vec<DeviceAddr> = (0..cnt)
+                    .map(|_| DeviceAddr(probe(&mut inp, &model)))
+                    .collect();
                 let vals: Vec<u32> = (0..cnt).map(|_| inp.u32()).collect();
                 let w0 = ptrs
                     .first()
@@ -151,13 +165,23 @@ fuzz_target!(|data: &[u8]| {
                         let want: Vec<Access> = ds
                             .iter()
                             .zip(&vals)
-                            .map(|(&d, &v)| if k == 2 { Access::Write(d, v) } else { Access::Read(d) })
+                            .map(|(&d, &v)| {
+                                if k == 2 {
+                                    Access::Write(d, v)
+                                } else {
+                                    Access::Read(d)
+                                }
+                            })
                             .collect();
                         assert_eq!(got, want);
                     }
                     None => {
                         assert!(r.is_err(), "array leaving its first window succeeded");
-                        assert_eq!(csr.inner().len(), before, "refused array accessed something");
+                        assert_eq!(
+                            csr.inner().len(),
+                            before,
+                            "refused array accessed something"
+                        );
                     }
                 }
                 // Mismatched lengths are refused whole too.

@@ -92,7 +92,11 @@ fuzz_target!(|data: &[u8]| {
     let got: std::collections::BTreeSet<decode_model::Answer> =
         hits.iter().map(|h| (h.item.clone(), h.offset)).collect();
     assert_eq!(got.len(), hits.len(), "{address:#x}: an answer repeated");
-    assert_eq!(got, decode_model::expected(&places, address), "{address:#x}");
+    assert_eq!(
+        got,
+        decode_model::expected(&places, address),
+        "{address:#x}"
+    );
     for (item, twin) in decode_model::twins(&places, address) {
         let h = hits.iter().find(|h| h.item == item).expect("named");
         let says = if twin == address {
@@ -100,21 +104,39 @@ fuzz_target!(|data: &[u8]| {
         } else {
             format!("device-full {twin:#x}")
         };
-        assert!(h.detail.contains(&says), "{address:#x} {item}: {}", h.detail);
+        assert!(
+            h.detail.contains(&says),
+            "{address:#x} {item}: {}",
+            h.detail
+        );
     }
 
-    let args = decode::DecodeArgs { arch, window, address };
+    let args = decode::DecodeArgs {
+        arch,
+        window,
+        address,
+    };
     let out = decode::run(&args).expect("decode never fails on a parsed address");
     assert!(!out.is_empty());
-    assert!(out.lines().count() >= 2, "a header and at least one answer line");
+    assert!(
+        out.lines().count() >= 2,
+        "a header and at least one answer line"
+    );
 
     // Bases decode back to their item (checked on a fuzz-chosen one).
     let b = bases(arch);
     if !b.is_empty() {
         let (item, base) = &b[inp.u16() as usize % b.len()];
-        let out = decode::run(&decode::DecodeArgs { arch, window: None, address: *base })
-            .expect("decode of a base");
-        assert!(out.contains(item.as_str()), "{base:#x} does not decode to {item}:\n{out}");
+        let out = decode::run(&decode::DecodeArgs {
+            arch,
+            window: None,
+            address: *base,
+        })
+        .expect("decode of a base");
+        assert!(
+            out.contains(item.as_str()),
+            "{base:#x} does not decode to {item}:\n{out}"
+        );
     }
 
     // The address parser: any text, and the round trip of a rendering.

@@ -34,13 +34,19 @@ fuzz_target!(|data: &[u8]| {
     let bp = idx(&mut inp, 2);
     let init = NotificEngine::init_raw(&mmio, base, nq, bp, inp.u32());
     let ok = base.is_some() && (1..=10).contains(&nq) && bp <= 1;
-    assert_eq!(init.is_ok(), ok, "init(base={base:?}, num_queues={nq}, bp={bp})");
+    assert_eq!(
+        init.is_ok(),
+        ok,
+        "init(base={base:?}, num_queues={nq}, bp={bp})"
+    );
     if init.is_err() {
         assert!(mmio.is_empty(), "a refused init wrote");
     }
     let mut ens = match init {
         Ok(e) => e,
-        Err(_) => NotificEngine::init(&mmio, ENS, EngineConfig::tpb(BpMode::All)).expect("valid init"),
+        Err(_) => {
+            NotificEngine::init(&mmio, ENS, EngineConfig::tpb(BpMode::All)).expect("valid init")
+        }
     };
 
     let mut intc_h = MsixIntc::new(MSIX);
@@ -81,7 +87,12 @@ fuzz_target!(|data: &[u8]| {
                 (g < 8 && v <= 0xFF, intc.set_group_interval(&mmio, g, v))
             }
             4 => {
-                let (b, g, s, bit) = (idx(&mut inp, 56), idx(&mut inp, 4), idx(&mut inp, 64), idx(&mut inp, 32));
+                let (b, g, s, bit) = (
+                    idx(&mut inp, 56),
+                    idx(&mut inp, 4),
+                    idx(&mut inp, 64),
+                    idx(&mut inp, 32),
+                );
                 let line = ErrtrigLine::new(b, g, s, bit);
                 assert_eq!(line.is_ok(), b < 56 && g < 4 && s < 64 && bit < 32);
                 let Ok(line) = line else { continue };
@@ -102,7 +113,11 @@ fuzz_target!(|data: &[u8]| {
                 // recorded (when valid) on a handle built for this call.
                 let (q, b, s) = (idx(&mut inp, 10), idx(&mut inp, 8), idx(&mut inp, 8));
                 // The single-queue flavour has queue 0 only; the 10-queue one 0..10.
-                let q_ok = if ens.num_queues() == 1 { q == 0 } else { q < 10 };
+                let q_ok = if ens.num_queues() == 1 {
+                    q == 0
+                } else {
+                    q < 10
+                };
                 let nq = EnsNq::of(&ens, q);
                 assert_eq!(nq.is_ok(), q_ok);
                 let h = match nq {
@@ -122,7 +137,10 @@ fuzz_target!(|data: &[u8]| {
             }
             6 => {
                 let m = idx(&mut inp, 2);
-                (m <= 1, BpMode::from_raw(m).and_then(|b| ens.set_bp_config(b)))
+                (
+                    m <= 1,
+                    BpMode::from_raw(m).and_then(|b| ens.set_bp_config(b)),
+                )
             }
             7 => {
                 let s = idx(&mut inp, 4);
@@ -136,9 +154,20 @@ fuzz_target!(|data: &[u8]| {
                 // flavour), size a non-zero multiple of 16 within the
                 // memory, max_batch > 0.
                 let index = idx(&mut inp, 10);
-                let size = if inp.bool() { inp.u16() as u32 } else { (inp.u8() as u32 % 8) * 16 };
+                let size = if inp.bool() {
+                    inp.u16() as u32
+                } else {
+                    (inp.u8() as u32 % 8) * 16
+                };
                 let len = inp.u16() as usize % 2048;
-                let mut cfg = NqConfig::new(size, if inp.bool() { ConsumeMode::Tail } else { ConsumeMode::Phase });
+                let mut cfg = NqConfig::new(
+                    size,
+                    if inp.bool() {
+                        ConsumeMode::Tail
+                    } else {
+                        ConsumeMode::Phase
+                    },
+                );
                 let mb = if inp.bool() {
                     let b = inp.u8() as u32 % 4;
                     cfg = cfg.with_max_batch(b);
@@ -147,12 +176,20 @@ fuzz_target!(|data: &[u8]| {
                     None
                 };
                 let mem = RingMem::new(len, len, 0x1000);
-                let index_ok = if ens.num_queues() == 1 { index == 0 } else { index < 10 };
+                let index_ok = if ens.num_queues() == 1 {
+                    index == 0
+                } else {
+                    index < 10
+                };
                 // Each queue is handed out once: a queue an earlier ring took
                 // (its token dropped with that ring) is `QueueTaken`.
                 let free = index_ok && !ens.is_taken(index);
-                let ok = free && size > 0 && size % 16 == 0 && size as usize <= len && mb != Some(0);
-                let r = ens.queue(index).and_then(|q| NqRing::configure_host(&mem, q, cfg)).map(|_| ());
+                let ok =
+                    free && size > 0 && size % 16 == 0 && size as usize <= len && mb != Some(0);
+                let r = ens
+                    .queue(index)
+                    .and_then(|q| NqRing::configure_host(&mem, q, cfg))
+                    .map(|_| ());
                 if index_ok && !free {
                     assert_eq!(r, Err(khal_core::Error::QueueTaken(index)));
                 }

@@ -15,10 +15,12 @@
 //! - an error consumes nothing (the cursor does not move, no head write).
 #![no_main]
 
-use khal_core::notific::regs;
 use khal_core::dma::DmaMemory;
+use khal_core::notific::regs;
 use khal_core::notific::ring::DeviceZero;
-use khal_core::notific::{BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing};
+use khal_core::notific::{
+    BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing,
+};
 use khal_core::wait::Budget;
 use khal_core::{DeviceAddr, Result};
 use khal_fuzz::{Access, Input, NoDelay, RecMmio, RingMem};
@@ -30,26 +32,42 @@ fuzz_target!(|data: &[u8]| {
     let mut inp = Input::new(data);
     let mmio = RecMmio::new();
     let num_queues = if inp.bool() { 1 } else { 10 };
-    let Ok(mut engine) = NotificEngine::init_raw(&mmio, Some(DeviceAddr(BASE)), num_queues, 0, 0) else {
+    let Ok(mut engine) = NotificEngine::init_raw(&mmio, Some(DeviceAddr(BASE)), num_queues, 0, 0)
+    else {
         return;
     };
     let index = (inp.u8() % 11) as u32;
     let entries = (inp.u8() % 40) as u32 + 1;
-    let size_bytes = if inp.u8() < 16 { inp.u16() as u32 } else { entries * 16 };
+    let size_bytes = if inp.u8() < 16 {
+        inp.u16() as u32
+    } else {
+        entries * 16
+    };
     let extra = (inp.u8() % 64) as usize;
-    let mode = if inp.bool() { ConsumeMode::Phase } else { ConsumeMode::Tail };
+    let mode = if inp.bool() {
+        ConsumeMode::Phase
+    } else {
+        ConsumeMode::Tail
+    };
     // The token: handed out for an index the flavour has, refused (typed,
     // nothing written) otherwise. A ring cannot exist on a refused index.
     let queue = match engine.queue(index) {
         Ok(q) => q,
         Err(e) => {
-            let flavour_has = if num_queues == 1 { index == 0 } else { index < 10 };
+            let flavour_has = if num_queues == 1 {
+                index == 0
+            } else {
+                index < 10
+            };
             assert!(!flavour_has, "queue {index} refused: {e:?}");
             assert!(matches!(e, khal_core::Error::OutOfRange { .. }), "{e:?}");
             return;
         }
     };
-    assert_eq!(engine.queue(index).map(|_| ()), Err(khal_core::Error::QueueTaken(index)));
+    assert_eq!(
+        engine.queue(index).map(|_| ()),
+        Err(khal_core::Error::QueueTaken(index))
+    );
     let mut cfg = NqConfig::new(size_bytes, mode).with_budget(Budget {
         period_us: 1,
         polls: (inp.u8() % 4) as u32,
@@ -57,7 +75,11 @@ fuzz_target!(|data: &[u8]| {
     if inp.bool() {
         cfg = cfg.with_max_batch((inp.u8() % 50) as u32);
     }
-    let mem = RingMem::new(size_bytes as usize + extra, size_bytes as usize, 0x1_0000_0000);
+    let mem = RingMem::new(
+        size_bytes as usize + extra,
+        size_bytes as usize,
+        0x1_0000_0000,
+    );
     let device = mode == ConsumeMode::Tail && inp.bool();
     let zeroed = std::cell::Cell::new(0usize);
     let zero = |_: u64, len: usize| -> Result<()> {
@@ -115,7 +137,12 @@ fn exercise<'m, R: DmaMemory, Z: DeviceZero>(
     let head_addr = ring.queue().head_addr().get();
     let reg = |r| engine.nq_reg(r, index).map(|r| r.addr(engine.base()).get());
     assert_eq!(reg(regs::NQ_HEAD_PTR), Ok(head_addr));
-    assert_eq!(engine.nq_reg(regs::NQ_TAIL_PTR, index).map(|r| r.addr(engine.base()).get()), Ok(tail_addr));
+    assert_eq!(
+        engine
+            .nq_reg(regs::NQ_TAIL_PTR, index)
+            .map(|r| r.addr(engine.base()).get()),
+        Ok(tail_addr)
+    );
     // Another engine on the same window and base: refused, nothing written.
     let mut other = NotificEngine::init(mmio, engine.base(), EngineConfig::tpb(BpMode::All))
         .expect("valid init");
@@ -134,7 +161,11 @@ fn exercise<'m, R: DmaMemory, Z: DeviceZero>(
                     Ok(n) => {
                         assert!(n <= out.len() && n as u32 <= ring.max_batch() && n as u32 <= cap);
                         let heads = head_writes(mmio, before, head_addr);
-                        assert_eq!(heads.len(), (n > 0) as usize, "one head write per non-empty drain");
+                        assert_eq!(
+                            heads.len(),
+                            (n > 0) as usize,
+                            "one head write per non-empty drain"
+                        );
                     }
                     Err(_) => {
                         assert_eq!((ring.next_index(), ring.phase()), (cursor, phase));
@@ -168,7 +199,8 @@ fn exercise<'m, R: DmaMemory, Z: DeviceZero>(
                 let n = (inp.u8() % 64) as usize;
                 let chunk = inp.bytes(n).to_vec();
                 let end = (off + chunk.len()).min(size_bytes as usize);
-                mem.write(off, &chunk[..end - off]).expect("device write inside the ring");
+                mem.write(off, &chunk[..end - off])
+                    .expect("device write inside the ring");
             }
             5 => {
                 // The device's tail register: a script of raw values.
@@ -194,9 +226,16 @@ fn exercise<'m, R: DmaMemory, Z: DeviceZero>(
                 let _ = ring.enable(engine, &mut NoDelay);
             }
         }
-        assert!(ring.next_index() < cap, "cursor {} past capacity {cap}", ring.next_index());
+        assert!(
+            ring.next_index() < cap,
+            "cursor {} past capacity {cap}",
+            ring.next_index()
+        );
         for h in head_writes(mmio, before, head_addr) {
-            assert!(h % 16 == 0 && h < size_bytes, "head write {h:#x} outside the ring");
+            assert!(
+                h % 16 == 0 && h < size_bytes,
+                "head write {h:#x} outside the ring"
+            );
         }
     }
 }

@@ -115,11 +115,7 @@ impl Mmio for RecMmio {
         self.log.borrow_mut().push(Access::Read(a));
         let mut s = self.scripted.borrow_mut();
         if let Some((_, vals, i)) = s.iter_mut().find(|(x, _, _)| *x == a) {
-            let v = vals
-                .get(*i)
-                .or_else(|| vals.last())
-                .copied()
-                .unwrap_or(0);
+            let v = vals.get(*i).or_else(|| vals.last()).copied().unwrap_or(0);
             *i += 1;
             return Ok(v);
         }
@@ -127,9 +123,7 @@ impl Mmio for RecMmio {
     }
 
     fn write32(&self, addr: DeviceAddr, value: u32) -> Result<()> {
-        self.log
-            .borrow_mut()
-            .push(Access::Write(addr.get(), value));
+        self.log.borrow_mut().push(Access::Write(addr.get(), value));
         self.regs.borrow_mut().insert(addr.get(), value);
         Ok(())
     }
@@ -204,7 +198,14 @@ impl DmaMemory for RingMem {
 
     /// The run the consumer asks for must lie inside the ring as a whole
     /// (the drain plans runs up to the wrap): checked, then scanned.
-    fn scan_flag_run(&self, offset: usize, stride: usize, max: usize, mask: u8, want: bool) -> Result<usize> {
+    fn scan_flag_run(
+        &self,
+        offset: usize,
+        stride: usize,
+        max: usize,
+        mask: u8,
+        want: bool,
+    ) -> Result<usize> {
         if max > 0 {
             let last = stride
                 .checked_mul(max - 1)
@@ -222,7 +223,11 @@ impl DmaMemory for RingMem {
         Ok(max)
     }
 
-    fn read_published_entries(&self, offset: usize, out: &mut [khal_core::notific::NqEntry]) -> Result<()> {
+    fn read_published_entries(
+        &self,
+        offset: usize,
+        out: &mut [khal_core::notific::NqEntry],
+    ) -> Result<()> {
         self.check(offset, out.len() * 16)?;
         for (i, e) in out.iter_mut().enumerate() {
             let mut b = [0u8; 16];
