@@ -470,6 +470,24 @@ fn dve_seed_debug_level_rspcomb_and_rounding_writers() {
             (Write, r + 0x3C0, 0xFFFF_FFFE),
         ]
     );
+    // The pool-arbiter chicken bit: RMW `+0x3F0 |= 2`, every other bit kept;
+    // the timestamp increment: one read of `+0x308` [FACTS §13.7].
+    m.clear();
+    m.inner().write32(regs.add(0x3F0), 0x8000_0001).unwrap();
+    m.inner().write32(regs.add(0x308), 0x0000_0640).unwrap();
+    assert_eq!(
+        tpb_regs::dve_set_pool_arbiter_chicken_bit(&m, regs),
+        Ok(0x8000_0003)
+    );
+    assert_eq!(tpb_regs::dve_timestamp_inc(&m, regs), Ok(0x640));
+    assert_eq!(
+        abs(&m),
+        vec![
+            (Read, r + 0x3F0, 0x8000_0001),
+            (Write, r + 0x3F0, 0x8000_0003),
+            (Read, r + 0x308, 0x640),
+        ]
+    );
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! The `tpb_regs` window and its small leaves: the DVE RNG seed, the DVE
-//! debug-level write, `force_rspcomb_eight_deep`, the stochastic-rounding and
+//! debug-level write, the DVE pool-arbiter chicken bit and timestamp
+//! increment, `force_rspcomb_eight_deep`, the stochastic-rounding and
 //! MARIANA PSUM rounding writers, the shadow-word helpers
 //! [arch-stpb §2, §4], [hal-registers §3], [FACTS §13.6, §13.7].
 //!
@@ -99,6 +100,27 @@ pub fn dve_write_debug_level<M: Mmio + ?Sized>(
     mapped: u32,
 ) -> Result<u32> {
     DVE_INSTR_DBG.modify(mmio, regs, |r| dve_instr_dbg::LEVEL.set(r, mapped))
+}
+
+/// The value the pool-arbiter chicken bit ORs into `+0x3F0`: bit 1
+/// [arch-stpb §2], [FACTS §13.7].
+pub const DVE_POOL_ARB_CHICKEN_BIT: u32 = 2;
+
+/// The DVE pool-arbiter chicken bit: RMW `+0x3F0 |= 2`, every other bit kept
+/// [arch-stpb §2], [FACTS §13.7]. MARIANA's `dve_regs_init` and CAYMAN's
+/// `dve_init` call it (CAYMAN: position not given) [FACTS §13.6]; a caller on
+/// SUNDA is not known (§13.11). Returns the value written.
+pub fn dve_set_pool_arbiter_chicken_bit<M: Mmio + ?Sized>(
+    mmio: &M,
+    regs: DeviceAddr,
+) -> Result<u32> {
+    DVE_POOL_ARB.modify(mmio, regs, |r| r | DVE_POOL_ARB_CHICKEN_BIT)
+}
+
+/// The DVE timestamp increment: one read of `+0x308` [arch-stpb §2],
+/// [FACTS §13.7].
+pub fn dve_timestamp_inc<M: Mmio + ?Sized>(mmio: &M, regs: DeviceAddr) -> Result<u32> {
+    DVE_TIMESTAMP_INC.read(mmio, regs)
 }
 
 /// `force_rspcomb_eight_deep(regs, v)`: MARIANA RMW `+0x3C0` bit 0 = `v & 1`;
