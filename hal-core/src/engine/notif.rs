@@ -1,9 +1,10 @@
 //! The STPB notification-enable bodies: error, ham, evsem hw-bp, and the
 //! SUNDA-only DGE enable [002 §4], [FACTS §5].
 //!
-//! Each enable composes an arch mask (`khal_arch` +0xB0 error, +0xB8 ham,
-//! +0xA8 evsem; values NOT TRACED on every arch) into the notific engine's
-//! masked update `update(en ? mask : 0, mask)`. A mask not traced for the arch
+//! Each enable composes an arch mask (error, ham, evsem: [002 §4] reads them
+//! at `khal_arch` +0xB0, +0xB8, +0xA8, slots that conflict with
+//! [hal-registers §2]; values and slots NOT TRACED [FACTS §5, §13.10 #2])
+//! into the notific engine's masked update `update(en ? mask : 0, mask)`. A mask not traced for the arch
 //! → `NotTraced` before any write. The `*_with` forms take the mask (and, for
 //! the error enable, the `sw_queue_num3.errors_nt` register) injected.
 

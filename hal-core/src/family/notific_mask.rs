@@ -12,11 +12,14 @@ use crate::error::{Error, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum NotificMask {
-    /// The error-notification mask (`khal_arch +0xB0`).
+    /// The error-notification mask ([002 §4] reads it at `khal_arch +0xB0`, a slot
+    /// [hal-registers §2] decodes otherwise: NOT TRACED, §13.10 #2).
     Error,
-    /// The ham-notification mask (`khal_arch +0xB8`).
+    /// The ham-notification mask ([002 §4] reads it at `khal_arch +0xB8`, a slot
+    /// [hal-registers §2] decodes otherwise: NOT TRACED, §13.10 #2).
     Ham,
-    /// The event/semaphore hw-backpressure mask (`khal_arch +0xA8`).
+    /// The event/semaphore hw-backpressure mask ([002 §4] reads it at `khal_arch +0xA8`, a slot
+    /// [hal-registers §2] decodes otherwise: NOT TRACED, §13.10 #2).
     Evsem,
 }
 
