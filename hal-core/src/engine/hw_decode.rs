@@ -4,7 +4,10 @@
 //! Per engine (CAYMAN; MARIANA's bases are NOT TRACED): params(eng); CAM image
 //! larger than its aperture → error; `write_padded(cam_base, CAM)`; PROFILE
 //! image larger than its aperture → error; `write_padded(table_base,
-//! PROFILE)`; then `disable_hw_decode(v)` in the engine's XT/NX window, with
+//! PROFILE)`; then `disable_hw_decode(v)` in the engine's XT/NX window
+//! `xt_local(mem, eng, 1)` (khal's reading, MED: [FACTS §13.4] tables the
+//! window `xt_local(mem, 2, 1)`, POOL's; the program of [FACTS §13.5] calls
+//! `xt_local` without saying for which engine), with
 //! `v = eng_info.disable_hw_decode` (MED [arch-stpb §1]). The images are the
 //! caller's data (the vendor's v3/v4 sets are not in the sources). The C
 //! return code of "too big" is NOT TRACED: here `OutOfRange`, which has no C
