@@ -250,6 +250,38 @@ pub trait DmaMemory {
     /// Zero the whole region.
     fn zero(&self) -> Result<()>;
 
+    /// Zero `count` 16-byte NQ entries from `offset`: the NQ reset's zeroing
+    /// of a host ring [004 §3]. `offset` is an entry boundary, as for
+    /// [`DmaMemory::read_new_entries`] (otherwise
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument)); the whole
+    /// run is bounds-checked ([`Error::OutOfRange`](crate::Error::OutOfRange))
+    /// before anything is written. The default writes zeros 64 bytes at a
+    /// time ([`DmaMemory::write`]); a backend may store whole words.
+    fn zero_entries(&self, offset: usize, count: usize) -> Result<()> {
+        if !offset.is_multiple_of(NQ_ENTRY_BYTES) {
+            return Err(crate::Error::InvalidArgument(NOT_ON_ENTRY));
+        }
+        let end = count
+            .checked_mul(NQ_ENTRY_BYTES)
+            .and_then(|b| offset.checked_add(b))
+            .filter(|&end| end <= self.len());
+        let Some(end) = end else {
+            return Err(crate::Error::OutOfRange {
+                what: "dma entry run",
+                value: offset as u64,
+                limit: self.len() as u64,
+            });
+        };
+        const ZEROS: [u8; 64] = [0; 64];
+        let mut off = offset;
+        while off < end {
+            let n = (end - off).min(ZEROS.len());
+            self.write(off, ZEROS.get(..n).unwrap_or(&[]))?;
+            off += n;
+        }
+        Ok(())
+    }
+
     /// The notes' `dmem_buf_copyin`: copy `data` to the start of the region.
     /// `data` longer than the region is refused before anything is written.
     fn copy_in(&self, data: &[u8]) -> Result<()> {
@@ -312,6 +344,10 @@ impl<T: DmaMemory + ?Sized> DmaMemory for &T {
     fn zero(&self) -> Result<()> {
         (**self).zero()
     }
+    #[inline(always)]
+    fn zero_entries(&self, offset: usize, count: usize) -> Result<()> {
+        (**self).zero_entries(offset, count)
+    }
 }
 
 #[cfg(test)]
@@ -360,6 +396,62 @@ mod tests {
         assert!(m.scan_flag_run(0, 2, 5, 0x3, true).is_err());
         assert_eq!(m.1.get(), 0);
         assert_eq!(m.scan_flag_run(0, 2, 0, 0x3, true), Ok(0));
+    }
+
+    /// A backend with only the required methods over cells, for the
+    /// defaults that write.
+    struct Cells<'a>(&'a [Cell<u8>]);
+    impl DmaMemory for Cells<'_> {
+        fn bus_addr(&self) -> u64 {
+            0
+        }
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn load_u8(&self, offset: usize) -> Result<u8> {
+            Ok(self.0.get(offset).map_or(0, Cell::get))
+        }
+        fn read(&self, _: usize, _: &mut [u8]) -> Result<()> {
+            Ok(())
+        }
+        fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
+            let cells = self
+                .0
+                .get(offset..offset + data.len())
+                .ok_or(crate::Error::InvalidArgument("test write"))?;
+            for (c, b) in cells.iter().zip(data) {
+                c.set(*b);
+            }
+            Ok(())
+        }
+        fn zero(&self) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn default_zero_entries_zeroes_its_run_and_refuses_before_any_write() {
+        let cells: [Cell<u8>; 160] = core::array::from_fn(|_| Cell::new(0xA5));
+        let m = Cells(&cells);
+        // 5 entries from 32: more than one 64-byte chunk, a partial last one.
+        m.zero_entries(32, 5).unwrap();
+        for (i, c) in cells.iter().enumerate() {
+            let want = if (32..112).contains(&i) { 0 } else { 0xA5 };
+            assert_eq!(c.get(), want, "byte {i}");
+        }
+        for c in &cells {
+            c.set(0xA5);
+        }
+        assert_eq!(
+            m.zero_entries(8, 1),
+            Err(crate::Error::InvalidArgument(NOT_ON_ENTRY))
+        );
+        assert!(matches!(
+            m.zero_entries(144, 2),
+            Err(crate::Error::OutOfRange { .. })
+        ));
+        assert!(m.zero_entries(16, usize::MAX).is_err());
+        assert!(cells.iter().all(|c| c.get() == 0xA5));
     }
 
     #[test]

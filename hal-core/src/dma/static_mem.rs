@@ -304,6 +304,12 @@ impl DmaMemory for StaticDma {
         self.view().zero();
         Ok(())
     }
+
+    /// One store per word of the run ([`AtomicWords::zero_entries`]).
+    #[inline]
+    fn zero_entries(&self, offset: usize, count: usize) -> Result<()> {
+        self.view().zero_entries(offset, count)
+    }
 }
 
 #[cfg(test)]

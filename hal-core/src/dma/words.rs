@@ -324,6 +324,27 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
         }
     }
 
+    /// [`DmaMemory::zero_entries`](super::DmaMemory::zero_entries): the run
+    /// checked once (on an entry boundary, inside the whole words), then one
+    /// store per word.
+    #[inline]
+    pub fn zero_entries(&self, offset: usize, count: usize) -> Result<()> {
+        if !offset.is_multiple_of(NQ_ENTRY_BYTES) {
+            return Err(Error::InvalidArgument(NOT_ON_ENTRY));
+        }
+        // `offset` is on a word; an entry is whole words.
+        let run = count
+            .checked_mul(NQ_ENTRY_BYTES / W::BYTES)
+            .and_then(|n| self.words().get(offset / W::BYTES..)?.get(..n));
+        let Some(run) = run else {
+            return Err(out_of_range("dma entry run", offset, self.len));
+        };
+        for w in run {
+            w.store(W::ZERO);
+        }
+        Ok(())
+    }
+
     /// [`DmaMemory::scan_flag_run`](super::DmaMemory::scan_flag_run): the
     /// whole run's bounds once, then one word load per flag.
     #[inline]
@@ -525,6 +546,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn zero_entries_zeroes_its_run_only_and_refuses_before_any_store() {
+        let w = words::<16>(); // 4 entries
+        let v = AtomicWords::new(&w, 64);
+        v.write(0, &[0xA5; 64]).unwrap();
+        v.zero_entries(16, 2).unwrap();
+        let mut all = [0u8; 64];
+        v.read(0, &mut all).unwrap();
+        for (i, b) in all.iter().enumerate() {
+            let want = if (16..48).contains(&i) { 0 } else { 0xA5 };
+            assert_eq!(*b, want, "byte {i}");
+        }
+        // Off an entry boundary, or past the end: refused, nothing stored.
+        v.write(0, &[0xA5; 64]).unwrap();
+        assert_eq!(
+            v.zero_entries(4, 1),
+            Err(Error::InvalidArgument(NOT_ON_ENTRY))
+        );
+        assert!(matches!(
+            v.zero_entries(48, 2),
+            Err(Error::OutOfRange { .. })
+        ));
+        assert!(v.zero_entries(16, usize::MAX).is_err());
+        v.read(0, &mut all).unwrap();
+        assert_eq!(all, [0xA5; 64]);
+        v.zero_entries(0, 4).unwrap();
+        v.read(0, &mut all).unwrap();
+        assert_eq!(all, [0; 64]);
+        // A partial last word is not an entry of the memory.
+        let short = AtomicWords::new(&w, 63);
+        assert!(short.zero_entries(48, 1).is_err());
     }
 
     #[test]

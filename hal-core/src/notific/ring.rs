@@ -353,17 +353,9 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         self.queue.write_head(0)?;
         match &mut self.placement {
             Placement::Device(z) => z.zero(self.mem.bus_addr(), self.size_bytes as usize),
-            Placement::Host => {
-                const ZEROS: [u8; 64] = [0; 64];
-                let mut off = 0usize;
-                let end = self.size_bytes as usize;
-                while off < end {
-                    let n = (end - off).min(ZEROS.len());
-                    self.mem.write(off, ZEROS.get(..n).unwrap_or(&[]))?;
-                    off += n;
-                }
-                Ok(())
-            }
+            // The ring's entries (`size_bytes / 16`), one store per word on
+            // the word backends.
+            Placement::Host => self.mem.zero_entries(0, self.capacity as usize),
         }
     }
 
