@@ -529,3 +529,74 @@ fn any_arch_dispatches_to_the_same_bodies() {
         );
     }
 }
+
+#[test]
+fn the_slot_table_is_facts_12_2_exactly() {
+    // Transcribed from [FACTS §12.2] ([002r1 §3]) and, for the three Q7
+    // slots, [FACTS §13.3] (MED): every (engine, op, offset), in order. One
+    // wrong offset, a missing or an extra slot fails.
+    use khal::core::engine::slots::SLOTS;
+    use khal::Engine::{Act, Dve, Pe, Pool, Sp};
+    let facts: [(khal::Engine, &str, u32); 58] = [
+        (Dve, "reset_rng_seed", 0x1F8),
+        (Dve, "instr_debug_level_set", 0x200),
+        (Dve, "regs_init", 0x208),
+        (Dve, "get_timestamp_inc", 0x278),
+        (Dve, "ucode_seq_init", 0x280),
+        (Dve, "release_run_stall", 0x288),
+        (Dve, "dma_init", 0x290),
+        (Dve, "write_parameter_ram", 0x298),
+        (Dve, "write_tables", 0x2A0),
+        (Dve, "hw_decode_table_init", 0x2A8),
+        (Dve, "dve_init", 0x2B0),
+        (Act, "instr_debug_level_set", 0x210),
+        (Act, "regs_init", 0x218),
+        (Act, "ucode_seq_init", 0x2B8),
+        (Act, "release_run_stall", 0x2C0),
+        (Act, "dma_init", 0x2C8),
+        (Act, "load_local", 0x2D0),
+        (Act, "hw_decode_table_init", 0x2D8),
+        (Act, "act_init", 0x2E0),
+        (Pe, "instr_debug_level_set", 0x2E8),
+        (Pe, "regs_init", 0x2F0),
+        (Pe, "ucode_seq_init", 0x2F8),
+        (Pe, "release_run_stall", 0x300),
+        (Pe, "dma_init", 0x308),
+        (Pe, "hw_decode_table_init", 0x310),
+        (Pe, "pe_init", 0x318),
+        (Pe, "get_timestamp_inc", 0x320),
+        (Pe, "bg_xpose_get_offset", 0x328),
+        (Pool, "instr_debug_level_set", 0x330),
+        (Pool, "regs_init", 0x338),
+        (Pool, "ucode_seq_init", 0x340),
+        (Pool, "release_seq_run_stall", 0x348),
+        (Pool, "release_eng_run_stall", 0x350),
+        (Pool, "dma_init", 0x358),
+        (Pool, "hw_decode_table_init", 0x360),
+        (Pool, "pooling_init", 0x368),
+        (Pool, "set_dge_dma_mapping", 0x370),
+        (Pool, "get_dge_dma_mapping_register_offset_and_val", 0x378),
+        (Pool, "set_dge_carveout", 0x380),
+        (Pool, "get_dge_carveout_register_offset_and_val", 0x388),
+        (Sp, "topsp_evsem_notif_hw_bp_enable", 0x6D8),
+        (Sp, "regs_init", 0x6E0),
+        (Sp, "ucode_seq_init", 0x6E8),
+        (Sp, "release_run_stall", 0x6F0),
+        (Sp, "topsp_set_init_signal", 0x6F8),
+        (Sp, "topsp_set_tsync_signal", 0x700),
+        (Sp, "topsp_set_host_trigger", 0x708),
+        (Sp, "topsp_get_host_trigger_reg_offset", 0x710),
+        (Sp, "topsp_set_stop_signal", 0x718),
+        (Sp, "topsp_get_stop_signal_reg_offset", 0x720),
+        (Sp, "topsp_get_basic_block_switch_reg_offset", 0x728),
+        (Sp, "topsp_read_config_addr", 0x730),
+        (Sp, "dma_init", 0x738),
+        (Sp, "program_start", 0x740),
+        (Sp, "check_run_state", 0x748),
+        (Pool, "q7_swap_table", 0x390),
+        (Pool, "q7_swap_table_get_register_offsets", 0x398),
+        (Pool, "q7_swap_file_io_table", 0x3A0),
+    ];
+    let got: Vec<_> = SLOTS.iter().map(|s| (s.engine, s.op, s.offset)).collect();
+    assert_eq!(got, facts);
+}
