@@ -334,3 +334,15 @@ fn sunda_and_cayman_intc_not_traced() {
     assert!(nt(Sunda::NQ_MAILBOX_MAP));
     assert!(nt(Cayman::NQ_MAILBOX_MAP));
 }
+
+#[test]
+fn eng_to_xt_maps_0_to_4_to_themselves_and_anything_else_to_6() {
+    // [hal-registers §3], [FACTS §13.1].
+    use khal::core::family::nx_local::eng_to_xt;
+    for eng in 0..=4 {
+        assert_eq!(eng_to_xt(eng), eng);
+    }
+    for eng in [5, 6, 7, 0x100, u32::MAX] {
+        assert_eq!(eng_to_xt(eng), 6);
+    }
+}
