@@ -157,7 +157,9 @@ impl TopSpNx for Sunda {
         stop_signal: Ok(TOPSP_STOP_SIGNAL),
         basic_block_switch: Ok(TOPSP_BASIC_BLOCK_SWITCH),
     };
-    /// SUNDA's host_trigger writer stores the caller's value (MED [topsp §8]).
+    /// SUNDA's host_trigger writer stores the caller's value (MED [topsp §8]);
+    /// the others store 1, [FACTS §13.2]'s value column (for init_signal an
+    /// interpretation, MED: no source shows SUNDA's init setter body).
     fn topsp_doorbell_value(which: khal_core::family::Doorbell, caller: u32) -> u32 {
         match which {
             khal_core::family::Doorbell::HostTrigger => caller,
