@@ -45,8 +45,17 @@
 //! // ring owns it, so draining needs no engine.
 //! let ring_mem = Arc::new(DmaBuf::new(64 * 16, 4096)?);
 //! device.attach_host(ring_mem.clone());
+//! // A refused config gives the memory and the token back (a `RefusedRing`,
+//! // which `?` turns into its `Error`): here a ring larger than its memory.
+//! let too_big = NqConfig::new(128 * 16, ConsumeMode::Phase);
+//! let refused = match NqRing::configure_host(&*ring_mem, engine.queue(2)?, too_big) {
+//!     Err(refused) => refused,
+//!     Ok(_) => unreachable!("128 entries do not fit 64"),
+//! };
+//! assert_eq!(refused.error(), khal::Error::InvalidArgument("nq size larger than its memory"));
+//! let (mem, queue) = refused.into_parts();
 //! let cfg = NqConfig::new(64 * 16, ConsumeMode::Phase);
-//! let mut ring = NqRing::configure_host(&*ring_mem, engine.queue(2)?, cfg)?;
+//! let mut ring = NqRing::configure_host(mem, queue, cfg)?;
 //! assert_eq!(engine.queue(2).map(|_| ()), Err(khal::Error::QueueTaken(2)));
 //! let mut delay = SimDelay::new(&device); // simulated time: waits cost nothing
 //! ring.enable(&mut engine, &mut delay)?;

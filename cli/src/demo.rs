@@ -775,7 +775,7 @@ fn demo(args: &DemoArgs) -> Result<String, DemoError> {
             .get_mut(engine)
             .ok_or(Error::InvalidArgument("demo engine"))?;
         let cfg = NqConfig::new(RING_BYTES, mode).with_budget(BUDGET);
-        let mut ring = NqRing::configure_host(&**buf, e.queue(idx)?, cfg)?;
+        let mut ring = NqRing::configure_host(&**buf, e.queue(idx)?, cfg).map_err(Error::from)?;
         ring.enable(e, &mut delay)?;
         let next_seq = dev
             .with_block(base, |nm: &mut NotificModel, _| nm.next_seq(idx))

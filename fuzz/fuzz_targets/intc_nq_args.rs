@@ -182,14 +182,19 @@ fuzz_target!(|data: &[u8]| {
                     index < 10
                 };
                 // Each queue is handed out once: a queue an earlier ring took
-                // (its token dropped with that ring) is `QueueTaken`.
+                // (its token dropped with that ring or its refusal) is `QueueTaken`.
                 let free = index_ok && !ens.is_taken(index);
                 let ok =
                     free && size > 0 && size % 16 == 0 && size as usize <= len && mb != Some(0);
-                let r = ens
-                    .queue(index)
-                    .and_then(|q| NqRing::configure_host(&mem, q, cfg))
-                    .map(|_| ());
+                let r = ens.queue(index).and_then(|q| {
+                    NqRing::configure_host(&mem, q, cfg)
+                        .map(|_| ())
+                        .map_err(|refused| {
+                            // A refusal holds the token it was given.
+                            assert_eq!(refused.queue().index(), index);
+                            refused.error()
+                        })
+                });
                 if index_ok && !free {
                     assert_eq!(r, Err(khal_core::Error::QueueTaken(index)));
                 }

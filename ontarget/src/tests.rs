@@ -601,20 +601,33 @@ fn nq_config_errors_write_nothing(win: &VolatileWindow) -> Outcome {
             limit: 10
         })
     );
-    // A refused ring drops its token: a queue per refusal.
+    // A refusal gives its token back: one token through both refusals.
+    let q = ok!(e.queue(1));
+    let refused = ok!(NqRing::configure_host(&mem, q, cfg(24))
+        .map(|_| ())
+        .err()
+        .ok_or("accepted"));
     check_eq!(
-        NqRing::configure_host(&mem, ok!(e.queue(0)), cfg(24)).map(|_| ()),
-        Err(Error::InvalidArgument(
-            "nq size (a non-zero multiple of 16 bytes)"
-        ))
+        refused.error(),
+        Error::InvalidArgument("nq size (a non-zero multiple of 16 bytes)")
     );
+    let (_, q) = refused.into_parts();
+    let refused = ok!(NqRing::configure_host(&mem, q, cfg(512))
+        .map(|_| ())
+        .err()
+        .ok_or("accepted"));
     check_eq!(
-        NqRing::configure_host(&mem, ok!(e.queue(1)), cfg(512)).map(|_| ()),
-        Err(Error::InvalidArgument("nq size larger than its memory"))
+        refused.error(),
+        Error::InvalidArgument("nq size larger than its memory")
     );
     check_eq!(e.queue(1).map(|_| ()), Err(Error::QueueTaken(1)));
     check_eq!(rec.counts(), (0, 0));
     block_is!(win, Some(&before), &[]);
+    // The token given back builds a ring: its three queue-config writes.
+    let (_, q) = refused.into_parts();
+    let ring = ok!(NqRing::configure_host(&mem, q, cfg(256)));
+    check_eq!(ring.index(), 1);
+    check_eq!(rec.counts(), (0, 3));
     Ok(())
 }
 

@@ -387,12 +387,17 @@ fn configure_is_init_then_queue_config() {
     assert_eq!(t.ops(), vec![(W, o, 0x1000), (W, o + 4, 0), (W, o + 8, 64)]);
 }
 
+/// `validate`'s refusals, exactly.
+const SIZE: Error = Error::InvalidArgument("nq size (a non-zero multiple of 16 bytes)");
+const LARGER: Error = Error::InvalidArgument("nq size larger than its memory");
+const BATCH: Error = Error::InvalidArgument("nq max_batch (must be > 0)");
+const PHASE_ON_DEVICE: Error = Error::InvalidArgument("phase-bit mode needs a host-memory ring");
+
 #[test]
 fn ring_init_errors_write_nothing() {
     let t = traced();
     let mut e = ten(&t, 0);
     let cfg = |size| NqConfig::new(size, ConsumeMode::Tail);
-    let buf = || DmaBuf::new(256, 64).unwrap();
     assert!(matches!(
         e.queue(10).map(|_| ()),
         Err(Error::OutOfRange {
@@ -401,37 +406,141 @@ fn ring_init_errors_write_nothing() {
             ..
         })
     ));
-    // A refused ring drops its token: one queue per refusal.
-    for (idx, size) in [(0, 0), (1, 8), (2, 24 + 1), (3, 272)] {
-        assert!(
-            matches!(cfg(size).check(256), Err(Error::InvalidArgument(_))),
-            "size {size}"
-        );
-        assert!(
-            matches!(
-                NqRing::configure_host(buf(), e.queue(idx).unwrap(), cfg(size)).map(|_| ()),
-                Err(Error::InvalidArgument(_))
-            ),
-            "size {size}"
-        );
+    // One token and one memory through every refusal: each gives both back.
+    let mut q = e.queue(3).unwrap();
+    let mut mem = DmaBuf::new(256, 64).unwrap().with_bus_addr(0x4000);
+    let refusals = [
+        (cfg(0), SIZE),
+        (cfg(8), SIZE),
+        (cfg(24 + 1), SIZE),
+        (cfg(272), LARGER),
+        (cfg(256).with_max_batch(0), BATCH),
+    ];
+    for (c, want) in refusals {
+        assert_eq!(c.check(256), Err(want), "{c:?}");
+        for configure in [false, true] {
+            let refused = if configure {
+                NqRing::configure_host(mem, q, c)
+            } else {
+                NqRing::host(mem, q, c)
+            }
+            .map(|_| ())
+            .unwrap_err();
+            assert_eq!(refused.error(), want, "{c:?}");
+            assert_eq!(refused.queue().index(), 3);
+            (mem, q) = refused.into_parts();
+        }
     }
     assert_eq!(cfg(256).check(256), Ok(()));
-    assert!(matches!(
-        NqRing::configure_host(buf(), e.queue(4).unwrap(), cfg(256).with_max_batch(0)).map(|_| ()),
-        Err(Error::InvalidArgument(_))
-    ));
-    let zero = |_: u64, _: usize| Ok(());
-    assert!(matches!(
-        NqRing::configure_device(
-            buf(),
-            zero,
-            e.queue(5).unwrap(),
-            NqConfig::new(256, ConsumeMode::Phase)
-        )
-        .map(|_| ()),
-        Err(Error::InvalidArgument(_))
-    ));
+    // Nothing read or written by any refusal.
     assert_eq!(t.ops(), vec![]);
+    // The token was not handed out again, and the one given back builds a ring.
+    assert_eq!(e.queue(3).map(|_| ()), Err(Error::QueueTaken(3)));
+    let r = NqRing::configure_host(mem, q, cfg(256)).unwrap();
+    assert_eq!((r.index(), r.capacity()), (3, 16));
+    let o = 0x100 + 3 * 40;
+    assert_eq!(
+        t.ops(),
+        vec![(W, o, 0x4000), (W, o + 4, 0), (W, o + 8, 256)]
+    );
+}
+
+#[test]
+fn refused_device_ring_gives_back_view_zero_and_token() {
+    let t = traced();
+    let mut e = ten(&t, 0);
+    let zeroed = std::cell::Cell::new(0usize);
+    let zero = |_: u64, len: usize| {
+        zeroed.set(zeroed.get() + len);
+        Ok(())
+    };
+    let view = DmaBuf::new(256, 64).unwrap().with_bus_addr(0x8000);
+    let refused = NqRing::configure_device(
+        view,
+        zero,
+        e.queue(5).unwrap(),
+        NqConfig::new(256, ConsumeMode::Phase),
+    )
+    .map(|_| ())
+    .unwrap_err();
+    assert_eq!(refused.error(), PHASE_ON_DEVICE);
+    assert_eq!(t.ops(), vec![]);
+    let (view, zero, q) = refused.into_device_parts();
+    let zero = zero.expect("a device ring's refusal holds its zero callback");
+    zero(0, 16).unwrap();
+    assert_eq!(
+        zeroed.get(),
+        16,
+        "the callback given back is the one handed in"
+    );
+    let refused = NqRing::device(view, zero, q, NqConfig::new(0, ConsumeMode::Tail))
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(refused.error(), SIZE);
+    let (view, zero, q) = refused.into_device_parts();
+    let r = NqRing::configure_device(
+        view,
+        zero.unwrap(),
+        q,
+        NqConfig::new(256, ConsumeMode::Tail),
+    )
+    .unwrap();
+    assert_eq!(r.index(), 5);
+    let o = 0x100 + 5 * 40;
+    assert_eq!(
+        t.ops(),
+        vec![(W, o, 0x8000), (W, o + 4, 0), (W, o + 8, 256)]
+    );
+}
+
+#[test]
+fn refused_queue_config_write_gives_the_parts_back() {
+    // A register file that ends before queue 9's registers (0x100 + 9 * 40):
+    // the engine comes up, the ring's first queue-config write is refused.
+    let t = Trace::new(HeapMmio::new(BASE, 0x200));
+    let mut e = NotificEngine::init_raw(&t, Some(BASE), 10, 0, 0).unwrap();
+    t.clear();
+    let mem = DmaBuf::new(64, 64).unwrap();
+    let refused = NqRing::configure_host(
+        mem,
+        e.queue(9).unwrap(),
+        NqConfig::new(64, ConsumeMode::Phase),
+    )
+    .map(|_| ())
+    .unwrap_err();
+    let lo = BASE.get() + 0x100 + 9 * 40;
+    assert_eq!(refused.error(), Error::OutOfWindow { addr: lo });
+    // `?` in a function returning khal's Result keeps the error alone.
+    let via_question_mark = || -> khal_core::Result<()> {
+        let (mem, q) = refused.into_parts();
+        assert_eq!(q.index(), 9);
+        NqRing::configure_host(mem, q, NqConfig::new(64, ConsumeMode::Phase))?;
+        Ok(())
+    };
+    assert_eq!(via_question_mark(), Err(Error::OutOfWindow { addr: lo }));
+}
+
+#[test]
+fn refused_ring_debug_and_display() {
+    let t = traced();
+    let mut e = ten(&t, 0);
+    let refused = NqRing::host(
+        DmaBuf::new(64, 64).unwrap(),
+        e.queue(2).unwrap(),
+        NqConfig::new(128, ConsumeMode::Phase),
+    )
+    .map(|_| ())
+    .unwrap_err();
+    assert_eq!(
+        format!("{refused:?}"),
+        "RefusedRing { error: InvalidArgument(\"nq size larger than its memory\"), queue: 2, .. }"
+    );
+    assert_eq!(
+        refused.to_string(),
+        "invalid argument: nq size larger than its memory"
+    );
+    let boxed: Box<dyn std::error::Error> = Box::new(refused);
+    assert_eq!(boxed.to_string(), LARGER.to_string());
 }
 
 /// The reset of [004 §3] for `idx`, with the flush pulse iff `idx <= 3`.

@@ -573,7 +573,8 @@ impl<M: Mmio> NotificEngine<M> {
 ///
 /// Not `Clone`: a token is one queue's ownership. A ring takes it by value
 /// ([`NqRing::host`](super::NqRing::host), [`NqRing::device`](super::NqRing::device))
-/// and gives it back with [`NqRing::into_parts`](super::NqRing::into_parts),
+/// and gives it back with [`NqRing::into_parts`](super::NqRing::into_parts)
+/// (a refused constructor with [`RefusedRing::into_parts`](super::RefusedRing::into_parts)),
 /// so the queue can be configured again. It holds a clone of the engine's
 /// MMIO handle, the engine's identity and base, the index and this queue's
 /// register addresses (the flavour's stride applied once, here).

@@ -6,11 +6,14 @@
 //! - [`entry`]: [`NqEntry`], the 16-byte notification [004 §3].
 //! - [`ring`]: [`NqRing`], the NQ lifecycle on its own queue token: configure, queue config,
 //!   enable, reset, available count [004 §3].
+//! - [`refused`]: [`RefusedRing`], a refused ring constructor's error with its memory and
+//!   queue token given back.
 //! - [`drain`]: draining notifications in batches: one head write per non-empty drain [004 §3].
 
 pub mod drain;
 pub mod engine;
 pub mod entry;
+pub mod refused;
 pub mod regs;
 pub mod ring;
 
@@ -18,4 +21,5 @@ pub use engine::{
     nq_get_notification_size, BpMode, EngineConfig, Flavour, NotificEngine, NqQueue, UartMode,
 };
 pub use entry::{NqEntry, NQ_ENTRY_BYTES};
+pub use refused::RefusedRing;
 pub use ring::{ConsumeMode, NqConfig, NqRing};

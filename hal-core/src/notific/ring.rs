@@ -27,6 +27,7 @@ use crate::wait::{poll_until, Budget};
 
 use super::engine::{NotificEngine, NqQueue};
 use super::entry::{phase_of, NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
+use super::refused::RefusedRing;
 use super::regs;
 
 /// How the consumer learns that entries are pending [004 §3].
@@ -156,10 +157,32 @@ fn validate(len: usize, cfg: &NqConfig) -> Result<(u32, u32)> {
     Ok((capacity, max_batch))
 }
 
+/// `nq_queue_config`'s three writes for a ring at bus address `base` of
+/// `size_bytes` [004 §3].
+fn write_queue_config<M: Mmio>(queue: &NqQueue<M>, base: u64, size_bytes: u32) -> Result<()> {
+    queue.write(regs::NQ_BASE_ADDR_LO, base as u32)?;
+    queue.write(regs::NQ_BASE_ADDR_HI, (base >> 32) as u32)?;
+    queue.write(regs::NQ_F_SIZE, size_bytes)
+}
+
+/// A constructor's refusal, with its parts.
+fn refuse<R, M: Mmio, Z>(
+    error: Error,
+    mem: R,
+    placement: Placement<Z>,
+    queue: NqQueue<M>,
+) -> RefusedRing<R, M, Z> {
+    let zero = match placement {
+        Placement::Device(z) => Some(z),
+        Placement::Host => None,
+    };
+    RefusedRing::new(error, mem, queue, zero)
+}
+
 impl NqConfig {
     /// The checks [`NqRing::host`] and [`NqRing::device`] make on a ring of
-    /// `mem_len` bytes, without a token: a caller that must not lose its
-    /// token on a refusal checks here first (a refused constructor drops it).
+    /// `mem_len` bytes, without memory or a token (a refused constructor
+    /// gives both back in its [`RefusedRing`]).
     pub fn check(&self, mem_len: usize) -> Result<()> {
         validate(mem_len, self).map(|_| ())
     }
@@ -168,27 +191,23 @@ impl NqConfig {
 impl<R: DmaMemory, M: Mmio> NqRing<R, M, HostZero> {
     /// `nq_init` for a ring in host memory on `queue`: validate `cfg`,
     /// capacity = size / 16 [004 §3]. Errors: size zero, not a multiple of 16
-    /// or larger than `mem` → [`Error::InvalidArgument`] (the token is
-    /// dropped with the refused ring: check with [`NqConfig::check`] first to
-    /// keep it). Writes nothing.
-    pub fn host(mem: R, queue: NqQueue<M>, cfg: NqConfig) -> Result<Self> {
-        let (capacity, max_batch) = validate(mem.len(), &cfg)?;
-        Ok(NqRing::build(
-            mem,
-            Placement::Host,
-            queue,
-            cfg,
-            capacity,
-            max_batch,
-        ))
+    /// or larger than `mem` → [`Error::InvalidArgument`], in a
+    /// [`RefusedRing`] that gives `mem` and `queue` back (the token can then
+    /// build a ring with another config). Writes nothing.
+    pub fn host(mem: R, queue: NqQueue<M>, cfg: NqConfig) -> Result<Self, RefusedRing<R, M>> {
+        NqRing::build(mem, Placement::Host, queue, cfg, false)
     }
 
     /// `nq_configure` for a host ring: [`NqRing::host`], then
-    /// [`NqRing::queue_config`] [004 §3].
-    pub fn configure_host(mem: R, queue: NqQueue<M>, cfg: NqConfig) -> Result<Self> {
-        let ring = NqRing::host(mem, queue, cfg)?;
-        ring.queue_config()?;
-        Ok(ring)
+    /// [`NqRing::queue_config`] [004 §3]. A refused config writes nothing; a
+    /// refused register write gives the parts back too (the writes before it
+    /// stay: the next `configure_host` on the token writes all three again).
+    pub fn configure_host(
+        mem: R,
+        queue: NqQueue<M>,
+        cfg: NqConfig,
+    ) -> Result<Self, RefusedRing<R, M>> {
+        NqRing::build(mem, Placement::Host, queue, cfg, true)
     }
 }
 
@@ -196,41 +215,58 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// `nq_init` for a ring in device memory (HBM) on `queue`: `view` reads
     /// the ring, `zero` zeroes it on reset. Phase-bit mode is refused
     /// ([`Error::InvalidArgument`]): the notes allow it on host memory only.
-    /// The other errors as [`NqRing::host`].
-    pub fn device(view: R, zero: Z, queue: NqQueue<M>, cfg: NqConfig) -> Result<Self> {
-        if cfg.mode == ConsumeMode::Phase {
-            return Err(Error::InvalidArgument(
-                "phase-bit mode needs a host-memory ring",
-            ));
-        }
-        let (capacity, max_batch) = validate(view.len(), &cfg)?;
-        Ok(NqRing::build(
-            view,
-            Placement::Device(zero),
-            queue,
-            cfg,
-            capacity,
-            max_batch,
-        ))
+    /// The other errors as [`NqRing::host`]; a refusal gives `view`, `zero`
+    /// and `queue` back ([`RefusedRing::into_device_parts`]).
+    pub fn device(
+        view: R,
+        zero: Z,
+        queue: NqQueue<M>,
+        cfg: NqConfig,
+    ) -> Result<Self, RefusedRing<R, M, Z>> {
+        NqRing::build(view, Placement::Device(zero), queue, cfg, false)
     }
 
     /// `nq_configure` for a device ring: [`NqRing::device`], then
-    /// [`NqRing::queue_config`] [004 §3].
-    pub fn configure_device(view: R, zero: Z, queue: NqQueue<M>, cfg: NqConfig) -> Result<Self> {
-        let ring = NqRing::device(view, zero, queue, cfg)?;
-        ring.queue_config()?;
-        Ok(ring)
+    /// [`NqRing::queue_config`] [004 §3]; refusals as [`NqRing::configure_host`].
+    pub fn configure_device(
+        view: R,
+        zero: Z,
+        queue: NqQueue<M>,
+        cfg: NqConfig,
+    ) -> Result<Self, RefusedRing<R, M, Z>> {
+        NqRing::build(view, Placement::Device(zero), queue, cfg, true)
     }
 
+    /// The four constructors: check `cfg` (phase mode on host memory only),
+    /// then, if `configure`, the queue config's writes, and only then the
+    /// ring (built once, in the caller's result: no copy of it on success).
+    #[inline(always)]
     fn build(
         mem: R,
         placement: Placement<Z>,
         queue: NqQueue<M>,
         cfg: NqConfig,
-        capacity: u32,
-        max_batch: u32,
-    ) -> Self {
-        NqRing {
+        configure: bool,
+    ) -> Result<Self, RefusedRing<R, M, Z>> {
+        let on_device = matches!(placement, Placement::Device(_));
+        let checked = if on_device && cfg.mode == ConsumeMode::Phase {
+            Err(Error::InvalidArgument(
+                "phase-bit mode needs a host-memory ring",
+            ))
+        } else {
+            validate(mem.len(), &cfg)
+        };
+        let checked = match checked {
+            Ok(sizes) if configure => {
+                write_queue_config(&queue, mem.bus_addr(), cfg.size_bytes).map(|()| sizes)
+            }
+            other => other,
+        };
+        let (capacity, max_batch) = match checked {
+            Ok(sizes) => sizes,
+            Err(error) => return Err(refuse(error, mem, placement, queue)),
+        };
+        Ok(NqRing {
             mem,
             placement,
             queue,
@@ -242,7 +278,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
             next: 0,
             phase_bit: 0,
             known: 0,
-        }
+        })
     }
 
     /// The queue index.
@@ -306,11 +342,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// `nq_f_size` of this queue (stride per the engine's flavour, applied
     /// when the token was handed out) [004 §3].
     pub fn queue_config(&self) -> Result<()> {
-        let base = self.mem.bus_addr();
-        self.queue.write(regs::NQ_BASE_ADDR_LO, base as u32)?;
-        self.queue
-            .write(regs::NQ_BASE_ADDR_HI, (base >> 32) as u32)?;
-        self.queue.write(regs::NQ_F_SIZE, self.size_bytes)
+        write_queue_config(&self.queue, self.mem.bus_addr(), self.size_bytes)
     }
 
     /// `nq_reset` [004 §3]: clear this queue's overflow and enable bits in the

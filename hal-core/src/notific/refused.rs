@@ -1,0 +1,95 @@
+//! [`RefusedRing`]: a refused [`NqRing`](super::NqRing) constructor gives back what it was handed.
+//!
+//! The engine hands each queue token out once ([`NotificEngine::queue`](super::NotificEngine::queue);
+//! asking again is [`Error::QueueTaken`]), so a constructor that dropped the token on a refused
+//! config would lose the queue until the engine is brought up again. Like
+//! `std::io::IntoInnerError`, the refusal holds the error and the parts: the ring memory, the
+//! token and a device ring's zero callback.
+
+use crate::error::Error;
+use crate::mmio::Mmio;
+
+use super::engine::NqQueue;
+use super::ring::HostZero;
+
+/// Why an [`NqRing`](super::NqRing) constructor refused ([`RefusedRing::error`]), with the
+/// memory, the [`NqQueue`] token and (device rings) the zero callback it was given
+/// ([`RefusedRing::into_parts`]), so the same token can build a ring with another config.
+///
+/// `?` turns it into its [`Error`] (dropping the parts) in a function that returns khal's
+/// [`Result`](crate::Result). `Display` and `defmt::Format` print the error's sentence; `Debug`
+/// prints the error and the queue index (it needs no `Debug` of the memory or the MMIO handle).
+pub struct RefusedRing<R, M: Mmio, Z = HostZero> {
+    error: Error,
+    mem: R,
+    queue: NqQueue<M>,
+    zero: Option<Z>,
+}
+
+impl<R, M: Mmio, Z> RefusedRing<R, M, Z> {
+    /// The refusal of a ring over `mem` on `queue`; `zero` is a device ring's zero callback.
+    pub(super) fn new(error: Error, mem: R, queue: NqQueue<M>, zero: Option<Z>) -> Self {
+        RefusedRing {
+            error,
+            mem,
+            queue,
+            zero,
+        }
+    }
+
+    /// Why the constructor refused: an invalid config ([`Error::InvalidArgument`]) or, for
+    /// `configure_host` / `configure_device`, the error of the queue config's register writes.
+    pub const fn error(&self) -> Error {
+        self.error
+    }
+
+    /// The queue token that was handed in.
+    pub const fn queue(&self) -> &NqQueue<M> {
+        &self.queue
+    }
+
+    /// The memory and the queue token, as [`NqRing::into_parts`](super::NqRing::into_parts)
+    /// gives them (a device ring's zero callback is dropped; see
+    /// [`RefusedRing::into_device_parts`]).
+    pub fn into_parts(self) -> (R, NqQueue<M>) {
+        (self.mem, self.queue)
+    }
+
+    /// The memory, the zero callback (`Some` for a device ring's constructor, `None` for a host
+    /// ring's) and the queue token, in the order `NqRing::device` takes them.
+    pub fn into_device_parts(self) -> (R, Option<Z>, NqQueue<M>) {
+        (self.mem, self.zero, self.queue)
+    }
+}
+
+impl<R, M: Mmio, Z> From<RefusedRing<R, M, Z>> for Error {
+    /// The error alone; the memory and the token are dropped.
+    fn from(refused: RefusedRing<R, M, Z>) -> Error {
+        refused.error
+    }
+}
+
+impl<R, M: Mmio, Z> core::fmt::Debug for RefusedRing<R, M, Z> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RefusedRing")
+            .field("error", &self.error)
+            .field("queue", &self.queue.index())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R, M: Mmio, Z> core::fmt::Display for RefusedRing<R, M, Z> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(&self.error, f)
+    }
+}
+
+impl<R, M: Mmio, Z> core::error::Error for RefusedRing<R, M, Z> {}
+
+/// The error's `Display` sentence, as [`Error`]'s `defmt::Format` prints it.
+#[cfg(feature = "defmt")]
+impl<R, M: Mmio, Z> defmt::Format for RefusedRing<R, M, Z> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::Format::format(&self.error, f)
+    }
+}
