@@ -411,16 +411,19 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// the consumer phase, flipped once more past the wrap [FACTS §11].
     #[inline(always)]
     pub(super) fn expected_phase(&self, k: u32) -> bool {
-        let wrapped = self.next as u64 + k as u64 >= self.capacity as u64;
+        // `next < capacity` and `k < capacity <= 2^28` (size / 16): the sum
+        // fits a u32 (32-bit arithmetic: one add on the 32-bit targets).
+        let wrapped = self.next + k >= self.capacity;
         !self.phase() ^ wrapped
     }
 
     /// Byte offset of the entry `k` slots past `next` (`k < capacity`).
     #[inline(always)]
     pub(super) fn offset_of(&self, k: u32) -> usize {
-        let mut slot = self.next as u64 + k as u64;
-        if slot >= self.capacity as u64 {
-            slot -= self.capacity as u64;
+        // No overflow, as in `expected_phase`; one subtraction wraps it.
+        let mut slot = self.next + k;
+        if slot >= self.capacity {
+            slot -= self.capacity;
         }
         slot as usize * NQ_ENTRY_BYTES
     }
@@ -584,13 +587,14 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         if count < self.known {
             // The slot the previous read showed: `next + known`, wrapped
             // once (`known < capacity`; a subtraction, so no division).
-            let mut previous = self.next as u64 + self.known as u64;
-            if previous >= self.capacity as u64 {
-                previous -= self.capacity as u64;
+            // `next + known < 2 * capacity <= 2^29`: fits a u32.
+            let mut previous = self.next + self.known;
+            if previous >= self.capacity {
+                previous -= self.capacity;
             }
             return Err(Error::DeviceFault(Fault::TailMovedBackwards {
                 tail,
-                previous: previous as u32 * NQ_ENTRY_BYTES as u32,
+                previous: previous * NQ_ENTRY_BYTES as u32,
             }));
         }
         Ok(count)
