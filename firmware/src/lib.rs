@@ -268,9 +268,9 @@ pub fn intc_bring_up<A: IntcOps>(w: &VolatileWindow) -> Result<u32> {
     // set_notific_queue_base takes its NQ from the handle's ENS of the block
     // [004 §4], [FACTS §12.3]: the engine is set up first and recorded there.
     let ens = NotificEngine::init(w, black_box(map::NOTIFIC), EngineConfig::tpb(BpMode::All))?;
-    let hw = MsixIntc::new(black_box(map::MSIX))
-        .with_errtrig_base(black_box(0), map::ERRTRIG0)?
-        .with_ens_nq(black_box(5), EnsNq::of(&ens, black_box(2))?)?;
+    let mut hw = MsixIntc::new(black_box(map::MSIX));
+    hw.set_errtrig_base(black_box(0), map::ERRTRIG0)?;
+    hw.set_ens_nq(black_box(5), EnsNq::of(&ens, black_box(2))?)?;
     let intc = Intc::<A>::new(hw);
     intc.mask_vector(w, black_box(3))?;
     intc.unmask_vector(w, black_box(3))?;

@@ -85,7 +85,7 @@ impl MsixIntc {
     /// Record the NQ of block `block`'s ENS (`user_errtrig_ens[block].nq`),
     /// the queue [`MsixIntc::set_notific_queue_base`] programs for that block.
     pub fn with_ens_nq(mut self, block: u32, nq: EnsNq) -> Result<Self> {
-        *block_slot(&mut self.ens_nq, block, "intc ens block")? = Some(nq);
+        self.set_ens_nq(block, nq)?;
         Ok(self)
     }
 
@@ -123,8 +123,23 @@ impl MsixIntc {
 
     /// Record the base of errtrig block `block` (`intc_user_errtrig_base[block]`).
     pub fn with_errtrig_base(mut self, block: u32, base: DeviceAddr) -> Result<Self> {
-        *block_slot(&mut self.errtrig, block, "errtrig block")? = Some(base);
+        self.set_errtrig_base(block, base)?;
         Ok(self)
+    }
+
+    /// [`MsixIntc::with_errtrig_base`] in place. The handle is about 2 KiB
+    /// (56 bases and 56 NQs, as the C handle): each by-value `with_` step
+    /// moves it, a `memcpy` call on thumbv7em; firmware builds it in place
+    /// (issue 12).
+    pub fn set_errtrig_base(&mut self, block: u32, base: DeviceAddr) -> Result<()> {
+        *block_slot(&mut self.errtrig, block, "errtrig block")? = Some(base);
+        Ok(())
+    }
+
+    /// [`MsixIntc::with_ens_nq`] in place (see [`MsixIntc::set_errtrig_base`]).
+    pub fn set_ens_nq(&mut self, block: u32, nq: EnsNq) -> Result<()> {
+        *block_slot(&mut self.ens_nq, block, "intc ens block")? = Some(nq);
+        Ok(())
     }
 
     /// The MSI-X block base.
@@ -363,6 +378,22 @@ mod tests {
         assert!(MsixIntc::new(DeviceAddr(0))
             .with_errtrig_base(56, DeviceAddr(0))
             .is_err());
+    }
+
+    /// The in-place setters record what the `with_` builders record, and a
+    /// refused block changes nothing.
+    #[test]
+    fn in_place_setters_record_as_the_builders_do() {
+        let nq = EnsNq::new(DeviceAddr(0x2000), crate::notific::Flavour::TenQueue, 3).unwrap();
+        let mut h = MsixIntc::new(DeviceAddr(0));
+        h.set_errtrig_base(55, DeviceAddr(0x70_0000)).unwrap();
+        h.set_ens_nq(0, nq).unwrap();
+        assert_eq!(h.errtrig_base(55), Some(DeviceAddr(0x70_0000)));
+        assert_eq!(h.ens_nq(0), Some(nq));
+        assert!(h.set_errtrig_base(56, DeviceAddr(0x10)).is_err());
+        assert!(h.set_ens_nq(56, nq).is_err());
+        assert_eq!(h.errtrig_base(0), None);
+        assert_eq!(h.ens_nq(55), None);
     }
 
     /// Both per-block tables hold blocks 0..56 and refuse block 56 by name.
