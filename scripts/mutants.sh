@@ -60,7 +60,7 @@ area_tests() {
     intc) echo "intc_golden intc_threads engine_golden" ;;
     dma) echo "dve_loader dve_props dead_device dma_abort" ;;
     dve) echo "dve_loader dve_props dma_abort" ;;
-    engine) echo "engine_golden engine_bringup engine_errors engine_q7" ;;
+    engine) echo "engine_golden engine_bringup engine_errors engine_q7 engine_leaves" ;;
     arch-*) echo "engine_golden engine_bringup engine_errors engine_q7 matrix_engines" ;;
     esac
 }
