@@ -427,6 +427,7 @@ impl<M: Mmio> NotificEngine<M> {
 
     /// `update_hw_bp`: the same masked idiom on `hw_backpressure_lo/hi` from
     /// the hw-bp shadow [004 §2].
+    #[inline(always)]
     pub fn update_hw_bp(&mut self, val: u64, mask: u64) -> Result<()> {
         let new = masked_update(self.hw_bp_shadow, val, mask);
         self.write(regs::HW_BACKPRESSURE_LO, new as u32)?;
@@ -443,6 +444,10 @@ impl<M: Mmio> NotificEngine<M> {
         self.apply_bp_config(mode)
     }
 
+    // Inlined (here and in the other small config ops): out of line, each
+    // caller would test and copy the 32-byte `Result` the callee writes to
+    // memory, which costs a firmware image more than the writes (issue 12).
+    #[inline(always)]
     fn apply_bp_config(&mut self, mode: BpMode) -> Result<()> {
         self.write(regs::SW_BACKPRESSURE, mode.sw_backpressure())?;
         self.write(regs::HW_BACKPRESSURE_LO, u32::MAX)?;
@@ -453,6 +458,7 @@ impl<M: Mmio> NotificEngine<M> {
 
     /// `set_axi_id`: write `nq_axi_id`, then read-modify-write bit 0 of
     /// `wob_ctrl` (axi_id_rotate) only [004 §2].
+    #[inline(always)]
     pub fn set_axi_id(&mut self, axi_id: u32, rotate: bool) -> Result<()> {
         self.write(regs::NQ_AXI_ID, axi_id)?;
         regs::WOB_CTRL.modify(&self.mmio, self.base, |r| {

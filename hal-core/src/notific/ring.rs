@@ -398,6 +398,9 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// that enable calls the private reset [004 §3]; setting the queue's
     /// enable bit after it is khal's reading, not a traced write.
     /// [`Error::WrongEngine`] as for the reset, before any write.
+    // Inlined: the reset call and one write; out of line the `Result` would
+    // be tested and copied once more (firmware size, issue 12).
+    #[inline(always)]
     pub fn enable<D: DelayNs + ?Sized>(
         &mut self,
         engine: &mut NotificEngine<M>,
