@@ -65,8 +65,8 @@ pub enum Fault {
 /// Every failure a khal operation can report.
 ///
 /// `Display` is a sentence; `Debug` is the variant with its fields, device
-/// addresses in hex (`NoRegion { addr: 0x2000200000 }`, not the decimal
-/// `137440002048`); `defmt::Format` prints the `Display` sentence, with the
+/// addresses (and `OutOfRange`'s value and limit) in hex (`NoRegion { addr:
+/// 0x2000200000 }`, not the decimal `137440002048`); `defmt::Format` prints the `Display` sentence, with the
 /// same hex (defmt's `{=u64:#x}` hints).
 #[derive(Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -253,8 +253,8 @@ impl core::fmt::Debug for Error {
             Error::OutOfRange { what, value, limit } => f
                 .debug_struct("OutOfRange")
                 .field("what", &what)
-                .field("value", &value)
-                .field("limit", &limit)
+                .field("value", &Hex(value))
+                .field("limit", &Hex(limit))
                 .finish(),
             Error::NoRegionTable => f.write_str("NoRegionTable"),
             Error::NoRegion { addr } => f
@@ -460,15 +460,20 @@ mod tests {
             format!("{tail:?}"),
             "TailOutOfRing { tail: 0x410, ring_bytes: 0x400 }"
         );
-        // Counts and indices stay decimal.
+        // Value and limit in hex too (often an offset or a size); `Display`
+        // keeps the decimal sentence.
         let r = Error::OutOfRange {
-            what: "tpb tile",
-            value: 9,
-            limit: 8,
+            what: "dma buffer offset",
+            value: 0x1001,
+            limit: 0x1000,
         };
         assert_eq!(
             format!("{r:?}"),
-            "OutOfRange { what: \"tpb tile\", value: 9, limit: 8 }"
+            "OutOfRange { what: \"dma buffer offset\", value: 0x1001, limit: 0x1000 }"
+        );
+        assert_eq!(
+            format!("{r}"),
+            "dma buffer offset 4097 out of range (must be < 4096)"
         );
         assert_eq!(format!("{:?}", Error::Timeout("nq")), "Timeout(\"nq\")");
         assert_eq!(format!("{:?}", Error::NoContext), "NoContext");

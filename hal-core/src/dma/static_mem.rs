@@ -174,12 +174,27 @@ macro_rules! static_dma {
 
 /// DMA memory over a `&'static mut` buffer: the NQ rings of a firmware image.
 /// See the module docs for what the bus address means.
-#[derive(Debug)]
+///
+/// `Debug` prints the buffer's address, its length in bytes and the bus
+/// address, in hex (`StaticDma { addr: 0x20000400, len: 0x400, bus_addr:
+/// 0x20000400 }`), not the buffer's contents.
 pub struct StaticDma {
     /// The buffer, as its aligned 4-byte words (from the `&'static mut` the
     /// constructor consumed): every access is a relaxed atomic of one of them.
     words: &'static [AtomicU32],
     bus_addr: u64,
+}
+
+impl core::fmt::Debug for StaticDma {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "StaticDma {{ addr: {:p}, len: {:#x}, bus_addr: {:#x} }}",
+            self.words.as_ptr(),
+            self.words.len() * WORD,
+            self.bus_addr
+        )
+    }
 }
 
 impl StaticDma {
@@ -322,6 +337,17 @@ mod tests {
         () => {
             StaticDma::identity(crate::static_dma!(1024).expect("first take"))
         };
+    }
+
+    #[test]
+    fn debug_prints_address_length_and_bus_address_in_hex() {
+        let buf = crate::static_dma!(0x400).expect("first take");
+        let addr = buf as *const DmaBuffer<0x400>;
+        let mem = StaticDma::new(buf, 0x8000_0040).unwrap();
+        assert_eq!(
+            format!("{mem:?}"),
+            format!("StaticDma {{ addr: {addr:p}, len: 0x400, bus_addr: 0x80000040 }}")
+        );
     }
 
     #[test]

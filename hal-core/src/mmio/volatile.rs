@@ -55,7 +55,9 @@ use crate::mmio::Mmio;
 /// A register window of `len` bytes mapped at `ptr`, answering device addresses
 /// `[device_base, device_base + len)`. Accesses outside it, or not dword
 /// aligned, are refused with [`Error::OutOfWindow`] before any memory is touched.
-#[derive(Debug)]
+///
+/// `Debug` prints the pointer, the device base and the length in bytes, in hex
+/// (`VolatileWindow { base: 0x40000000, device_base: 0x0, len: 0x1000000 }`).
 pub struct VolatileWindow {
     /// The first dword of the window.
     base: NonNull<u32>,
@@ -78,6 +80,18 @@ unsafe impl Send for VolatileWindow {}
 // contract (point 3) makes the caller responsible for not accessing one window
 // from two threads at once.
 unsafe impl Sync for VolatileWindow {}
+
+impl core::fmt::Debug for VolatileWindow {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "VolatileWindow {{ base: {:p}, device_base: {:#x}, len: {:#x} }}",
+            self.base,
+            self.device_base,
+            self.words * 4
+        )
+    }
+}
 
 impl VolatileWindow {
     /// A window over `len` bytes at `ptr`, answering device addresses from
@@ -280,6 +294,17 @@ mod tests {
         // through the window until the window is dropped, and is ordinary
         // single-threaded memory.
         unsafe { VolatileWindow::new(ptr, buf.len() * 4, DeviceAddr(base)) }.unwrap()
+    }
+
+    #[test]
+    fn debug_prints_the_window_in_hex() {
+        let mut buf = vec![0u32; 0x40];
+        let ptr = buf.as_ptr();
+        let w = window(&mut buf, 0x2000_1000);
+        assert_eq!(
+            format!("{w:?}"),
+            format!("VolatileWindow {{ base: {ptr:p}, device_base: 0x20001000, len: 0x100 }}")
+        );
     }
 
     #[test]
