@@ -74,9 +74,17 @@ where
         if sleeps >= budget.polls {
             return Err(Error::Timeout(what));
         }
-        delay.delay_us(budget.period_us);
+        sleep(delay, budget.period_us);
         sleeps += 1;
     }
+}
+
+/// One sleep of a wait: out of line, so the waits of one delay type share
+/// it (each inlined copy of `delay_us` costs a firmware image ~40 bytes,
+/// issue 12). A wait sleeps, so the call costs nothing that matters.
+#[inline(never)]
+fn sleep<D: DelayNs + ?Sized>(delay: &mut D, us: u32) {
+    delay.delay_us(us);
 }
 
 #[cfg(test)]
