@@ -303,6 +303,9 @@ impl<M: Mmio> NotificEngine<M> {
     /// The token carries a clone of the engine's MMIO handle (`&window` for a
     /// shared window) and this queue's register addresses, computed here for
     /// the flavour: a ring's head write and tail read are one access each.
+    // Inlined: small, and out of line its caller tests and copies the
+    // token's `Result` in memory (firmware size, issue 12).
+    #[inline(always)]
     pub fn queue(&mut self, idx: u32) -> Result<NqQueue<M>>
     where
         M: Clone,
