@@ -187,7 +187,7 @@ desc = {
     "held_block_write": "`BoundBlock` held in a struct, `write(CTRL, v)`: load the block pointer, `str [p, #0xb8]` (the offset check folded)",
     "held_block_read": "`BoundBlock` held in a struct, `read(CTRL)`: load the block pointer, `ldr [p, #0xb8]`",
     "held_block_array_write": "`BoundBlock::at(HEAD, 3)` then `write`: the index check folded, `str [p, #0x184]`",
-    "mmio_window_write": "for comparison, the address-based `Mmio` path (`CTRL.write(&window, base, v)`): 64-bit subtract with borrow, high-word test, rotate + bound compare, then the store (was ~17 before the one-compare check)",
+    "mmio_window_write": "for comparison, the address-based `Mmio` path (`CTRL.write(&window, base, v)`): the address, a call to the window check (`VolatileWindow::checked_ptr`, out of line on bare metal and shared by every access of an image: 64-bit subtract with borrow, high-word test, rotate + bound compare, about 11 instructions, not counted here), a test of the returned pointer, then the store",
 }
 for k in ["raw_write", "reg_write", "reg_read", "held_reg_write", "held_reg_read", "held_block_write", "held_block_read", "held_block_array_write", "mmio_window_write"]:
     if k in probe:

@@ -100,7 +100,8 @@ pub fn khal_probe_held_block_array_write(h: &Holder<'_>, v: u32) {
 }
 
 /// For comparison (not gated): the address-based `Mmio` path through a
-/// window held by reference, with the per-access window check.
+/// window held by reference, with the per-access window check (on bare metal
+/// a call to the window's out-of-line check, then the store).
 #[no_mangle]
 #[inline(never)]
 pub fn khal_probe_mmio_window_write(w: &VolatileWindow, v: u32) {
