@@ -300,6 +300,16 @@ fn available_count_both_modes() {
         ring.reset(&mut e, &mut d).unwrap();
         queue = ring.into_parts().1;
     }
+    // Phase mode, cursor at slot 0, every entry new (written here: the model
+    // leaves a slot free): one run of the capacity, and no run after a wrap
+    // (the walk ends after the first run).
+    let mut ring =
+        NqRing::configure_host(&*buf, queue, NqConfig::new(128, ConsumeMode::Phase)).unwrap();
+    ring.enable(&mut e, &mut SimDelay::new(&m)).unwrap();
+    for slot in 0..8 {
+        buf.write(slot * 16 + 3, &[0x80]).unwrap();
+    }
+    assert_eq!(ring.available_count(&mut SimDelay::new(&m)), Ok(8));
 }
 
 // ---- faults: each returns its typed error within its budget ----

@@ -518,25 +518,26 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         let limit = limit.min(self.capacity);
         // At most two contiguous runs (before and after the wrap), each with
         // one expected phase: the inner loop is one volatile byte load and a
-        // compare per entry.
+        // compare per entry. One loop over the two (start, length, phase)
+        // triples, kept in registers (an array of them was built on the stack).
         let first = limit.min(self.capacity - self.next);
-        let runs = [
-            (self.next, first, !self.phase()),
-            (0, limit - first, self.phase()),
-        ];
+        let (mut start, mut len, mut want) = (self.next, first, !self.phase());
         let mut n = 0;
-        for (start, len, want) in runs {
+        loop {
             let off = start as usize * NQ_ENTRY_BYTES + PHASE_BYTE;
             let run =
                 self.mem
                     .scan_flag_run(off, NQ_ENTRY_BYTES, len as usize, PHASE_MASK, want)?;
             // `run <= len <= capacity`, so it fits a u32.
             n += run as u32;
-            if run < len as usize {
+            // Done when the run stopped short, or when it started at slot 0:
+            // then it was the run after the wrap, or (`next == 0`) the only
+            // one (`first == limit`).
+            if run < len as usize || start == 0 {
                 return Ok(n);
             }
+            (start, len, want) = (0, limit - first, !want);
         }
-        Ok(n)
     }
 
     /// One read of this queue's `nq_tail_ptr`, checked: the byte offset the
