@@ -134,8 +134,17 @@ macro_rules! atomic_word {
             }
             #[inline(always)]
             fn update(&self, mut f: impl FnMut($int) -> $int) {
-                // The closure never refuses, so the result is always `Ok`.
-                let _ = self.fetch_update(Relaxed, Relaxed, |old| Some(f(old)));
+                // `fetch_update(Relaxed, Relaxed, ..)` spelled out: it is
+                // deprecated on current nightly, and its replacement
+                // `try_update` is newer than the MSRV (1.88). A failed
+                // exchange means another writer (the device) changed the word
+                // in between: retry with the value it left.
+                let mut old = <$atomic>::load(self, Relaxed);
+                while let Err(now) =
+                    <$atomic>::compare_exchange_weak(self, old, f(old), Relaxed, Relaxed)
+                {
+                    old = now;
+                }
             }
             #[inline(always)]
             fn to_bytes(v: $int) -> [u8; $n] {
