@@ -22,7 +22,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-use khal_core::dma::{AtomicWords, DmaAllocator, DmaMemory, MemLocation};
+use khal_core::dma::{AtomicWords, DmaAllocator, DmaMemory, EntryPeek, MemLocation};
 use khal_core::notific::entry::{NqEntry, NQ_ENTRY_BYTES};
 use khal_core::{DeviceAddr, Error, Result};
 use memmap2::{MmapMut, MmapOptions};
@@ -250,6 +250,20 @@ impl DmaMemory for DmaBuf {
     #[inline]
     fn zero_entries(&self, offset: usize, count: usize) -> Result<()> {
         self.view().zero_entries(offset, count)
+    }
+
+    /// The whole entry checked, its first word (the phase byte's) loaded
+    /// once and kept for [`DmaMemory::take_peeked`].
+    #[inline(always)]
+    fn peek_entry(&self, offset: usize) -> Result<EntryPeek> {
+        self.view().peek_entry(offset)
+    }
+
+    /// An Acquire fence and the entry's other words (the peeked word is its
+    /// first).
+    #[inline(always)]
+    fn take_peeked(&self, peek: EntryPeek, out: &mut NqEntry) -> Result<bool> {
+        self.view().take_peeked(peek, out)
     }
 }
 

@@ -775,17 +775,27 @@ fn an_entry_rewritten_after_the_scan_is_not_handed_out_nor_anything_past_it() {
     }
 }
 
-/// One entry per call (`drain`'s one-entry path, issue 12): every entry
-/// once, in order, across two wraps, one head write and no read per call;
-/// an entry rewritten between the idle test and its copy is not handed out
-/// and nothing is consumed.
+/// One entry per call (`drain`'s one-entry paths, issue 12: an `out` of one
+/// with the default batch cap, and a ring of `max_batch` 1, whose idle test's
+/// load is the entry's first word): every entry once, in order, across two
+/// wraps, one head write and no read per call; an entry rewritten between
+/// the idle test and its copy is not handed out and nothing is consumed.
 #[test]
 fn one_entry_per_call_is_in_order_across_wraps_and_checks_the_copy() {
+    for max_batch in [None, Some(1)] {
+        one_entry_per_call(max_batch);
+    }
+}
+
+fn one_entry_per_call(max_batch: Option<u32>) {
     let r = rig();
     let c = Counting::new(&r.m);
     let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
     let mem = Rewrite::new(&r.buf);
-    let cfg = NqConfig::new(128, ConsumeMode::Phase);
+    let mut cfg = NqConfig::new(128, ConsumeMode::Phase);
+    if let Some(b) = max_batch {
+        cfg = cfg.with_max_batch(b);
+    }
     let mut ring = NqRing::configure_host(&mem, e.queue(5).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     let mut d = SimDelay::new(&r.m);
@@ -811,6 +821,47 @@ fn one_entry_per_call_is_in_order_across_wraps_and_checks_the_copy() {
     c.reset();
     assert_eq!(ring.drain(&mut d, &mut out), Ok(0), "the rewritten copy");
     assert_eq!((ring.next_index(), c.writes()), (4, 0), "nothing consumed");
+    // An empty `out` takes nothing and writes nothing, on either path.
+    r.buf.write(4 * 16 + 3, &[0x80]).unwrap();
+    c.reset();
+    assert_eq!(ring.drain(&mut d, &mut []), Ok(0));
+    assert_eq!((ring.next_index(), c.reads(), c.writes()), (4, 0, 0));
+}
+
+/// A ring of `max_batch` 1 over the `DmaBuf` itself (its peek keeps the
+/// loaded word, so the take loads only the entry's second word): the same
+/// entries, in order, across wraps, as the run copy of a batch ring.
+#[test]
+fn max_batch_one_over_a_dmabuf_drains_what_a_batch_ring_does() {
+    let r = rig();
+    let c = Counting::new(&r.m);
+    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let cfg = NqConfig::new(128, ConsumeMode::Phase).with_max_batch(1);
+    let mut ring = NqRing::configure_host(&*r.buf, e.queue(6).unwrap(), cfg).unwrap();
+    ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
+    let mut d = SimDelay::new(&r.m);
+    let mut out = [NqEntry::default(); 4];
+    let mut seq = 0u64;
+    for round in 0..6 {
+        assert_eq!(post(&r.m, 6, 3), 3);
+        for _ in 0..3 {
+            c.reset();
+            // `out` holds four, `max_batch` is 1: one entry per call.
+            assert_eq!(ring.drain(&mut d, &mut out), Ok(1), "round {round}");
+            assert_eq!(entry_seq(out[0].bytes()), seq);
+            assert!(out[0].phase() == (seq / 8).is_multiple_of(2));
+            assert_eq!((c.reads(), c.writes()), (0, 1));
+            seq += 1;
+        }
+        c.reset();
+        assert_eq!(ring.drain(&mut d, &mut out), Ok(0));
+        assert_eq!(
+            (c.reads(), c.writes()),
+            (0, 0),
+            "an idle poll touches nothing"
+        );
+    }
+    assert_eq!((ring.next_index(), ring.phase()), (2, false));
 }
 
 #[test]

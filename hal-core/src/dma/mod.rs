@@ -24,11 +24,13 @@
 //! are NOT TRACED; they belong to each [`queue::DmaQueue`] backend (khal-std's
 //! device model documents its own).
 
+pub mod peek;
 pub mod queue;
 pub mod ring;
 pub mod static_mem;
 pub mod words;
 
+pub use peek::EntryPeek;
 pub use queue::{run_one_shot, Abort, DmaQueue, QueueInfo, RingStatus, RunError};
 pub use ring::{Descriptor, OneShotRing};
 pub use static_mem::{DmaBuffer, StaticDma, StaticDmaCell, STATIC_DMA_ALIGN};
@@ -37,7 +39,7 @@ pub use words::{AtomicWord, AtomicWords};
 use core::sync::atomic::{fence, Ordering};
 
 use crate::error::Result;
-use crate::notific::entry::{NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
+use crate::notific::entry::{phase_of, NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
 
 /// The refusal of [`DmaMemory::read_new_entries`] for a run whose offset is
 /// not an entry boundary (the same words from every backend).
@@ -294,6 +296,66 @@ pub trait DmaMemory {
         }
         self.write(0, data)
     }
+
+    // Phase mode's idle test and one-entry take (issue 12): the entry at the
+    // cursor loaded once, for both.
+
+    /// Phase mode's idle test [004 §3], [FACTS §11]: load the phase byte of
+    /// the NQ entry at `offset` (one load; no fence, no copy) and return its
+    /// phase bit in an [`EntryPeek`]. The caller tells from it whether the
+    /// entry is new, and takes it with [`DmaMemory::take_peeked`].
+    ///
+    /// `offset` must be a multiple of 16 ([`crate::Error::InvalidArgument`]
+    /// otherwise) and the whole entry inside the memory
+    /// ([`crate::Error::OutOfRange`] otherwise), checked before the load.
+    ///
+    /// The default loads the phase byte with [`DmaMemory::load_u8`]. A
+    /// backend may load the word holding it and keep that word in the peek,
+    /// so that the take loads only the rest.
+    #[inline(always)]
+    fn peek_entry(&self, offset: usize) -> Result<EntryPeek> {
+        check_entry(offset, self.len())?;
+        let byte = self.load_u8(offset + PHASE_BYTE)?;
+        Ok(EntryPeek::new(offset, phase_of(byte), 0))
+    }
+
+    /// Copy the entry `peek` (this memory's, from [`DmaMemory::peek_entry`])
+    /// found into `out`, with the ordering and check of
+    /// [`DmaMemory::read_new_entries`]: the entry's bytes are loaded after
+    /// the phase load and an Acquire fence, and `Ok(true)` only when the
+    /// copy's phase bit is the peeked one (an entry the device rewrote in
+    /// between is not handed out: `Ok(false)`, and `out` must be ignored).
+    /// The caller decides from the peek that the entry is new; this does not
+    /// test it again. The entry is checked as in [`DmaMemory::peek_entry`].
+    ///
+    /// The default is [`DmaMemory::read_new_entries`] of one entry with the
+    /// peeked phase (it loads the phase byte again). A backend that kept the
+    /// phase byte's word in the peek fences and loads only the other words:
+    /// the copied phase is then the peeked one.
+    #[inline(always)]
+    fn take_peeked(&self, peek: EntryPeek, out: &mut NqEntry) -> Result<bool> {
+        check_entry(peek.offset(), self.len())?;
+        let n = self.read_new_entries(peek.offset(), core::slice::from_mut(out), peek.phase())?;
+        Ok(n == 1)
+    }
+}
+
+/// Refuse an NQ entry at `offset` that is not on a 16-byte boundary
+/// ([`crate::Error::InvalidArgument`]) or not wholly inside `len` bytes
+/// ([`crate::Error::OutOfRange`]): the checks of [`DmaMemory::peek_entry`].
+#[inline(always)]
+pub fn check_entry(offset: usize, len: usize) -> Result<()> {
+    if !offset.is_multiple_of(NQ_ENTRY_BYTES) {
+        return Err(crate::Error::InvalidArgument(NOT_ON_ENTRY));
+    }
+    if offset >= len / NQ_ENTRY_BYTES * NQ_ENTRY_BYTES {
+        return Err(crate::Error::OutOfRange {
+            what: "dma nq entry",
+            value: offset as u64,
+            limit: len as u64,
+        });
+    }
+    Ok(())
 }
 
 impl<T: DmaMemory + ?Sized> DmaMemory for &T {
@@ -348,6 +410,14 @@ impl<T: DmaMemory + ?Sized> DmaMemory for &T {
     fn zero_entries(&self, offset: usize, count: usize) -> Result<()> {
         (**self).zero_entries(offset, count)
     }
+    #[inline(always)]
+    fn peek_entry(&self, offset: usize) -> Result<EntryPeek> {
+        (**self).peek_entry(offset)
+    }
+    #[inline(always)]
+    fn take_peeked(&self, peek: EntryPeek, out: &mut NqEntry) -> Result<bool> {
+        (**self).take_peeked(peek, out)
+    }
 }
 
 #[cfg(test)]
@@ -381,6 +451,39 @@ mod tests {
         fn zero(&self) -> Result<()> {
             Ok(())
         }
+    }
+
+    #[test]
+    fn default_peek_and_take_check_the_entry_and_rescan_its_phase() {
+        let mut ring = [0u8; 40];
+        ring[16 + PHASE_BYTE] = PHASE_MASK;
+        let m = Bytes(&ring, Cell::new(0));
+        let p = m.peek_entry(16).unwrap();
+        assert_eq!((p.offset(), p.phase(), p.head()), (16, true, 0));
+        assert_eq!(m.1.get(), 1, "one load");
+        assert_eq!(m.peek_entry(0).map(|p| p.phase()), Ok(false));
+        // Refused before any load: off a 16-byte boundary, or an entry
+        // reaching past the end (bytes 32..48 of 40).
+        m.1.set(0);
+        assert!(matches!(
+            m.peek_entry(4),
+            Err(crate::Error::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            m.peek_entry(32),
+            Err(crate::Error::OutOfRange { .. })
+        ));
+        assert!(m
+            .take_peeked(EntryPeek::new(32, true, 0), &mut NqEntry::default())
+            .is_err());
+        assert_eq!(m.1.get(), 0);
+        // The default take rescans: a peek whose phase the memory no longer
+        // holds is not taken (this backend's `read` copies nothing, so a
+        // copied phase would not match either).
+        assert_eq!(
+            m.take_peeked(EntryPeek::new(0, true, 0), &mut NqEntry::default()),
+            Ok(false)
+        );
     }
 
     #[test]

@@ -61,7 +61,7 @@ use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use super::words::AtomicWords;
-use super::DmaMemory;
+use super::{DmaMemory, EntryPeek};
 use crate::error::{Error, Result};
 use crate::notific::entry::{NqEntry, NQ_ENTRY_BYTES};
 
@@ -324,6 +324,20 @@ impl DmaMemory for StaticDma {
     #[inline]
     fn zero_entries(&self, offset: usize, count: usize) -> Result<()> {
         self.view().zero_entries(offset, count)
+    }
+
+    /// The whole entry checked, its first word (the phase byte's) loaded
+    /// once and kept for [`DmaMemory::take_peeked`].
+    #[inline(always)]
+    fn peek_entry(&self, offset: usize) -> Result<EntryPeek> {
+        self.view().peek_entry(offset)
+    }
+
+    /// An Acquire fence and the entry's other words (the peeked word is its
+    /// first).
+    #[inline(always)]
+    fn take_peeked(&self, peek: EntryPeek, out: &mut NqEntry) -> Result<bool> {
+        self.view().take_peeked(peek, out)
     }
 }
 

@@ -26,7 +26,7 @@ use core::sync::atomic::{fence, AtomicU32, Ordering::Acquire, Ordering::Relaxed}
 use crate::error::{Error, Result};
 use crate::notific::entry::{NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
 
-use super::{check_flag_run, flag_value, NOT_ON_ENTRY};
+use super::{check_flag_run, flag_value, EntryPeek, NOT_ON_ENTRY};
 
 mod sealed {
     pub trait Sealed {}
@@ -42,6 +42,7 @@ pub trait AtomicWord: sealed::Sealed + Sync + Send {
     type Int: Copy
         + Eq
         + core::ops::BitAnd<Output = Self::Int>
+        + core::ops::BitXor<Output = Self::Int>
         + core::ops::BitOr<Output = Self::Int>
         + core::ops::Shl<u32, Output = Self::Int>
         + core::ops::Not<Output = Self::Int>
@@ -79,6 +80,10 @@ pub trait AtomicWord: sealed::Sealed + Sync + Send {
     fn entry(first: Self::Int, e: &Self::Entry, out: &mut NqEntry);
     /// Byte `k` (memory order) of `v`.
     fn byte(v: Self::Int, k: usize) -> u8;
+    /// `v` zero-extended (an [`EntryPeek`]'s head word).
+    fn widen(v: Self::Int) -> u64;
+    /// The word [`AtomicWord::widen`] made `v` from (its low bits).
+    fn narrow(v: u64) -> Self::Int;
     /// The integer whose bytes are all 0 but byte `k` (memory order), which is `b`.
     fn byte_at(b: u8, k: usize) -> Self::Int {
         Self::Int::from(b) << byte_shift(k, Self::BYTES)
@@ -123,6 +128,14 @@ macro_rules! atomic_word {
             #[inline(always)]
             fn byte(v: $int, k: usize) -> u8 {
                 (v >> byte_shift(k, $n)) as u8
+            }
+            #[inline(always)]
+            fn widen(v: $int) -> u64 {
+                v as u64
+            }
+            #[inline(always)]
+            fn narrow(v: u64) -> $int {
+                v as $int
             }
             #[inline(always)]
             fn load(&self) -> $int {
@@ -481,6 +494,55 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
     }
 }
 
+// Phase mode's idle test and one-entry take (issue 12).
+impl<'a, W: AtomicWord> AtomicWords<'a, W> {
+    /// The words of the entry at `offset`, checked as
+    /// [`check_entry`](super::check_entry) does: on a 16-byte boundary,
+    /// wholly inside the memory (so inside its whole words). For an offset
+    /// `16 * i`, one compare of `i` against the number of whole entries.
+    #[inline(always)]
+    fn entry_at(&self, offset: usize) -> Result<&'a W::Entry> {
+        if !offset.is_multiple_of(NQ_ENTRY_BYTES) {
+            return Err(Error::InvalidArgument(NOT_ON_ENTRY));
+        }
+        let entries = W::entries(self.words());
+        match entries.get(offset / NQ_ENTRY_BYTES) {
+            Some(e) => Ok(e),
+            // The limit: the bytes of whole entries (what the test compared
+            // with; the optimiser then keeps no copy of the length).
+            None => Err(out_of_range(
+                "dma nq entry",
+                offset,
+                entries.len() * NQ_ENTRY_BYTES,
+            )),
+        }
+    }
+
+    /// [`DmaMemory::peek_entry`](super::DmaMemory::peek_entry): the entry
+    /// checked, then one load of its first word (the phase byte's), kept in
+    /// the peek for [`AtomicWords::take_peeked`].
+    #[inline(always)]
+    pub fn peek_entry(&self, offset: usize) -> Result<EntryPeek> {
+        let head = W::first(self.entry_at(offset)?).load();
+        let bit = head & W::byte_at(PHASE_MASK, PHASE_BYTE) != W::ZERO;
+        Ok(EntryPeek::new(offset, bit, W::widen(head)))
+    }
+
+    /// [`DmaMemory::take_peeked`](super::DmaMemory::take_peeked): the entry
+    /// checked again (the same test as the peek's, which the optimiser
+    /// merges when both are inlined), an Acquire fence (the phase load said
+    /// new: order the entry's other loads after it), then the entry's other
+    /// words. Its first word is the peeked one, so the copied phase is the
+    /// peeked phase: `Ok(true)`.
+    #[inline(always)]
+    pub fn take_peeked(&self, peek: EntryPeek, out: &mut NqEntry) -> Result<bool> {
+        let e = self.entry_at(peek.offset())?;
+        fence(Acquire);
+        W::entry(W::narrow(peek.head()), e, out);
+        Ok(true)
+    }
+}
+
 // The phase byte is in an entry's first word for both word sizes.
 const _: () = assert!(PHASE_BYTE < 4 && NQ_ENTRY_BYTES.is_multiple_of(8));
 
@@ -588,6 +650,37 @@ mod tests {
         // A partial last word is not an entry of the memory.
         let short = AtomicWords::new(&w, 63);
         assert!(short.zero_entries(48, 1).is_err());
+    }
+
+    #[test]
+    fn a_peek_keeps_the_phase_word_and_the_take_loads_the_rest() {
+        let w = words::<12>(); // 3 entries (of 4-byte words)
+        let v = AtomicWords::new(&w, 48);
+        let mut e: [u8; 16] = core::array::from_fn(|i| i as u8 + 1);
+        e[PHASE_BYTE] = PHASE_MASK | 4;
+        v.write(16, &e).unwrap();
+        let p = v.peek_entry(16).unwrap();
+        assert_eq!((p.offset(), p.phase()), (16, true));
+        assert_eq!(v.peek_entry(0).map(|p| p.phase()), Ok(false));
+        // The take keeps the peeked word: a rewrite of it after the peek is
+        // not in the copy (its phase is the peeked one); the rest is loaded.
+        v.write(16, &[0; 4]).unwrap();
+        v.write(20, &[0xAB]).unwrap();
+        let mut out = NqEntry::default();
+        assert_eq!(v.take_peeked(p, &mut out), Ok(true));
+        let mut want = e;
+        want[4] = 0xAB;
+        assert_eq!(out.bytes(), &want);
+        // Off an entry boundary, or past the last whole entry: refused
+        // before any load.
+        assert!(matches!(v.peek_entry(8), Err(Error::InvalidArgument(_))));
+        assert!(matches!(v.peek_entry(48), Err(Error::OutOfRange { .. })));
+        assert!(matches!(
+            AtomicWords::new(&w, 47).peek_entry(32),
+            Err(Error::OutOfRange { .. })
+        ));
+        let far = EntryPeek::new(48, true, 0);
+        assert!(v.take_peeked(far, &mut out).is_err());
     }
 
     #[test]

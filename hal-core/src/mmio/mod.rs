@@ -9,7 +9,10 @@
 //! window is shared by every driver of a device, exactly as the hardware is.
 
 pub mod bound;
+pub mod slot;
 pub mod volatile;
+
+pub use slot::MmioSlot;
 
 use crate::addr::DeviceAddr;
 use crate::error::Result;
@@ -36,6 +39,34 @@ pub trait Mmio {
         }
         Ok(())
     }
+
+    /// Check `addr` once for the accesses of [`Mmio::write_slot`] and
+    /// [`Mmio::read_slot`] (a register written on every call of a hot path:
+    /// an NQ's head). Never fails and accesses nothing: an address the
+    /// backend refuses is refused by each access, as [`Mmio::write32`] does.
+    ///
+    /// The default keeps the address alone ([`MmioSlot::unchecked`]), so the
+    /// accesses are [`Mmio::write32`] / [`Mmio::read32`]; a backend with a
+    /// cheaper access to a checked register overrides all three methods.
+    #[inline(always)]
+    fn slot(&self, addr: DeviceAddr) -> MmioSlot {
+        MmioSlot::unchecked(addr)
+    }
+
+    /// Write `value` to the register of `slot` (one device access, as
+    /// [`Mmio::write32`] at `slot.addr()`, with its errors). The default is
+    /// exactly that call.
+    #[inline(always)]
+    fn write_slot(&self, slot: MmioSlot, value: u32) -> Result<()> {
+        self.write32(slot.addr(), value)
+    }
+
+    /// Read the register of `slot` (one device access, as [`Mmio::read32`]
+    /// at `slot.addr()`, with its errors). The default is exactly that call.
+    #[inline(always)]
+    fn read_slot(&self, slot: MmioSlot) -> Result<u32> {
+        self.read32(slot.addr())
+    }
 }
 
 impl<M: Mmio + ?Sized> Mmio for &M {
@@ -50,5 +81,17 @@ impl<M: Mmio + ?Sized> Mmio for &M {
     #[inline(always)]
     fn write_burst(&self, addr: DeviceAddr, words: &[u32]) -> Result<()> {
         (**self).write_burst(addr, words)
+    }
+    #[inline(always)]
+    fn slot(&self, addr: DeviceAddr) -> MmioSlot {
+        (**self).slot(addr)
+    }
+    #[inline(always)]
+    fn write_slot(&self, slot: MmioSlot, value: u32) -> Result<()> {
+        (**self).write_slot(slot, value)
+    }
+    #[inline(always)]
+    fn read_slot(&self, slot: MmioSlot) -> Result<u32> {
+        (**self).read_slot(slot)
     }
 }

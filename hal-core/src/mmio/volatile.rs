@@ -50,7 +50,7 @@ use volatile_register::{RO, RW};
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
-use crate::mmio::Mmio;
+use crate::mmio::{Mmio, MmioSlot};
 
 /// A register window of `len` bytes mapped at `ptr`, answering device addresses
 /// `[device_base, device_base + len)`. Accesses outside it, or not dword
@@ -233,6 +233,21 @@ impl VolatileWindow {
             .cast::<u32>()
     }
 
+    /// [`Mmio::write32`] for a slot outside the window: out of line, so
+    /// that the slot's hot path is the compare and the store alone.
+    #[cold]
+    #[inline(never)]
+    fn write_unslotted(&self, addr: DeviceAddr, value: u32) -> Result<()> {
+        self.write32(addr, value)
+    }
+
+    /// [`Mmio::read32`] for a slot outside the window (see `write_unslotted`).
+    #[cold]
+    #[inline(never)]
+    fn read_unslotted(&self, addr: DeviceAddr) -> Result<u32> {
+        self.read32(addr)
+    }
+
     /// Pointer to dword `i`; only called with `i < self.words`.
     #[inline(always)]
     fn dword(&self, i: usize) -> *mut u32 {
@@ -274,6 +289,51 @@ impl Mmio for VolatileWindow {
             cell.write(value);
         }
         Ok(())
+    }
+
+    /// The register's dword index when `addr` is a dword of the window
+    /// (checked here, once), [`MmioSlot::unchecked`] otherwise (each access
+    /// is then refused as `write32` refuses it).
+    #[inline]
+    fn slot(&self, addr: DeviceAddr) -> MmioSlot {
+        match self.index(addr) {
+            Ok(i) => MmioSlot::new(addr, i),
+            Err(_) => MmioSlot::unchecked(addr),
+        }
+    }
+
+    /// One compare of the slot's index with the window's dwords, then the
+    /// store; a slot outside the window (unchecked, or another window's)
+    /// takes the address path of [`Mmio::write32`].
+    #[inline(always)]
+    fn write_slot(&self, slot: MmioSlot, value: u32) -> Result<()> {
+        if slot.index() >= self.words {
+            return self.write_unslotted(slot.addr(), value);
+        }
+        // SAFETY: `index < words`: the dword lies inside the window, mapped
+        // and writable by the constructor's contract, dword aligned (the
+        // base is, and the stride is 4). As in `write32`: `RW<u32>` has the
+        // layout of `u32` over an `UnsafeCell`; the reference lives for this
+        // one statement; a register write is the purpose of this call.
+        unsafe {
+            let cell: &RW<u32> = &*self.dword(slot.index()).cast::<RW<u32>>();
+            cell.write(value);
+        }
+        Ok(())
+    }
+
+    /// As [`Mmio::write_slot`] here: one compare, then the load.
+    #[inline(always)]
+    fn read_slot(&self, slot: MmioSlot) -> Result<u32> {
+        if slot.index() >= self.words {
+            return self.read_unslotted(slot.addr());
+        }
+        // SAFETY: `index < words`, as in `write_slot`; readable by the
+        // constructor's contract. As in `read32`: `RO<u32>` is
+        // `repr(transparent)` over `UnsafeCell<u32>`; the reference lives for
+        // this one statement.
+        let cell: &RO<u32> = unsafe { &*self.dword(slot.index()).cast::<RO<u32>>() };
+        Ok(cell.read())
     }
 
     /// All words are checked against the window first, so a burst that would
@@ -346,6 +406,37 @@ mod tests {
         assert_eq!(buf[0], 0xDEAD_BEEF);
         assert_eq!(buf[4..7], [1, 2, 3]);
         assert_eq!(buf[15], 7);
+    }
+
+    #[test]
+    fn a_slot_is_checked_once_and_reaches_its_register() {
+        let mut buf = vec![0u32; 4];
+        let mut other = vec![0u32; 2];
+        {
+            let w = window(&mut buf, 0x1000);
+            let s = w.slot(DeviceAddr(0x1008));
+            assert_eq!((s.addr(), s.index()), (DeviceAddr(0x1008), 2));
+            w.write_slot(s, 0x55).unwrap();
+            assert_eq!(w.read_slot(s), Ok(0x55));
+            assert_eq!(w.read32(DeviceAddr(0x1008)), Ok(0x55));
+            // Outside or misaligned: no slot, and each access is refused as
+            // `write32` / `read32` refuse it.
+            for a in [0x1010, 0x1002, 0xFFC] {
+                let s = w.slot(DeviceAddr(a));
+                assert_eq!(s, MmioSlot::unchecked(DeviceAddr(a)));
+                assert_eq!(w.write_slot(s, 1), Err(Error::OutOfWindow { addr: a }));
+                assert_eq!(w.read_slot(s), Err(Error::OutOfWindow { addr: a }));
+            }
+            // Another window's slot never leaves this window.
+            let small = window(&mut other, 0x1000);
+            let far = w.slot(DeviceAddr(0x100C));
+            assert_eq!(
+                small.write_slot(far, 9),
+                Err(Error::OutOfWindow { addr: 0x100C })
+            );
+        }
+        assert_eq!(buf, [0, 0, 0x55, 0]);
+        assert_eq!(other, [0, 0]);
     }
 
     #[test]

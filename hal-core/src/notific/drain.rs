@@ -22,7 +22,7 @@
 
 use embedded_hal::delay::DelayNs;
 
-use crate::dma::DmaMemory;
+use crate::dma::{DmaMemory, EntryPeek};
 use crate::error::{Error, Fault, Result};
 use crate::mmio::Mmio;
 
@@ -87,39 +87,78 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     ) -> Result<usize> {
         // Phase mode's idle poll, inlined into the caller: one phase-byte
         // load, nothing else (an empty `out` changes nothing: `Ok(0)` too).
-        if self.mode() == ConsumeMode::Phase && !self.next_is_new()? {
-            return Ok(0);
+        // The batch case (the default) is told apart by one test.
+        if self.batch_phase() {
+            if !self.next_is_new()? {
+                return Ok(0);
+            }
+            return self.drain_phase(out);
         }
-        self.drain_batch(delay, out)
+        if self.mode() == ConsumeMode::Phase {
+            // One entry per call (`max_batch == 1`, issue 12): the idle
+            // test's load is the entry's first word.
+            let Some(peek) = self.peek_next()? else {
+                return Ok(0);
+            };
+            return self.drain_peeked(peek, out);
+        }
+        self.drain_tail(delay, out)
     }
 
-    /// [`NqRing::drain`] past the idle test.
+    /// The entries one drain call may take: `out.len()`, at most
+    /// `max_batch` (0 for an empty `out`: nothing copied, nothing written).
     #[inline(always)]
-    fn drain_batch<D: DelayNs + ?Sized>(
+    fn drain_want(&self, out: &[NqEntry]) -> u32 {
+        u32::try_from(out.len())
+            .unwrap_or(u32::MAX)
+            .min(self.max_batch())
+    }
+
+    /// [`NqRing::drain`] of a one-entry ring past the idle test, which found
+    /// the entry at `next` new (`peek`): that entry, without loading its
+    /// phase word again, and the head written once. An empty `out` takes
+    /// nothing and writes nothing.
+    #[inline(always)]
+    fn drain_peeked(&mut self, peek: EntryPeek, out: &mut [NqEntry]) -> Result<usize> {
+        if !self.take_peeked(peek, out)? {
+            return Ok(0);
+        }
+        self.commit(1)?;
+        Ok(1)
+    }
+
+    /// Phase mode's [`NqRing::drain`] (`max_batch > 1`) past the idle test.
+    #[inline(always)]
+    fn drain_phase(&mut self, out: &mut [NqEntry]) -> Result<usize> {
+        let want = self.drain_want(out);
+        let n = if want == 1 {
+            // One entry (an `out` of one): the slot at `next`, no clamp at
+            // the wrap, no run loop; the same copy and checks as `take_new`.
+            self.take_one(out)?
+        } else {
+            self.take_new(0, want, out)?
+        };
+        self.commit(n)?;
+        Ok(n as usize)
+    }
+
+    /// Tail mode's [`NqRing::drain`].
+    #[inline(always)]
+    fn drain_tail<D: DelayNs + ?Sized>(
         &mut self,
         delay: &mut D,
         out: &mut [NqEntry],
     ) -> Result<usize> {
-        // An empty `out` gives `want == 0`: nothing copied, nothing written.
-        let want = u32::try_from(out.len())
-            .unwrap_or(u32::MAX)
-            .min(self.max_batch());
-        let n = match self.mode() {
-            // One entry per call (issue 12): the slot at `next`, no clamp at
-            // the wrap, no run loop; the same copy and checks as `take_new`.
-            ConsumeMode::Phase if want == 1 => self.take_one(out)?,
-            ConsumeMode::Phase => self.take_new(0, want, out)?,
-            ConsumeMode::Tail if want == 0 => 0,
-            ConsumeMode::Tail => {
-                let avail = self.tail_budget(delay, want)?;
-                let n = self.take_new(0, avail, out)?;
-                if n < avail {
-                    return Err(self.overrun(avail));
-                }
-                self.consume_known(n);
-                n
-            }
-        };
+        let want = self.drain_want(out);
+        if want == 0 {
+            return Ok(0);
+        }
+        let avail = self.tail_budget(delay, want)?;
+        let n = self.take_new(0, avail, out)?;
+        if n < avail {
+            return Err(self.overrun(avail));
+        }
+        self.consume_known(n);
         self.commit(n)?;
         Ok(n as usize)
     }

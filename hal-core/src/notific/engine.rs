@@ -22,7 +22,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
-use crate::mmio::Mmio;
+use crate::mmio::{Mmio, MmioSlot};
 use crate::regs::{AccessType, Readable, Reg, RegArray, Writable};
 
 use super::regs::{self, coal_ctrl, wob_ctrl};
@@ -329,7 +329,7 @@ impl<M: Mmio> NotificEngine<M> {
             base: self.base,
             index: idx,
             window,
-            head: regs::NQ_HEAD_PTR.flat().addr(window),
+            head: self.mmio.slot(regs::NQ_HEAD_PTR.flat().addr(window)),
             tail: regs::NQ_TAIL_PTR.flat().addr(window),
         })
     }
@@ -595,8 +595,9 @@ pub struct NqQueue<M: Mmio> {
     index: u32,
     /// The queue's register window: `nq_base_addr_lo` is at `window + 0x100`.
     window: DeviceAddr,
-    /// `nq_head_ptr` of this queue.
-    head: DeviceAddr,
+    /// `nq_head_ptr` of this queue, checked once by the MMIO backend
+    /// ([`Mmio::slot`]): it is written on every non-empty drain.
+    head: MmioSlot,
     /// `nq_tail_ptr` of this queue (read-only [004 §3]).
     tail: DeviceAddr,
 }
@@ -624,7 +625,7 @@ impl<M: Mmio> NqQueue<M> {
 
     /// The address of this queue's `nq_head_ptr`.
     pub const fn head_addr(&self) -> DeviceAddr {
-        self.head
+        self.head.addr()
     }
 
     /// Write a per-NQ register of this queue (its window, no stride lookup).
@@ -633,10 +634,12 @@ impl<M: Mmio> NqQueue<M> {
         reg.flat().write(&self.mmio, self.window, value)
     }
 
-    /// One write of `nq_head_ptr` (a byte offset [FACTS §11]).
+    /// One write of `nq_head_ptr` (a byte offset [FACTS §11]), through the
+    /// slot the backend checked when the token was handed out (the address
+    /// path, `write32`, for a backend without slots).
     #[inline(always)]
     pub(super) fn write_head(&self, value: u32) -> Result<()> {
-        self.mmio.write32(self.head, value)
+        self.mmio.write_slot(self.head, value)
     }
 
     /// One read of `nq_tail_ptr`, unchecked.

@@ -20,7 +20,7 @@
 
 use embedded_hal::delay::DelayNs;
 
-use crate::dma::DmaMemory;
+use crate::dma::{DmaMemory, EntryPeek};
 use crate::error::{Error, Fault, Result};
 use crate::mmio::Mmio;
 use crate::wait::{poll_until, Budget};
@@ -125,6 +125,12 @@ pub struct NqRing<R: DmaMemory, M: Mmio, Z: DeviceZero = HostZero> {
     size_bytes: u32,
     capacity: u32,
     mode: ConsumeMode,
+    /// Phase mode with `max_batch > 1`: [`NqRing::drain`]'s idle test is a
+    /// phase-byte load. Otherwise, in phase mode (`max_batch == 1`, issue 12)
+    /// the idle test's load is also the first word of the entry's copy
+    /// ([`DmaMemory::peek_entry`]). A field of its own, so that the batch
+    /// case is told apart by one test.
+    batch_phase: bool,
     budget: Budget,
     max_batch: u32,
     /// Next slot to consume.
@@ -273,6 +279,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
             size_bytes: cfg.size_bytes,
             capacity,
             mode: cfg.mode,
+            batch_phase: cfg.mode == ConsumeMode::Phase && max_batch > 1,
             budget: cfg.budget,
             max_batch,
             next: 0,
@@ -311,6 +318,12 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// Tail or phase consumption.
     pub const fn mode(&self) -> ConsumeMode {
         self.mode
+    }
+
+    /// Phase mode with `max_batch > 1` (see the field).
+    #[inline(always)]
+    pub(super) const fn batch_phase(&self) -> bool {
+        self.batch_phase
     }
 
     /// The next slot the consumer reads.
@@ -440,6 +453,35 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
             .mem
             .load_u8(self.next as usize * NQ_ENTRY_BYTES + PHASE_BYTE)?;
         Ok((byte3 ^ self.phase_bit) & PHASE_MASK != 0)
+    }
+
+    /// Phase mode's idle test of a one-entry ring (`max_batch == 1`):
+    /// one load of the entry at `next` ([`DmaMemory::peek_entry`]: the word
+    /// holding its phase byte, the whole entry bounds-checked); the peek if
+    /// its phase says new, `None` otherwise. An empty poll costs this load
+    /// and nothing else (no fence, no copy, no register access); a new entry
+    /// is then taken from the peek ([`NqRing::take_peeked`]) without loading
+    /// or checking its phase word again.
+    #[inline(always)]
+    pub(super) fn peek_next(&self) -> Result<Option<EntryPeek>> {
+        let peek = self.mem.peek_entry(self.next as usize * NQ_ENTRY_BYTES)?;
+        if u8::from(peek.phase()) * PHASE_MASK == self.phase_bit {
+            return Ok(None);
+        }
+        Ok(Some(peek))
+    }
+
+    /// The entry `peek` found new at `next` into `out[0]`: `true` if it was
+    /// taken (`false` for an empty `out`, or an entry rewritten since the
+    /// peek). The Acquire fence, the entry's other words and the copied phase
+    /// check of [`DmaMemory::take_peeked`]; one entry never reaches past the
+    /// wrap.
+    #[inline(always)]
+    pub(super) fn take_peeked(&self, peek: EntryPeek, out: &mut [NqEntry]) -> Result<bool> {
+        match out.first_mut() {
+            Some(first) => self.mem.take_peeked(peek, first),
+            None => Ok(false),
+        }
     }
 
     /// Copy the new entries `k..k + limit` past `next` (`k + limit <=
