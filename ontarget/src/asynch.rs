@@ -95,25 +95,51 @@ macro_rules! done {
     };
 }
 
+/// The engine over `rec` (10 queues, no back-pressure) and its queue `idx`
+/// as a phase-mode ring on `mem` (16 entries, the async budget, batches of
+/// 8), configured and enabled through `delay`; and the device stand-in that
+/// posts into it. `mem` is the caller's: each `static_dma!` call site hands
+/// its buffer out once.
+fn phase_queue<'a>(
+    win: &'a VolatileWindow,
+    rec: &'a Rec<'a>,
+    mem: &'a StaticDma,
+    idx: u32,
+    delay: &mut Counting,
+) -> Result<PhaseQueue<'a>, Fail> {
+    let mut e = ok!(NotificEngine::init(
+        rec,
+        NOTIFIC,
+        EngineConfig::tpb(BpMode::None)
+    ));
+    let cfg = NqConfig::new(RING, ConsumeMode::Phase)
+        .with_budget(BUDGET)
+        .with_max_batch(8);
+    let mut ring = ok!(NqRing::configure_host(mem, ok!(e.queue(idx)), cfg));
+    ok!(ring.enable(&mut e, delay));
+    Ok((
+        e,
+        ring,
+        Device::new(win, NOTIFIC, true, idx, mem, RING / 16),
+    ))
+}
+
+/// What [`phase_queue`] sets up: the engine, the ring, the device stand-in.
+type PhaseQueue<'a> = (
+    NotificEngine<&'a Rec<'a>>,
+    NqRing<&'a StaticDma, &'a Rec<'a>>,
+    Device<'a>,
+);
+
 /// Post and async-drain `2 * capacity + 3` entries on phase-mode queue 3:
 /// each drain finds its entries at once (no wait, no register read, one head
 /// write), every entry once and in order across two wraps. An empty `out`
 /// returns 0, and a tail-mode ring is refused before anything is read.
 fn async_drain_delivers_entries(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut e = ok!(NotificEngine::init(
-        &rec,
-        NOTIFIC,
-        EngineConfig::tpb(BpMode::None)
-    ));
     let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
-    let cfg = NqConfig::new(RING, ConsumeMode::Phase)
-        .with_budget(BUDGET)
-        .with_max_batch(8);
-    let mut ring = ok!(NqRing::configure_host(&mem, ok!(e.queue(3)), cfg));
     let mut d = Counting::default();
-    ok!(ring.enable(&mut e, &mut d));
-    let mut dev = Device::new(win, NOTIFIC, true, 3, &mem, RING / 16);
+    let (mut e, mut ring, mut dev) = phase_queue(win, &rec, &mem, 3, &mut d)?;
     let sig = NqSignal::new();
     let cap = u64::from(ring.capacity());
     let total = 2 * cap + 3;
@@ -181,19 +207,9 @@ fn async_drain_delivers_entries(win: &VolatileWindow) -> Outcome {
 /// async drain delivers the same three entries, once, in order.
 fn async_wait_stalled_queue_times_out(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut e = ok!(NotificEngine::init(
-        &rec,
-        NOTIFIC,
-        EngineConfig::tpb(BpMode::None)
-    ));
     let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
-    let cfg = NqConfig::new(RING, ConsumeMode::Phase)
-        .with_budget(BUDGET)
-        .with_max_batch(8);
-    let mut ring = ok!(NqRing::configure_host(&mem, ok!(e.queue(6)), cfg));
     let mut d = Counting::default();
-    ok!(ring.enable(&mut e, &mut d));
-    let mut dev = Device::new(win, NOTIFIC, true, 6, &mem, RING / 16);
+    let (_, mut ring, mut dev) = phase_queue(win, &rec, &mem, 6, &mut d)?;
     let seq0 = dev.seq;
     check_eq!(ok!(dev.post_stalled(3)), 3);
     let sig = NqSignal::new();
@@ -227,18 +243,8 @@ fn async_wait_stalled_queue_times_out(win: &VolatileWindow) -> Outcome {
 /// second poll delivers the five.
 fn async_signal_from_interrupt_wakes_drain(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut e = ok!(NotificEngine::init(
-        &rec,
-        NOTIFIC,
-        EngineConfig::tpb(BpMode::None)
-    ));
     let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
-    let cfg = NqConfig::new(RING, ConsumeMode::Phase)
-        .with_budget(BUDGET)
-        .with_max_batch(8);
-    let mut ring = ok!(NqRing::configure_host(&mem, ok!(e.queue(2)), cfg));
-    ok!(ring.enable(&mut e, &mut Counting::default()));
-    let mut dev = Device::new(win, NOTIFIC, true, 2, &mem, RING / 16);
+    let (_, mut ring, mut dev) = phase_queue(win, &rec, &mem, 2, &mut Counting::default())?;
     let seq0 = dev.seq;
     irq::NQ_IRQ.take(); // nothing left over
     let taken0 = irq::taken();
