@@ -330,7 +330,6 @@ impl<M: Mmio> NotificEngine<M> {
             index: idx,
             window,
             head: self.mmio.slot(regs::NQ_HEAD_PTR.flat().addr(window)),
-            tail: regs::NQ_TAIL_PTR.flat().addr(window),
         })
     }
 
@@ -598,8 +597,10 @@ pub struct NqQueue<M: Mmio> {
     /// `nq_head_ptr` of this queue, checked once by the MMIO backend
     /// ([`Mmio::slot`]): it is written on every non-empty drain.
     head: MmioSlot,
-    /// `nq_tail_ptr` of this queue (read-only [004 §3]).
-    tail: DeviceAddr,
+    // `nq_tail_ptr` (read-only [004 §3]) is at a constant offset of
+    // `window` and is not stored: the token, and the ring holding it, stay
+    // small enough to be moved by word moves rather than a `memcpy` call on
+    // thumbv7em (firmware size, issue 12).
 }
 
 impl<M: Mmio> NqQueue<M> {
@@ -620,7 +621,7 @@ impl<M: Mmio> NqQueue<M> {
 
     /// The address of this queue's `nq_tail_ptr`.
     pub const fn tail_addr(&self) -> DeviceAddr {
-        self.tail
+        regs::NQ_TAIL_PTR.flat().addr(self.window)
     }
 
     /// The address of this queue's `nq_head_ptr`.
@@ -645,7 +646,7 @@ impl<M: Mmio> NqQueue<M> {
     /// One read of `nq_tail_ptr`, unchecked.
     #[inline(always)]
     pub(super) fn read_tail(&self) -> Result<u32> {
-        self.mmio.read32(self.tail)
+        self.mmio.read32(self.tail_addr())
     }
 }
 
