@@ -6,14 +6,17 @@
 //!   has room;
 //! - `csr_read` / `csr_write` succeed iff the address lies in `[start, end-4]`
 //!   of the window holding it and translates to an aligned inner address; a
-//!   success touches exactly that inner dword, a failure touches nothing;
+//!   success touches exactly that inner dword, a failure touches nothing and
+//!   is exactly the model's error (`NoRegion` or `OutOfWindow`, with the
+//!   address), whichever lookup the table's capacity uses (cell index or
+//!   binary search), also after `remove_device`;
 //! - the array forms and the bursts succeed only if every dword lies in
 //!   `[start, end-4]` of the window of the FIRST address, and a refused batch
 //!   is refused whole: nothing is accessed.
 #![no_main]
 
 use khal_core::csr::{Csr, CsrRegion, RegionTable};
-use khal_core::{DeviceAddr, Mmio};
+use khal_core::{DeviceAddr, Error, Mmio};
 use khal_fuzz::{Access, Input, RecMmio};
 use libfuzzer_sys::fuzz_target;
 
@@ -24,12 +27,22 @@ struct W {
     start: u64,
     end: u64,
     dev: u64,
+    id: u32,
 }
 
 /// The inner address of a dword access at `p`, per the model.
 fn expect(model: &[W], p: u64) -> Option<u64> {
     let w = model.iter().find(|w| w.start <= p && p < w.end)?;
     translate(w, p)
+}
+
+/// The exact answer of a single-dword access at `p`, per the model [000 §1].
+fn answer(model: &[W], p: u64) -> Result<DeviceAddr, Error> {
+    let w = model
+        .iter()
+        .find(|w| w.start <= p && p < w.end)
+        .ok_or(Error::NoRegion { addr: p })?;
+    translate(w, p).map(DeviceAddr).ok_or(Error::OutOfWindow { addr: p })
 }
 
 fn translate(w: &W, p: u64) -> Option<u64> {
@@ -79,7 +92,8 @@ fuzz_target!(|data: &[u8]| {
         };
         let end = start.wrapping_add(len);
         let dev = if inp.bool() { start } else { inp.u64() };
-        let r = CsrRegion::new(DeviceAddr(start), DeviceAddr(end), DeviceAddr(dev), 0);
+        let id = u32::from(inp.u8() % 3);
+        let r = CsrRegion::new(DeviceAddr(start), DeviceAddr(end), DeviceAddr(dev), id);
         let valid = end > start && end - start >= 4 && dev.checked_add(end - start).is_some();
         assert_eq!(
             r.is_ok(),
@@ -95,7 +109,7 @@ fuzz_target!(|data: &[u8]| {
             "insert {start:#x}..{end:#x}"
         );
         if res.is_ok() {
-            model.push(W { start, end, dev });
+            model.push(W { start, end, dev, id });
         }
     }
     assert_eq!(table.len(), model.len());
@@ -119,6 +133,7 @@ fuzz_target!(|data: &[u8]| {
                     }
                     None => {
                         assert!(r.is_err(), "read {p:#x} outside [start, end-4] succeeded");
+                        assert_eq!(r.err(), answer(&model, p).err(), "read {p:#x}: the error");
                         assert_eq!(csr.inner().len(), before);
                     }
                 }
@@ -134,6 +149,7 @@ fuzz_target!(|data: &[u8]| {
                     }
                     None => {
                         assert!(r.is_err(), "write {p:#x} outside [start, end-4] succeeded");
+                        assert_eq!(r.err(), answer(&model, p).err(), "write {p:#x}: the error");
                         assert_eq!(csr.inner().len(), before);
                     }
                 }
@@ -234,4 +250,27 @@ fuzz_target!(|data: &[u8]| {
     let r = Mmio::read32(&csr, DeviceAddr(p));
     assert_eq!(r.is_ok(), expect(&model, p).is_some());
     assert_eq!(csr.inner().len() - before, r.is_ok() as usize);
+
+    // The lookup itself, exactly, after removing one device's windows (the
+    // table re-sorted and its index rebuilt), at this capacity (cell index)
+    // and in a table of capacity 4 (binary search) holding the same windows.
+    let mut table = csr.regions().cloned().expect("registered");
+    let gone = u32::from(inp.u8() % 3);
+    let kept: Vec<W> = model.iter().copied().filter(|w| w.id != gone).collect();
+    assert_eq!(table.remove_device(gone), model.len() - kept.len());
+    let mut small = RegionTable::<4>::new();
+    let mut in_small: Vec<W> = Vec::new();
+    for w in kept.iter().take(4) {
+        let r = CsrRegion::new(DeviceAddr(w.start), DeviceAddr(w.end), DeviceAddr(w.dev), w.id);
+        assert_eq!(small.insert(r.expect("valid")), Ok(()));
+        in_small.push(*w);
+    }
+    for _ in 0..16 {
+        if inp.is_empty() {
+            break;
+        }
+        let p = probe(&mut inp, &kept);
+        assert_eq!(table.translate(DeviceAddr(p)), answer(&kept, p), "after remove: {p:#x}");
+        assert_eq!(small.translate(DeviceAddr(p)), answer(&in_small, p), "capacity 4: {p:#x}");
+    }
 });

@@ -332,6 +332,69 @@ pub fn csr_setup<const CAP: usize>(n: usize) -> Option<(Csr<NullMmio, CAP>, Vec<
     Some((Csr::new(NullMmio, t), addrs))
 }
 
+/// The second 8-window layout (`csr_lookup_8b`): irregular sizes (1 KiB to
+/// 1 MiB), adjacent windows, irregular gaps (from 256 B to 4 MiB), windows
+/// not forwarded to their own address (one of them to an address whose
+/// window start is not dword-aligned in the inner space), inserted out of
+/// order. `(start offset from 0x20_0000_0000, length, device_addr)`.
+pub const CSR_IRREGULAR: [(u64, u64, u64); 8] = [
+    (0x0000_0000, 0x1000, 0x0),          // 4 KiB
+    (0x0000_1000, 0x3_0000, 0x1000),     // 192 KiB, adjacent to the first
+    (0x0003_6000, 0x800, 0x9_0000),      // 2 KiB after a 20 KiB gap
+    (0x0004_8B40, 0x10_0000, 0x10_0000), // 1 MiB after an irregular gap
+    (0x0014_8B40, 0x400, 0x4_0002),      // 1 KiB, adjacent; its translation is offset by 2
+    (0x0016_8B40, 0x6_4000, 0x20_0000),  // 400 KiB after 128 KiB
+    (0x001C_CC40, 0xC00, 0x30_0000),     // 3 KiB after 256 B
+    (0x005C_D840, 0x8000, 0x40_0000),    // 32 KiB after 4 MiB
+];
+
+/// The third 8-window layout (`csr_lookup_8m`): two clusters of four 1 MiB
+/// windows 16 MiB apart, the second cluster 2^47 above the first (the mesh
+/// high bit of [000 §2]: tiles 4..7 in the second mesh half).
+pub const CSR_MESH: [(u64, u64, u64); 8] = [
+    (0x0000_0000, 0x10_0000, 0x0),
+    (0x0100_0000, 0x10_0000, 0x10_0000),
+    (0x0200_0000, 0x10_0000, 0x20_0000),
+    (0x0300_0000, 0x10_0000, 0x30_0000),
+    (0x8000_0000_0000, 0x10_0000, 0x40_0000),
+    (0x8000_0100_0000, 0x10_0000, 0x50_0000),
+    (0x8000_0200_0000, 0x10_0000, 0x60_0000),
+    (0x8000_0300_0000, 0x10_0000, 0x70_0000),
+];
+
+/// A CSR layer with the 8 windows of `layout` (`(start offset from
+/// 0x20_0000_0000, length, device_addr)`, capacity `CAP`, inserted out of
+/// order) and `N` valid addresses in a random order (a fixed LCG): each
+/// picks a window uniformly (so the small windows get as many accesses as
+/// the large ones), then a dword in it whose translation is aligned.
+pub fn csr_setup_layout<const CAP: usize>(
+    layout: &[(u64, u64, u64); 8],
+) -> Option<(Csr<NullMmio, CAP>, Vec<DeviceAddr>)> {
+    const BASE: u64 = 0x20_0000_0000;
+    let mut t = RegionTable::<CAP>::new();
+    for k in 0..layout.len() {
+        let (s, len, d) = *layout.get((k * 5) % layout.len())?;
+        let s = BASE + s;
+        t.insert(CsrRegion::new(DeviceAddr(s), DeviceAddr(s + len), DeviceAddr(d), 0).ok()?)
+            .ok()?;
+    }
+    let mut x = 0x9E37_79B9u64;
+    let addrs = (0..N)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let (s, len, d) = layout[((x >> 33) % 8) as usize];
+            // The first offset whose translation is aligned, then a dword
+            // step that stays at or below `end - 4`.
+            let o = d.wrapping_neg() & 3;
+            let off = o + ((x >> 13) % ((len - o) / 4)) * 4;
+            DeviceAddr(BASE + s + off)
+        })
+        .collect();
+    Some((Csr::new(NullMmio, t), addrs))
+}
+
 /// `csr_read` of every address (lookup + bounds check + translate + read).
 #[inline(never)]
 pub fn ir_csr_lookup<const CAP: usize>(csr: &Csr<NullMmio, CAP>, addrs: &[DeviceAddr]) -> u32 {

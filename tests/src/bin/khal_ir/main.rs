@@ -34,7 +34,7 @@ fn usage() -> ExitCode {
     eprintln!(
         "usage: khal_ir <raw_write|typed_write|raw_read|typed_read|raw_array_write|\
          typed_array_write|typed_write_opaque|nq_drain_dmabuf|nq_drain_word|memcpy|\
-         csr_lookup_4|csr_lookup_8|csr_lookup_256|raw_translate|dispatch_static_axi|dispatch_any_axi|\
+         csr_lookup_4|csr_lookup_8|csr_lookup_8b|csr_lookup_8m|csr_lookup_256|raw_translate|dispatch_static_axi|dispatch_any_axi|\
          dispatch_static_rmw|dispatch_any_rmw|counts|time|\
          nq:<phase|tail|iter|cref|idle>:<dmabuf|static|word>:<batch>>"
     );
@@ -477,6 +477,24 @@ fn main() -> ExitCode {
         }
         "csr_lookup_8" => {
             let Some((csr, addrs)) = csr_setup::<8>(8) else {
+                return ExitCode::FAILURE;
+            };
+            if ir_csr_lookup(&csr, &addrs) != N {
+                return ExitCode::FAILURE;
+            }
+            N as u64
+        }
+        "csr_lookup_8b" => {
+            let Some((csr, addrs)) = csr_setup_layout::<8>(&CSR_IRREGULAR) else {
+                return ExitCode::FAILURE;
+            };
+            if ir_csr_lookup(&csr, &addrs) != N {
+                return ExitCode::FAILURE;
+            }
+            N as u64
+        }
+        "csr_lookup_8m" => {
+            let Some((csr, addrs)) = csr_setup_layout::<8>(&CSR_MESH) else {
                 return ExitCode::FAILURE;
             };
             if ir_csr_lookup(&csr, &addrs) != N {
