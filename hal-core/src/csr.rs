@@ -258,8 +258,10 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 ///   what a cell lookup costs (4 windows: +9.5 against +9.0), and the index
 ///   (its build at insert, mostly) would add about 1.4 KiB to a `thumbv7em`
 ///   firmware image, whose table has 4 slots (`fw-cayman`: 10 760 bytes of
-///   `.text`, 12 184 with the index); above 16 slots a cell would hold too
-///   many regions.
+///   `.text`, 12 184 with the index). Above 16 slots (not measured): 128
+///   cells leave few cells per region, so more cells hold three or more and
+///   send accesses to the slow path, while the search grows only with
+///   `log2 N`.
 ///
 /// Either way a region the fast path does not accept takes the slow path
 /// ([`Self::find`] and [`CsrRegion::translate`]), which gives the exact error
