@@ -275,15 +275,23 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
     #[inline(always)]
     pub fn load_u8(&self, offset: usize) -> Result<u8> {
         let (i, k) = (offset / W::BYTES, offset % W::BYTES);
-        let w = match self.words().get(i) {
-            Some(w) => w,
-            None => match self.tail_word() {
-                Some((w, n)) if i == self.len / W::BYTES && k < n => w,
-                _ => return Err(out_of_range("dma offset", offset, self.len)),
-            },
-        };
-        let bytes = W::to_bytes(w.load());
-        Ok(bytes.as_ref().get(k).copied().unwrap_or(0))
+        match self.words().get(i) {
+            Some(w) => Ok(W::byte(w.load(), k)),
+            None => AtomicWords::new(self.all, self.len).load_u8_tail(offset),
+        }
+    }
+
+    /// [`AtomicWords::load_u8`] past the whole words: a byte of the partial
+    /// last word, or the refusal. Out of line and by value, so that the
+    /// whole-word load above (the NQ idle test) carries no second path.
+    #[cold]
+    #[inline(never)]
+    fn load_u8_tail(self, offset: usize) -> Result<u8> {
+        let (i, k) = (offset / W::BYTES, offset % W::BYTES);
+        match self.tail_word() {
+            Some((w, n)) if i == self.len / W::BYTES && k < n => Ok(W::byte(w.load(), k)),
+            _ => Err(out_of_range("dma offset", offset, self.len)),
+        }
     }
 
     /// Copy `out.len()` bytes from `offset`: one load per word touched.
