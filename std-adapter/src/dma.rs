@@ -22,7 +22,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-use khal_core::dma::{AtomicWords, DmaAllocator, DmaMemory, EntryPeek, MemLocation};
+use khal_core::dma::{AtomicWords, DmaAllocator, DmaMemory, EntryPeek, EntryView, MemLocation};
 use khal_core::notific::entry::{NqEntry, NQ_ENTRY_BYTES};
 use khal_core::{DeviceAddr, Error, Result};
 use memmap2::{MmapMut, MmapOptions};
@@ -234,6 +234,19 @@ impl DmaMemory for DmaBuf {
     #[inline]
     fn read_published(&self, offset: usize, out: &mut [u8]) -> Result<()> {
         self.view().read(offset, out)
+    }
+
+    /// The run's own entry words ([`AtomicWords::entry_view`]): no bounds
+    /// check per entry; a run not on a word is refused.
+    #[inline(always)]
+    fn entry_view(&self, offset: usize, n: usize, phase: bool) -> Result<EntryView<'_>> {
+        self.view().entry_view(offset, n, phase)
+    }
+
+    /// Every view is one of words ([`AtomicWords::entry_view`]).
+    #[inline(always)]
+    fn entry_views_of_words(&self) -> bool {
+        true
     }
 
     #[inline]

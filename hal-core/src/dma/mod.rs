@@ -24,12 +24,14 @@
 //! are NOT TRACED; they belong to each [`queue::DmaQueue`] backend (khal-std's
 //! device model documents its own).
 
+pub mod entry_view;
 pub mod peek;
 pub mod queue;
 pub mod ring;
 pub mod static_mem;
 pub mod words;
 
+pub use entry_view::{EntryView, EntryWord};
 pub use peek::EntryPeek;
 pub use queue::{run_one_shot, Abort, DmaQueue, QueueInfo, RingStatus, RunError};
 pub use ring::{Descriptor, OneShotRing};
@@ -87,6 +89,23 @@ pub fn check_flag_run(offset: usize, stride: usize, max: usize, len: usize) -> R
         Some(last) if last < len => Ok(()),
         _ => Err(crate::Error::OutOfRange {
             what: "dma scan run",
+            value: offset as u64,
+            limit: len as u64,
+        }),
+    }
+}
+
+/// Refuse a run of `n` NQ entries from `offset` that does not end inside a
+/// region of `len` bytes ([`DmaMemory::entry_view`]'s check).
+#[inline]
+fn check_entry_run(offset: usize, n: usize, len: usize) -> Result<()> {
+    match n
+        .checked_mul(NQ_ENTRY_BYTES)
+        .and_then(|b| offset.checked_add(b))
+    {
+        Some(end) if end <= len => Ok(()),
+        _ => Err(crate::Error::OutOfRange {
+            what: "dma entry run",
             value: offset as u64,
             limit: len as u64,
         }),
@@ -246,6 +265,35 @@ pub trait DmaMemory {
         Ok(run.iter().take_while(|e| e.phase() == phase).count())
     }
 
+    /// The run of `n` NQ entries starting at `offset`, whose entries are new
+    /// when their phase bit is `phase`, for reading one at a time
+    /// ([`EntryView::next_new`]: in order, while new, each as
+    /// [`DmaMemory::read_new_entries`] reads it: phase, Acquire fence, bytes).
+    /// The whole run is bounds-checked here, once, before any load; a run
+    /// that leaves the region is refused ([`crate::Error::OutOfRange`]).
+    ///
+    /// The drain iterator's source (issue 12). The default hands back a view
+    /// that reads each entry through [`DmaMemory::read_new_entries`]; the
+    /// atomic-word backends hand back the run's own words
+    /// ([`AtomicWords::entry_view`]), read without a bounds check per entry.
+    #[inline]
+    fn entry_view(&self, offset: usize, n: usize, phase: bool) -> Result<EntryView<'_>> {
+        check_entry_run(offset, n, self.len())?;
+        Ok(EntryView::each(offset, n, phase))
+    }
+
+    /// `true` when [`DmaMemory::entry_view`] only hands back views of atomic
+    /// words (read by [`EntryView::next_word`] alone, never through
+    /// [`EntryView::fetch`]): a consumer may then leave its `fetch` path out
+    /// (the drain iterator does, for firmware size). A backend that says
+    /// `true` and hands back another view has that view's entries not read
+    /// (the run looks over). Default `false`. (A method, not a constant:
+    /// the trait stays dyn compatible; a backend's answer is a constant.)
+    #[inline(always)]
+    fn entry_views_of_words(&self) -> bool {
+        false
+    }
+
     /// Volatile copy of `data` to `offset`.
     fn write(&self, offset: usize, data: &[u8]) -> Result<()>;
 
@@ -397,6 +445,14 @@ impl<T: DmaMemory + ?Sized> DmaMemory for &T {
     #[inline(always)]
     fn read_new_entries(&self, offset: usize, out: &mut [NqEntry], phase: bool) -> Result<usize> {
         (**self).read_new_entries(offset, out, phase)
+    }
+    #[inline(always)]
+    fn entry_view(&self, offset: usize, n: usize, phase: bool) -> Result<EntryView<'_>> {
+        (**self).entry_view(offset, n, phase)
+    }
+    #[inline(always)]
+    fn entry_views_of_words(&self) -> bool {
+        (**self).entry_views_of_words()
     }
     #[inline(always)]
     fn write(&self, offset: usize, data: &[u8]) -> Result<()> {

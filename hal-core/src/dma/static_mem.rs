@@ -60,6 +60,7 @@ use core::cell::UnsafeCell;
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
+use super::entry_view::EntryView;
 use super::words::AtomicWords;
 use super::{DmaMemory, EntryPeek};
 use crate::error::{Error, Result};
@@ -308,6 +309,19 @@ impl DmaMemory for StaticDma {
     #[cfg_attr(target_os = "none", inline)]
     fn read_new_entries(&self, offset: usize, out: &mut [NqEntry], phase: bool) -> Result<usize> {
         self.view().read_new_entries(offset, out, phase)
+    }
+
+    /// The run's own entry words ([`AtomicWords::entry_view`]): no bounds
+    /// check per entry; a run not on a word is refused.
+    #[inline(always)]
+    fn entry_view(&self, offset: usize, n: usize, phase: bool) -> Result<EntryView<'_>> {
+        self.view().entry_view(offset, n, phase)
+    }
+
+    /// Every view is one of words ([`AtomicWords::entry_view`]).
+    #[inline(always)]
+    fn entry_views_of_words(&self) -> bool {
+        true
     }
 
     #[inline]

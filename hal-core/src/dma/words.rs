@@ -576,6 +576,26 @@ fn copy_new<W: AtomicWord, const PHASE: bool>(run: &[W::Entry], out: &mut [NqEnt
     n
 }
 
+// The drain iterator's view of a run (issue 12; `super::entry_view`).
+impl<'a, W: super::EntryWord> AtomicWords<'a, W> {
+    /// [`DmaMemory::entry_view`](super::DmaMemory::entry_view): the run
+    /// checked once; a run on whole words (a ring's: its base is aligned,
+    /// its entries 16 bytes) is its sub-slice of entry words, read with no
+    /// bounds check per entry. A run that does not start on a word is
+    /// refused ([`Error::InvalidArgument`]), so every view is one of words
+    /// (`entry_views_of_words`).
+    #[inline(always)]
+    pub fn entry_view(&self, offset: usize, n: usize, phase: bool) -> Result<super::EntryView<'a>> {
+        match self.entry_words(offset, n) {
+            EntryRun::Words(run) => Ok(W::view(run, phase)),
+            EntryRun::Unaligned => Err(Error::InvalidArgument(
+                "dma entry view: run not on an access word",
+            )),
+            EntryRun::Outside => Err(out_of_range("dma entry run", offset, self.len)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

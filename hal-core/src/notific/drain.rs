@@ -16,21 +16,36 @@
 //! of [`DmaMemory::read_new_entries`] (scan, one Acquire fence, bulk copy,
 //! copied phases checked) and the head write, all inlined into the call.
 //!
+//! The iterator yields straight from the ring's memory (issue 12: it copied
+//! each entry twice, ring → a 16-entry chunk buffer → the caller): at most
+//! two runs (before and after the wrap), each bounds-checked once into a
+//! [`DmaMemory::entry_view`]; per entry, on the atomic-word backends, its
+//! first word (the phase byte's), the phase test, an Acquire fence, its
+//! other words, with no bounds check. Everything else (a view that is not of
+//! words, the run after the wrap, the end, the tail-mode overrun fault) is
+//! one out-of-line step, so the entries do not go through memory.
+//!
 //! Delivery: `drain` commits (moves the cursor and writes the head) only when
 //! it returns `Ok(n)`; on an error nothing is consumed. The iterator commits
 //! what it yielded, on [`Drain::finish`] or on drop.
 
+use core::marker::PhantomData;
+
 use embedded_hal::delay::DelayNs;
 
-use crate::dma::DmaMemory;
+use crate::dma::{DmaMemory, EntryView};
 use crate::error::{Error, Fault, Result};
 use crate::mmio::Mmio;
 
-use super::entry::NqEntry;
-use super::ring::{ConsumeMode, DeviceZero, NqRing};
+use super::entry::{NqEntry, NQ_ENTRY_BYTES};
+use super::ring::{ConsumeMode, Consumer, DeviceZero, NqRing};
 
-/// Entries the iterator copies at a time (its buffer: 256 bytes).
-const ITER_CHUNK: usize = 16;
+/// The fault of a tail-mode entry the tail says is pending but whose phase
+/// says it is not new (see [`NqRing::drain`]).
+#[cold]
+fn too_far_ahead(claimed: u32, capacity: u32) -> Error {
+    Error::DeviceFault(Fault::TooFarAhead { claimed, capacity })
+}
 
 impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// Tail mode: how many entries this drain may take, `want > 0`: the
@@ -57,10 +72,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     #[cold]
     fn overrun(&mut self, claimed: u32) -> Error {
         self.set_known(0);
-        Error::DeviceFault(Fault::TooFarAhead {
-            claimed,
-            capacity: self.capacity(),
-        })
+        too_far_ahead(claimed, self.capacity())
     }
 
     /// Drain up to `out.len()` (and at most `max_batch`) notifications into
@@ -143,15 +155,19 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// first item. The head is written once when the iterator is finished or
     /// dropped, if it yielded anything.
     ///
-    /// It drains as [`NqRing::drain`] does, in chunks of 16 entries copied
-    /// into the iterator (the same run copy and checks), and yields them one
-    /// by one. Tail mode: the entries before one whose phase says the device
-    /// lapped are yielded, then [`Fault::TooFarAhead`] (the next call reads
-    /// the tail again).
+    /// It yields straight from the ring's memory, as [`NqRing::drain`]
+    /// copies: in ring order, at most two runs (before and after the wrap),
+    /// each bounds-checked once ([`DmaMemory::entry_view`]); each entry read
+    /// as [`DmaMemory::read_new_entries`] reads it (its phase, an Acquire
+    /// fence, its bytes), while its phase says new. Phase mode ends at the
+    /// first entry that is not new (nothing past it is yielded or consumed);
+    /// tail mode yields the entries before it, then [`Fault::TooFarAhead`]
+    /// (the next call reads the tail again). Errors here: the tail faults of
+    /// [`NqRing::available_count`], [`Error::Timeout`] if the last pending
+    /// entry never lands, a run the memory refuses.
     // Always inlined (issue 12, firmware size): out of line at opt-level "s",
-    // the `Drain` (with its 256-byte chunk buffer, zeroed on the stack) was
-    // copied into the returned `Result` and out of it again by `memcpy`
-    // calls, which linked `memcpy` into the firmware images.
+    // the `Drain` was copied into the returned `Result` and out of it again
+    // by `memcpy` calls, which linked `memcpy` into the firmware images.
     #[inline(always)]
     pub fn drain_iter<D: DelayNs + ?Sized>(
         &mut self,
@@ -164,15 +180,25 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
             ConsumeMode::Phase => want,
             ConsumeMode::Tail => self.tail_budget(delay, want)?,
         };
+        let (mem, ring) = self.split();
+        // The run before the wrap: from `next` (`< capacity`), at most to
+        // the ring's end; its new entries carry the opposite of the consumer
+        // phase [FACTS §11].
+        let next = ring.next_index();
+        let first = avail.min(ring.capacity() - next);
+        let view = mem.entry_view(
+            next as usize * NQ_ENTRY_BYTES,
+            first as usize,
+            !ring.phase(),
+        )?;
         Ok(Drain {
-            ring: self,
+            mem,
+            ring,
             avail,
-            before: 0,
-            buf: [NqEntry::default(); ITER_CHUNK],
-            pos: 0,
-            len: 0,
-            short: false,
-            done: false,
+            run_end: first,
+            view,
+            fault: None,
+            _zero: PhantomData,
         })
     }
 }
@@ -180,19 +206,20 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
 /// The iterator of [`NqRing::drain_iter`].
 #[derive(Debug)]
 pub struct Drain<'a, R: DmaMemory, M: Mmio, Z: DeviceZero> {
-    ring: &'a mut NqRing<R, M, Z>,
+    /// The ring's memory, which the entries are read from.
+    mem: &'a R,
+    /// The rest of the ring: what the iterator commits.
+    ring: Consumer<'a, M>,
     /// Most entries this iterator may yield.
     avail: u32,
-    /// Entries yielded from the chunks before the one in `buf`.
-    before: u32,
-    /// The chunk copied from the ring: `buf[..pos]` yielded, `buf[pos..len]`
-    /// not yet (`len <= ITER_CHUNK`).
-    buf: [NqEntry; ITER_CHUNK],
-    pos: usize,
-    len: usize,
-    /// The last chunk stopped at an entry that is not new.
-    short: bool,
-    done: bool,
+    /// Entries yielded once the current run is read whole (the run before
+    /// the wrap ends at its length, the one after it at `avail`).
+    run_end: u32,
+    /// The current run's entries not read yet.
+    view: EntryView<'a>,
+    /// The fault to hand out next ([`Drain::advance`]).
+    fault: Option<Error>,
+    _zero: PhantomData<&'a mut Z>,
 }
 
 impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
@@ -201,69 +228,102 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
     /// second `finish` (or the drop) commits nothing and returns `Ok(0)`.
     ///
     /// It borrows the iterator (issue 12, firmware size): taking it by value
-    /// moved the whole `Drain` (its 256-byte chunk buffer) with a `memcpy`
-    /// call on thumbv7em, the last one the firmware images linked.
+    /// moved the whole `Drain` with a `memcpy` call on thumbv7em.
     #[inline]
     pub fn finish(&mut self) -> Result<u32> {
         self.commit()
     }
 
     /// Entries yielded so far (what the head write hands back).
+    #[inline(always)]
     fn yielded(&self) -> u32 {
-        // `pos <= len <= ITER_CHUNK` and `before + len <= avail`: no overflow.
-        self.before.wrapping_add(self.pos as u32)
+        // The view is what is left of the current run, which ends at
+        // `run_end <= avail`: no overflow.
+        self.run_end.wrapping_sub(self.view.len() as u32)
+    }
+
+    /// Yield nothing more: no run left, `avail` what was yielded.
+    #[inline]
+    fn stop(&mut self) {
+        self.avail = self.yielded();
+        self.run_end = self.avail;
+        self.view.clear();
     }
 
     #[inline]
     fn commit(&mut self) -> Result<u32> {
         let n = self.yielded();
-        (self.before, self.pos, self.len) = (0, 0, 0);
-        self.done = true;
-        if self.ring.mode() == ConsumeMode::Tail {
-            self.ring.consume_known(n);
-        }
-        self.ring.commit(n)?;
+        // Nothing left to yield, nothing yielded (`run_end == 0` tells the
+        // drop so without recounting).
+        (self.avail, self.run_end) = (0, 0);
+        self.view.clear();
+        commit_yielded(self.ring.reborrow(), n)?;
         Ok(n)
     }
 
-    /// Copy the next chunk into the buffer and yield its first entry; `None`
-    /// (phase mode) or the overrun fault (tail mode) when nothing is new.
-    /// Inlined into `next`: out of line, the iterator's state and the
-    /// `Option<Result<NqEntry>>` it returns went through memory on every
-    /// chunk (issue 12: about 30 Ir per `drain_iter` call).
-    #[inline]
-    fn refill(&mut self) -> Option<Result<NqEntry>> {
-        if self.done {
-            return None;
-        }
-        self.before = self.yielded();
-        (self.pos, self.len) = (0, 0);
-        let left = self.avail.saturating_sub(self.before);
-        let n = if self.short || left == 0 {
-            0
-        } else {
-            let want = left.min(ITER_CHUNK as u32);
-            match self.ring.take_new(self.before, want, &mut self.buf) {
-                Ok(n) => {
-                    self.short = n < want;
-                    n
-                }
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(e));
-                }
+    /// [`Iterator::next`] when the view handed out nothing: fetch the next
+    /// entry of a view not made of words, or open the run after the wrap if
+    /// the one before it was read whole and more may follow, or end (tail
+    /// mode: with the overrun fault if fewer than `avail` were yielded; an
+    /// error of the memory also ends the iterator). Out of line, with a
+    /// small answer (a fault is kept in the iterator): the per-entry path
+    /// stays small, and its entries do not go through memory.
+    #[cold]
+    #[inline(never)]
+    fn advance(&mut self) -> Step {
+        // A view not of words: its next entry, read through the memory.
+        if !self.mem.entry_views_of_words() {
+            match self.view.fetch(self.mem) {
+                Ok(true) => return Step::Again,
+                Ok(false) => {}
+                Err(e) => return self.fail(e),
             }
-        };
-        let Some(&first) = self.buf.first().filter(|_| n > 0) else {
-            self.done = true;
-            return match self.ring.mode() {
-                ConsumeMode::Tail if left > 0 => Some(Err(self.ring.overrun(self.avail))),
-                _ => None,
+        }
+        if self.view.is_empty() && self.run_end < self.avail {
+            // From slot 0: its new entries carry the consumer phase [FACTS §11].
+            let n = (self.avail - self.run_end) as usize;
+            return match self.mem.entry_view(0, n, self.ring.phase()) {
+                Ok(view) => {
+                    self.view = view;
+                    self.run_end = self.avail;
+                    Step::Again
+                }
+                Err(e) => self.fail(e),
             };
-        };
-        (self.pos, self.len) = (1, n as usize);
-        Some(Ok(first))
+        }
+        if self.ring.mode() == ConsumeMode::Tail && self.yielded() < self.avail {
+            self.ring.set_known(0);
+            return self.fail(too_far_ahead(self.avail, self.ring.capacity()));
+        }
+        self.stop();
+        Step::End
     }
+
+    /// End the iterator with `e`, handed out next.
+    fn fail(&mut self, e: Error) -> Step {
+        self.stop();
+        self.fault = Some(e);
+        Step::Fail
+    }
+
+    /// The fault [`Drain::advance`] kept. An `Error`, not the item: the
+    /// item is built by the caller, so the hot path's items are not written
+    /// through this call's result memory.
+    #[inline(never)]
+    fn take_fault(&mut self) -> Option<Error> {
+        self.fault.take()
+    }
+}
+
+/// What [`Drain::advance`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// The view has an entry to hand out, or a new run.
+    Again,
+    /// Nothing more.
+    End,
+    /// A fault to hand out (kept in the iterator), then nothing more.
+    Fail,
 }
 
 impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Iterator for Drain<'_, R, M, Z> {
@@ -271,23 +331,57 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Iterator for Drain<'_, R, M, Z> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        if self.pos < self.len {
-            // `pos < len <= ITER_CHUNK`: a checked index (cheaper here than
-            // a mask, which cost a shift and an extra address computation).
-            let e = *self.buf.get(self.pos)?;
-            self.pos += 1;
-            return Some(Ok(e));
+        loop {
+            // The hot path: the view's next entry, nothing else inlined.
+            if let Some(e) = self.view.next_word() {
+                return Some(Ok(e));
+            }
+            match self.advance() {
+                Step::Again => {}
+                Step::End => return None,
+                Step::Fail => return self.take_fault().map(Err),
+            }
         }
-        self.refill()
     }
 }
 
 impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drop for Drain<'_, R, M, Z> {
+    // Inlined, and the commit out of line with the consumer state alone: a
+    // call that took the whole iterator's address kept every field of it in
+    // memory, loaded and stored on every entry (issue 12).
+    #[inline(always)]
     fn drop(&mut self) {
-        if self.yielded() > 0 {
-            if let Err(e) = self.commit() {
-                warn!("nq head write on drain drop failed: {:?}", e);
-            }
+        // `run_end == 0`: finished, or nothing to yield.
+        if self.run_end == 0 {
+            return;
+        }
+        let n = self.yielded();
+        if n > 0 {
+            commit_dropped(self.ring.reborrow(), n);
         }
     }
+}
+
+/// The commit of a [`Drain`] dropped before [`Drain::finish`] (`n > 0`
+/// yielded); a refused head write is logged (a drop returns nothing).
+#[cold]
+#[inline(never)]
+fn commit_dropped<M: Mmio>(ring: Consumer<'_, M>, n: u32) {
+    if let Err(e) = commit_yielded(ring, n) {
+        warn!("nq head write on drain drop failed: {:?}", e);
+    }
+}
+
+/// Consume the `n` entries an iterator yielded: tail mode forgets them from
+/// the entries known pending; the head is written once if `n > 0`. The
+/// consumer state by value: out of line, the iterator stays out of memory.
+// Inlined into `finish` on hosts (the per-call cost, issue 12); one copy for
+// `finish` and the drop on bare metal, where images are built for size.
+#[cfg_attr(not(target_os = "none"), inline(always))]
+#[cfg_attr(target_os = "none", inline(never))]
+fn commit_yielded<M: Mmio>(mut ring: Consumer<'_, M>, n: u32) -> Result<()> {
+    if ring.mode() == ConsumeMode::Tail {
+        ring.consume_known(n);
+    }
+    ring.commit(n)
 }

@@ -733,3 +733,111 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         Ok(())
     }
 }
+
+// The drain iterator's split borrow (drain.rs, issue 12): the iterator reads
+// entries straight from the ring's memory while it holds the ring, so it
+// borrows the memory shared and the consumer state mutable, apart.
+
+/// An [`NqRing`] but its memory: what the drain iterator commits through
+/// while it holds a view of the memory ([`NqRing::split`]).
+#[derive(Debug)]
+pub(super) struct Consumer<'a, M: Mmio> {
+    queue: &'a NqQueue<M>,
+    next: &'a mut u32,
+    phase_bit: &'a mut u8,
+    known: &'a mut u32,
+    capacity: u32,
+    mode: ConsumeMode,
+}
+
+impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
+    /// The ring borrowed in two: its memory (shared) and the rest.
+    #[inline(always)]
+    pub(super) fn split(&mut self) -> (&R, Consumer<'_, M>) {
+        (
+            &self.mem,
+            Consumer {
+                queue: &self.queue,
+                next: &mut self.next,
+                phase_bit: &mut self.phase_bit,
+                known: &mut self.known,
+                capacity: self.capacity,
+                mode: self.mode,
+            },
+        )
+    }
+}
+
+impl<M: Mmio> Consumer<'_, M> {
+    /// The same borrow, for a shorter while (to hand to a call by value: a
+    /// call given its address would keep the whole iterator in memory).
+    #[inline(always)]
+    pub(super) fn reborrow(&mut self) -> Consumer<'_, M> {
+        Consumer {
+            queue: self.queue,
+            next: &mut *self.next,
+            phase_bit: &mut *self.phase_bit,
+            known: &mut *self.known,
+            capacity: self.capacity,
+            mode: self.mode,
+        }
+    }
+
+    /// Tail or phase consumption.
+    #[inline(always)]
+    pub(super) fn mode(&self) -> ConsumeMode {
+        self.mode
+    }
+
+    /// Entries the ring holds.
+    #[inline(always)]
+    pub(super) fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// The next slot the consumer reads.
+    #[inline(always)]
+    pub(super) fn next_index(&self) -> u32 {
+        *self.next
+    }
+
+    /// The consumer phase [FACTS §11].
+    #[inline(always)]
+    pub(super) fn phase(&self) -> bool {
+        *self.phase_bit != 0
+    }
+
+    /// [`NqRing::consume_known`].
+    #[inline(always)]
+    pub(super) fn consume_known(&mut self, n: u32) {
+        *self.known = self.known.saturating_sub(n);
+    }
+
+    /// [`NqRing::set_known`].
+    #[inline(always)]
+    pub(super) fn set_known(&mut self, n: u32) {
+        *self.known = n;
+    }
+
+    /// [`NqRing::commit`] (the same steps, on the split borrow): for `n > 0`
+    /// the head written once, as a byte offset [FACTS §11], then the cursor
+    /// moved (the phase flipped at the wrap); a refused write consumes nothing.
+    #[inline(always)]
+    pub(super) fn commit(&mut self, n: u32) -> Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        // `next < capacity` and `n <= capacity <= 2^28`: no overflow.
+        let pos = *self.next + n;
+        if pos < self.capacity {
+            self.queue.write_head(pos * NQ_ENTRY_BYTES as u32)?;
+            *self.next = pos;
+        } else {
+            let next = pos - self.capacity;
+            self.queue.write_head(next * NQ_ENTRY_BYTES as u32)?;
+            *self.next = next;
+            *self.phase_bit ^= PHASE_MASK;
+        }
+        Ok(())
+    }
+}
