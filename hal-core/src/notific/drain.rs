@@ -257,7 +257,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
         // drop so without recounting).
         (self.avail, self.run_end) = (0, 0);
         self.view.clear();
-        commit_yielded(self.ring.reborrow(), n)?;
+        commit_yielded(&mut self.ring, n)?;
         Ok(n)
     }
 
@@ -366,20 +366,19 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drop for Drain<'_, R, M, Z> {
 /// yielded); a refused head write is logged (a drop returns nothing).
 #[cold]
 #[inline(never)]
-fn commit_dropped<M: Mmio>(ring: Consumer<'_, M>, n: u32) {
-    if let Err(e) = commit_yielded(ring, n) {
+fn commit_dropped<M: Mmio>(mut ring: Consumer<'_, M>, n: u32) {
+    if let Err(e) = commit_yielded(&mut ring, n) {
         warn!("nq head write on drain drop failed: {:?}", e);
     }
 }
 
 /// Consume the `n` entries an iterator yielded: tail mode forgets them from
-/// the entries known pending; the head is written once if `n > 0`. The
-/// consumer state by value: out of line, the iterator stays out of memory.
+/// the entries known pending; the head is written once if `n > 0`.
 // Inlined into `finish` on hosts (the per-call cost, issue 12); one copy for
 // `finish` and the drop on bare metal, where images are built for size.
 #[cfg_attr(not(target_os = "none"), inline(always))]
 #[cfg_attr(target_os = "none", inline(never))]
-fn commit_yielded<M: Mmio>(mut ring: Consumer<'_, M>, n: u32) -> Result<()> {
+fn commit_yielded<M: Mmio>(ring: &mut Consumer<'_, M>, n: u32) -> Result<()> {
     if ring.mode() == ConsumeMode::Tail {
         ring.consume_known(n);
     }
