@@ -19,6 +19,7 @@
 /// is checked against that memory's bounds but may pair the peeked word with
 /// another entry's bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct EntryPeek {
     offset: usize,
     head: u64,

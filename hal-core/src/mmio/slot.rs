@@ -23,6 +23,7 @@ use crate::addr::DeviceAddr;
 /// access never leaves that backend's window (it is checked against it) but
 /// may reach its dword of the same index instead of the slot's address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct MmioSlot {
     addr: DeviceAddr,
     index: usize,
