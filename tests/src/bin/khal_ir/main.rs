@@ -265,6 +265,8 @@ fn time() -> Option<String> {
 /// entries per call (`max_batch` = `batch`), in one of five ways:
 ///
 /// - `phase`: `NqRing::drain`, phase mode (0 register reads);
+/// - `phasedef`: the same with the ring's default `max_batch` (128): `batch`
+///   entries per call because `out` holds `batch`;
 /// - `tail`: `NqRing::drain`, tail mode (the device published 4095 entries:
 ///   a full ring reads as empty through the tail);
 /// - `iter`: `NqRing::drain_iter`, phase mode, every item copied out;
@@ -327,7 +329,13 @@ fn nq_run<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) -> 
     } else {
         ConsumeMode::Phase
     };
-    let cfg = NqConfig::new(RING_ENTRIES * 16, cmode).with_max_batch(batch);
+    // `phasedef`: `batch` entries per call through an `out` of `batch`,
+    // the ring's default `max_batch` (an independent caller's usual shape).
+    let cfg = if mode == "phasedef" {
+        NqConfig::new(RING_ENTRIES * 16, cmode)
+    } else {
+        NqConfig::new(RING_ENTRIES * 16, cmode).with_max_batch(batch)
+    };
     let mut ring = NqRing::configure_host(mem, e.queue(0).ok()?, cfg).ok()?;
     ring.enable(&mut e, &mut NoDelay).ok()?;
     fill_first_pass(ring.memory()).ok()?;
@@ -343,7 +351,7 @@ fn nq_run<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) -> 
     };
     let mut out = vec![NqEntry::default(); batch as usize];
     let (got, want) = match mode {
-        "phase" => (ir_nq_drain(&mut ring, &mut out), RING_ENTRIES),
+        "phase" | "phasedef" => (ir_nq_drain(&mut ring, &mut out), RING_ENTRIES),
         "tail" => (ir_nq_drain(&mut ring, &mut out), RING_ENTRIES - 1),
         "iter" => (ir_nq_iter(&mut ring, &mut out, batch), RING_ENTRIES),
         "cref" => (
