@@ -60,8 +60,8 @@ area_tests() {
     intc) echo "intc_golden intc_threads engine_golden" ;;
     dma) echo "dve_loader dve_props dead_device dma_abort" ;;
     dve) echo "dve_loader dve_props dma_abort" ;;
-    engine) echo "engine_golden engine_bringup engine_errors engine_q7 engine_leaves" ;;
-    arch-*) echo "engine_golden engine_bringup engine_errors engine_q7 matrix_engines" ;;
+    engine) echo "engine_golden engine_bringup engine_errors engine_q7 engine_leaves engine_arch_ops" ;;
+    arch-*) echo "engine_golden engine_bringup engine_errors engine_q7 engine_leaves engine_arch_ops matrix_engines matrix_local" ;;
     esac
 }
 # The crate an area mutates.

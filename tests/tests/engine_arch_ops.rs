@@ -1,0 +1,321 @@
+//! The op tables every arch gets from `khal_core::engine::arch_ops`: each
+//! leaf slot's exact answer on each arch, before any access, and where each
+//! `_init` orchestrator stops [002 §1, §3], [FACTS §13.4, §13.6, §13.11]; the
+//! checked SP handle's windows [002 §2]. Fast where `engine_dispatch` (which
+//! classifies the same slots) is slow: it is what `scripts/mutants.sh`'s engine
+//! area runs for `engine/arch_ops.rs` and `engine/params.rs`.
+
+use std::cell::RefCell;
+
+use khal::core::engine::hw_decode::HwDecodeImages;
+use khal::core::engine::leaves::{
+    ACT_REGS_INIT, DMA_INIT, PE_REGS_INIT, RELEASE_RUN_STALL, UCODE_SEQ_INIT,
+};
+use khal::core::engine::params::SpRegs;
+use khal::core::engine::{
+    ActOps, DveOps, EngInfo, EngineLeaves, EngineParams, HwDecodeLeaves, PeOps, PeParams,
+    PoolingOps, PoolingParams, SpHandle, SpOps,
+};
+use khal::core::{DeviceAddr, Error, Mmio, Result};
+use khal::{Cayman, Mariana, Sunda};
+
+/// Every access, in order: `(addr, Some(value))` for a write, `(addr, None)`
+/// for a read (which answers 0).
+#[derive(Default)]
+struct Log(RefCell<Vec<(u64, Option<u32>)>>);
+
+impl Mmio for Log {
+    fn read32(&self, addr: DeviceAddr) -> Result<u32> {
+        self.0.borrow_mut().push((addr.get(), None));
+        Ok(0)
+    }
+    fn write32(&self, addr: DeviceAddr, value: u32) -> Result<()> {
+        self.0.borrow_mut().push((addr.get(), Some(value)));
+        Ok(())
+    }
+}
+
+impl Log {
+    fn take(&self) -> Vec<(u64, Option<u32>)> {
+        std::mem::take(&mut *self.0.borrow_mut())
+    }
+}
+
+/// The TPB memory handle the XT/NX windows are relative to.
+const MEM: DeviceAddr = DeviceAddr(0x20_0000_0000);
+const ENG: EngineParams = EngineParams {
+    inst_debug_level: 8,
+    ..EngineParams::new(DeviceAddr(0x1000), MEM)
+};
+const POOL: PoolingParams = PoolingParams {
+    inst_debug_level: 8,
+    ..PoolingParams::new(DeviceAddr(0x2000), MEM)
+};
+const PE: PeParams = PeParams::new(DeviceAddr(0x3000), MEM);
+const SP: SpHandle = SpHandle {
+    sp_mem: Some(DeviceAddr(0x4000)),
+    sp_regs: Some(DeviceAddr(0x5000)),
+    ens_regs: Some(DeviceAddr(0x8000)),
+    inst_debug_level: 8,
+};
+
+/// Runs `op` on a fresh log: its answer and every access it made.
+fn run(op: impl FnOnce(&Log) -> Result<()>) -> (Result<()>, Vec<(u64, Option<u32>)>) {
+    let m = Log::default();
+    let r = op(&m);
+    (r, m.take())
+}
+
+/// The untraced leaves: each answers its named `NotTraced` (the arch's own
+/// constant, or the one every arch shares [FACTS §13.6, §13.11]) and touches
+/// nothing.
+fn untraced_leaves<A>()
+where
+    A: EngineLeaves + DveOps + ActOps + PeOps + PoolingOps + SpOps,
+{
+    let sp = || SpHandle::check(Some(&SP)).unwrap();
+    let cases: [(&str, Result<()>, Box<dyn FnOnce(&Log) -> Result<()>>); 19] = [
+        (
+            "dve_regs_init",
+            Err(A::DVE_REGS_INIT),
+            Box::new(|m| A::dve_regs_init(m, &ENG)),
+        ),
+        (
+            "dve_ucode_seq_init",
+            Err(UCODE_SEQ_INIT),
+            Box::new(|m| A::dve_ucode_seq_init(m, &ENG)),
+        ),
+        (
+            "dve_release_run_stall",
+            Err(RELEASE_RUN_STALL),
+            Box::new(|m| A::dve_release_run_stall(m, &ENG)),
+        ),
+        (
+            "dve_dma_init",
+            Err(DMA_INIT),
+            Box::new(|m| A::dve_dma_init(m, &ENG)),
+        ),
+        (
+            "act_regs_init",
+            Err(ACT_REGS_INIT),
+            Box::new(|m| A::act_regs_init(m, &ENG)),
+        ),
+        (
+            "act_ucode_seq_init",
+            Err(UCODE_SEQ_INIT),
+            Box::new(|m| A::act_ucode_seq_init(m, &ENG)),
+        ),
+        (
+            "act_release_run_stall",
+            Err(RELEASE_RUN_STALL),
+            Box::new(|m| A::act_release_run_stall(m, &ENG)),
+        ),
+        (
+            "act_dma_init",
+            Err(DMA_INIT),
+            Box::new(|m| A::act_dma_init(m, &ENG)),
+        ),
+        (
+            "pe_regs_init",
+            Err(PE_REGS_INIT),
+            Box::new(|m| A::pe_regs_init(m, &PE)),
+        ),
+        (
+            "pe_ucode_seq_init",
+            Err(UCODE_SEQ_INIT),
+            Box::new(|m| A::pe_ucode_seq_init(m, &PE)),
+        ),
+        (
+            "pe_release_run_stall",
+            Err(RELEASE_RUN_STALL),
+            Box::new(|m| A::pe_release_run_stall(m, &PE)),
+        ),
+        (
+            "pe_dma_init",
+            Err(DMA_INIT),
+            Box::new(|m| A::pe_dma_init(m, &PE)),
+        ),
+        (
+            "pooling_regs_init",
+            Err(A::POOLING_REGS_INIT),
+            Box::new(|m| A::pooling_regs_init(m, &POOL)),
+        ),
+        (
+            "pooling_ucode_seq_init",
+            Err(UCODE_SEQ_INIT),
+            Box::new(|m| A::pooling_ucode_seq_init(m, &POOL)),
+        ),
+        (
+            "pooling_dma_init",
+            Err(DMA_INIT),
+            Box::new(|m| A::pooling_dma_init(m, &POOL)),
+        ),
+        (
+            "sp_regs_init",
+            Err(A::SP_REGS_INIT),
+            Box::new(move |m| A::sp_regs_init(m, sp())),
+        ),
+        (
+            "sp_ucode_seq_init",
+            Err(A::SP_UCODE_SEQ_INIT),
+            Box::new(move |m| A::sp_ucode_seq_init(m, sp())),
+        ),
+        (
+            "sp_release_run_stall",
+            Err(A::SP_RELEASE_RUN_STALL),
+            Box::new(move |m| A::sp_release_run_stall(m, sp())),
+        ),
+        (
+            "sp_dma_init",
+            Err(A::SP_DMA_INIT),
+            Box::new(move |m| A::sp_dma_init(m, sp())),
+        ),
+    ];
+    for (name, want, op) in cases {
+        assert!(matches!(want, Err(Error::NotTraced(_))), "{name}: {want:?}");
+        assert_eq!(run(op), (want, vec![]), "{name}");
+    }
+}
+
+#[test]
+fn untraced_leaves_answer_their_named_not_traced_before_any_access() {
+    untraced_leaves::<Sunda>();
+    untraced_leaves::<Cayman>();
+    untraced_leaves::<Mariana>();
+}
+
+#[test]
+fn only_sunda_lacks_the_hw_decode_silicon() {
+    // [FACTS §3.3, §13.6]: SUNDA's HW-decode slots are no-ops; CAYMAN and
+    // MARIANA run the program.
+    assert_eq!(Sunda::HW_DECODE, HwDecodeLeaves::NoOp);
+    assert_eq!(Cayman::HW_DECODE, HwDecodeLeaves::Program);
+    assert_eq!(Mariana::HW_DECODE, HwDecodeLeaves::Program);
+}
+
+/// Each `_init` orchestrator stops at its first step, `regs_init`, whose
+/// answer it returns, before any access [FACTS §13.6].
+fn inits_stop_at_regs_init<A>()
+where
+    A: EngineLeaves + DveOps + ActOps + PeOps + PoolingOps,
+{
+    let eng = || EngineParams::check(Some(&ENG)).unwrap();
+    let pool = PoolingParams::check(Some(&POOL)).unwrap();
+    assert_eq!(
+        run(|m| A::dve_init(m, eng())),
+        (Err(A::DVE_REGS_INIT), vec![])
+    );
+    assert_eq!(
+        run(|m| A::act_init(m, eng())),
+        (Err(ACT_REGS_INIT), vec![])
+    );
+    assert_eq!(run(|m| A::pe_init(m, &PE)), (Err(PE_REGS_INIT), vec![]));
+    assert_eq!(
+        run(|m| A::pooling_init(m, pool)),
+        (Err(A::POOLING_REGS_INIT), vec![])
+    );
+}
+
+#[test]
+fn each_init_stops_at_its_regs_init_answer() {
+    inits_stop_at_regs_init::<Sunda>();
+    inits_stop_at_regs_init::<Cayman>();
+    inits_stop_at_regs_init::<Mariana>();
+}
+
+#[test]
+fn pooling_run_stall_slots_write_the_facts_13_4_programs() {
+    // [FACTS §13.1, §13.4]: the POOL window xt_local(mem, 2, 1) is mem +
+    // 0x296_0000 on SUNDA and mem + 0x306_0000 on CAYMAN/MARIANA; the
+    // sequencer release writes 0 at NX +0x04 (SUNDA) / +0x00, the Q7 release
+    // 0 at +0x3000 (a no-op on SUNDA).
+    let mem = MEM.get();
+    fn seq<A: PoolingOps>() -> (Result<()>, Vec<(u64, Option<u32>)>) {
+        run(|m| A::pooling_release_seq_run_stall(m, &POOL))
+    }
+    fn eng<A: PoolingOps>() -> (Result<()>, Vec<(u64, Option<u32>)>) {
+        run(|m| A::pooling_release_eng_run_stall(m, &POOL))
+    }
+    assert_eq!(seq::<Sunda>(), (Ok(()), vec![(mem + 0x296_0004, Some(0))]));
+    assert_eq!(eng::<Sunda>(), (Ok(()), vec![]));
+    for (s, e) in [
+        (seq::<Cayman>(), eng::<Cayman>()),
+        (seq::<Mariana>(), eng::<Mariana>()),
+    ] {
+        assert_eq!(s, (Ok(()), vec![(mem + 0x306_0000, Some(0))]));
+        assert_eq!(e, (Ok(()), vec![(mem + 0x306_3000, Some(0))]));
+    }
+}
+
+#[test]
+fn sunda_hw_decode_slots_succeed_without_an_access_even_with_images() {
+    // SUNDA has no HW-decode silicon: DVE's leaf is a stub returning 0, the
+    // PE/ACT/POOL slots the no-op default [002 §3], [FACTS §3.3, §13.6].
+    let cam = [0u8; 0x40];
+    let profile = [0u8; 0x80];
+    let info = EngInfo {
+        hw_decode: Some(HwDecodeImages {
+            cam: &cam,
+            profile: &profile,
+        }),
+        disable_hw_decode: 1,
+    };
+    let eng = EngineParams { info, ..ENG };
+    let pe = PeParams { info, ..PE };
+    let pool = PoolingParams { info, ..POOL };
+    let none = (Ok(()), vec![]);
+    assert_eq!(run(|m| Sunda::dve_hw_decode_table_init(m, &eng)), none);
+    assert_eq!(run(|m| Sunda::act_hw_decode_table_init(m, &eng)), none);
+    assert_eq!(run(|m| Sunda::pe_hw_decode_table_init(m, &pe)), none);
+    assert_eq!(run(|m| Sunda::pooling_hw_decode_table_init(m, &pool)), none);
+    // CAYMAN runs the program with the same images (its trace is pinned in
+    // `engine_leaves`): it writes.
+    let (r, w) = run(|m| Cayman::dve_hw_decode_table_init(m, &eng));
+    assert_eq!(r, Ok(()));
+    assert!(!w.is_empty());
+}
+
+#[test]
+fn a_checked_sp_handle_yields_its_two_windows() {
+    // [002 §2]: sp_init reads sp_mem_handle (+0x00) and sp_regs (+0x08), both
+    // present after the check.
+    let c = SpHandle::check(Some(&SP)).unwrap();
+    assert_eq!(c.get(), &SP);
+    assert_eq!(*c, SP);
+    assert_eq!(
+        c.regs(),
+        Ok(SpRegs {
+            handle: &SP,
+            sp_mem: DeviceAddr(0x4000),
+            sp_regs: DeviceAddr(0x5000),
+        })
+    );
+    // The check refuses either window absent, and a level above 8.
+    for h in [
+        SpHandle {
+            sp_mem: None,
+            ..SP
+        },
+        SpHandle {
+            sp_regs: None,
+            ..SP
+        },
+        SpHandle {
+            sp_mem: None,
+            sp_regs: None,
+            ..SP
+        },
+    ] {
+        assert_eq!(
+            SpHandle::check(Some(&h)),
+            Err(Error::InvalidArgument("sp_mem_handle or sp_regs absent"))
+        );
+    }
+    assert_eq!(
+        SpHandle::check(Some(&SpHandle {
+            inst_debug_level: 9,
+            ..SP
+        })),
+        Err(Error::InvalidArgument("inst_debug_level > 8"))
+    );
+}
