@@ -97,6 +97,37 @@ fn xt_local_windows_golden() {
 }
 
 #[test]
+fn xt_local_asserting_indexes_are_each_arch_s_own_out_of_range() {
+    // [q7 §6b], [FACTS §13.1]: SUNDA asserts on eng > 4, CAYMAN and MARIANA on
+    // eng > 5; each arch's error names its own assert (MARIANA's table is
+    // CAYMAN's for eng 0..4, not its assert).
+    assert_eq!(
+        Sunda::xt_local_reg_offset(5, 0),
+        Err(Error::OutOfRange {
+            what: "xt_local engine (sunda asserts eng > 4)",
+            value: 5,
+            limit: 5,
+        })
+    );
+    assert_eq!(
+        Cayman::xt_local_reg_offset(6, 0),
+        Err(Error::OutOfRange {
+            what: "xt_local engine (cayman asserts eng > 5)",
+            value: 6,
+            limit: 6,
+        })
+    );
+    assert_eq!(
+        Mariana::xt_local_reg_offset(0xFFFF_FFFF, 0),
+        Err(Error::OutOfRange {
+            what: "xt_local engine (asserts eng > 5)",
+            value: 0xFFFF_FFFF,
+            limit: 6,
+        })
+    );
+}
+
+#[test]
 fn sunda_and_cayman_topsp_are_not_a_constant_delta_apart() {
     let d_stop = Cayman::topsp_stop_signal().unwrap().get() as i64
         - Sunda::topsp_stop_signal().unwrap().get() as i64;
