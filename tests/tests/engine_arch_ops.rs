@@ -59,6 +59,9 @@ const SP: SpHandle = SpHandle {
     inst_debug_level: 8,
 };
 
+/// One slot called with its params.
+type Op = Box<dyn FnOnce(&Log) -> Result<()>>;
+
 /// Runs `op` on a fresh log: its answer and every access it made.
 fn run(op: impl FnOnce(&Log) -> Result<()>) -> (Result<()>, Vec<(u64, Option<u32>)>) {
     let m = Log::default();
@@ -74,7 +77,7 @@ where
     A: EngineLeaves + DveOps + ActOps + PeOps + PoolingOps + SpOps,
 {
     let sp = || SpHandle::check(Some(&SP)).unwrap();
-    let cases: [(&str, Result<()>, Box<dyn FnOnce(&Log) -> Result<()>>); 19] = [
+    let cases: [(&str, Result<()>, Op); 19] = [
         (
             "dve_regs_init",
             Err(A::DVE_REGS_INIT),
@@ -205,10 +208,7 @@ where
         run(|m| A::dve_init(m, eng())),
         (Err(A::DVE_REGS_INIT), vec![])
     );
-    assert_eq!(
-        run(|m| A::act_init(m, eng())),
-        (Err(ACT_REGS_INIT), vec![])
-    );
+    assert_eq!(run(|m| A::act_init(m, eng())), (Err(ACT_REGS_INIT), vec![]));
     assert_eq!(run(|m| A::pe_init(m, &PE)), (Err(PE_REGS_INIT), vec![]));
     assert_eq!(
         run(|m| A::pooling_init(m, pool)),
@@ -292,10 +292,7 @@ fn a_checked_sp_handle_yields_its_two_windows() {
     );
     // The check refuses either window absent, and a level above 8.
     for h in [
-        SpHandle {
-            sp_mem: None,
-            ..SP
-        },
+        SpHandle { sp_mem: None, ..SP },
         SpHandle {
             sp_regs: None,
             ..SP
