@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use khal_core::dma::DmaMemory;
+use khal_core::error::Fault;
 use khal_core::notific::ring::DeviceZero;
 use khal_core::notific::{
     BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
@@ -772,6 +773,55 @@ fn an_entry_rewritten_after_the_scan_is_not_handed_out_nor_anything_past_it() {
         );
         // The rewritten slot does not look new to a phase-0 consumer: nothing more.
         assert_eq!(ring.drain(&mut d, &mut out), Ok(0));
+    }
+}
+
+/// The iterator over a `DmaBuf` reads the ring's own words (issue 12:
+/// `DmaMemory::entry_view`), so an entry the device rewrites while the
+/// iterator is still before it (a lapping device: phase 0) ends the run
+/// there: phase mode hands out the entries before it and nothing more, tail
+/// mode then gives `TooFarAhead`; one head write for what was yielded,
+/// nothing past it consumed.
+#[test]
+fn the_word_view_iterator_stops_at_an_entry_rewritten_ahead_of_it() {
+    for mode in [ConsumeMode::Phase, ConsumeMode::Tail] {
+        let r = rig();
+        let c = Counting::new(&r.m);
+        let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+        let cfg = NqConfig::new(128, mode).with_max_batch(8);
+        let mut ring = NqRing::configure_host(&*r.buf, e.queue(3).unwrap(), cfg).unwrap();
+        ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
+        assert!(ring.memory().entry_views_of_words());
+        assert_eq!(post(&r.m, 3, 4), 4);
+        let mut d = SimDelay::new(&r.m);
+        let mut it = ring.drain_iter(&mut d, 8).unwrap();
+        for i in 0..2 {
+            let x = it.next().expect("new").unwrap();
+            assert_eq!(entry_seq(x.bytes()), i, "{mode:?}");
+        }
+        r.buf.write(2 * 16, &second_pass(2)).unwrap();
+        match mode {
+            ConsumeMode::Phase => assert_eq!(it.next(), None),
+            ConsumeMode::Tail => assert_eq!(
+                it.next(),
+                Some(Err(Error::DeviceFault(Fault::TooFarAhead {
+                    claimed: 4,
+                    capacity: 8
+                })))
+            ),
+        }
+        assert_eq!(it.next(), None, "{mode:?}: nothing after the end");
+        c.reset();
+        assert_eq!(it.finish(), Ok(2), "{mode:?}");
+        assert_eq!((c.reads(), c.writes()), (0, 1), "{mode:?}: one head write");
+        assert_eq!(
+            it.finish(),
+            Ok(0),
+            "{mode:?}: a second finish commits nothing"
+        );
+        drop(it);
+        assert_eq!(c.writes(), 1, "{mode:?}: the drop writes nothing more");
+        assert_eq!(ring.next_index(), 2, "{mode:?}: nothing past it consumed");
     }
 }
 
