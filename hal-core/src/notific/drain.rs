@@ -357,13 +357,23 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drop for Drain<'_, R, M, Z> {
         }
         let n = self.yielded();
         if n > 0 {
+            #[cfg(not(target_os = "none"))]
             commit_dropped(self.ring.reborrow(), n);
+            // Bare metal (built for size): the shared commit itself, by
+            // reference (`next` is out of line there: the iterator is in
+            // memory anyway), without a copy of the consumer state.
+            #[cfg(target_os = "none")]
+            if let Err(e) = commit_yielded(&mut self.ring, n) {
+                warn!("nq head write on drain drop failed: {:?}", e);
+            }
         }
     }
 }
 
 /// The commit of a [`Drain`] dropped before [`Drain::finish`] (`n > 0`
-/// yielded); a refused head write is logged (a drop returns nothing).
+/// yielded); a refused head write is logged (a drop returns nothing). Hosts
+/// only: the consumer state by value keeps the iterator out of memory there.
+#[cfg(not(target_os = "none"))]
 #[cold]
 #[inline(never)]
 fn commit_dropped<M: Mmio>(mut ring: Consumer<'_, M>, n: u32) {

@@ -771,6 +771,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
 impl<M: Mmio> Consumer<'_, M> {
     /// The same borrow, for a shorter while (to hand to a call by value: a
     /// call given its address would keep the whole iterator in memory).
+    #[cfg(not(target_os = "none"))]
     #[inline(always)]
     pub(super) fn reborrow(&mut self) -> Consumer<'_, M> {
         Consumer {
