@@ -826,8 +826,12 @@ impl<M, const N: usize> Csr<M, N> {
     }
 
     /// The single-dword path of `csr_read` / `csr_write`: table present, then
-    /// lookup and bounds check in one step ([`RegionTable::translate`]).
-    #[inline]
+    /// lookup and bounds check in one step ([`RegionTable::translate`]). On
+    /// bare metal one out-of-line copy for every `csr_read` / `csr_write`
+    /// site (issue 12: inlined, each site held the whole lookup; -128 B
+    /// .text fw-cayman); inlined on hosts, so the lookup benches are unchanged.
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     fn lookup_translate(&self, p: DeviceAddr) -> Result<DeviceAddr> {
         #[cfg(test)]
         self.lookups
