@@ -494,10 +494,12 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
                 return Err(out_of_range("dma entry run", offset, self.len))
             }
         };
+        // Each arm's `phase` a constant: on hosts (inlined) each loop tests
+        // against an immediate; on bare metal both call the one copy.
         Ok(if phase {
-            copy_new::<W, true>(run, out)
+            copy_new::<W>(run, out, true)
         } else {
-            copy_new::<W, false>(run, out)
+            copy_new::<W>(run, out, false)
         })
     }
 }
@@ -554,14 +556,16 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
 // The phase byte is in an entry's first word for both word sizes.
 const _: () = assert!(PHASE_BYTE < 4 && NQ_ENTRY_BYTES.is_multiple_of(8));
 
-/// The loop of [`AtomicWords::read_new_entries`] for expected phase `PHASE`
+/// The loop of [`AtomicWords::read_new_entries`] for expected phase `phase`
 /// over `run` (`out.len()` entries): returns how many entries
-/// were new and copied.
+/// were new and copied. Inlined on hosts (with `phase` a constant, as the
+/// drain's per-call cost wants); on bare metal one out-of-line copy for
+/// both phases and every caller (issue 12: firmware size).
 #[cfg_attr(not(target_os = "none"), inline(always))]
-#[cfg_attr(target_os = "none", inline)]
-fn copy_new<W: AtomicWord, const PHASE: bool>(run: &[W::Entry], out: &mut [NqEntry]) -> usize {
+#[cfg_attr(target_os = "none", inline(never))]
+fn copy_new<W: AtomicWord>(run: &[W::Entry], out: &mut [NqEntry], phase: bool) -> usize {
     let m = W::byte_at(PHASE_MASK, PHASE_BYTE);
-    let want = if PHASE { m } else { W::ZERO };
+    let want = if phase { m } else { W::ZERO };
     let mut n = 0;
     for (e, ws) in out.iter_mut().zip(run) {
         let first = W::first(ws).load();
