@@ -99,24 +99,19 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     ) -> Result<usize> {
         // Phase mode's idle poll, inlined into the caller: one phase-byte
         // load, nothing else (an empty `out` changes nothing: `Ok(0)` too).
-        // The batch case (the default) is told apart by one test.
-        let n = if self.batch_phase() {
+        // The batch case (the default, with an `out` of at least two
+        // entries) is told apart by one compare.
+        let n = if self.batch_phase(out.len()) {
             if !self.next_is_new()? {
                 return Ok(0);
             }
-            let want = self.drain_want(out);
-            if want == 1 {
-                // One entry (an `out` of one): the slot at `next`, no clamp
-                // at the wrap, no run loop; the same copy and checks as
-                // `take_new`.
-                self.take_one(out)?
-            } else {
-                self.take_new(0, want, out)?
-            }
+            // `out.len() >= 2` and `max_batch >= 2`: at least two wanted.
+            self.take_new(0, self.drain_want(out), out)?
         } else if self.mode() == ConsumeMode::Phase {
-            // One entry per call (`max_batch == 1`, issue 12): the idle
-            // test's load is the entry's first word, which the take does
-            // not load again (an empty `out` takes nothing).
+            // One entry per call (`max_batch == 1`, or an `out` of one
+            // entry on any phase ring, issue 12): the idle test's load is
+            // the entry's first word, which the take does not load again
+            // (an empty `out` takes nothing).
             let Some(peek) = self.peek_next()? else {
                 return Ok(0);
             };

@@ -122,15 +122,20 @@ pub struct NqRing<R: DmaMemory, M: Mmio, Z: DeviceZero = HostZero> {
     mem: R,
     placement: Placement<Z>,
     queue: NqQueue<M>,
-    size_bytes: u32,
+    /// Entries the ring holds: its size / 16 (the size is not kept: the
+    /// firmware's 96-byte `NqRing` has no room for it next to `batch_from`).
     capacity: u32,
     mode: ConsumeMode,
-    /// Phase mode with `max_batch > 1`: [`NqRing::drain`]'s idle test is a
-    /// phase-byte load. Otherwise, in phase mode (`max_batch == 1`, issue 12)
-    /// the idle test's load is also the first word of the entry's copy
+    /// The least `out.len()` [`NqRing::drain`] takes through its batch path:
+    /// 2 in phase mode with `max_batch > 1`, `usize::MAX` otherwise (no `out`
+    /// is that long: a slice of 16-byte entries holds fewer). The batch
+    /// path's idle test is a phase-byte load. Otherwise, in phase mode
+    /// (`max_batch == 1`, or an `out` of one entry, issue 12) the idle test's
+    /// load is also the first word of the entry's copy
     /// ([`DmaMemory::peek_entry`]). A field of its own, so that the batch
-    /// case is told apart by one test.
-    batch_phase: bool,
+    /// case is told apart by one compare (a `usize`: a narrower one costs
+    /// the compare a zero-extension on 64-bit hosts).
+    batch_from: usize,
     budget: Budget,
     max_batch: u32,
     /// Next slot to consume.
@@ -276,10 +281,13 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
             mem,
             placement,
             queue,
-            size_bytes: cfg.size_bytes,
             capacity,
             mode: cfg.mode,
-            batch_phase: cfg.mode == ConsumeMode::Phase && max_batch > 1,
+            batch_from: if cfg.mode == ConsumeMode::Phase && max_batch > 1 {
+                2
+            } else {
+                usize::MAX
+            },
             budget: cfg.budget,
             max_batch,
             next: 0,
@@ -312,7 +320,9 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
 
     /// Ring size in bytes.
     pub const fn size_bytes(&self) -> u32 {
-        self.size_bytes
+        // `capacity` is the validated size / 16, the size a multiple of 16:
+        // the product is that size (no overflow).
+        self.capacity * NQ_ENTRY_BYTES as u32
     }
 
     /// Tail or phase consumption.
@@ -320,10 +330,11 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         self.mode
     }
 
-    /// Phase mode with `max_batch > 1` (see the field).
+    /// Whether [`NqRing::drain`] takes an `out` of `len` entries through the
+    /// batch path: phase mode, `max_batch > 1` and `len > 1` (see the field).
     #[inline(always)]
-    pub(super) const fn batch_phase(&self) -> bool {
-        self.batch_phase
+    pub(super) const fn batch_phase(&self, len: usize) -> bool {
+        len >= self.batch_from
     }
 
     /// The next slot the consumer reads.
@@ -355,7 +366,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// `nq_f_size` of this queue (stride per the engine's flavour, applied
     /// when the token was handed out) [004 §3].
     pub fn queue_config(&self) -> Result<()> {
-        write_queue_config(&self.queue, self.mem.bus_addr(), self.size_bytes)
+        write_queue_config(&self.queue, self.mem.bus_addr(), self.size_bytes())
     }
 
     /// `nq_reset` [004 §3]: clear this queue's overflow and enable bits in the
@@ -396,8 +407,9 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         self.phase_bit = 0;
         self.known = 0;
         self.queue.write_head(0)?;
+        let size = self.size_bytes() as usize;
         match &mut self.placement {
-            Placement::Device(z) => z.zero(self.mem.bus_addr(), self.size_bytes as usize),
+            Placement::Device(z) => z.zero(self.mem.bus_addr(), size),
             // The ring's entries (`size_bytes / 16`), one store per word on
             // the word backends.
             Placement::Host => self.mem.zero_entries(0, self.capacity as usize),
@@ -526,23 +538,6 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         Ok((n + m) as u32)
     }
 
-    /// [`NqRing::take_new`] with `k == 0` and `limit == 1`: the entry at
-    /// `next` into `out[0]` if it is new (0 or 1). One entry never reaches
-    /// past the wrap, so it is one [`DmaMemory::read_new_entries`] of length
-    /// 1 (scan, Acquire fence, copy, copied phase checked), without the
-    /// split of the run at the wrap.
-    #[inline(always)]
-    pub(super) fn take_one(&self, out: &mut [NqEntry]) -> Result<u32> {
-        let one = out
-            .get_mut(..1)
-            .ok_or(Error::InvalidArgument("nq drain buffer"))?;
-        let n =
-            self.mem
-                .read_new_entries(self.next as usize * NQ_ENTRY_BYTES, one, !self.phase())?;
-        // `n <= 1`.
-        Ok(n as u32)
-    }
-
     /// The run of [`NqRing::take_new`] after the wrap: up to `limit` new
     /// entries from slot 0 into `out`. Out of line: it runs once per pass
     /// over the ring, and inlined it costs every drain call registers.
@@ -605,10 +600,10 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         if !tail.is_multiple_of(NQ_ENTRY_BYTES as u32) {
             return Err(Error::DeviceFault(Fault::MisalignedTail { tail }));
         }
-        if tail >= self.size_bytes {
+        if tail >= self.size_bytes() {
             return Err(Error::DeviceFault(Fault::TailOutOfRing {
                 tail,
-                ring_bytes: self.size_bytes,
+                ring_bytes: self.size_bytes(),
             }));
         }
         Ok(())
