@@ -49,7 +49,7 @@ TWO=$(ir typed_write_opaque typed_write_opaque)
 log "callgrind: NQ drain"
 DD=$(ir nq_drain_dmabuf nq_drain); DW=$(ir nq_drain_word nq_drain); MC=$(ir memcpy memcpy)
 SSE=$(ir copy_sse copy_sse)
-log "callgrind: NQ side by side (phase / tail / drain_iter / C-style reference; DmaBuf and StaticDma; 1, 8, 64, 1024 per call)"
+log "callgrind: NQ side by side (phase / phase at the default max_batch / tail / drain_iter / C-style reference; DmaBuf and StaticDma; 1, 8, 64, 1024 per call)"
 kernel_of() { case $1 in iter) echo nq_iter;; cref) echo c_ref;; idle) echo nq_idle;; *) echo nq_drain;; esac; }
 SIDE="{"
 sep=""
@@ -64,6 +64,12 @@ for b in 1 8 64 1024; do
     v=$(ir "nq:$m:static:$b" "$(kernel_of $m)")
     row="$row,\"${m}_static\":$v"
   done
+  # The default max_batch (128) with an out of <b> entries: what a caller
+  # who never sets max_batch runs (issue 12; at 1, the one-entry path).
+  v=$(ir "nq:phasedef:dmabuf:$b" nq_drain)
+  row="$row,\"phasedef\":$v"
+  v=$(ir "nq:phasedef:static:$b" nq_drain)
+  row="$row,\"phasedef_static\":$v"
   # The pre-issue-14 DmaBuf (volatile byte scan + plain memcpy; unsound under
   # threads, tests/src/bin/khal_ir/refs.rs): what the sound copy costs against it.
   v=$(ir "nq:phase:volatile:$b" nq_drain)

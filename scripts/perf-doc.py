@@ -102,14 +102,17 @@ w("glibc's `memcpy` of 64 KiB runs `__memcpy_avx_unaligned_erms`, which uses "
   % (f(ir["nq_drain_per_entry"]["memcpy_per_entry"]), f(ir["nq_drain_per_entry"]["sse_copy_per_entry"], 2)))
 
 w("## NQ consumers side by side (Ir per drained entry, one run)\n")
-w("| entries per call | phase | tail | `drain_iter` | C-style reference | phase, `StaticDma` | tail, `StaticDma` | `drain_iter`, `StaticDma` | phase, pre-issue-14 copy |")
-w("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+w("| entries per call | phase | phase, default `max_batch` | tail | `drain_iter` | C-style reference | phase, `StaticDma` | phase, default `max_batch`, `StaticDma` | tail, `StaticDma` | `drain_iter`, `StaticDma` | phase, pre-issue-14 copy |")
+w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 for b in ["1", "8", "64", "1024"]:
     r = side[b]
-    w("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-        b, f(r["phase"]), f(r["tail"]), f(r["iter"]), f(r["cref"]),
-        f(r["phase_static"]), f(r["tail_static"]), f(r["iter_static"]), f(r.get("phase_volatile"))))
+    w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        b, f(r["phase"]), f(r.get("phasedef")), f(r["tail"]), f(r["iter"]), f(r["cref"]),
+        f(r["phase_static"]), f(r.get("phasedef_static")), f(r["tail_static"]), f(r["iter_static"]), f(r.get("phase_volatile"))))
 w("")
+w("\"phase\" is a ring configured with `max_batch` equal to the entries per call "
+  "(`max_batch(1)` at 1); \"default `max_batch`\" is a ring that never sets it (128) "
+  "drained with an `out` of that many entries.\n")
 w("Idle poll (phase mode, nothing new): **%s Ir per poll** (`DmaBuf`), %s (`StaticDma`), "
   "without the bench's loop; with it %s and %s (the loop: %s Ir). "
   "MMIO accesses per idle poll: %s.\n" % (
@@ -153,6 +156,9 @@ p1, p64 = side["1"], side["64"]
 rows = [
     ("phase `drain`, 1 entry per call, Ir/entry", "%s (C-style %s)" % (f(p1["phase"]), f(p1["cref"])),
      "≤ C-style and ≤ 60", p1["phase"] <= p1["cref"] and p1["phase"] <= 60),
+    ("phase drain, 1 entry per call, default max_batch, Ir/entry",
+     "%s (C-style %s)" % (f(p1.get("phasedef")), f(p1["cref"])),
+     "≤ C-style", p1.get("phasedef") is not None and p1["phasedef"] <= p1["cref"]),
     ("phase `drain`, 64 per call, Ir/entry", "%s (C-style %s)" % (f(p64["phase"]), f(p64["cref"])),
      "≤ C-style", p64["phase"] <= p64["cref"]),
     ("idle poll, Ir per poll (the bench's loop apart)", "%s (with the loop %s)" % (f(idle["dmabuf"]), f(idle.get("dmabuf_with_bench_loop"))), "≤ 20", idle["dmabuf"] <= 20),
