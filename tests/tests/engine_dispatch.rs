@@ -531,6 +531,51 @@ fn any_arch_dispatches_to_the_same_bodies() {
 }
 
 #[test]
+fn any_arch_program_start_writes_the_bound_arch_s_trace() {
+    // [002 §4], [FACTS §12.1, §13.1]: CAYMAN launches POOL, ACT, PE, DVE in
+    // that order, each start_addr_lo (+0x1060), start_addr_hi (+0x1080),
+    // START_CTRL (+0x004) = 1 in its XT/NX window; SP skipped.
+    let starts = [
+        0x0000_0001_0000_0000, // PE
+        0x0000_0002_0000_0010, // ACT
+        0x0000_0003_0000_0020, // POOL
+        0x0000_0004_0000_0030, // DVE
+        u64::MAX,              // SP skipped
+    ];
+    let m = mmio();
+    let any = AnyArch::new(3).unwrap();
+    assert_eq!(any.program_start(&m, DeviceAddr(0), &starts), Ok(()));
+    let want: Vec<(u64, u32)> = [
+        (0x306_0000u64, 0x20u32, 3u32), // POOL
+        (0x246_0000, 0x10, 2),          // ACT
+        (0x266_0000, 0x00, 1),          // PE
+        (0x2B6_0000, 0x30, 4),          // DVE
+    ]
+    .into_iter()
+    .flat_map(|(w, lo, hi)| [(w + 0x1060, lo), (w + 0x1080, hi), (w + 0x004, 1)])
+    .collect();
+    let got: Vec<(u64, u32)> = m
+        .accesses()
+        .iter()
+        .map(|a| (a.addr.get(), a.value))
+        .collect();
+    assert_eq!(got, want);
+    // SUNDA and MARIANA: the same answer and trace as the static call.
+    fn same<A: khal::core::family::NxLocal>(id: u32, starts: &[u64; 5]) {
+        let (a, s) = (mmio(), mmio());
+        assert_eq!(
+            AnyArch::new(id)
+                .unwrap()
+                .program_start(&a, DeviceAddr(0), starts),
+            engine::program_start::<A, _>(&s, DeviceAddr(0), starts)
+        );
+        assert_eq!(a.ops(), s.ops());
+    }
+    same::<Sunda>(2, &starts);
+    same::<Mariana>(4, &starts);
+}
+
+#[test]
 fn the_slot_table_is_facts_12_2_exactly() {
     // Transcribed from [FACTS §12.2] ([002r1 §3]) and, for the three Q7
     // slots, [FACTS §13.3] (MED): every (engine, op, offset), in order. One
