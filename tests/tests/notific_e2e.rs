@@ -879,32 +879,44 @@ fn one_entry_per_call(max_batch: Option<u32>) {
 }
 
 /// A ring of `max_batch` 1 over the `DmaBuf` itself (its peek keeps the
-/// loaded word, so the take loads only the entry's second word): the same
-/// entries, in order, across wraps, as the run copy of a batch ring.
+/// loaded word, so the take loads only the entry's second word), and a ring
+/// of the default `max_batch` drained with an `out` of one (the same
+/// one-entry path, issue 12): the same entries, in order, across wraps, as
+/// the run copy of a batch ring.
 #[test]
 fn max_batch_one_over_a_dmabuf_drains_what_a_batch_ring_does() {
+    one_per_call_over_a_dmabuf(Some(1), 4);
+    one_per_call_over_a_dmabuf(None, 1);
+}
+
+fn one_per_call_over_a_dmabuf(max_batch: Option<u32>, out_len: usize) {
     let r = rig();
     let c = Counting::new(&r.m);
     let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
-    let cfg = NqConfig::new(128, ConsumeMode::Phase).with_max_batch(1);
+    let mut cfg = NqConfig::new(128, ConsumeMode::Phase);
+    if let Some(b) = max_batch {
+        cfg = cfg.with_max_batch(b);
+    }
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(6).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     let mut d = SimDelay::new(&r.m);
-    let mut out = [NqEntry::default(); 4];
+    let mut backing = [NqEntry::default(); 4];
+    let out = &mut backing[..out_len];
     let mut seq = 0u64;
     for round in 0..6 {
         assert_eq!(post(&r.m, 6, 3), 3);
         for _ in 0..3 {
             c.reset();
-            // `out` holds four, `max_batch` is 1: one entry per call.
-            assert_eq!(ring.drain(&mut d, &mut out), Ok(1), "round {round}");
+            // `out` holds four and `max_batch` is 1, or `out` holds one:
+            // one entry per call.
+            assert_eq!(ring.drain(&mut d, out), Ok(1), "round {round}");
             assert_eq!(entry_seq(out[0].bytes()), seq);
             assert!(out[0].phase() == (seq / 8).is_multiple_of(2));
             assert_eq!((c.reads(), c.writes()), (0, 1));
             seq += 1;
         }
         c.reset();
-        assert_eq!(ring.drain(&mut d, &mut out), Ok(0));
+        assert_eq!(ring.drain(&mut d, out), Ok(0));
         assert_eq!(
             (c.reads(), c.writes()),
             (0, 0),
