@@ -112,7 +112,7 @@ for b in ["1", "8", "64", "1024"]:
 w("")
 w("\"phase\" is a ring configured with `max_batch` equal to the entries per call "
   "(`max_batch(1)` at 1); \"default `max_batch`\" is a ring that never sets it (128) "
-  "drained with an `out` of that many entries.\n")
+  "drained with an `out` of that many entries (so at 1024 it takes 128 per call).\n")
 w("Idle poll (phase mode, nothing new): **%s Ir per poll** (`DmaBuf`), %s (`StaticDma`), "
   "without the bench's loop; with it %s and %s (the loop: %s Ir). "
   "MMIO accesses per idle poll: %s.\n" % (
