@@ -42,7 +42,9 @@ fn answer(model: &[W], p: u64) -> Result<DeviceAddr, Error> {
         .iter()
         .find(|w| w.start <= p && p < w.end)
         .ok_or(Error::NoRegion { addr: p })?;
-    translate(w, p).map(DeviceAddr).ok_or(Error::OutOfWindow { addr: p })
+    translate(w, p)
+        .map(DeviceAddr)
+        .ok_or(Error::OutOfWindow { addr: p })
 }
 
 fn translate(w: &W, p: u64) -> Option<u64> {
@@ -109,7 +111,12 @@ fuzz_target!(|data: &[u8]| {
             "insert {start:#x}..{end:#x}"
         );
         if res.is_ok() {
-            model.push(W { start, end, dev, id });
+            model.push(W {
+                start,
+                end,
+                dev,
+                id,
+            });
         }
     }
     assert_eq!(table.len(), model.len());
@@ -261,7 +268,12 @@ fuzz_target!(|data: &[u8]| {
     let mut small = RegionTable::<4>::new();
     let mut in_small: Vec<W> = Vec::new();
     for w in kept.iter().take(4) {
-        let r = CsrRegion::new(DeviceAddr(w.start), DeviceAddr(w.end), DeviceAddr(w.dev), w.id);
+        let r = CsrRegion::new(
+            DeviceAddr(w.start),
+            DeviceAddr(w.end),
+            DeviceAddr(w.dev),
+            w.id,
+        );
         assert_eq!(small.insert(r.expect("valid")), Ok(()));
         in_small.push(*w);
     }
@@ -270,7 +282,15 @@ fuzz_target!(|data: &[u8]| {
             break;
         }
         let p = probe(&mut inp, &kept);
-        assert_eq!(table.translate(DeviceAddr(p)), answer(&kept, p), "after remove: {p:#x}");
-        assert_eq!(small.translate(DeviceAddr(p)), answer(&in_small, p), "capacity 4: {p:#x}");
+        assert_eq!(
+            table.translate(DeviceAddr(p)),
+            answer(&kept, p),
+            "after remove: {p:#x}"
+        );
+        assert_eq!(
+            small.translate(DeviceAddr(p)),
+            answer(&in_small, p),
+            "capacity 4: {p:#x}"
+        );
     }
 });
