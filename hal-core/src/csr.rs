@@ -849,8 +849,12 @@ impl<M, const N: usize> Csr<M, N> {
 }
 
 impl<M: Mmio, const N: usize> Csr<M, N> {
-    /// `csr_read`: one dword at `p` [000 §1].
-    #[inline]
+    /// `csr_read`: one dword at `p` [000 §1]. Always inlined on bare metal:
+    /// its work is the call to the shared lookup and one load, and out of
+    /// line its caller copies the `Result` through memory (issue 12: -104 B
+    /// .text fw-cayman); `#[inline]` on hosts, as before.
+    #[cfg_attr(target_os = "none", inline(always))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn csr_read(&self, p: DeviceAddr) -> Result<u32> {
         let d = self.lookup_translate(p)?;
         self.inner.read32(d)
