@@ -267,7 +267,12 @@ impl DmaMemory for StaticDma {
         self.words.len() * WORD
     }
 
-    #[inline]
+    // Always inlined on bare metal: the whole-word load is a bounds check and
+    // one `ldr` (the partial last word is out of line already), and out of
+    // line the phase ring's idle test copied its `Result` through memory
+    // (issue 12: -32 B .text per image); `#[inline]` on hosts, as before.
+    #[cfg_attr(target_os = "none", inline(always))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     fn load_u8(&self, offset: usize) -> Result<u8> {
         self.view().load_u8(offset)
     }
