@@ -1,7 +1,7 @@
 //! A run of NQ entries read one at a time straight from DMA memory, its bounds
 //! checked once: what the drain iterator yields from [004 §3], [FACTS §11].
 //!
-//! [`DmaMemory::entry_view`](super::DmaMemory::entry_view) checks the whole
+//! [`DmaMemory::entry_view`] checks the whole
 //! run and hands back an [`EntryView`]; [`EntryView::next_new`] then reads the
 //! run's entries in order while they are new. For the atomic-word backends
 //! ([`AtomicWords`](super::AtomicWords): khal-std's `DmaBuf`, [`StaticDma`](super::StaticDma))
@@ -9,7 +9,7 @@
 //! no bounds check and no copy through a buffer (issue 12: `drain_iter`
 //! copied every entry twice, ring → its chunk buffer → the caller). Any other
 //! backend reads each entry through its own
-//! [`DmaMemory::read_new_entries`](super::DmaMemory::read_new_entries).
+//! [`DmaMemory::read_new_entries`].
 
 use core::slice::Iter;
 #[cfg(target_has_atomic = "64")]
@@ -23,7 +23,7 @@ use super::words::AtomicWord;
 use super::DmaMemory;
 
 /// A run of NQ entries in DMA memory whose bounds were checked when it was
-/// made ([`DmaMemory::entry_view`](super::DmaMemory::entry_view)), read in
+/// made ([`DmaMemory::entry_view`]), read in
 /// order by [`EntryView::next_new`] while each entry is new (its phase bit is
 /// the view's expected phase).
 // One struct for the three sources, not an enum: a view of one kind has the
@@ -158,7 +158,7 @@ fn next_in<W: EntryWord>(run: &mut Iter<'_, W::Entry>, want: W::Int) -> Option<N
 impl<'a> EntryView<'a> {
     /// A view of `n` entries at `offset` read through the backend's
     /// `read_new_entries`, one at a time (the caller checked the run's
-    /// bounds: [`DmaMemory::entry_view`](super::DmaMemory::entry_view)'s default).
+    /// bounds: [`DmaMemory::entry_view`]'s default).
     #[inline(always)]
     pub fn each(offset: usize, n: usize, phase: bool) -> Self {
         EntryView {

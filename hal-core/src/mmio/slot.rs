@@ -1,10 +1,10 @@
-//! [`MmioSlot`]: a register address checked once by an [`Mmio`] backend, so
+//! [`MmioSlot`]: a register address checked once by an [`Mmio`](super::Mmio) backend, so
 //! that a hot register (an NQ's head) is not checked again on every access.
 //!
-//! The address-based [`Mmio`] path checks each access against the backend's
+//! The address-based [`Mmio`](super::Mmio) path checks each access against the backend's
 //! window (on `VolatileWindow`: a 64-bit subtract, a rotate and a compare).
-//! [`Mmio::slot`] does that work once and keeps the result; [`Mmio::write_slot`]
-//! and [`Mmio::read_slot`] then access the register through it. The trait's
+//! [`Mmio::slot`](super::Mmio::slot) does that work once and keeps the result; [`Mmio::write_slot`](super::Mmio::write_slot)
+//! and [`Mmio::read_slot`](super::Mmio::read_slot) then access the register through it. The trait's
 //! defaults keep the address: a backend that does not override them (the
 //! `Counting` and `Trace` wrappers, the device model, `Csr`) performs and
 //! records exactly the accesses it always did, through `write32` / `read32`.
