@@ -295,9 +295,9 @@ else:
 w("")
 w("Profile (`firmware/Cargo.toml`, what CI builds and what this table measures): "
   "`opt-level = \"s\"`, `lto = true`, `codegen-units = 1`, `panic = \"abort\"`. "
-  "`opt-level = \"z\"` does not link the panic-never proof (a `copy_from_slice` length "
-  "check survives) and, with a plain panic handler, was 10 528 bytes for `fw-cayman` "
-  "when `\"s\"` gave 11 368: not a way to 8 KiB either. \"C memory functions\" are "
+  "`opt-level = \"z\"` links the panic-never proof since issue 12's rework, but saved "
+  "only 44 bytes on `fw-cayman` when it was tried (1 384 on `fw-mariana`), so the "
+  "profile stays `\"s\"`. \"C memory functions\" are "
   "`memcpy` / `memclr` / `memset` / `memmove` and their `__aeabi_` entry points (`nm`); "
   "no 64-bit division (`__aeabi_uldivmod`, `__udivmoddi4`, `udiv`) is linked in any image.\n")
 # Known sources of the calls, by caller (and callee) name.
@@ -306,7 +306,8 @@ why = [
     ("drain_iter", "the iterator's 16-entry chunk buffer, zeroed on the stack, then copied into the returned `Drain`"),
     ("main -> __aeabi_memcpy", "moves of the `Drain` iterator (about 280 bytes) in the bring-up"),
     ("main -> __aeabi_memclr4", "the zero fills of 16-entry buffers: the bring-up's drain buffer and the iterator's chunk buffer (`drain_iter`, inlined)"),
-    ("main -> __aeabi_memclr8", "the zero fill of the CSR table (`RegionTable<4>`, 228 bytes, built in place)"),
+    ("main -> __aeabi_memclr8", "the zero fill of the CSR table (`RegionTable<4>`, built in place; 496 bytes since the cell index of tables of 5 to 16 regions, unused at 4) and of the bring-up's 16-entry drain buffer"),
+    ("MsixIntc", "the MSI-X handle (about 1.8 KiB: two 56-entry arrays) built in temporaries and moved into `Intc::new`"),
     ("read_new_entries ->", "a byte-copy loop over a loaded word's bytes (`AtomicWords::read`), which LLVM turns into `memcpy`"),
     ("reset ->", "the partial-word merge of `AtomicWords::write` (a byte-copy loop into the word's bytes, turned into `memcpy`)"),
     ("Iterator", "16-byte `NqEntry` moves (alignment 1)"),
@@ -320,21 +321,19 @@ if cay_calls:
     w("")
 w("`fw-probe` holds only the access probes. Before issue 12, `fw-cayman` was 11 480 "
   "bytes, 21% of it `memmove`/`memcpy` pulled in by `heapless::Vec::insert` in the "
-  "CSR `RegionTable`. The table is now a fixed array filled by swaps, created in place "
-  "(`Csr::with_empty_table` + `regions_mut`) by one zero fill, so neither `memmove` nor "
-  "`memcpy` is linked for it; `VolatileWindow`'s per-access check is one "
-  "subtract and one compare. With the notification code of the time, that took "
-  "`fw-cayman` to 8 764 bytes; the notification and DMA code added since brought it "
-  "back up, `memcpy` with it. " + (
-      "That `memcpy` is gone again: `AtomicWords` stores each entry in place and shifts "
-      "single bytes out of and into the loaded word (a byte-copy loop or a returned "
-      "16-byte `NqEntry` of alignment 1 compiled to a `memcpy` call), `drain_iter` is "
-      "always inlined and `Drain::finish` borrows the iterator (the ~280-byte `Drain` "
-      "was moved by `memcpy`)."
+  "CSR `RegionTable`. The table is now a fixed array whose `insert` moves each region "
+  "by one copy, created in place (`Csr::with_empty_table` + `regions_mut`) by one zero "
+  "fill, so neither `memmove` nor `memcpy` is linked for it. " + (
+      "No `memcpy` is linked in `fw-cayman`: `AtomicWords` stores each entry in place, "
+      "`drain_iter` reads straight from the ring (no chunk buffer) and `Drain::finish` "
+      "borrows the iterator."
       if not any("memcpy" in c for c in cay_calls) else
-      "Its calls are listed above.") + " The CSR fast path of this run (the "
-  "translation from the dword index, the one cold refusal path) costs 64 bytes on "
-  "thumbv7em.\n")
+      "Its calls are listed above.") + " On bare metal (`target_os = \"none\"`) three "
+  "checks are single out-of-line functions shared by every call site, where hosts "
+  "inline them (so the host figures above are unchanged by it): `VolatileWindow`'s "
+  "address check (`checked_ptr`: an address-based access is the address, a call, a "
+  "test and the `ldr`/`str`; bound handles and the NQ head's `MmioSlot` do not call "
+  "it), the CSR layer's lookup (`lookup_translate`) and the NQ run copy (`copy_new`).\n")
 
 if len(sys.argv) > 3:
     w(open(sys.argv[3]).read().rstrip() + "\n")
