@@ -91,6 +91,34 @@ C4=$(ir csr_lookup_4 csr_lookup); C8=$(ir csr_lookup_8 csr_lookup); C256=$(ir cs
 # Two more 8-window layouts (khal_ir kernels.rs): irregular sizes and gaps
 # (8b), two clusters 2^47 apart (8m); random address orders.
 C8B=$(ir csr_lookup_8b csr_lookup); C8M=$(ir csr_lookup_8m csr_lookup)
+# The independent checker's cases (khal_ir ver.rs): one entry arriving per
+# poll (the device's writes excluded by a second toggle on ir_verdev_*),
+# through an `out` of 16 at the default max_batch, through an `out` of 1, and
+# the C-style poll under the same pattern; the idle poll through an `out` of
+# one; a 6-window CSR layout with two close pairs in a wide span (uniform,
+# and 90% in one window of a pair); 16 and 17 windows.
+irv() {
+  local scen=$1 kernel=$2 out ops total
+  out=$(valgrind --tool=callgrind --callgrind-out-file="$WORK/cgv.$scen" \
+        --collect-atstart=no --toggle-collect="*ir_${kernel}*" --toggle-collect="*ir_verdev_*" \
+        "$BIN" "$scen" 2>/dev/null)
+  ops=${out#ops=}
+  total=$(awk '/^summary:/ {print $2}' "$WORK/cgv.$scen")
+  [[ -n "$total" && -n "$ops" && "$ops" -gt 0 ]] || { log "no callgrind total for $scen"; exit 1; }
+  awk -v t="$total" -v n="$ops" 'BEGIN { printf "%.3f", t / n }'
+}
+log "callgrind: checker cases (trickle, idle through an out of one, CSR layouts)"
+VT16=$(irv v:phase:dmabuf:4096:16:0:1:0 ver_drain); VT1=$(irv v:phase:dmabuf:4096:1:0:1:0 ver_drain)
+VTS16=$(irv v:phase:static:4096:16:0:1:0 ver_drain); VTC=$(irv v:cref:dmabuf:4096:16:1:1:0 ver_cref)
+VTI16=$(irv v:iter:dmabuf:4096:16:0:1:0 ver_iter)
+VI1D=$(ir vidle:dmabuf:4096:1:4096 ver_idle); VI1D2=$(ir vidle:dmabuf:4096:1:4096:2 ver_idle)
+VI1S=$(ir vidle:static:4096:1:4096 ver_idle); VI1S2=$(ir vidle:static:4096:1:4096:2 ver_idle)
+VC6=$(ir vcsr:r6 csr_lookup); VC6H=$(ir vcsr:r6:2 csr_lookup); VR6=$(ir vraw:r6 raw_translate)
+VC16=$(ir vcsr:n16 csr_lookup); VC17=$(ir vcsr:n17 csr_lookup)
+CHECKER="{\"trickle_1_per_poll_ir_per_entry\":{\"phase_out16_default_max_batch\":$VT16,\"phase_out1\":$VT1,\"phase_out16_static\":$VTS16,\"drain_iter_16\":$VTI16,\"c_style_out16\":$VTC},\
+\"idle_poll_out1\":{\"dmabuf\":$(awk -v a="$VI1D2" -v b="$VI1D" 'BEGIN{printf "%.3f", a-b}'),\"static\":$(awk -v a="$VI1S2" -v b="$VI1S" 'BEGIN{printf "%.3f", a-b}'),\"dmabuf_with_loop\":$VI1D,\"static_with_loop\":$VI1S,\"target_max\":20},\
+\"csr_6_close_pairs\":{\"uniform\":$VC6,\"hot_window_2\":$VC6H,\"raw_add\":$VR6,\"over_raw_add\":$(awk -v a="$VC6" -v b="$VR6" 'BEGIN{printf "%.3f", a-b}'),\"over_raw_add_hot\":$(awk -v a="$VC6H" -v b="$VR6" 'BEGIN{printf "%.3f", a-b}'),\"target_over_raw_add_max\":10},\
+\"csr_16_vs_17_windows\":{\"windows_16\":$VC16,\"windows_17\":$VC17}}"
 log "thumbv7em register access (disassembly of firmware/fw-probe)"
 PROBE=$(bash scripts/access-probe.sh | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps({k: v["instructions"] for k, v in d.items()}))')
 log "exact MMIO counts (Counting backend)"
@@ -199,6 +227,7 @@ cat <<JSON
   "dispatch_ir_per_call_static_vs_anyarch": $DISPATCH,
   "firmware_text_bytes": $FW,
   "firmware_mem_fns": $MEMFN,
-  "time_benches": $TIMEB
+  "time_benches": $TIMEB,
+  "checker_cases": $CHECKER
 }
 JSON

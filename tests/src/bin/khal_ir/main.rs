@@ -17,6 +17,7 @@
 
 mod kernels;
 mod refs;
+mod ver;
 
 use std::hint::black_box;
 use std::process::ExitCode;
@@ -393,6 +394,24 @@ fn main() -> ExitCode {
     let Some(which) = std::env::args().nth(1) else {
         return usage();
     };
+    let v = if which.starts_with("v:") || which.starts_with("vidle:") {
+        Some(ver::scenario(&which))
+    } else if which.starts_with("vcsr:") {
+        Some(ver::csr_scenario(&which))
+    } else if which.starts_with("vraw:") {
+        Some(ver::raw_scenario(&which))
+    } else {
+        None
+    };
+    if let Some(v) = v {
+        return match v {
+            Some(ops) => {
+                println!("ops={ops}");
+                ExitCode::SUCCESS
+            }
+            None => ExitCode::FAILURE,
+        };
+    }
     if which.starts_with("nq:") {
         return match nq_scenario(&which) {
             Some(ops) => {
