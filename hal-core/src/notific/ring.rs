@@ -710,22 +710,9 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// for the next call.
     #[inline(always)]
     pub(super) fn commit(&mut self, n: u32) -> Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        // `next < capacity` and `n <= capacity <= 2^28` (size / 16): the
-        // sum fits a u32, and one subtraction wraps it.
-        let pos = self.next + n;
-        if pos < self.capacity {
-            self.queue.write_head(pos * NQ_ENTRY_BYTES as u32)?;
-            self.next = pos;
-        } else {
-            let next = pos - self.capacity;
-            self.queue.write_head(next * NQ_ENTRY_BYTES as u32)?;
-            self.next = next;
-            self.phase_bit ^= PHASE_MASK;
-        }
-        Ok(())
+        // One implementation of the head write and the cursor move: the
+        // drain iterator commits through the same `Consumer` (split borrow).
+        self.split().1.commit(n)
     }
 }
 
