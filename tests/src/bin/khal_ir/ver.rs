@@ -11,7 +11,7 @@
 //!
 //! Idle: `vidle:<backend>:<ring>:<out len>:<filled>`: the device writes
 //! `filled` entries, they are drained, then `N` polls with nothing new
-//! (`ir_ver_idle`, loop included). `filled == ring`: right after the wrap.
+//! (the side-by-side run's own `ir_nq_idle` / `ir_nq_idle2` kernels, loop included). `filled == ring`: right after the wrap.
 //!
 //! CSR: `vcsr:<layout>` (layouts below), `csr_read` of `N` addresses.
 
@@ -194,30 +194,6 @@ pub fn ir_ver_cref<M: Mmio, R: DmaMemory>(
     total
 }
 
-/// `N` idle polls, out of `out.len()`.
-#[inline(never)]
-pub fn ir_ver_idle<M: Mmio, R: DmaMemory>(ring: &mut NqRing<R, M>, out: &mut [NqEntry]) -> usize {
-    let mut total = 0;
-    let mut d = NoDelay;
-    for _ in 0..N {
-        total += ring.drain(&mut d, out).unwrap_or(usize::MAX);
-    }
-    total
-}
-
-/// [`ir_ver_idle`] with two polls per iteration (`idle2 - idle` = one poll
-/// without the loop).
-#[inline(never)]
-pub fn ir_ver_idle2<M: Mmio, R: DmaMemory>(ring: &mut NqRing<R, M>, out: &mut [NqEntry]) -> usize {
-    let mut total = 0;
-    let mut d = NoDelay;
-    for _ in 0..N {
-        total += ring.drain(&mut d, out).unwrap_or(usize::MAX);
-        total += ring.drain(&mut d, out).unwrap_or(usize::MAX);
-    }
-    total
-}
-
 const TOTAL: usize = 4096;
 
 pub fn scenario(spec: &str) -> Option<u64> {
@@ -274,9 +250,9 @@ fn run<R: DmaMemory>(f: &[&str], mem: R) -> Option<u64> {
         }
         let two = f.get(5) == Some(&"2");
         let n = if two {
-            ir_ver_idle2(&mut ring, &mut out)
+            ir_nq_idle2(&mut ring, &mut out)
         } else {
-            ir_ver_idle(&mut ring, &mut out)
+            ir_nq_idle(&mut ring, &mut out)
         };
         if black_box(n) != 0 {
             return None;
