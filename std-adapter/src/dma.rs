@@ -22,8 +22,8 @@ use std::ptr::NonNull;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-use khal_core::dma::{AtomicWords, DmaAllocator, DmaMemory, EntryPeek, EntryView, MemLocation};
-use khal_core::notific::entry::{NqEntry, NQ_ENTRY_BYTES};
+use khal_core::dma::{AtomicWords, DmaAllocator, DmaMemory, MemLocation};
+use khal_core::notific::entry::NQ_ENTRY_BYTES;
 use khal_core::{DeviceAddr, Error, Result};
 use memmap2::{MmapMut, MmapOptions};
 
@@ -181,102 +181,18 @@ impl DmaBuf {
     }
 }
 
-impl DmaMemory for DmaBuf {
-    #[inline]
-    fn bus_addr(&self) -> u64 {
-        self.bus_addr
-    }
-
-    #[inline]
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    #[inline]
-    fn load_u8(&self, offset: usize) -> Result<u8> {
-        self.view().load_u8(offset)
-    }
-
-    #[inline]
-    fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
-        self.view().read(offset, out)
-    }
-
-    #[inline]
-    fn scan_flag_run(
-        &self,
-        offset: usize,
-        stride: usize,
-        max: usize,
-        mask: u8,
-        want: bool,
-    ) -> Result<usize> {
-        self.view().scan_flag_run(offset, stride, max, mask, want)
-    }
-
-    /// The whole run checked once, then two word loads per entry.
-    #[inline]
-    fn read_published_entries(&self, offset: usize, out: &mut [NqEntry]) -> Result<()> {
-        self.view().read_entries(offset, out)
-    }
-
-    /// The NQ drain's copy in one pass, entry by entry
-    /// ([`AtomicWords::read_new_entries`]): load the entry's first word (the
-    /// phase byte's); stop unless its phase bit says new; Acquire fence; load
-    /// the second word; store both in the caller's slot.
-    #[inline(always)]
-    fn read_new_entries(&self, offset: usize, out: &mut [NqEntry], phase: bool) -> Result<usize> {
-        self.view().read_new_entries(offset, out, phase)
-    }
-
-    /// The same word loads as `read`: a plain `memcpy` would race a device
-    /// thread that (against the contract) rewrites published bytes.
-    #[inline]
-    fn read_published(&self, offset: usize, out: &mut [u8]) -> Result<()> {
-        self.view().read(offset, out)
-    }
-
-    /// The run's own entry words ([`AtomicWords::entry_view`]): no bounds
-    /// check per entry; a run not on a word is refused.
-    #[inline(always)]
-    fn entry_view(&self, offset: usize, n: usize, phase: bool) -> Result<EntryView<'_>> {
-        self.view().entry_view(offset, n, phase)
-    }
-
-    /// Every view is one of words ([`AtomicWords::entry_view`]).
-    #[inline(always)]
-    fn entry_views_of_words(&self) -> bool {
-        true
-    }
-
-    #[inline]
-    fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
-        self.view().write(offset, data)
-    }
-
-    fn zero(&self) -> Result<()> {
-        self.view().zero();
-        Ok(())
-    }
-
-    /// One store per word of the run ([`AtomicWords::zero_entries`]).
-    #[inline]
-    fn zero_entries(&self, offset: usize, count: usize) -> Result<()> {
-        self.view().zero_entries(offset, count)
-    }
-
-    /// The whole entry checked, its first word (the phase byte's) loaded
-    /// once and kept for [`DmaMemory::take_peeked`].
-    #[inline(always)]
-    fn peek_entry(&self, offset: usize) -> Result<EntryPeek> {
-        self.view().peek_entry(offset)
-    }
-
-    /// An Acquire fence and the entry's other words (the peeked word is its
-    /// first).
-    #[inline(always)]
-    fn take_peeked(&self, peek: EntryPeek, out: &mut NqEntry) -> Result<bool> {
-        self.view().take_peeked(peek, out)
+khal_core::dma_memory_over_words! {
+    impl DmaMemory for DmaBuf {
+        fn view(&self) = self.view();
+        fn bus_addr(&self) = self.bus_addr;
+        fn len(&self) = self.len;
+        /// The whole run checked once, then two word loads per entry.
+        fn read_published_entries;
+        /// The NQ drain's copy in one pass, entry by entry
+        /// ([`AtomicWords::read_new_entries`]): load the entry's first word (the
+        /// phase byte's); stop unless its phase bit says new; Acquire fence; load
+        /// the second word; store both in the caller's slot.
+        fn read_new_entries;
     }
 }
 
@@ -603,6 +519,7 @@ impl<'m> DmaAllocator for ModelAllocator<'m> {
 mod tests {
     use super::*;
     use khal_core::dma::DmaAllocator;
+    use khal_core::notific::entry::NqEntry;
 
     #[test]
     fn scan_flag_run_counts_and_checks_the_whole_run_first() {

@@ -25,6 +25,7 @@
 //! device model documents its own).
 
 pub mod entry_view;
+mod over_words;
 pub mod peek;
 pub mod queue;
 pub mod ring;
@@ -124,6 +125,10 @@ pub const fn flag_value(mask: u8, want: bool) -> u8 {
 }
 
 /// A region of memory both the host and the device see.
+///
+/// The backends over [`AtomicWords`] ([`StaticDma`], khal-std's `DmaBuf`)
+/// get their impl from one macro (`dma/over_words.rs`): a method added here
+/// is forwarded there, once for both.
 pub trait DmaMemory {
     /// The address the device uses for byte 0.
     fn bus_addr(&self) -> u64;

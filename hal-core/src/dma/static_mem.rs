@@ -60,11 +60,10 @@ use core::cell::UnsafeCell;
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
-use super::entry_view::EntryView;
 use super::words::AtomicWords;
-use super::{DmaMemory, EntryPeek};
+use super::DmaMemory;
 use crate::error::{Error, Result};
-use crate::notific::entry::{NqEntry, NQ_ENTRY_BYTES};
+use crate::notific::entry::NQ_ENTRY_BYTES;
 
 /// The alignment of every [`DmaBuffer`]: 64 bytes.
 ///
@@ -256,114 +255,24 @@ fn as_words<const N: usize>(buf: &'static mut DmaBuffer<N>) -> &'static [AtomicU
     unsafe { core::slice::from_raw_parts(ptr.as_ptr(), N / WORD) }
 }
 
-impl DmaMemory for StaticDma {
-    #[inline]
-    fn bus_addr(&self) -> u64 {
-        self.bus_addr
-    }
-
-    #[inline]
-    fn len(&self) -> usize {
-        self.words.len() * WORD
-    }
-
-    // Always inlined on bare metal: the whole-word load is a bounds check and
-    // one `ldr` (the partial last word is out of line already), and out of
-    // line the phase ring's idle test copied its `Result` through memory
-    // (issue 12: -32 B .text per image); `#[inline]` on hosts, as before.
-    #[cfg_attr(target_os = "none", inline(always))]
-    #[cfg_attr(not(target_os = "none"), inline)]
-    fn load_u8(&self, offset: usize) -> Result<u8> {
-        self.view().load_u8(offset)
-    }
-
-    #[inline]
-    fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
-        self.view().read(offset, out)
-    }
-
-    /// The same word loads as [`DmaMemory::read`]: a plain `memcpy` would race
-    /// another context that (against the contract) rewrites published bytes.
-    #[inline]
-    fn read_published(&self, offset: usize, out: &mut [u8]) -> Result<()> {
-        self.view().read(offset, out)
-    }
-
-    /// The whole run checked once; entries that start on a word (a ring's
-    /// base is 64-byte aligned) are four word loads each.
-    #[inline]
-    fn read_published_entries(&self, offset: usize, out: &mut [NqEntry]) -> Result<()> {
-        self.view().read_entries(offset, out)
-    }
-
-    #[inline]
-    fn scan_flag_run(
-        &self,
-        offset: usize,
-        stride: usize,
-        max: usize,
-        mask: u8,
-        want: bool,
-    ) -> Result<usize> {
-        self.view().scan_flag_run(offset, stride, max, mask, want)
-    }
-
-    /// One pass per entry ([`AtomicWords::read_new_entries`]): its first
-    /// word (the phase byte's), an Acquire fence, its other three words.
-    #[cfg_attr(not(target_os = "none"), inline(always))]
-    #[cfg_attr(target_os = "none", inline)]
-    fn read_new_entries(&self, offset: usize, out: &mut [NqEntry], phase: bool) -> Result<usize> {
-        self.view().read_new_entries(offset, out, phase)
-    }
-
-    /// The run's own entry words ([`AtomicWords::entry_view`]): no bounds
-    /// check per entry; a run not on a word is refused.
-    #[inline(always)]
-    fn entry_view(&self, offset: usize, n: usize, phase: bool) -> Result<EntryView<'_>> {
-        self.view().entry_view(offset, n, phase)
-    }
-
-    /// Every view is one of words ([`AtomicWords::entry_view`]).
-    #[inline(always)]
-    fn entry_views_of_words(&self) -> bool {
-        true
-    }
-
-    #[inline]
-    fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
-        self.view().write(offset, data)
-    }
-
-    fn zero(&self) -> Result<()> {
-        self.view().zero();
-        Ok(())
-    }
-
-    /// One store per word of the run ([`AtomicWords::zero_entries`]).
-    #[inline]
-    fn zero_entries(&self, offset: usize, count: usize) -> Result<()> {
-        self.view().zero_entries(offset, count)
-    }
-
-    /// The whole entry checked, its first word (the phase byte's) loaded
-    /// once and kept for [`DmaMemory::take_peeked`].
-    #[inline(always)]
-    fn peek_entry(&self, offset: usize) -> Result<EntryPeek> {
-        self.view().peek_entry(offset)
-    }
-
-    /// An Acquire fence and the entry's other words (the peeked word is its
-    /// first).
-    #[inline(always)]
-    fn take_peeked(&self, peek: EntryPeek, out: &mut NqEntry) -> Result<bool> {
-        self.view().take_peeked(peek, out)
+crate::dma_memory_over_words! {
+    impl DmaMemory for StaticDma {
+        fn view(&self) = self.view();
+        fn bus_addr(&self) = self.bus_addr;
+        fn len(&self) = self.words.len() * WORD;
+        /// The whole run checked once; entries that start on a word (a ring's
+        /// base is 64-byte aligned) are four word loads each.
+        fn read_published_entries;
+        /// One pass per entry ([`AtomicWords::read_new_entries`]): its first
+        /// word (the phase byte's), an Acquire fence, its other three words.
+        fn read_new_entries;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::notific::entry::{PHASE_BYTE, PHASE_MASK};
+    use crate::notific::entry::{NqEntry, PHASE_BYTE, PHASE_MASK};
 
     /// A fresh 1 KiB ring: every expansion is its own call site (its own static).
     macro_rules! ring_1k {
