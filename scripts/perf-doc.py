@@ -239,7 +239,7 @@ desc = {
     "held_block_write": "`BoundBlock` held in a struct, `write(CTRL, v)`: load the block pointer, `str [p, #0xb8]` (the offset check folded)",
     "held_block_read": "`BoundBlock` held in a struct, `read(CTRL)`: load the block pointer, `ldr [p, #0xb8]`",
     "held_block_array_write": "`BoundBlock::at(HEAD, 3)` then `write`: the index check folded, `str [p, #0x184]`",
-    "mmio_window_write": "for comparison, the address-based `Mmio` path (`CTRL.write(&window, base, v)`): the address, a call to the window check (`VolatileWindow::checked_ptr`, out of line on bare metal and shared by every access of an image: 64-bit subtract with borrow, high-word test, rotate + bound compare, about 13 instructions, not counted here), a test of the returned pointer, then the store",
+    "mmio_window_write": "for comparison, the address-based `Mmio` path (`CTRL.write(&window, base, v)`, its `Result` dropped): a call of the window's check-and-store (`VolatileWindow::store`, out of line on bare metal and shared by every access of an image: 64-bit subtract with borrow, high-word test, rotate + bound compare and the `str`, about 12 instructions, not counted here; the probe drops the result, so the call is a tail call), where a site that keeps the result also sets up the address and tests the returned `bool`",
 }
 for k in ["raw_write", "reg_write", "reg_read", "held_reg_write", "held_reg_read", "held_block_write", "held_block_read", "held_block_array_write", "mmio_window_write"]:
     if k in probe:
@@ -373,9 +373,10 @@ w("`fw-probe` holds only the access probes. Before issue 12, `fw-cayman` was 11 
       "Its calls are listed above.") + " On bare metal (`target_os = \"none\"`) three "
   "checks are single out-of-line functions shared by every call site, where hosts "
   "inline them (so the host figures above are unchanged by it): `VolatileWindow`'s "
-  "address check (`checked_ptr`: an address-based access is the address, a call, a "
-  "test and the `ldr`/`str`; bound handles and the NQ head's `MmioSlot` do not call "
-  "it), the CSR layer's lookup (`lookup_translate`) and the NQ run copy (`copy_new`).\n")
+  "address check with its access (`store` / `load`: an address-based access is the "
+  "address, a call and a test of the returned `bool` / `Option`; bound handles and the "
+  "NQ head's `MmioSlot` do not call them), the CSR layer's lookup (`lookup_translate`) "
+  "and the NQ run copy (`copy_new`).\n")
 
 if len(sys.argv) > 3:
     w(open(sys.argv[3]).read().rstrip() + "\n")

@@ -30,6 +30,10 @@ pub fn all(r: &mut Runner<'_>) {
     r.run("arch_bound", arch_bound);
     r.run("static_dma_handed_out_once", static_dma_handed_out_once);
     r.run(
+        "volatile_window_address_checks",
+        volatile_window_address_checks,
+    );
+    r.run(
         "notific_init_ten_queue_golden",
         notific_init_ten_queue_golden,
     );
@@ -144,6 +148,43 @@ fn static_dma_handed_out_once(_: &VolatileWindow) -> Outcome {
         check_eq!(ok!(mem.load_u8(off + 23)), 0);
     }
     check!(mem.read(120, &mut [0u8; 9]).is_err());
+    Ok(())
+}
+
+/// The address-based accesses of the window on bare metal (the out-of-line
+/// `store` / `load` of `VolatileWindow`): the first and last dwords are
+/// reached; below, past the end, misaligned, a high word set (the 64-bit
+/// test) and the last address are each refused with `OutOfWindow` at that
+/// address, writing nothing.
+fn volatile_window_address_checks(win: &VolatileWindow) -> Outcome {
+    let base = crate::WINDOW_BASE;
+    let last = base.add(crate::WINDOW_BYTES as u64 - 4);
+    ok!(win.write32(base, 0x1234_5678));
+    ok!(win.write32(last, 0x9ABC_DEF0));
+    check_eq!(win.read32(base), Ok(0x1234_5678));
+    check_eq!(win.read32(last), Ok(0x9ABC_DEF0));
+    let refused = [
+        base.get() - 4,
+        base.get() + crate::WINDOW_BYTES as u64,
+        base.get() + 2,
+        last.get() + 1,
+        base.get() + (1 << 32),
+        u64::MAX,
+    ];
+    for a in refused {
+        check_eq!(
+            win.write32(DeviceAddr(a), 0xFFFF_FFFF),
+            Err(Error::OutOfWindow { addr: a })
+        );
+        check_eq!(
+            win.read32(DeviceAddr(a)),
+            Err(Error::OutOfWindow { addr: a })
+        );
+    }
+    // The refused writes touched neither end (a misaligned or wrapped
+    // address never reaches a neighbouring dword).
+    check_eq!(win.read32(base), Ok(0x1234_5678));
+    check_eq!(win.read32(last), Ok(0x9ABC_DEF0));
     Ok(())
 }
 

@@ -183,20 +183,41 @@ impl VolatileWindow {
 
     /// The dword at `addr`, if it is an aligned address of the window
     /// ([`Self::offset`]).
-    ///
-    /// On bare metal out of line: the check is most of an access's code
-    /// (about 30 bytes on thumbv7em), and an `Option<NonNull<u32>>` comes
-    /// back in a register, so each access is the address, a call, a test and
-    /// the load or store; a firmware image holds dozens of them (issue 12).
-    /// The 32-byte `Error` is built at the caller, where `addr` is. On hosts
-    /// inlined, so a typed access costs what a raw one does (the bench).
-    #[cfg_attr(target_os = "none", inline(never))]
-    #[cfg_attr(not(target_os = "none"), inline(always))]
+    #[inline(always)]
     fn checked_ptr(&self, addr: DeviceAddr) -> Option<NonNull<u32>> {
         match self.offset(addr) {
             Ok(off) => Some(self.checked_dword(off)),
             Err(_) => None,
         }
+    }
+
+    /// [`Mmio::write32`] on bare metal, but for its `Error`: the check and
+    /// the store, out of line, `false` if `addr` is refused (nothing is
+    /// written then).
+    ///
+    /// The check is most of an access's code, and a firmware image holds
+    /// dozens of address-based accesses (issue 12): out of line, with the
+    /// value in `r1` and the address in `r2:r3` and a `bool` back in `r0`,
+    /// an access is the address, the call and one test of `r0`. The 32-byte
+    /// `Error` is built at the caller, where `addr` is. Hosts inline the
+    /// check into `write32` (a typed access costs what a raw one does: the
+    /// bench).
+    #[cfg(target_os = "none")]
+    #[inline(never)]
+    fn store(&self, value: u32, addr: DeviceAddr) -> bool {
+        self.checked_ptr(addr)
+            .map(|p| write_dword(p, value))
+            .is_some()
+    }
+
+    /// [`Mmio::read32`] on bare metal, but for its `Error` (see
+    /// [`Self::store`]): the check and the load, out of line, `None` if
+    /// `addr` is refused (nothing is read then). An `Option<u32>` comes
+    /// back in `r0:r1`.
+    #[cfg(target_os = "none")]
+    #[inline(never)]
+    fn load(&self, addr: DeviceAddr) -> Option<u32> {
+        self.checked_ptr(addr).map(read_dword)
     }
 
     /// [`Self::offset`], for the bound handles of `mmio::bound`.
@@ -257,38 +278,60 @@ impl VolatileWindow {
     }
 }
 
+/// One volatile load of the dword at `ptr`, a pointer [`VolatileWindow`]'s
+/// `checked_ptr` returned.
+#[inline(always)]
+fn read_dword(ptr: NonNull<u32>) -> u32 {
+    // SAFETY: `ptr` is the dword at a multiple-of-4 offset below `len`
+    // (`checked_ptr`), so it lies inside the window, which the
+    // constructor's contract keeps mapped and readable; the pointer is
+    // dword aligned (checked by `new`, and the stride is 4). `RO<u32>` is
+    // `repr(transparent)` over `UnsafeCell<u32>`, so the cast preserves
+    // layout, and a shared reference to an `UnsafeCell` does not assume
+    // the value is immutable. The reference lives for this one statement.
+    let cell: &RO<u32> = unsafe { &*ptr.as_ptr().cast::<RO<u32>>() };
+    cell.read()
+}
+
+/// One volatile store of `value` to the dword at `ptr`, a pointer
+/// [`VolatileWindow`]'s `checked_ptr` returned.
+#[inline(always)]
+fn write_dword(ptr: NonNull<u32>, value: u32) {
+    // SAFETY: as in `read_dword`: in bounds, aligned, mapped and writable by
+    // the constructor's contract; `RW<u32>` has the layout of `u32` and wraps
+    // an `UnsafeCell`, so writing through `&RW` is interior mutability.
+    // `RW::write` is `unsafe` only because a register write has side
+    // effects, which is the purpose of this call.
+    unsafe {
+        let cell: &RW<u32> = &*ptr.as_ptr().cast::<RW<u32>>();
+        cell.write(value);
+    }
+}
+
 impl Mmio for VolatileWindow {
     #[inline(always)]
     fn read32(&self, addr: DeviceAddr) -> Result<u32> {
-        let Some(ptr) = self.checked_ptr(addr) else {
-            return Err(Error::OutOfWindow { addr: addr.get() });
-        };
-        // SAFETY: `ptr` is the dword at a multiple-of-4 offset below `len`
-        // (`checked_ptr`), so it lies inside the window, which the
-        // constructor's contract keeps mapped and readable; the pointer is
-        // dword aligned (checked by `new`, and the stride is 4). `RO<u32>` is
-        // `repr(transparent)` over `UnsafeCell<u32>`, so the cast preserves
-        // layout, and a shared reference to an `UnsafeCell` does not assume
-        // the value is immutable. The reference lives for this one statement.
-        let cell: &RO<u32> = unsafe { &*ptr.as_ptr().cast::<RO<u32>>() };
-        Ok(cell.read())
+        #[cfg(target_os = "none")]
+        let value = self.load(addr);
+        #[cfg(not(target_os = "none"))]
+        let value = self.checked_ptr(addr).map(read_dword);
+        value.ok_or(Error::OutOfWindow { addr: addr.get() })
     }
 
     #[inline(always)]
     fn write32(&self, addr: DeviceAddr, value: u32) -> Result<()> {
-        let Some(ptr) = self.checked_ptr(addr) else {
-            return Err(Error::OutOfWindow { addr: addr.get() });
-        };
-        // SAFETY: as in `read32`: in bounds, aligned, mapped and writable by the
-        // constructor's contract; `RW<u32>` has the layout of `u32` and wraps
-        // an `UnsafeCell`, so writing through `&RW` is interior mutability.
-        // `RW::write` is `unsafe` only because a register write has side
-        // effects, which is the purpose of this call.
-        unsafe {
-            let cell: &RW<u32> = &*ptr.as_ptr().cast::<RW<u32>>();
-            cell.write(value);
+        #[cfg(target_os = "none")]
+        let written = self.store(value, addr);
+        #[cfg(not(target_os = "none"))]
+        let written = self
+            .checked_ptr(addr)
+            .map(|p| write_dword(p, value))
+            .is_some();
+        if written {
+            Ok(())
+        } else {
+            Err(Error::OutOfWindow { addr: addr.get() })
         }
-        Ok(())
     }
 
     /// The register's dword index when `addr` is a dword of the window

@@ -281,6 +281,9 @@ impl<M: Mmio> NotificEngine<M> {
     /// [`EngineConfig::from_raw`] checks them. Nothing is written on a
     /// refusal. For callers that hold the C numbers (`khal trace`, the golden
     /// tests of the C codes); typed callers use [`NotificEngine::init`].
+    // Inlined (issue 12, firmware size): two checks in front of `init`;
+    // out of line the engine came back through one more `Result` copy.
+    #[inline(always)]
     pub fn init_raw(
         mmio: M,
         base: Option<DeviceAddr>,

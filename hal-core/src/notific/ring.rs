@@ -213,6 +213,12 @@ impl<R: DmaMemory, M: Mmio> NqRing<R, M, HostZero> {
     /// [`NqRing::queue_config`] [004 §3]. A refused config writes nothing; a
     /// refused register write gives the parts back too (the writes before it
     /// stay: the next `configure_host` on the token writes all three again).
+    // Inlined (issue 12, firmware size): out of line, the 96-byte ring
+    // comes back inside the `Result` through memory and each caller moved it
+    // twice more (about 120 bytes a call on thumbv7em); inlined, it is built
+    // where it stays, and the three writes are one shared function
+    // (`write_queue_config`).
+    #[inline(always)]
     pub fn configure_host(
         mem: R,
         queue: NqQueue<M>,
@@ -671,6 +677,10 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     ///
     /// Tail mode: one tail read (checked as in [`Fault`]), then the bounded
     /// wait for the last entry's phase. Phase mode: the walk, no register read.
+    // Inlined (issue 12, firmware size): a match on the mode and one or
+    // two calls; out of line its caller tested and copied the `Result` once
+    // more, and the tail path's `Result`s were copied in it.
+    #[inline(always)]
     pub fn available_count<D: DelayNs + ?Sized>(&mut self, delay: &mut D) -> Result<u32> {
         match self.mode {
             ConsumeMode::Phase => self.walk_phase(self.capacity),
