@@ -137,11 +137,11 @@ impl TpbBases for Cayman {
             .ok()
             .and_then(|i| PREPROC_BASES.get(i))
             .copied()
-            .ok_or(Error::OutOfRange {
-                what: "preproc window",
-                value: index as u64,
-                limit: PREPROC_BASES.len() as u64,
-            })
+            .ok_or(Error::out_of_range(
+                "preproc window",
+                index as u64,
+                PREPROC_BASES.len() as u64,
+            ))
     }
 
     fn preproc_size() -> Result<u64> {

@@ -41,10 +41,10 @@ fn answer(model: &[W], p: u64) -> Result<DeviceAddr, Error> {
     let w = model
         .iter()
         .find(|w| w.start <= p && p < w.end)
-        .ok_or(Error::NoRegion { addr: p })?;
+        .ok_or(Error::no_region(p))?;
     translate(w, p)
         .map(DeviceAddr)
-        .ok_or(Error::OutOfWindow { addr: p })
+        .ok_or(Error::out_of_window(p))
 }
 
 fn translate(w: &W, p: u64) -> Option<u64> {

@@ -161,11 +161,11 @@ impl RingMem {
                 );
                 Ok(())
             }
-            _ => Err(Error::OutOfRange {
-                what: "ring mem offset",
-                value: offset as u64,
-                limit: self.bytes.borrow().len() as u64,
-            }),
+            _ => Err(Error::out_of_range(
+                "ring mem offset",
+                offset as u64,
+                self.bytes.borrow().len() as u64,
+            )),
         }
     }
 }

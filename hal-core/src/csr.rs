@@ -160,12 +160,12 @@ impl CsrRegion {
         let a = p.get();
         // `end - start >= 4` is an invariant of `new`, so `end - 4` cannot wrap.
         if a < self.start || a > self.end - 4 {
-            return Err(Error::OutOfWindow { addr: a });
+            return Err(Error::out_of_window(a));
         }
         // Cannot overflow: `device_addr + (end - start)` was checked by `new`.
         let d = self.device_addr + (a - self.start);
         if !d.is_multiple_of(4) {
-            return Err(Error::OutOfWindow { addr: a });
+            return Err(Error::out_of_window(a));
         }
         Ok(DeviceAddr(d))
     }
@@ -190,7 +190,7 @@ impl CsrRegion {
             .checked_sub(1)
             .and_then(|k| k.checked_mul(4))
             .and_then(|off| p.get().checked_add(off))
-            .ok_or(Error::OutOfWindow { addr: p.get() })?;
+            .ok_or(Error::out_of_window(p.get()))?;
         self.translate(DeviceAddr(last))?;
         Ok(first)
     }
@@ -689,9 +689,7 @@ impl<const N: usize> RegionTable<N> {
     #[inline(never)]
     fn refuse(&self, slot: usize, t: u64) -> Result<DeviceAddr> {
         let p = DeviceAddr(self.key(slot).wrapping_add(t.rotate_left(2)));
-        self.find(p)
-            .ok_or(Error::NoRegion { addr: p.get() })?
-            .translate(p)
+        self.find(p).ok_or(Error::no_region(p.get()))?.translate(p)
     }
 
     /// The regions, sorted by start.
@@ -738,7 +736,7 @@ impl<const N: usize> RegionTable<N> {
 /// csr.csr_write(DeviceAddr(0x20_0000_000C), 7)?;          // end - 4: the last dword
 /// assert_eq!(csr.csr_read(DeviceAddr(0x20_0000_000C)), Ok(7));
 /// assert_eq!(csr.csr_read(DeviceAddr(0x20_0000_000D)),      // end - 3: refused
-///            Err(Error::OutOfWindow { addr: 0x20_0000_000D }));
+///            Err(Error::out_of_window(0x20_0000_000D)));
 /// # Ok::<(), Error>(())
 /// ```
 #[derive(Debug)]
@@ -822,7 +820,7 @@ impl<M, const N: usize> Csr<M, N> {
         self.lookups
             .fetch_add(1, core::sync::atomic::Ordering::Relaxed);
         let table = self.regions.as_ref().ok_or(Error::NoRegionTable)?;
-        table.find(p).ok_or(Error::NoRegion { addr: p.get() })
+        table.find(p).ok_or(Error::no_region(p.get()))
     }
 
     /// The single-dword path of `csr_read` / `csr_write`: table present, then
@@ -1048,11 +1046,11 @@ mod tests {
         c.csr_write(DeviceAddr(0x10FC), 2).unwrap(); // end - 4
         assert_eq!(
             c.csr_write(DeviceAddr(0x10FD), 3), // end - 3: in [start, end) but past end - 4
-            Err(Error::OutOfWindow { addr: 0x10FD })
+            Err(Error::out_of_window(0x10FD))
         );
         assert_eq!(
             c.csr_read(DeviceAddr(0x10FF)),
-            Err(Error::OutOfWindow { addr: 0x10FF })
+            Err(Error::out_of_window(0x10FF))
         );
         assert_eq!(*c.inner().log.borrow(), vec![("w", 0x0, 1), ("w", 0xFC, 2)]);
         assert_eq!(c.csr_read(DeviceAddr(0x10FC)), Ok(2));
@@ -1074,18 +1072,15 @@ mod tests {
             Err(Error::NoRegionTable)
         );
         let c = two_windows();
-        assert_eq!(
-            c.csr_read(DeviceAddr(0xFFC)),
-            Err(Error::NoRegion { addr: 0xFFC })
-        );
+        assert_eq!(c.csr_read(DeviceAddr(0xFFC)), Err(Error::no_region(0xFFC)));
         assert_eq!(
             c.csr_write(DeviceAddr(0x1200), 1),
-            Err(Error::NoRegion { addr: 0x1200 })
+            Err(Error::no_region(0x1200))
         );
         for e in [
             Error::NoRegionTable,
-            Error::NoRegion { addr: 0 },
-            Error::OutOfWindow { addr: 0 },
+            Error::no_region(0),
+            Error::out_of_window(0),
         ] {
             assert_eq!(e.c_code(), Some(-2));
         }
@@ -1100,12 +1095,12 @@ mod tests {
         let ptrs = [DeviceAddr(0x10F8), DeviceAddr(0x10FC), DeviceAddr(0x1100)];
         assert_eq!(
             c.csr_write_array(&ptrs, &[1, 2, 3]),
-            Err(Error::OutOfWindow { addr: 0x1100 })
+            Err(Error::out_of_window(0x1100))
         );
         let mut out = [0; 3];
         assert_eq!(
             c.csr_read_array(&ptrs, &mut out),
-            Err(Error::OutOfWindow { addr: 0x1100 })
+            Err(Error::out_of_window(0x1100))
         );
         assert!(c.inner().log.borrow().is_empty(), "nothing accessed");
         // A batch inside one window goes through, in order.
@@ -1142,7 +1137,7 @@ mod tests {
         c.axi_write(DeviceAddr(0x1000), &words).unwrap();
         assert_eq!(
             c.axi_write(DeviceAddr(0x1004), &words),
-            Err(Error::OutOfWindow { addr: 0x1100 })
+            Err(Error::out_of_window(0x1100))
         );
         assert_eq!(*c.inner().log.borrow(), vec![("burst", 0x0, 64)]);
     }
@@ -1164,7 +1159,7 @@ mod tests {
         let mut big = [0; 65];
         assert_eq!(
             c.mem_read_buf(DeviceAddr(0x1000), &mut big),
-            Err(Error::OutOfWindow { addr: 0x1100 })
+            Err(Error::out_of_window(0x1100))
         );
     }
 
@@ -1231,7 +1226,7 @@ mod tests {
                 let p = DeviceAddr(a);
                 let slow = t
                     .find(p)
-                    .ok_or(Error::NoRegion { addr: a })
+                    .ok_or(Error::no_region(a))
                     .and_then(|r| r.translate(p));
                 assert_eq!(t.translate(p), slow, "N={N} a={a:#x} {regions:x?}");
             }
@@ -1353,10 +1348,7 @@ mod tests {
         assert_eq!(starts, vec![0x200, 0x300]);
         assert_eq!(t.translate(DeviceAddr(0x304)), Ok(DeviceAddr(0x3004)));
         assert_eq!(t.translate(DeviceAddr(0x204)), Ok(DeviceAddr(0x2004)));
-        assert_eq!(
-            t.translate(DeviceAddr(0x104)),
-            Err(Error::NoRegion { addr: 0x104 })
-        );
+        assert_eq!(t.translate(DeviceAddr(0x104)), Err(Error::no_region(0x104)));
         // The freed slots are usable again, in sorted place.
         t.insert(region(0x0, 0x100, 0x0, 2)).unwrap();
         assert_eq!(t.translate(DeviceAddr(0xFC)), Ok(DeviceAddr(0xFC)));

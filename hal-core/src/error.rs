@@ -48,8 +48,8 @@ pub enum Fault {
     },
     /// A register read all ones: the device is gone or in reset.
     AllOnes {
-        /// Address of the read.
-        addr: u64,
+        /// Address of the read (all 64 bits; [`ErrorAddr::get`]).
+        addr: ErrorAddr,
     },
     /// A DMA transfer moved fewer bytes than asked.
     ShortTransfer {
@@ -68,33 +68,65 @@ pub enum Fault {
 /// addresses (and `OutOfRange`'s value and limit) in hex (`NoRegion { addr:
 /// 0x2000200000 }`, not the decimal `137440002048`); `defmt::Format` prints the `Display` sentence, with the
 /// same hex (defmt's `{=u64:#x}` hints).
+///
+/// # Size
+///
+/// Every fallible khal call returns a `Result` that holds an `Error`, and on
+/// 32-bit targets a `Result` travels through memory: each byte of `Error` is
+/// stored by the callee and copied by each `?` up the bring-up. So `Error` is
+/// kept at **20 bytes with 4-byte alignment on 32-bit targets** (32 bytes on
+/// 64-bit hosts, where `&str` is 16): the 64-bit addresses are held as two
+/// 32-bit halves ([`ErrorAddr`], exact), and `OutOfRange`'s value and bound
+/// saturate at `u32::MAX`. The layout it replaced (a 32-byte, 8-aligned
+/// `Error` with `u64` fields) cost each firmware image of `firmware/` about
+/// 400 bytes of `.text` (`fw-cayman` 9,132 B → 8,736 B, issue 12).
+///
+/// ```
+/// use khal_core::Error;
+/// # #[cfg(target_pointer_width = "32")]
+/// assert_eq!(core::mem::size_of::<Error>(), 20);
+/// # #[cfg(target_pointer_width = "64")]
+/// assert_eq!(core::mem::size_of::<Error>(), 32);
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
     /// A bad argument (`-EINVAL`, -22): a missing config, a debug level above 8,
     /// a stream, vector or index out of range. The payload names the argument.
     InvalidArgument(&'static str),
-    /// An index outside its arch's range; the C code aborts here, khal refuses.
+    /// An index, offset or length outside its range; where the C code aborts,
+    /// khal refuses. Build it with [`Error::out_of_range`], which takes the
+    /// full 64-bit value and bound.
+    ///
+    /// Both numbers are held in 32 bits, **saturating**: `u32::MAX` means
+    /// "`u32::MAX` or more" (a 64-bit register offset, a host `usize` length,
+    /// the `1 << 32` bound of a byte count that must fit a `u32`). Every arch
+    /// index, count and firmware-sized offset is below that and exact; the
+    /// `Display` sentence says "or more" when a number saturated. (Why 32 bits:
+    /// this variant sets the size of every `Result` in khal; see
+    /// [`Error`]'s "Size" section.)
     OutOfRange {
         /// What was indexed ("tpb tile", "hbm channel", "nq index", …).
         what: &'static str,
-        /// The value given.
-        value: u64,
-        /// The exclusive upper bound.
-        limit: u64,
+        /// The value given (saturating: `u32::MAX` is "`u32::MAX` or more").
+        value: u32,
+        /// The exclusive upper bound (saturating like `value`).
+        limit: u32,
     },
     /// No CSR region table is registered (-2) [000 §1].
     NoRegionTable,
-    /// No registered CSR region holds the address (-2) [000 §1].
+    /// No registered CSR region holds the address (-2) [000 §1]. Build it
+    /// with [`Error::no_region`].
     NoRegion {
-        /// The address looked up.
-        addr: u64,
+        /// The address looked up (all 64 bits; [`ErrorAddr::get`]).
+        addr: ErrorAddr,
     },
     /// The address is outside `[start, end - 4]` of its region, or a batch
-    /// leaves the region of its first address (-2) [000 §1].
+    /// leaves the region of its first address (-2) [000 §1]. Build it with
+    /// [`Error::out_of_window`].
     OutOfWindow {
-        /// The offending address.
-        addr: u64,
+        /// The offending address (all 64 bits; [`ErrorAddr::get`]).
+        addr: ErrorAddr,
     },
     /// An absent notification context or base (-14) [004 §1].
     NoContext,
@@ -183,7 +215,7 @@ impl Error {
     /// ```
     /// use khal_core::Error;
     /// assert_eq!(Error::InvalidArgument("inst_debug_level").c_code(), Some(-22));
-    /// assert_eq!(Error::NoRegion { addr: 0x1000 }.c_code(), Some(-2));
+    /// assert_eq!(Error::no_region(0x1000).c_code(), Some(-2));
     /// assert_eq!(Error::Timeout("nq tail drain").c_code(), None);
     /// ```
     pub const fn c_code(&self) -> Option<i32> {
@@ -200,6 +232,187 @@ impl Error {
             | Error::DeviceFault(_)
             | Error::QueueTaken(_)
             | Error::WrongEngine => None,
+        }
+    }
+}
+
+impl Error {
+    /// [`Error::OutOfRange`] from the full 64-bit value and exclusive bound,
+    /// each saturated to `u32::MAX` ("`u32::MAX` or more") if it does not fit.
+    ///
+    /// ```
+    /// use khal_core::Error;
+    /// assert_eq!(
+    ///     Error::out_of_range("nq index", 16, 16),
+    ///     Error::OutOfRange { what: "nq index", value: 16, limit: 16 }
+    /// );
+    /// // A bound of `1 << 32` (a byte count that must fit a u32) saturates.
+    /// let e = Error::out_of_range("dma ring total bytes", 1 << 32, 1 << 32);
+    /// assert_eq!(
+    ///     e.to_string(),
+    ///     "dma ring total bytes 4294967295 or more out of range (must be < 4294967295 or more)"
+    /// );
+    /// ```
+    #[inline]
+    pub const fn out_of_range(what: &'static str, value: u64, limit: u64) -> Error {
+        Error::OutOfRange {
+            what,
+            value: saturate(value),
+            limit: saturate(limit),
+        }
+    }
+
+    /// [`Error::NoRegion`] for the 64-bit address looked up.
+    ///
+    /// ```
+    /// use khal_core::Error;
+    /// let e = Error::no_region(0x20_0020_0000);
+    /// assert!(matches!(e, Error::NoRegion { addr } if addr.get() == 0x20_0020_0000));
+    /// ```
+    #[inline]
+    pub const fn no_region(addr: u64) -> Error {
+        Error::NoRegion {
+            addr: ErrorAddr::new(addr),
+        }
+    }
+
+    /// [`Error::OutOfWindow`] for the 64-bit offending address.
+    #[inline]
+    pub const fn out_of_window(addr: u64) -> Error {
+        Error::OutOfWindow {
+            addr: ErrorAddr::new(addr),
+        }
+    }
+}
+
+impl Fault {
+    /// [`Fault::AllOnes`] for the 64-bit address of the read.
+    #[inline]
+    pub const fn all_ones(addr: u64) -> Fault {
+        Fault::AllOnes {
+            addr: ErrorAddr::new(addr),
+        }
+    }
+}
+
+// The size every `Result` pays on 32-bit targets (see `Error`'s "Size"):
+// checked wherever khal-core builds for one (the firmware, the on-target images).
+#[cfg(target_pointer_width = "32")]
+const _: () = assert!(
+    core::mem::size_of::<Error>() == 20 && core::mem::align_of::<Error>() == 4,
+    "Error grew past 20 bytes / 4-byte alignment on a 32-bit target (see its Size section)"
+);
+
+/// `v` in 32 bits, `u32::MAX` standing for "`u32::MAX` or more".
+const fn saturate(v: u64) -> u32 {
+    if v > u32::MAX as u64 {
+        u32::MAX
+    } else {
+        v as u32
+    }
+}
+
+/// A 64-bit device address as an [`Error`] or a [`Fault`] carries it: all 64
+/// bits, held as two 32-bit halves so that `Error` needs only 4-byte alignment
+/// on 32-bit targets (a `u64` field would make it 8-aligned and 24 bytes at
+/// least; see [`Error`]'s "Size" section). Nothing is lost: [`ErrorAddr::get`]
+/// gives the address back.
+///
+/// `Debug`, `Display` and `LowerHex` print it in hex (`0x2000200000`).
+///
+/// ```
+/// use khal_core::error::ErrorAddr;
+/// let a = ErrorAddr::new(0x20_0020_0000);
+/// assert_eq!(a.get(), 0x20_0020_0000);
+/// assert_eq!(a, 0x20_0020_0000);
+/// assert_eq!(format!("{a:?} {a}"), "0x2000200000 0x2000200000");
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ErrorAddr {
+    lo: u32,
+    hi: u32,
+}
+
+impl ErrorAddr {
+    /// The address `addr`.
+    pub const fn new(addr: u64) -> Self {
+        Self {
+            lo: addr as u32,
+            hi: (addr >> 32) as u32,
+        }
+    }
+
+    /// The address, all 64 bits.
+    pub const fn get(self) -> u64 {
+        (self.hi as u64) << 32 | self.lo as u64
+    }
+}
+
+impl From<u64> for ErrorAddr {
+    fn from(addr: u64) -> Self {
+        Self::new(addr)
+    }
+}
+
+impl From<ErrorAddr> for u64 {
+    fn from(addr: ErrorAddr) -> u64 {
+        addr.get()
+    }
+}
+
+impl PartialEq<u64> for ErrorAddr {
+    fn eq(&self, other: &u64) -> bool {
+        self.get() == *other
+    }
+}
+
+impl core::fmt::Debug for ErrorAddr {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{:#x}", self.get())
+    }
+}
+
+impl core::fmt::Display for ErrorAddr {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{:#x}", self.get())
+    }
+}
+
+impl core::fmt::LowerHex for ErrorAddr {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::LowerHex::fmt(&self.get(), f)
+    }
+}
+
+/// In hex, like `Debug`.
+#[cfg(feature = "defmt")]
+impl defmt::Format for ErrorAddr {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(f, "{=u64:#x}", self.get())
+    }
+}
+
+/// An `OutOfRange` number in `Display`: decimal, "or more" when it saturated.
+struct Saturated(u32);
+
+impl core::fmt::Display for Saturated {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if self.0 == u32::MAX {
+            write!(f, "{} or more", self.0)
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
+}
+
+/// An `OutOfRange` number in `defmt`: the same as [`Saturated`].
+#[cfg(feature = "defmt")]
+impl defmt::Format for Saturated {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        if self.0 == u32::MAX {
+            defmt::write!(f, "{=u32} or more", self.0)
+        } else {
+            defmt::write!(f, "{=u32}", self.0)
         }
     }
 }
@@ -235,7 +448,7 @@ impl core::fmt::Debug for Fault {
                 .field("tail", &Hex(tail.into()))
                 .field("previous", &Hex(previous.into()))
                 .finish(),
-            Fault::AllOnes { addr } => f.debug_struct("AllOnes").field("addr", &Hex(addr)).finish(),
+            Fault::AllOnes { addr } => f.debug_struct("AllOnes").field("addr", &addr).finish(),
             Fault::ShortTransfer { expected, moved } => f
                 .debug_struct("ShortTransfer")
                 .field("expected", &expected)
@@ -253,18 +466,14 @@ impl core::fmt::Debug for Error {
             Error::OutOfRange { what, value, limit } => f
                 .debug_struct("OutOfRange")
                 .field("what", &what)
-                .field("value", &Hex(value))
-                .field("limit", &Hex(limit))
+                .field("value", &Hex(value.into()))
+                .field("limit", &Hex(limit.into()))
                 .finish(),
             Error::NoRegionTable => f.write_str("NoRegionTable"),
-            Error::NoRegion { addr } => f
-                .debug_struct("NoRegion")
-                .field("addr", &Hex(addr))
-                .finish(),
-            Error::OutOfWindow { addr } => f
-                .debug_struct("OutOfWindow")
-                .field("addr", &Hex(addr))
-                .finish(),
+            Error::NoRegion { addr } => f.debug_struct("NoRegion").field("addr", &addr).finish(),
+            Error::OutOfWindow { addr } => {
+                f.debug_struct("OutOfWindow").field("addr", &addr).finish()
+            }
             Error::NoContext => f.write_str("NoContext"),
             Error::OutOfMemory => f.write_str("OutOfMemory"),
             Error::UnknownMode(m) => f.debug_tuple("UnknownMode").field(&m).finish(),
@@ -316,6 +525,7 @@ impl core::fmt::Display for Error {
         match self {
             Error::InvalidArgument(what) => write!(f, "invalid argument: {what}"),
             Error::OutOfRange { what, value, limit } => {
+                let (value, limit) = (Saturated(*value), Saturated(*limit));
                 write!(f, "{what} {value} out of range (must be < {limit})")
             }
             Error::NoRegionTable => write!(f, "no CSR region table registered"),
@@ -379,7 +589,7 @@ impl defmt::Format for Fault {
                 defmt::write!(
                     f,
                     "register at {=u64:#x} reads all ones (device gone)",
-                    addr
+                    addr.get()
                 )
             }
             Fault::ShortTransfer { expected, moved } => {
@@ -398,17 +608,17 @@ impl defmt::Format for Error {
             Error::InvalidArgument(what) => defmt::write!(f, "invalid argument: {=str}", what),
             Error::OutOfRange { what, value, limit } => defmt::write!(
                 f,
-                "{=str} {=u64} out of range (must be < {=u64})",
+                "{=str} {} out of range (must be < {})",
                 what,
-                value,
-                limit
+                Saturated(value),
+                Saturated(limit)
             ),
             Error::NoRegionTable => defmt::write!(f, "no CSR region table registered"),
             Error::NoRegion { addr } => {
-                defmt::write!(f, "no CSR region holds address {=u64:#x}", addr)
+                defmt::write!(f, "no CSR region holds address {=u64:#x}", addr.get())
             }
             Error::OutOfWindow { addr } => {
-                defmt::write!(f, "address {=u64:#x} is outside its CSR window", addr)
+                defmt::write!(f, "address {=u64:#x} is outside its CSR window", addr.get())
             }
             Error::NoContext => defmt::write!(f, "notification context or base absent"),
             Error::OutOfMemory => defmt::write!(f, "out of memory"),
@@ -439,15 +649,13 @@ mod tests {
 
     #[test]
     fn debug_prints_addresses_in_hex() {
-        let e = Error::NoRegion {
-            addr: 0x20_0020_0000,
-        };
+        let e = Error::no_region(0x20_0020_0000);
         assert_eq!(format!("{e:?}"), "NoRegion { addr: 0x2000200000 }");
         assert_eq!(
-            format!("{:?}", Error::OutOfWindow { addr: 0x10FC }),
+            format!("{:?}", Error::out_of_window(0x10FC)),
             "OutOfWindow { addr: 0x10fc }"
         );
-        let gone = Error::DeviceFault(Fault::AllOnes { addr: 0x3053_5010 });
+        let gone = Error::DeviceFault(Fault::all_ones(0x3053_5010));
         assert_eq!(
             format!("{gone:?}"),
             "DeviceFault(AllOnes { addr: 0x30535010 })"
@@ -480,11 +688,76 @@ mod tests {
     }
 
     #[test]
+    fn out_of_range_saturates_and_says_so() {
+        // Fits: exact, the sentence unchanged.
+        let e = Error::out_of_range("nq index", 10, 10);
+        assert_eq!(
+            e,
+            Error::OutOfRange {
+                what: "nq index",
+                value: 10,
+                limit: 10
+            }
+        );
+        assert_eq!(format!("{e}"), "nq index 10 out of range (must be < 10)");
+        // u32::MAX - 1 is still exact; u32::MAX and beyond read "or more".
+        let e = Error::out_of_range("offset", u64::from(u32::MAX) - 1, 1 << 40);
+        assert_eq!(
+            e,
+            Error::OutOfRange {
+                what: "offset",
+                value: u32::MAX - 1,
+                limit: u32::MAX
+            }
+        );
+        assert_eq!(
+            format!("{e}"),
+            "offset 4294967294 out of range (must be < 4294967295 or more)"
+        );
+        assert_eq!(
+            format!("{e:?}"),
+            "OutOfRange { what: \"offset\", value: 0xfffffffe, limit: 0xffffffff }"
+        );
+        let e = Error::out_of_range("register offset", u64::MAX, 0x100);
+        assert_eq!(
+            format!("{e}"),
+            "register offset 4294967295 or more out of range (must be < 256)"
+        );
+    }
+
+    #[test]
+    fn addresses_keep_all_64_bits() {
+        let a = 0xFFFF_8000_0000_1234_u64;
+        for e in [
+            Error::no_region(a),
+            Error::out_of_window(a),
+            Error::DeviceFault(Fault::all_ones(a)),
+        ] {
+            let addr = match e {
+                Error::NoRegion { addr } | Error::OutOfWindow { addr } => addr,
+                Error::DeviceFault(Fault::AllOnes { addr }) => addr,
+                _ => unreachable!(),
+            };
+            assert_eq!(addr.get(), a);
+            assert_eq!(u64::from(addr), a);
+            assert_eq!(addr, a);
+            assert_eq!(addr, ErrorAddr::from(a));
+            assert!(format!("{e}").contains("0xffff800000001234"), "{e}");
+            assert!(
+                format!("{e:?}").contains("addr: 0xffff800000001234"),
+                "{e:?}"
+            );
+        }
+        assert_ne!(Error::no_region(1 << 32), Error::no_region(0));
+        assert_eq!(format!("{:#x}", ErrorAddr::new(0x10)), "0x10");
+    }
+
+    #[test]
     fn c_codes_match_the_notes() {
         assert_eq!(Error::InvalidArgument("x").c_code(), Some(-22));
         assert_eq!(Error::NoRegionTable.c_code(), Some(-2));
-        assert_eq!(Error::NoRegion { addr: 1 }.c_code(), Some(-2));
-        assert_eq!(Error::OutOfWindow { addr: 1 }.c_code(), Some(-2));
+        assert_eq!(Error::no_region(1).c_code(), Some(-2));
+        assert_eq!(Error::out_of_window(1).c_code(), Some(-2));
         assert_eq!(Error::NoContext.c_code(), Some(-14));
         assert_eq!(Error::OutOfMemory.c_code(), Some(-12));
         assert_eq!(Error::UnknownMode(7).c_code(), Some(-1));

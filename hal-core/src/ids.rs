@@ -128,11 +128,7 @@ impl TryFrom<u32> for Engine {
             2 => Ok(Engine::Pool),
             3 => Ok(Engine::Dve),
             4 => Ok(Engine::Sp),
-            _ => Err(Error::OutOfRange {
-                what: "engine",
-                value: v as u64,
-                limit: 5,
-            }),
+            _ => Err(Error::out_of_range("engine", v as u64, 5)),
         }
     }
 }
@@ -165,11 +161,7 @@ impl<const N: u32> Bounded<N> {
         if v < N {
             Ok(Bounded(v))
         } else {
-            Err(Error::OutOfRange {
-                what,
-                value: v as u64,
-                limit: N as u64,
-            })
+            Err(Error::out_of_range(what, v as u64, N as u64))
         }
     }
 

@@ -78,11 +78,11 @@ impl InitParamsCookie {
             bytes: [0; NQ_INIT_PARAMS_COOKIE_MAX],
             len: bytes.len(),
         };
-        let dst = c.bytes.get_mut(..bytes.len()).ok_or(Error::OutOfRange {
-            what: "nq init params cookie size",
-            value: bytes.len() as u64,
-            limit: NQ_INIT_PARAMS_COOKIE_MAX as u64 + 1,
-        })?;
+        let dst = c.bytes.get_mut(..bytes.len()).ok_or(Error::out_of_range(
+            "nq init params cookie size",
+            bytes.len() as u64,
+            NQ_INIT_PARAMS_COOKIE_MAX as u64 + 1,
+        ))?;
         dst.copy_from_slice(bytes);
         Ok(c)
     }

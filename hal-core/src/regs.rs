@@ -381,11 +381,11 @@ impl<A: AccessType> RegArray<A> {
                 _access: PhantomData,
             })
         } else {
-            Err(Error::OutOfRange {
-                what: self.desc.name,
-                value: i as u64,
-                limit: self.count as u64,
-            })
+            Err(Error::out_of_range(
+                self.desc.name,
+                i as u64,
+                self.count as u64,
+            ))
         }
     }
 

@@ -174,11 +174,11 @@ fn volatile_window_address_checks(win: &VolatileWindow) -> Outcome {
     for a in refused {
         check_eq!(
             win.write32(DeviceAddr(a), 0xFFFF_FFFF),
-            Err(Error::OutOfWindow { addr: a })
+            Err(Error::out_of_window(a))
         );
         check_eq!(
             win.read32(DeviceAddr(a)),
-            Err(Error::OutOfWindow { addr: a })
+            Err(Error::out_of_window(a))
         );
     }
     // The refused writes touched neither end (a misaligned or wrapped
@@ -598,7 +598,7 @@ fn fault_all_ones_tail(win: &VolatileWindow) -> Outcome {
         win,
         khal::core::static_dma!(256),
         u32::MAX,
-        Error::DeviceFault(Fault::AllOnes { addr }),
+        Error::DeviceFault(Fault::all_ones(addr)),
     )
 }
 

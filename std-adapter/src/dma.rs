@@ -338,18 +338,18 @@ impl<'m> ModelDramBuf<'m> {
         match offset.checked_add(n) {
             Some(end) if end <= self.len => {}
             _ => {
-                return Err(Error::OutOfRange {
-                    what: "dma buffer offset",
-                    value: offset as u64,
-                    limit: self.len as u64,
-                })
+                return Err(Error::out_of_range(
+                    "dma buffer offset",
+                    offset as u64,
+                    self.len as u64,
+                ))
             }
         }
         // The last byte (`n - 1` past the start) must have an address too.
         self.addr
             .checked_add(offset as u64)
             .filter(|a| a.checked_add((n as u64).saturating_sub(1)).is_some())
-            .ok_or(Error::OutOfWindow { addr: self.addr })
+            .ok_or(Error::out_of_window(self.addr))
     }
 }
 
@@ -838,7 +838,7 @@ mod tests {
     fn a_dram_view_at_the_end_of_the_address_space_is_refused_typed() {
         let m = DeviceModel::new();
         let top = ModelDramBuf::new(&m, u64::MAX - 7, 16);
-        let wrap = Err(Error::OutOfWindow { addr: u64::MAX - 7 });
+        let wrap = Err(Error::out_of_window(u64::MAX - 7));
         // The first 8 bytes have addresses; byte 8 would be 2^64.
         top.write(0, &[1; 8]).unwrap();
         assert_eq!(top.load_u8(7), Ok(1));
@@ -851,7 +851,7 @@ mod tests {
         let far = ModelDramBuf::new(&m, u64::MAX, usize::MAX);
         assert_eq!(
             far.load_u8(usize::MAX - 1),
-            Err(Error::OutOfWindow { addr: u64::MAX })
+            Err(Error::out_of_window(u64::MAX))
         );
     }
 

@@ -44,14 +44,14 @@ impl HeapMmio {
         let off = addr
             .get()
             .checked_sub(self.base)
-            .ok_or(Error::OutOfWindow { addr: addr.get() })?;
+            .ok_or(Error::out_of_window(addr.get()))?;
         if off % 4 != 0 {
-            return Err(Error::OutOfWindow { addr: addr.get() });
+            return Err(Error::out_of_window(addr.get()));
         }
         usize::try_from(off / 4)
             .ok()
             .and_then(|i| self.words.get(i))
-            .ok_or(Error::OutOfWindow { addr: addr.get() })
+            .ok_or(Error::out_of_window(addr.get()))
     }
 }
 
@@ -77,15 +77,15 @@ mod tests {
         assert_eq!(m.read32(DeviceAddr(0x10FC)), Ok(7));
         assert_eq!(
             m.read32(DeviceAddr(0x1100)),
-            Err(Error::OutOfWindow { addr: 0x1100 })
+            Err(Error::out_of_window(0x1100))
         );
         assert_eq!(
             m.read32(DeviceAddr(0xFFC)),
-            Err(Error::OutOfWindow { addr: 0xFFC })
+            Err(Error::out_of_window(0xFFC))
         );
         assert_eq!(
             m.read32(DeviceAddr(0x1002)),
-            Err(Error::OutOfWindow { addr: 0x1002 })
+            Err(Error::out_of_window(0x1002))
         );
     }
 }

@@ -143,7 +143,7 @@ impl MmapMmio {
     /// Byte offset of `addr` in the mapping, if the whole dword is inside it
     /// and aligned; otherwise [`Error::OutOfWindow`].
     fn offset(&self, addr: DeviceAddr) -> Result<usize> {
-        let refuse = Error::OutOfWindow { addr: addr.get() };
+        let refuse = Error::out_of_window(addr.get());
         let off = addr.get().checked_sub(self.device_base).ok_or(refuse)?;
         let off = usize::try_from(off).map_err(|_| refuse)?;
         if !off.is_multiple_of(4) || off.checked_add(4).is_none_or(|end| end > self.len) {
@@ -191,7 +191,7 @@ impl Mmio for MmapMmio {
         let last_addr = (last as u64)
             .checked_mul(4)
             .and_then(|o| addr.get().checked_add(o))
-            .ok_or(Error::OutOfWindow { addr: addr.get() })?;
+            .ok_or(Error::out_of_window(addr.get()))?;
         self.offset(DeviceAddr(last_addr))?;
         for (k, &w) in words.iter().enumerate() {
             // SAFETY: `first + 4k` lies between the first and the last dword of
@@ -253,17 +253,14 @@ mod tests {
         for a in [0xFFC, 0x1040, 0x1041, 0x1002, 0x103D, u64::MAX] {
             assert_eq!(
                 m.read32(DeviceAddr(a)),
-                Err(Error::OutOfWindow { addr: a }),
+                Err(Error::out_of_window(a)),
                 "{a:#x}"
             );
-            assert_eq!(
-                m.write32(DeviceAddr(a), 1),
-                Err(Error::OutOfWindow { addr: a })
-            );
+            assert_eq!(m.write32(DeviceAddr(a), 1), Err(Error::out_of_window(a)));
         }
         assert_eq!(
             m.write_burst(DeviceAddr(0x1038), &[7, 7, 7]),
-            Err(Error::OutOfWindow { addr: 0x1040 })
+            Err(Error::out_of_window(0x1040))
         );
         m.flush().unwrap();
         assert_eq!(std::fs::read(f.path()).unwrap(), vec![0u8; 64]);
@@ -279,7 +276,7 @@ mod tests {
         assert_eq!(m.read32(DeviceAddr(0x100)), Ok(42));
         assert_eq!(
             m.read32(DeviceAddr(0x110)),
-            Err(Error::OutOfWindow { addr: 0x110 })
+            Err(Error::out_of_window(0x110))
         );
     }
 

@@ -45,17 +45,15 @@ fn bounds_exactly_at_start_end_minus_4_and_end_minus_3() {
     c.write32(DeviceAddr(TPB0 + 0xFFC), 0xB).unwrap();
     assert_eq!(
         c.write32(DeviceAddr(TPB0 + 0xFFD), 0xC),
-        Err(Error::OutOfWindow { addr: TPB0 + 0xFFD })
+        Err(Error::out_of_window(TPB0 + 0xFFD))
     );
     assert_eq!(
         c.read32(DeviceAddr(TPB0 - 4)),
-        Err(Error::NoRegion { addr: TPB0 - 4 })
+        Err(Error::no_region(TPB0 - 4))
     );
     assert_eq!(
         c.read32(DeviceAddr(TPB0 + 0x2000)),
-        Err(Error::NoRegion {
-            addr: TPB0 + 0x2000
-        })
+        Err(Error::no_region(TPB0 + 0x2000))
     );
     assert_eq!(c.read32(DeviceAddr(TPB0 + 0xFFC)), Ok(0xB));
     assert_eq!(
@@ -80,7 +78,7 @@ fn unaligned_window_end_allows_0x10f8_and_refuses_0x10fc() {
     let c = Csr::new(Trace::new(HeapMmio::new(DeviceAddr(0), 0x2000)), t);
     c.write32(DeviceAddr(0x10F8), 0x5A).unwrap();
     assert_eq!(c.read32(DeviceAddr(0x10F8)), Ok(0x5A));
-    let refused = Err(Error::OutOfWindow { addr: 0x10FC });
+    let refused = Err(Error::out_of_window(0x10FC));
     assert_eq!(c.write32(DeviceAddr(0x10FC), 1), refused);
     assert_eq!(c.read32(DeviceAddr(0x10FC)), refused.map(|()| 0));
     assert_eq!(
@@ -89,7 +87,7 @@ fn unaligned_window_end_allows_0x10f8_and_refuses_0x10fc() {
     );
     assert_eq!(
         c.axi_write(DeviceAddr(0x10F8), &[1, 2]),
-        Err(Error::OutOfWindow { addr: 0x10FC })
+        Err(Error::out_of_window(0x10FC))
     );
     assert_eq!(
         c.inner().ops(),
@@ -105,11 +103,11 @@ fn a_misaligned_pointer_refuses_the_whole_batch() {
     let ptrs = [DeviceAddr(TPB0 + 0x10), DeviceAddr(TPB0 + 0x16)];
     assert_eq!(
         c.csr_write_array(&ptrs, &[1, 2]),
-        Err(Error::OutOfWindow { addr: TPB0 + 0x16 })
+        Err(Error::out_of_window(TPB0 + 0x16))
     );
     assert_eq!(
         c.write32(DeviceAddr(TPB0 + 0x16), 1),
-        Err(Error::OutOfWindow { addr: TPB0 + 0x16 })
+        Err(Error::out_of_window(TPB0 + 0x16))
     );
     assert!(c.inner().ops().is_empty(), "no access recorded");
 }
@@ -123,12 +121,7 @@ fn straddling_batch_is_rejected_whole_nothing_written() {
         DeviceAddr(TPB0 + 0x1000), // next window: registered, but not ptrs[0]'s
     ];
     let err = c.csr_write_array(&ptrs, &[1, 2, 3]).unwrap_err();
-    assert_eq!(
-        err,
-        Error::OutOfWindow {
-            addr: TPB0 + 0x1000
-        }
-    );
+    assert_eq!(err, Error::out_of_window(TPB0 + 0x1000));
     assert_eq!(err.c_code(), Some(-2));
     assert!(c.inner().ops().is_empty(), "no access recorded");
     for a in [0xFF8, 0xFFC, 0x1000] {
@@ -146,9 +139,7 @@ fn axi_write_bursts_and_reads_loop() {
     assert_eq!(out, [1, 2, 3, 4]);
     assert_eq!(
         c.axi_write(DeviceAddr(TPB0 + 0x1FF4), &[1, 2, 3, 4]),
-        Err(Error::OutOfWindow {
-            addr: TPB0 + 0x2000
-        })
+        Err(Error::out_of_window(TPB0 + 0x2000))
     );
     assert_eq!(c.inner().ops().len(), 8);
 }
@@ -188,7 +179,7 @@ fn table_bookkeeping_device_ids_and_register_after_deregister() {
     c.write32(DeviceAddr(0x3004), 5).unwrap();
     assert_eq!(
         c.write32(DeviceAddr(0x1004), 5),
-        Err(Error::NoRegion { addr: 0x1004 })
+        Err(Error::no_region(0x1004))
     );
     assert_eq!(c.inner().ops(), vec![(Op::Write, 0x1004, 5)]);
     assert_eq!(c.deregister().map(|t| t.len()), Some(1));
@@ -249,7 +240,7 @@ proptest! {
             if a % 4 != 0 {
                 prop_assert!(r.is_err(), "misaligned write at {:#x} succeeded", a);
                 if inside {
-                    prop_assert_eq!(r, Err(Error::OutOfWindow { addr: a }));
+                    prop_assert_eq!(r, Err(Error::out_of_window(a)));
                 }
             }
             prop_assert_eq!(c.read32(DeviceAddr(a)).is_ok(), r.is_ok());
@@ -286,13 +277,13 @@ fn model_translate(ws: &[ModelWindow], p: u64) -> Result<DeviceAddr, Error> {
     let w = ws
         .iter()
         .find(|w| w.start <= p && p < w.end)
-        .ok_or(Error::NoRegion { addr: p })?;
+        .ok_or(Error::no_region(p))?;
     if p > w.end - 4 {
-        return Err(Error::OutOfWindow { addr: p });
+        return Err(Error::out_of_window(p));
     }
     let d = w.dev + (p - w.start);
     if !d.is_multiple_of(4) {
-        return Err(Error::OutOfWindow { addr: p });
+        return Err(Error::out_of_window(p));
     }
     Ok(DeviceAddr(d))
 }

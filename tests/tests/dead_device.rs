@@ -282,9 +282,9 @@ fn a_gone_device_reads_all_ones_as_a_typed_fault_at_once() {
     let err = ring.drain(&mut SimDelay::new(&r.m), &mut out);
     assert_eq!(
         err,
-        Err(Error::DeviceFault(Fault::AllOnes {
-            addr: BASE.get() + 0x110 + 4 * 40
-        }))
+        Err(Error::DeviceFault(Fault::all_ones(
+            BASE.get() + 0x110 + 4 * 40
+        )))
     );
     assert_eq!(r.m.now_ns(), t0);
     // The 0xDEADBEEF of a resetting device is a misaligned tail.

@@ -132,11 +132,7 @@ fn out_of_range_engine_is_a_typed_error() {
     for bad in [5u32, 6, u32::MAX] {
         assert_eq!(
             Engine::try_from(bad),
-            Err(Error::OutOfRange {
-                what: "engine",
-                value: bad as u64,
-                limit: 5
-            })
+            Err(Error::out_of_range("engine", bad as u64, 5))
         );
     }
 }

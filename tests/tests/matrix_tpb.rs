@@ -114,22 +114,14 @@ fn out_of_range_tiles_are_typed_errors() {
     for bad in [8, 9, 255, 256, u32::MAX] {
         assert_eq!(
             Cayman::tile(bad),
-            Err(Error::OutOfRange {
-                what: "tpb tile",
-                value: bad as u64,
-                limit: 8
-            })
+            Err(Error::out_of_range("tpb tile", bad as u64, 8))
         );
         assert!(Mariana::tile(bad).is_err());
     }
     for bad in [2, 7, u32::MAX] {
         assert_eq!(
             Sunda::tile(bad),
-            Err(Error::OutOfRange {
-                what: "tpb tile",
-                value: bad as u64,
-                limit: 2
-            })
+            Err(Error::out_of_range("tpb tile", bad as u64, 2))
         );
     }
 }

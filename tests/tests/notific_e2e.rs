@@ -517,17 +517,17 @@ fn a_gone_device_is_a_typed_fault_at_once() {
     let tail_addr = BASE.get() + 0x110 + 8 * 40;
     assert_eq!(
         ring.drain(&mut d, &mut out),
-        Err(Error::DeviceFault(khal_core::error::Fault::AllOnes {
-            addr: tail_addr
-        }))
+        Err(Error::DeviceFault(khal_core::error::Fault::all_ones(
+            tail_addr
+        )))
     );
     // The reset's tail-drain wait sees it on its first read: the typed
     // fault, not a timeout after the budget.
     assert_eq!(
         ring.reset(&mut e, &mut d),
-        Err(Error::DeviceFault(khal_core::error::Fault::AllOnes {
-            addr: tail_addr
-        }))
+        Err(Error::DeviceFault(khal_core::error::Fault::all_ones(
+            tail_addr
+        )))
     );
     assert_eq!(d.slept_ns(), 0);
     // Phase mode reads no register while draining, so it cannot see the
@@ -542,16 +542,16 @@ fn a_gone_device_is_a_typed_fault_at_once() {
     // ... until it asks: one checked tail read names the fault at once.
     assert_eq!(
         p.tail_offset(),
-        Err(Error::DeviceFault(khal_core::error::Fault::AllOnes {
-            addr: tail_addr
-        }))
+        Err(Error::DeviceFault(khal_core::error::Fault::all_ones(
+            tail_addr
+        )))
     );
     assert_eq!((c.reads(), d.slept_ns()), (1, 0));
     assert_eq!(
         p.reset(&mut e, &mut d),
-        Err(Error::DeviceFault(khal_core::error::Fault::AllOnes {
-            addr: tail_addr
-        }))
+        Err(Error::DeviceFault(khal_core::error::Fault::all_ones(
+            tail_addr
+        )))
     );
     assert_eq!(d.slept_ns(), 0);
 }

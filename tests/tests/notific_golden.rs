@@ -348,11 +348,11 @@ fn single_queue_refuses_an_index_other_than_0_before_any_write() {
     // The queue token is where the index is checked: a ring (and so a
     // queue config, reset, enable, tail read or drain) cannot exist on it.
     for idx in [1, 3, 9] {
-        let refused = Err(Error::OutOfRange {
-            what: "nq index (single-queue flavour)",
-            value: idx as u64,
-            limit: 1,
-        });
+        let refused = Err(Error::out_of_range(
+            "nq index (single-queue flavour)",
+            idx as u64,
+            1,
+        ));
         assert_eq!(e.queue(idx).map(|_| ()), refused, "idx {idx}");
         assert!(!e.is_taken(idx));
         assert_eq!(e.nq_enable_shadow(), 0);
@@ -509,7 +509,7 @@ fn refused_queue_config_write_gives_the_parts_back() {
     .map(|_| ())
     .unwrap_err();
     let lo = BASE.get() + 0x100 + 9 * 40;
-    assert_eq!(refused.error(), Error::OutOfWindow { addr: lo });
+    assert_eq!(refused.error(), Error::out_of_window(lo));
     // `?` in a function returning khal's Result keeps the error alone.
     let via_question_mark = || -> khal_core::Result<()> {
         let (mem, q) = refused.into_parts();
@@ -517,7 +517,7 @@ fn refused_queue_config_write_gives_the_parts_back() {
         NqRing::configure_host(mem, q, NqConfig::new(64, ConsumeMode::Phase))?;
         Ok(())
     };
-    assert_eq!(via_question_mark(), Err(Error::OutOfWindow { addr: lo }));
+    assert_eq!(via_question_mark(), Err(Error::out_of_window(lo)));
 }
 
 #[test]

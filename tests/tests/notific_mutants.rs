@@ -88,11 +88,11 @@ fn single_queue_idx_3_and_4_are_refused_before_the_gate() {
     for idx in [3, 4] {
         assert_eq!(
             try_reset_trace(1, idx),
-            Err(khal_core::Error::OutOfRange {
-                what: "nq index (single-queue flavour)",
-                value: idx as u64,
-                limit: 1,
-            })
+            Err(khal_core::Error::out_of_range(
+                "nq index (single-queue flavour)",
+                idx as u64,
+                1
+            ))
         );
     }
 }

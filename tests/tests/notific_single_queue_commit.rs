@@ -34,7 +34,7 @@ impl Mmio for RefuseAt<'_> {
     }
     fn write32(&self, addr: DeviceAddr, value: u32) -> Result<()> {
         if self.refuse.get() && addr == self.addr {
-            return Err(Error::OutOfWindow { addr: addr.get() });
+            return Err(Error::out_of_window(addr.get()));
         }
         self.inner.write32(addr, value)
     }
@@ -70,12 +70,7 @@ fn a_refused_head_write_consumes_nothing() {
 
     let mut out = [NqEntry::default(); 8];
     let r = ring.drain(&mut d, &mut out);
-    assert_eq!(
-        r,
-        Err(Error::OutOfWindow {
-            addr: BASE.get() + 0x10C
-        })
-    );
+    assert_eq!(r, Err(Error::out_of_window(BASE.get() + 0x10C)));
     // Nothing consumed, nothing written.
     assert_eq!((ring.next_index(), ring.phase()), (0, false));
     assert!(t

@@ -88,11 +88,11 @@ pub fn check_flag_run(offset: usize, stride: usize, max: usize, len: usize) -> R
         .and_then(|d| offset.checked_add(d))
     {
         Some(last) if last < len => Ok(()),
-        _ => Err(crate::Error::OutOfRange {
-            what: "dma scan run",
-            value: offset as u64,
-            limit: len as u64,
-        }),
+        _ => Err(crate::Error::out_of_range(
+            "dma scan run",
+            offset as u64,
+            len as u64,
+        )),
     }
 }
 
@@ -105,11 +105,11 @@ fn check_entry_run(offset: usize, n: usize, len: usize) -> Result<()> {
         .and_then(|b| offset.checked_add(b))
     {
         Some(end) if end <= len => Ok(()),
-        _ => Err(crate::Error::OutOfRange {
-            what: "dma entry run",
-            value: offset as u64,
-            limit: len as u64,
-        }),
+        _ => Err(crate::Error::out_of_range(
+            "dma entry run",
+            offset as u64,
+            len as u64,
+        )),
     }
 }
 
@@ -201,11 +201,11 @@ pub trait DmaMemory {
             .checked_mul(NQ_ENTRY_BYTES)
             .and_then(|b| offset.checked_add(b));
         if bytes.is_none_or(|end| end > self.len()) {
-            return Err(crate::Error::OutOfRange {
-                what: "dma entry run",
-                value: offset as u64,
-                limit: self.len() as u64,
-            });
+            return Err(crate::Error::out_of_range(
+                "dma entry run",
+                offset as u64,
+                self.len() as u64,
+            ));
         }
         let mut off = offset;
         for e in out {
@@ -249,11 +249,11 @@ pub trait DmaMemory {
             .checked_mul(NQ_ENTRY_BYTES)
             .and_then(|b| offset.checked_add(b));
         if end.is_none_or(|end| end > self.len()) {
-            return Err(crate::Error::OutOfRange {
-                what: "dma entry run",
-                value: offset as u64,
-                limit: self.len() as u64,
-            });
+            return Err(crate::Error::out_of_range(
+                "dma entry run",
+                offset as u64,
+                self.len() as u64,
+            ));
         }
         // `offset + PHASE_BYTE < end <= len` for a non-empty run.
         let flags = offset.wrapping_add(PHASE_BYTE);
@@ -321,11 +321,11 @@ pub trait DmaMemory {
             .and_then(|b| offset.checked_add(b))
             .filter(|&end| end <= self.len());
         let Some(end) = end else {
-            return Err(crate::Error::OutOfRange {
-                what: "dma entry run",
-                value: offset as u64,
-                limit: self.len() as u64,
-            });
+            return Err(crate::Error::out_of_range(
+                "dma entry run",
+                offset as u64,
+                self.len() as u64,
+            ));
         };
         const ZEROS: [u8; 64] = [0; 64];
         let mut off = offset;
@@ -341,11 +341,11 @@ pub trait DmaMemory {
     /// `data` longer than the region is refused before anything is written.
     fn copy_in(&self, data: &[u8]) -> Result<()> {
         if data.len() > self.len() {
-            return Err(crate::Error::OutOfRange {
-                what: "dma copy-in length",
-                value: data.len() as u64,
-                limit: self.len() as u64 + 1,
-            });
+            return Err(crate::Error::out_of_range(
+                "dma copy-in length",
+                data.len() as u64,
+                self.len() as u64 + 1,
+            ));
         }
         self.write(0, data)
     }
@@ -402,11 +402,11 @@ pub fn check_entry(offset: usize, len: usize) -> Result<()> {
         return Err(crate::Error::InvalidArgument(NOT_ON_ENTRY));
     }
     if offset >= len / NQ_ENTRY_BYTES * NQ_ENTRY_BYTES {
-        return Err(crate::Error::OutOfRange {
-            what: "dma nq entry",
-            value: offset as u64,
-            limit: len as u64,
-        });
+        return Err(crate::Error::out_of_range(
+            "dma nq entry",
+            offset as u64,
+            len as u64,
+        ));
     }
     Ok(())
 }
@@ -497,11 +497,14 @@ mod tests {
         }
         fn load_u8(&self, offset: usize) -> Result<u8> {
             self.1.set(self.1.get() + 1);
-            self.0.get(offset).copied().ok_or(crate::Error::OutOfRange {
-                what: "test",
-                value: offset as u64,
-                limit: self.0.len() as u64,
-            })
+            self.0
+                .get(offset)
+                .copied()
+                .ok_or(crate::Error::out_of_range(
+                    "test",
+                    offset as u64,
+                    self.0.len() as u64,
+                ))
         }
         fn read(&self, _: usize, _: &mut [u8]) -> Result<()> {
             Ok(())

@@ -228,7 +228,7 @@ mod tests {
         fn submit(&mut self, ring: &[Descriptor]) -> Result<()> {
             self.submitted = ring.len();
             if self.submit_fails {
-                return Err(Error::OutOfWindow { addr: 0xD00 });
+                return Err(Error::out_of_window(0xD00));
             }
             Ok(())
         }
@@ -294,7 +294,7 @@ mod tests {
         assert_eq!(
             run_one_shot(&mut borrowed, &ring(), &mut d, B),
             Err(RunError {
-                error: Error::OutOfWindow { addr: 0xD00 },
+                error: Error::out_of_window(0xD00),
                 abort: Abort::Failed(ABORT_REFUSED)
             })
         );
@@ -355,7 +355,7 @@ mod tests {
         assert_eq!(
             run_one_shot(&mut q, &ring(), &mut d, B),
             Err(RunError {
-                error: Error::OutOfWindow { addr: 0xD00 },
+                error: Error::out_of_window(0xD00),
                 abort: Abort::Stopped
             })
         );

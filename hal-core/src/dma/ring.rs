@@ -76,11 +76,11 @@ impl<const N: usize> OneShotRing<N> {
                 "dma transfer wraps the address space",
             ));
         }
-        let total = self.total.checked_add(len).ok_or(Error::OutOfRange {
-            what: "dma ring total bytes",
-            value: u64::from(self.total) + u64::from(len),
-            limit: u64::from(u32::MAX) + 1,
-        })?;
+        let total = self.total.checked_add(len).ok_or(Error::out_of_range(
+            "dma ring total bytes",
+            u64::from(self.total) + u64::from(len),
+            u64::from(u32::MAX) + 1,
+        ))?;
         // One slot stays free for the completion descriptor.
         if self.descs.len() + 1 >= N {
             return Err(self.full());
@@ -132,11 +132,11 @@ impl<const N: usize> OneShotRing<N> {
     }
 
     fn full(&self) -> Error {
-        Error::OutOfRange {
-            what: "dma ring descriptors",
-            value: self.descs.len() as u64 + 1,
-            limit: N as u64,
-        }
+        Error::out_of_range(
+            "dma ring descriptors",
+            self.descs.len() as u64 + 1,
+            N as u64,
+        )
     }
 }
 
@@ -212,11 +212,11 @@ mod tests {
         r.add_transfer(0, DeviceAddr(0), u32::MAX - 1).unwrap();
         assert_eq!(
             r.add_transfer(0, DeviceAddr(0), 1),
-            Err(Error::OutOfRange {
-                what: "dma ring total bytes",
-                value: u64::from(u32::MAX) + 1,
-                limit: u64::from(u32::MAX) + 1
-            })
+            Err(Error::out_of_range(
+                "dma ring total bytes",
+                u64::from(u32::MAX) + 1,
+                u64::from(u32::MAX) + 1
+            ))
         );
         assert_eq!(r.descriptors().len(), 2);
         assert_eq!(r.total_bytes(), u32::MAX);

@@ -202,11 +202,7 @@ enum EntryRun<'a, E> {
 /// `Result` wrapping it has to be inspected again after the call).
 #[inline(always)]
 fn out_of_range(what: &'static str, offset: usize, len: usize) -> Error {
-    Error::OutOfRange {
-        what,
-        value: offset as u64,
-        limit: len as u64,
-    }
+    Error::out_of_range(what, offset as u64, len as u64)
 }
 
 impl<'a, W: AtomicWord> AtomicWords<'a, W> {

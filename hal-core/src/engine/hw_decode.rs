@@ -48,20 +48,20 @@ pub fn hw_decode_table_init<A: HwDecode + NxLocal, M: Mmio + ?Sized>(
     A::hw_decode_control()?;
     if images.cam.len() as u64 > p.cam_size {
         error!("{} HW decode CAM table too big!", eng.name());
-        return Err(Error::OutOfRange {
-            what: "HW decode CAM table too big!",
-            value: images.cam.len() as u64,
-            limit: p.cam_size + 1,
-        });
+        return Err(Error::out_of_range(
+            "HW decode CAM table too big!",
+            images.cam.len() as u64,
+            p.cam_size + 1,
+        ));
     }
     write_padded(mmio, mem.add(p.cam_base.get()), images.cam, p.cam_size)?;
     if images.profile.len() as u64 > p.table_size {
         error!("{} HW decode PROFILE table too big!", eng.name());
-        return Err(Error::OutOfRange {
-            what: "HW decode PROFILE table too big!",
-            value: images.profile.len() as u64,
-            limit: p.table_size + 1,
-        });
+        return Err(Error::out_of_range(
+            "HW decode PROFILE table too big!",
+            images.profile.len() as u64,
+            p.table_size + 1,
+        ));
     }
     write_padded(
         mmio,

@@ -67,11 +67,11 @@ impl<A: HbmMap> HbmChannel<A> {
                 base,
                 _arch: PhantomData,
             }),
-            None => Err(Error::OutOfRange {
-                what: "hbm channel",
-                value: index as u64,
-                limit: bases.len() as u64,
-            }),
+            None => Err(Error::out_of_range(
+                "hbm channel",
+                index as u64,
+                bases.len() as u64,
+            )),
         }
     }
 

@@ -23,10 +23,8 @@ pub trait NqMailboxMap {
     fn nq_mailbox_base(block: NqBlock, queue: NqQueue) -> Result<DeviceAddr> {
         let map = Self::NQ_MAILBOX_MAP?;
         let i = 8 * usize::from(block.get() > 3) + queue.as_usize();
-        map.get(i).copied().ok_or(Error::OutOfRange {
-            what: "nq mailbox map index",
-            value: i as u64,
-            limit: 16,
-        })
+        map.get(i)
+            .copied()
+            .ok_or(Error::out_of_range("nq mailbox map index", i as u64, 16))
     }
 }

@@ -77,11 +77,11 @@ impl XtWindows {
             (4, _) => self.sp,
             (5, Some(eng5)) => eng5?,
             _ => {
-                return Err(Error::OutOfRange {
-                    what: self.assert_what,
-                    value: eng as u64,
-                    limit: if self.eng5.is_some() { 6 } else { 5 },
-                })
+                return Err(Error::out_of_range(
+                    self.assert_what,
+                    eng as u64,
+                    if self.eng5.is_some() { 6 } else { 5 },
+                ))
             }
         };
         Ok(Offset(v))
@@ -243,7 +243,7 @@ mod tests {
         assert_eq!(TABLE.offset(4, OWNER_TOPSP), Ok(Offset(0x6_0000)));
         assert_eq!(TABLE.offset(4, OWNER_TPB), Ok(Offset(0x50)));
         assert_eq!(TABLE.offset(4, 0xFF), Ok(Offset(0x50)));
-        let oor = |what, value, limit| Err(Error::OutOfRange { what, value, limit });
+        let oor = |what, value, limit| Err(Error::out_of_range(what, value, limit));
         assert_eq!(TABLE.offset(5, 0), oor("four-window assert", 5, 5));
         let six = XtWindows {
             eng5: Some(Ok(0x60)),

@@ -33,11 +33,11 @@ impl<A: TpbBases> Tile<A> {
                 base,
                 _arch: PhantomData,
             }),
-            None => Err(Error::OutOfRange {
-                what: "tpb tile",
-                value: index as u64,
-                limit: bases.len() as u64,
-            }),
+            None => Err(Error::out_of_range(
+                "tpb tile",
+                index as u64,
+                bases.len() as u64,
+            )),
         }
     }
 

@@ -60,11 +60,11 @@ impl EnsNq {
             Flavour::TenQueue => r.at(self.nq),
             Flavour::SingleQueue if self.nq == 0 => Ok(r.flat()),
             // As `NotificEngine::nq_reg`: the single-queue flavour has queue 0 only.
-            Flavour::SingleQueue => Err(Error::OutOfRange {
-                what: "nq index (single-queue flavour)",
-                value: self.nq.into(),
-                limit: 1,
-            }),
+            Flavour::SingleQueue => Err(Error::out_of_range(
+                "nq index (single-queue flavour)",
+                self.nq.into(),
+                1,
+            )),
         }
     }
 }

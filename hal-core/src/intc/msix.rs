@@ -198,11 +198,11 @@ impl MsixIntc {
     /// [004 §4].
     pub fn set_mod_timer_period<M: Mmio + ?Sized>(&self, mmio: &M, period: u32) -> Result<()> {
         if period >= MOD_TIMER_PERIODS {
-            return Err(Error::OutOfRange {
-                what: "moderation timer period",
-                value: period as u64,
-                limit: MOD_TIMER_PERIODS as u64,
-            });
+            return Err(Error::out_of_range(
+                "moderation timer period",
+                period as u64,
+                MOD_TIMER_PERIODS as u64,
+            ));
         }
         critical_section::with(|_| {
             MOD_TIMER_CTRL
@@ -226,11 +226,11 @@ impl MsixIntc {
     ) -> Result<()> {
         let reg = GROUP_INTERVAL.at(grp)?;
         if value > GROUP_INTERVAL_FIELD.mask() {
-            return Err(Error::OutOfRange {
-                what: "intc group interval",
-                value: value.into(),
-                limit: u64::from(GROUP_INTERVAL_FIELD.mask()) + 1,
-            });
+            return Err(Error::out_of_range(
+                "intc group interval",
+                value.into(),
+                u64::from(GROUP_INTERVAL_FIELD.mask()) + 1,
+            ));
         }
         reg.write(mmio, self.msix, GROUP_INTERVAL_FIELD.set(0, value))
     }
@@ -305,11 +305,11 @@ fn block_slot<'s, T>(
     block: u32,
     what: &'static str,
 ) -> Result<&'s mut T> {
-    slots.get_mut(block as usize).ok_or(Error::OutOfRange {
+    slots.get_mut(block as usize).ok_or(Error::out_of_range(
         what,
-        value: block as u64,
-        limit: ERRTRIG_BLOCKS as u64,
-    })
+        block as u64,
+        ERRTRIG_BLOCKS as u64,
+    ))
 }
 
 #[cfg(test)]

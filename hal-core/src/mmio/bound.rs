@@ -97,9 +97,7 @@ impl VolatileWindow {
         let off = self.byte_offset(base)?;
         // `off < len` (checked above), so `len - off` cannot wrap.
         if BYTES > self.len() - off {
-            return Err(Error::OutOfWindow {
-                addr: base.get().wrapping_add(BYTES as u64),
-            });
+            return Err(Error::out_of_window(base.get().wrapping_add(BYTES as u64)));
         }
         Ok(BoundBlock {
             base: self.checked_dword(off),
@@ -151,11 +149,7 @@ impl<'w, const BYTES: usize> BoundBlock<'w, BYTES> {
             // is not null.
             Ok(unsafe { NonNull::new_unchecked(p) })
         } else {
-            Err(Error::OutOfRange {
-                what: "register offset",
-                value: offset,
-                limit: BYTES as u64,
-            })
+            Err(Error::out_of_range("register offset", offset, BYTES as u64))
         }
     }
 
@@ -285,21 +279,21 @@ mod tests {
         assert!(w.bind_block::<0x40>(DeviceAddr(0x1000)).is_ok());
         assert_eq!(
             w.bind_block::<0x40>(DeviceAddr(0x1004)).map(|_| ()),
-            Err(Error::OutOfWindow { addr: 0x1044 })
+            Err(Error::out_of_window(0x1044))
         );
         assert_eq!(
             w.bind_block::<0x20>(DeviceAddr(0x1002)).map(|_| ()),
-            Err(Error::OutOfWindow { addr: 0x1002 })
+            Err(Error::out_of_window(0x1002))
         );
         assert_eq!(
             w.bind_block::<0x20>(DeviceAddr(0xFFC)).map(|_| ()),
-            Err(Error::OutOfWindow { addr: 0xFFC })
+            Err(Error::out_of_window(0xFFC))
         );
         assert!(w.bind_block::<6>(DeviceAddr(0x1000)).is_err());
         assert!(w.bind_block::<0>(DeviceAddr(0x1000)).is_err());
         assert_eq!(
             w.bind(DeviceAddr(0x1040)).map(|_| ()),
-            Err(Error::OutOfWindow { addr: 0x1040 })
+            Err(Error::out_of_window(0x1040))
         );
         let b = w.bind_block::<0x20>(DeviceAddr(0x1000)).unwrap();
         assert_eq!(b.len(), 0x20);

@@ -177,7 +177,7 @@ impl VolatileWindow {
         let off = addr.get().wrapping_sub(self.device_base);
         match usize::try_from(off) {
             Ok(off) if off.rotate_right(2) < self.words => Ok(off),
-            _ => Err(Error::OutOfWindow { addr: addr.get() }),
+            _ => Err(Error::out_of_window(addr.get())),
         }
     }
 
@@ -315,7 +315,7 @@ impl Mmio for VolatileWindow {
         let value = self.load(addr);
         #[cfg(not(target_os = "none"))]
         let value = self.checked_ptr(addr).map(read_dword);
-        value.ok_or(Error::OutOfWindow { addr: addr.get() })
+        value.ok_or(Error::out_of_window(addr.get()))
     }
 
     #[inline(always)]
@@ -330,7 +330,7 @@ impl Mmio for VolatileWindow {
         if written {
             Ok(())
         } else {
-            Err(Error::OutOfWindow { addr: addr.get() })
+            Err(Error::out_of_window(addr.get()))
         }
     }
 
@@ -394,7 +394,7 @@ impl Mmio for VolatileWindow {
         let last_addr = addr
             .get()
             .checked_add(last_off)
-            .ok_or(Error::OutOfWindow { addr: addr.get() })?;
+            .ok_or(Error::out_of_window(addr.get()))?;
         self.index(DeviceAddr(last_addr))?;
         for (k, &w) in words.iter().enumerate() {
             // SAFETY: `first + k <= last index < words` (both ends checked
@@ -467,16 +467,13 @@ mod tests {
             for a in [0x1010, 0x1002, 0xFFC] {
                 let s = w.slot(DeviceAddr(a));
                 assert_eq!(s, MmioSlot::unchecked(DeviceAddr(a)));
-                assert_eq!(w.write_slot(s, 1), Err(Error::OutOfWindow { addr: a }));
-                assert_eq!(w.read_slot(s), Err(Error::OutOfWindow { addr: a }));
+                assert_eq!(w.write_slot(s, 1), Err(Error::out_of_window(a)));
+                assert_eq!(w.read_slot(s), Err(Error::out_of_window(a)));
             }
             // Another window's slot never leaves this window.
             let small = window(&mut other, 0x1000);
             let far = w.slot(DeviceAddr(0x100C));
-            assert_eq!(
-                small.write_slot(far, 9),
-                Err(Error::OutOfWindow { addr: 0x100C })
-            );
+            assert_eq!(small.write_slot(far, 9), Err(Error::out_of_window(0x100C)));
         }
         assert_eq!(buf, [0, 0, 0x55, 0]);
         assert_eq!(other, [0, 0]);
@@ -490,18 +487,15 @@ mod tests {
             for a in [0xFFC, 0x1010, 0x1002, 0x100F, u64::MAX] {
                 assert_eq!(
                     w.read32(DeviceAddr(a)),
-                    Err(Error::OutOfWindow { addr: a }),
+                    Err(Error::out_of_window(a)),
                     "{a:#x}"
                 );
-                assert_eq!(
-                    w.write32(DeviceAddr(a), 1),
-                    Err(Error::OutOfWindow { addr: a })
-                );
+                assert_eq!(w.write32(DeviceAddr(a), 1), Err(Error::out_of_window(a)));
             }
             // A burst that would run past the end writes nothing at all.
             assert_eq!(
                 w.write_burst(DeviceAddr(0x1008), &[9, 9, 9]),
-                Err(Error::OutOfWindow { addr: 0x1010 })
+                Err(Error::out_of_window(0x1010))
             );
             assert_eq!(w.write_burst(DeviceAddr(0x2000), &[]), Ok(()));
         }
@@ -535,7 +529,7 @@ mod tests {
                     .checked_sub(base)
                     .filter(|o| o % 4 == 0 && *o < 32)
                     .map(|o| (o / 4) as usize)
-                    .ok_or(Error::OutOfWindow { addr: a });
+                    .ok_or(Error::out_of_window(a));
                 assert_eq!(w.index(DeviceAddr(a)), want, "base {base:#x} addr {a:#x}");
             }
         }
@@ -556,9 +550,6 @@ mod tests {
         }
         let empty = window(&mut [], 0);
         assert!(empty.is_empty());
-        assert_eq!(
-            empty.read32(DeviceAddr(0)),
-            Err(Error::OutOfWindow { addr: 0 })
-        );
+        assert_eq!(empty.read32(DeviceAddr(0)), Err(Error::out_of_window(0)));
     }
 }

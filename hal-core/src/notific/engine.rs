@@ -314,11 +314,11 @@ impl<M: Mmio> NotificEngine<M> {
         M: Clone,
     {
         if idx >= regs::NQ_COUNT {
-            return Err(Error::OutOfRange {
-                what: "nq index",
-                value: idx as u64,
-                limit: regs::NQ_COUNT as u64,
-            });
+            return Err(Error::out_of_range(
+                "nq index",
+                idx as u64,
+                regs::NQ_COUNT as u64,
+            ));
         }
         let window = self.nq_window(idx)?;
         let bit = 1u32 << idx;
@@ -542,11 +542,11 @@ impl<M: Mmio> NotificEngine<M> {
         match self.flavour {
             Flavour::TenQueue => reg.at(idx),
             Flavour::SingleQueue if idx == 0 => Ok(reg.flat()),
-            Flavour::SingleQueue => Err(Error::OutOfRange {
-                what: "nq index (single-queue flavour)",
-                value: idx as u64,
-                limit: 1,
-            }),
+            Flavour::SingleQueue => Err(Error::out_of_range(
+                "nq index (single-queue flavour)",
+                idx as u64,
+                1,
+            )),
         }
     }
 

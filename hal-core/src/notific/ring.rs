@@ -601,7 +601,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// The checks of a tail value read at `addr` (see [`NqRing::tail_offset`]).
     pub(super) fn check_tail(&self, tail: u32, addr: u64) -> Result<()> {
         if tail == u32::MAX {
-            return Err(Error::DeviceFault(Fault::AllOnes { addr }));
+            return Err(Error::DeviceFault(Fault::all_ones(addr)));
         }
         if !tail.is_multiple_of(NQ_ENTRY_BYTES as u32) {
             return Err(Error::DeviceFault(Fault::MisalignedTail { tail }));

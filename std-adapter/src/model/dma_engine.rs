@@ -379,11 +379,11 @@ impl DmaQueue for ModelDmaQueue<'_> {
 
     fn submit(&mut self, ring: &[Descriptor]) -> Result<()> {
         if ring.len() > self.capacity {
-            return Err(Error::OutOfRange {
-                what: "dma ring descriptors",
-                value: ring.len() as u64,
-                limit: self.capacity as u64 + 1,
-            });
+            return Err(Error::out_of_range(
+                "dma ring descriptors",
+                ring.len() as u64,
+                self.capacity as u64 + 1,
+            ));
         }
         for (i, d) in ring.iter().enumerate() {
             let mut raw = [0u8; DESC_BYTES];
@@ -428,9 +428,7 @@ impl DmaQueue for ModelDmaQueue<'_> {
         self.model.write32(self.reg(ABORT), 1)?;
         match self.model.read32(self.reg(BUSY))? {
             0 => Ok(()),
-            u32::MAX => Err(Error::DeviceFault(Fault::AllOnes {
-                addr: self.reg(BUSY).get(),
-            })),
+            u32::MAX => Err(Error::DeviceFault(Fault::all_ones(self.reg(BUSY).get()))),
             _ => Err(Error::DeviceFault(Fault::Other(
                 "dma engine still busy after abort",
             ))),
@@ -611,9 +609,9 @@ mod tests {
             run_one_shot(&mut q, &ring(&src, 0x5000), &mut d, B),
             Err(RunError {
                 error: Error::Timeout("dma ring completion"),
-                abort: Abort::Failed(Error::DeviceFault(Fault::AllOnes {
-                    addr: DmaEngineModel::DEFAULT_BASE.add(BUSY).get()
-                }))
+                abort: Abort::Failed(Error::DeviceFault(Fault::all_ones(
+                    DmaEngineModel::DEFAULT_BASE.add(BUSY).get()
+                )))
             })
         );
         m.set_gone(false);

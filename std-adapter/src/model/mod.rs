@@ -48,7 +48,7 @@ impl Bus<'_> {
         for (i, &b) in data.iter().enumerate() {
             let a = addr
                 .checked_add(i as u64)
-                .ok_or(Error::OutOfWindow { addr })?;
+                .ok_or(Error::out_of_window(addr))?;
             let page = self
                 .dram
                 .entry(a / PAGE)
@@ -85,7 +85,7 @@ fn read_dram(
     for (i, o) in out.iter_mut().enumerate() {
         let a = addr
             .checked_add(i as u64)
-            .ok_or(Error::OutOfWindow { addr })?;
+            .ok_or(Error::out_of_window(addr))?;
         *o = dram
             .get(&(a / PAGE))
             .and_then(|p| p.get((a % PAGE) as usize))

@@ -225,11 +225,11 @@ impl NotificModel {
     /// 64-bit address space: [`Error::OutOfWindow`]) stop the post.
     pub fn post(&mut self, bus: &mut Bus<'_>, idx: u32, n: u32) -> Result<u32> {
         if idx >= self.queue_count() {
-            return Err(Error::OutOfRange {
-                what: "model nq index",
-                value: idx as u64,
-                limit: self.queue_count() as u64,
-            });
+            return Err(Error::out_of_range(
+                "model nq index",
+                idx as u64,
+                self.queue_count() as u64,
+            ));
         }
         let (base, cap) = self.geometry(idx);
         let head_slot =
@@ -258,7 +258,7 @@ impl NotificModel {
                 .checked_mul(16)
                 .and_then(|o| base.checked_add(o))
                 .filter(|a| a.checked_add(15).is_some())
-                .ok_or(Error::OutOfWindow { addr: base })?;
+                .ok_or(Error::out_of_window(base))?;
             // Everything but the phase byte first, the phase byte last [FACTS §11].
             bus.write_mem(addr, &e[..3])?;
             bus.write_mem(addr + 4, &e[4..])?;
@@ -486,18 +486,13 @@ mod tests {
         };
         assert_eq!(post(2), Ok(2));
         m.write32(B.add(0x10C), 32).unwrap(); // consumer caught up
-        assert_eq!(
-            post(1),
-            Err(Error::OutOfWindow {
-                addr: u64::MAX - 31
-            })
-        );
+        assert_eq!(post(1), Err(Error::out_of_window(u64::MAX - 31)));
         // Base 2^64 - 8: the first entry already wraps.
         m.write32(B.add(0x100), 0xFFFF_FFF8).unwrap();
         m.write32(B.add(0x14), 0).unwrap(); // restart at slot 0
         m.write32(B.add(0x10C), 0).unwrap();
         m.write32(B.add(0x14), 1).unwrap();
-        assert_eq!(post(1), Err(Error::OutOfWindow { addr: u64::MAX - 7 }));
+        assert_eq!(post(1), Err(Error::out_of_window(u64::MAX - 7)));
         // A slow DMA delay of u64::MAX does not overflow the clock.
         m.write32(B.add(0x100), 0x1000).unwrap();
         m.write32(B.add(0x104), 0).unwrap();

@@ -235,11 +235,11 @@ impl DmaMemory for WordRing {
     #[inline(always)]
     fn load_u8(&self, offset: usize) -> Result<u8> {
         if offset >= self.len() {
-            return Err(khal_core::Error::OutOfRange {
-                what: "ring offset",
-                value: offset as u64,
-                limit: self.len() as u64,
-            });
+            return Err(khal_core::Error::out_of_range(
+                "ring offset",
+                offset as u64,
+                self.len() as u64,
+            ));
         }
         // SAFETY: `offset < len`, inside the live boxed slice; a byte load has
         // no alignment requirement; the ring is only accessed through `&self`
@@ -251,11 +251,11 @@ impl DmaMemory for WordRing {
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
         let end = offset.checked_add(out.len()).filter(|&e| e <= self.len());
         if end.is_none() {
-            return Err(khal_core::Error::OutOfRange {
-                what: "ring offset",
-                value: offset as u64,
-                limit: self.len() as u64,
-            });
+            return Err(khal_core::Error::out_of_range(
+                "ring offset",
+                offset as u64,
+                self.len() as u64,
+            ));
         }
         if out.len() == 16 && offset.is_multiple_of(16) {
             // SAFETY: in bounds (checked) and 16-aligned (the buffer is a
@@ -274,11 +274,11 @@ impl DmaMemory for WordRing {
     fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
         let end = offset.checked_add(data.len()).filter(|&e| e <= self.len());
         if end.is_none() {
-            return Err(khal_core::Error::OutOfRange {
-                what: "ring offset",
-                value: offset as u64,
-                limit: self.len() as u64,
-            });
+            return Err(khal_core::Error::out_of_range(
+                "ring offset",
+                offset as u64,
+                self.len() as u64,
+            ));
         }
         for (i, &b) in data.iter().enumerate() {
             // SAFETY: in bounds as above; the buffer is owned and writable

@@ -35,11 +35,11 @@ impl VolatileRing {
     pub fn check(&self, offset: usize, n: usize) -> Result<()> {
         match offset.checked_add(n) {
             Some(end) if end <= self.len() => Ok(()),
-            _ => Err(Error::OutOfRange {
-                what: "ring offset",
-                value: offset as u64,
-                limit: self.len() as u64,
-            }),
+            _ => Err(Error::out_of_range(
+                "ring offset",
+                offset as u64,
+                self.len() as u64,
+            )),
         }
     }
 
