@@ -78,8 +78,9 @@ pub enum Fault {
 /// 64-bit hosts, where `&str` is 16): the 64-bit addresses are held as two
 /// 32-bit halves ([`ErrorAddr`], exact), and `OutOfRange`'s value and bound
 /// saturate at `u32::MAX`. The layout it replaced (a 32-byte, 8-aligned
-/// `Error` with `u64` fields) cost each firmware image of `firmware/` about
-/// 370 bytes of `.text` (`fw-cayman` 9,132 B → 8,764 B, issue 12).
+/// `Error` with `u64` fields) cost each firmware image of `firmware/` 120 to
+/// 370 bytes of `.text` (issue 12: `fw-cayman` 8,440 B → 8,304 B over the
+/// out-of-line bare-metal register access, 9,132 B → 8,764 B before it).
 ///
 /// ```
 /// use khal_core::Error;
@@ -253,10 +254,13 @@ impl Error {
     ///     "dma ring total bytes 4294967295 or more out of range (must be < 4294967295 or more)"
     /// );
     /// ```
-    // Cold: the NQ drain's bounds checks build it on paths never taken, and
-    // without the hint the optimiser hoists the saturating compares into the
-    // hot path (+2 Ir per `drain` call on the host bench).
-    #[cold]
+    // Cold on hosts: the NQ drain's bounds checks build it on paths never
+    // taken, and without the hint the optimiser hoists the saturating
+    // compares into the hot path (+2 Ir per `drain` call on the host bench).
+    // Inlined on bare metal, where the hint costs code instead (`fw-mariana`
+    // +152 bytes of `.text`: a call and its argument set-up per site).
+    #[cfg_attr(not(target_os = "none"), cold)]
+    #[cfg_attr(target_os = "none", inline)]
     pub const fn out_of_range(what: &'static str, value: u64, limit: u64) -> Error {
         Error::OutOfRange {
             what,
