@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Mutation testing of khal's spec-critical code with cargo-mutants, time-bounded.
 #
-#   scripts/mutants.sh                          # every hal-core area: csr notific intc dma dve engine
+#   scripts/mutants.sh                          # every hal-core area: csr notific intc dma dve engine mmio
 #   scripts/mutants.sh arch-cayman              # an arch crate's engine.rs and ops.rs
 #   scripts/mutants.sh csr notific              # some areas
 #   scripts/mutants.sh --file hal-core/src/notific/ring.rs   # files (repeatable)
@@ -19,7 +19,8 @@
 #                    separated khal-tests binaries; the unit tests always run)
 #
 # Each area runs the khal-core unit tests plus the integration tests of khal-tests
-# that exercise it (the table below), not the whole workspace: a mutant that only
+# that exercise it (the table below; dma also khal-std's unit tests, its `DmaBuf`),
+# not the whole workspace: a mutant that only
 # another area's tests would catch is reported as missed here. With one job the run
 # mutates the working tree in place (cargo-mutants --in-place, so the already-built
 # target/ is reused) and therefore refuses to start when hal-core/src has uncommitted changes;
@@ -44,6 +45,7 @@ JOBS="${MUTANTS_JOBS:-1}"
 area_files() {
     case "$1" in
     csr) echo "hal-core/src/csr.rs" ;;
+    mmio) echo "hal-core/src/mmio/*.rs" ;;
     notific) echo "hal-core/src/notific/*.rs" ;;
     intc) echo "hal-core/src/intc/*.rs" ;;
     dma) echo "hal-core/src/dma/*.rs" ;;
@@ -56,6 +58,7 @@ area_files() {
 area_tests() {
     case "$1" in
     csr) echo "csr_regions facade" ;;
+    mmio) echo "notific_golden notific_e2e static_dma" ;;
     notific) echo "notific_golden notific_mutants notific_e2e notific_prop dead_device" ;;
     intc) echo "intc_golden intc_threads engine_golden" ;;
     dma) echo "dve_loader dve_props dead_device dma_abort" ;;
@@ -75,13 +78,14 @@ area_package() {
 file_area() {
     case "$1" in
     hal-core/src/csr.rs) echo csr ;;
+    hal-core/src/mmio/*) echo mmio ;;
     hal-core/src/notific/*) echo notific ;;
     hal-core/src/intc/*) echo intc ;;
     hal-core/src/dma/*) echo dma ;;
     hal-core/src/dve/*) echo dve ;;
     hal-core/src/engine/*) echo engine ;;
     arch-sunda/src/* | arch-cayman/src/* | arch-mariana/src/*) echo "${1%%/*}" ;;
-    *) echo "scripts/mutants.sh: $1 is not in a mutation area (csr notific intc dma dve engine arch-*)" >&2; return 1 ;;
+    *) echo "scripts/mutants.sh: $1 is not in a mutation area (csr mmio notific intc dma dve engine arch-*)" >&2; return 1 ;;
     esac
 }
 
@@ -100,7 +104,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 if [ ${#areas[@]} -eq 0 ]; then
-    areas=(csr notific intc dma dve engine)
+    areas=(csr mmio notific intc dma dve engine)
 fi
 if [ ${#files[@]} -eq 0 ]; then
     for a in "${areas[@]}"; do
@@ -119,6 +123,14 @@ for p in $(for a in "${areas[@]}"; do area_package "$a"; done | sort -u); do
     args+=(--package "$p" --test-package "$p")
 done
 args+=(--test-package khal-tests)
+# khal-std's unit tests too for dma: its `DmaBuf` is the 8-byte-word
+# `AtomicWords` (dma/words.rs, entry_view.rs), tested there.
+for a in "${areas[@]}"; do
+    if [ "$a" = dma ]; then
+        args+=(--test-package khal-std)
+        break
+    fi
+done
 # In place (the built target/ is reused) unless jobs run in parallel, which
 # needs one copy of the tree per job (each built from scratch).
 if [ "$JOBS" -gt 1 ]; then
