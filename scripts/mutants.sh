@@ -59,7 +59,7 @@ area_tests() {
     case "$1" in
     csr) echo "csr_regions facade" ;;
     mmio) echo "notific_golden notific_e2e static_dma" ;;
-    notific) echo "notific_golden notific_mutants notific_e2e notific_prop dead_device" ;;
+    notific) echo "notific_golden notific_mutants notific_drain_edges notific_e2e notific_prop dead_device" ;;
     intc) echo "intc_golden intc_threads engine_golden" ;;
     dma) echo "dve_loader dve_props dead_device dma_abort" ;;
     dve) echo "dve_loader dve_props dma_abort" ;;
