@@ -91,6 +91,8 @@ C4=$(ir csr_lookup_4 csr_lookup); C8=$(ir csr_lookup_8 csr_lookup); C256=$(ir cs
 # Two more 8-window layouts (khal_ir kernels.rs): irregular sizes and gaps
 # (8b), two clusters 2^47 apart (8m); random address orders.
 C8B=$(ir csr_lookup_8b csr_lookup); C8M=$(ir csr_lookup_8m csr_lookup)
+# 8 windows through the default lookup (the binary search, no cell index).
+C8S=$(ir csr_lookup_8s csr_lookup)
 # The independent checker's cases (khal_ir ver.rs): one entry arriving per
 # poll (the device's writes excluded by a second toggle on ir_verdev_*),
 # through an `out` of 16 at the default max_batch, through an `out` of 1, and
@@ -115,10 +117,12 @@ VI1D=$(ir vidle:dmabuf:4096:1:4096 nq_idle); VI1D2=$(ir vidle:dmabuf:4096:1:4096
 VI1S=$(ir vidle:static:4096:1:4096 nq_idle); VI1S2=$(ir vidle:static:4096:1:4096:2 nq_idle)
 VC6=$(ir vcsr:r6 csr_lookup); VC6H=$(ir vcsr:r6:2 csr_lookup); VR6=$(ir vraw:r6 raw_translate)
 VC16=$(ir vcsr:n16 csr_lookup); VC17=$(ir vcsr:n17 csr_lookup)
+# The same 16 / 17 windows through the default lookup (binary search).
+VC16S=$(ir vcsr:n16::16:s csr_lookup); VC17S=$(ir vcsr:n17::17:s csr_lookup)
 CHECKER="{\"trickle_1_per_poll_ir_per_entry\":{\"phase_out16_default_max_batch\":$VT16,\"phase_out1\":$VT1,\"phase_out16_static\":$VTS16,\"drain_iter_16\":$VTI16,\"c_style_out16\":$VTC},\
 \"idle_poll_out1\":{\"dmabuf\":$(awk -v a="$VI1D2" -v b="$VI1D" 'BEGIN{printf "%.3f", a-b}'),\"static\":$(awk -v a="$VI1S2" -v b="$VI1S" 'BEGIN{printf "%.3f", a-b}'),\"dmabuf_with_loop\":$VI1D,\"static_with_loop\":$VI1S,\"target_max\":20},\
 \"csr_6_close_pairs\":{\"uniform\":$VC6,\"hot_window_2\":$VC6H,\"raw_add\":$VR6,\"over_raw_add\":$(awk -v a="$VC6" -v b="$VR6" 'BEGIN{printf "%.3f", a-b}'),\"over_raw_add_hot\":$(awk -v a="$VC6H" -v b="$VR6" 'BEGIN{printf "%.3f", a-b}'),\"target_over_raw_add_max\":10},\
-\"csr_16_vs_17_windows\":{\"windows_16\":$VC16,\"windows_17\":$VC17}}"
+\"csr_16_vs_17_windows\":{\"windows_16\":$VC16,\"windows_17\":$VC17,\"windows_16_binary_search\":$VC16S,\"windows_17_binary_search\":$VC17S}}"
 log "thumbv7em register access (disassembly of firmware/fw-probe)"
 PROBE=$(bash scripts/access-probe.sh | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps({k: v["instructions"] for k, v in d.items()}))')
 log "exact MMIO counts (Counting backend)"
@@ -217,7 +221,7 @@ cat <<JSON
     "register_array_write": {"typed": $TAW, "raw": $RAW, "typed_vs_raw": $(ratio "$TAW" "$RAW"), "target": 1.00},
     "register_write_opaque_window": {"typed": $TWO, "raw": $RW, "typed_vs_raw": $(ratio "$TWO" "$RW")},
     "nq_drain_per_entry": {"dmabuf": $DD, "word_ring": $DW, "memcpy_per_entry": $MC, "sse_copy_per_entry": $SSE, "target_max": 20},
-    "csr_lookup": {"windows_4": $C4, "windows_8": $C8, "windows_256": $C256, "ratio_256_vs_4": $(ratio "$C256" "$C4"), "raw_add": $RT, "over_raw_add_4": $(awk -v a="$C4" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "over_raw_add_8": $(awk -v a="$C8" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "windows_8_irregular": $C8B, "windows_8_mesh": $C8M, "over_raw_add_8_irregular": $(awk -v a="$C8B" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "over_raw_add_8_mesh": $(awk -v a="$C8M" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "target_over_raw_add_max": 10, "linear_scan_would_be": 64}
+    "csr_lookup": {"windows_4": $C4, "windows_8": $C8, "windows_256": $C256, "ratio_256_vs_4": $(ratio "$C256" "$C4"), "raw_add": $RT, "over_raw_add_4": $(awk -v a="$C4" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "over_raw_add_8": $(awk -v a="$C8" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "windows_8_irregular": $C8B, "windows_8_mesh": $C8M, "windows_8_binary_search": $C8S, "over_raw_add_8_binary_search": $(awk -v a="$C8S" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "over_raw_add_8_irregular": $(awk -v a="$C8B" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "over_raw_add_8_mesh": $(awk -v a="$C8M" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "target_over_raw_add_max": 10, "linear_scan_would_be": 64}
   },
   "nq_ir_per_entry_by_batch": $SIDE,
   "nq_idle_poll_ir_per_call": {"dmabuf": $POLL_D, "static": $POLL_S, "dmabuf_with_bench_loop": $IDLE_D, "static_with_bench_loop": $IDLE_S, "bench_loop": $(awk -v a="$IDLE_D" -v b="$POLL_D" 'BEGIN{printf "%.3f", a-b}'), "target_max": 20},

@@ -8,14 +8,15 @@
 //!   of the window holding it and translates to an aligned inner address; a
 //!   success touches exactly that inner dword, a failure touches nothing and
 //!   is exactly the model's error (`NoRegion` or `OutOfWindow`, with the
-//!   address), whichever lookup the table's capacity uses (cell index or
-//!   binary search), also after `remove_device`;
+//!   address), with either lookup (the cell index, the table fuzzed; the
+//!   binary search, a table of capacity 4 holding the same windows), also
+//!   after `remove_device`;
 //! - the array forms and the bursts succeed only if every dword lies in
 //!   `[start, end-4]` of the window of the FIRST address, and a refused batch
 //!   is refused whole: nothing is accessed.
 #![no_main]
 
-use khal_core::csr::{Csr, CsrRegion, RegionTable};
+use khal_core::csr::{CellIndex, Csr, CsrRegion, RegionTable};
 use khal_core::{DeviceAddr, Error, Mmio};
 use khal_fuzz::{Access, Input, RecMmio};
 use libfuzzer_sys::fuzz_target;
@@ -75,7 +76,7 @@ fn probe(inp: &mut Input, model: &[W]) -> u64 {
 
 fuzz_target!(|data: &[u8]| {
     let mut inp = Input::new(data);
-    let mut table = RegionTable::<CAP>::new();
+    let mut table = RegionTable::<CAP, CellIndex>::new();
     let mut model: Vec<W> = Vec::new();
 
     // Windows: clustered in a small space so that overlaps and neighbours occur.
@@ -259,8 +260,8 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(csr.inner().len() - before, r.is_ok() as usize);
 
     // The lookup itself, exactly, after removing one device's windows (the
-    // table re-sorted and its index rebuilt), at this capacity (cell index)
-    // and in a table of capacity 4 (binary search) holding the same windows.
+    // table re-sorted and its index rebuilt), through the cell index and in
+    // a table of capacity 4 (binary search) holding the same windows.
     let mut table = csr.regions().cloned().expect("registered");
     let gone = u32::from(inp.u8() % 3);
     let kept: Vec<W> = model.iter().copied().filter(|w| w.id != gone).collect();

@@ -16,14 +16,16 @@
 //!   `used` flag and the `device` pointer of the C record have no counterpart:
 //!   a region is "used" by being in the table, and the device is the one
 //!   [`Mmio`] backend the [`Csr`] wraps.
-//! - [`RegionTable<N>`] is the region array, fixed capacity `N` (no heap),
+//! - [`RegionTable<N, L>`] is the region array, fixed capacity `N` (no heap),
 //!   **kept sorted by `start`** with overlaps refused at insert, so a lookup is a
-//!   binary search (`O(log N)`; the `csr` bench compares 4 and 256 windows),
-//!   or, for tables of 5 to 16 regions, a cell index built at insert (see
-//!   [`RegionTable`]). The C `find_region_for` takes "the first region whose `[start, end)` holds
-//!   the address"; with no overlaps there is at most one, so the order of the
-//!   search does not change the answer.
-//! - [`Csr<M, N>`] is the `csr_*` layer itself over an inner backend `M`.
+//!   binary search (`O(log N)`; the `csr` bench compares 4 and 256 windows:
+//!   [`BinarySearch`], the default `L`), or, opted in with
+//!   `RegionTable<N, CellIndex>`, a cell index built at insert ([`CellIndex`],
+//!   about 3 KiB more; see [`RegionTable`]). The C `find_region_for` takes "the
+//!   first region whose `[start, end)` holds the address"; with no overlaps
+//!   there is at most one, so the order of the search does not change the
+//!   answer.
+//! - [`Csr<M, N, L>`] is the `csr_*` layer itself over an inner backend `M`.
 //!
 //! # How a region's address maps to the device (the choice made here)
 //!
@@ -207,14 +209,15 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 };
 
 /// The registered regions of one device: at most `N`, sorted by `start`, never
-/// overlapping [000 §1].
+/// overlapping [000 §1]; `L` is how a lookup finds the region of an address
+/// ([`BinarySearch`], the default, or [`CellIndex`]).
 ///
-/// # The lookup (why the extra arrays)
+/// # The fast path (both lookups)
 ///
 /// Lookups are the hot path (every `csr_read` / `csr_write` [000 §1]); the
 /// table changes rarely. So besides the regions themselves, each slot `i`
-/// keeps three precomputed words, and tables of 5 to 16 slots a cell index,
-/// so that a dword access at `p` is resolved with a few loads and one compare:
+/// keeps three precomputed words, so that a dword access at `p` is resolved
+/// with a few loads and one compare:
 ///
 /// - `key[i]`: the first address of region `i` whose translation is dword
 ///   aligned (`start + o`, `o = (-device_addr) mod 4`). Keys are strictly
@@ -230,49 +233,36 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 /// key wraps to a value no `span` reaches, so bounds `[start, end - 4]` and the
 /// alignment of the translated address are one unsigned compare.
 ///
-/// Which `i` to test:
+/// Which region to test:
 ///
-/// - **5 to 16 slots: the cell index**, built at insert and removal. A
-///   cell is the top 7 bits of `p * mul` (wrapping): with `mul = 2^(57 - s)`
-///   that is bits `s..s + 7` of the address, with a sum of two powers of
-///   two it adds a second group of address bits in (a multiply rather than
-///   a shift by a variable amount: on x86-64 that needs the count in `cl`,
-///   which costs moves). The build tries each power, then the best one plus
-///   each lower power, and keeps the `mul` under which the fewest cells hold
-///   valid addresses of more than one region. `cell[c]` and `cell2[c]` name
-///   the two regions with the fewest valid dwords among those holding a
-///   valid address in cell `c` (a small region is most of its accesses in
-///   the cells it shares; its large neighbour loses a small part of its
-///   own). A lookup tests `cell[c]`, then `cell2[c]`: a multiply, a shift, a
-///   cell load, a mask, the compare. A valid address a cell does not lead to
-///   (a cell shared by three regions) still gets its translation from the
-///   slow path. Measured (callgrind, `csr_read`, Ir over a raw add of 7.0,
-///   `khal_ir` scenarios `csr_lookup_8`, `_8b`, `_8m`): 8 windows of 64 KiB
-///   1 MiB apart, +9.0 (binary search: +12.0); 8 windows of 1 KiB to 1 MiB,
-///   adjacent or up to 4 MiB apart, each as likely to be accessed, +9.3
-///   (+12.0); two clusters of 4 windows 2^47 apart (the mesh halves of
-///   [000 §2]), +9.0 (+12.0).
-/// - **Up to 4 slots and above 16: the last slot with `key[i] <= p`**, by a
-///   branch-free binary search over all `N` slots (`N` is a constant, so the
-///   search is fully unrolled: 2 steps for 4 slots, 8 for 256). Two steps cost
-///   what a cell lookup costs (4 windows: +9.5 against +9.0), and the index
-///   (its build at insert, mostly) would add about 1.4 KiB to a `thumbv7em`
-///   firmware image, whose table has 4 slots (`fw-cayman`: 10 760 bytes of
-///   `.text`, 12 184 with the index). Above 16 slots (not measured): 128
-///   cells leave few cells per region, so more cells hold three or more and
-///   send accesses to the slow path, while the search grows only with
-///   `log2 N`.
+/// - [`BinarySearch`] (the default; no memory beyond the slots): the last
+///   slot with `key[i] <= p`, by a branch-free binary search over all `N`
+///   slots (`N` is a constant, so the search is fully unrolled: 2 steps for
+///   4 slots, 3 for 8, 8 for 256, about 2.5 instructions each). Measured
+///   (callgrind, `csr_read`, Ir over a raw add of 7.0): 4 windows +9.5.
+/// - [`CellIndex`] (opt in: `RegionTable<N, CellIndex>`, about 3 KiB
+///   more): one cell of 128 picked by a multiply, owning two entries that
+///   hold copies of the fast-path words of its regions, and one compare
+///   choosing between them; see its docs. +8.0 in every measured layout of
+///   5 to 32 windows, with no step in `N` (the accesses a cell does not
+///   resolve take the binary search).
+///
+/// Why the index is a type parameter rather than chosen by `N`: a stable
+/// Rust type cannot size a field by a test on `N`, so a table holding the
+/// index for `N > 4` would hold it for every `N` (it did: a 4-slot table
+/// was 496 bytes, 264 of them an unused index; now 232, and a firmware
+/// image's zero fill with it). The default keeps small tables small and
+/// `Csr<M, 4>` unchanged; a caller wanting the faster lookup names it.
 ///
 /// Either way a region the fast path does not accept takes the slow path
 /// ([`Self::find`] and [`CsrRegion::translate`]), which gives the exact error
-/// of [000 §1], or the translation. The index only decides how fast an
-/// answer comes, never what it is (a wrong cell entry is a miss, then the slow
-/// path), so the answers are those of a linear scan for every table and
-/// address (`tests/tests/csr_regions.rs`, `lookup_matches_a_linear_model`).
+/// of [000 §1], or the translation. The lookup only decides how fast an
+/// answer comes, never what it is, so the answers are those of a linear scan
+/// for every table and address (`tests/tests/csr_regions.rs`,
+/// `lookup_matches_a_linear_model`, both lookups).
 ///
-/// Size: the index is `2 x 128` bytes and one `u64` in every table (tables of
-/// 4 or fewer slots and above 16 carry it unused): 264 bytes on top of the
-/// 56 bytes per slot.
+/// Size: 56 bytes per slot and one word (232 bytes for `N = 4`), plus the
+/// [`CellIndex`] if chosen.
 ///
 /// The used slots are the LAST `len` of the arrays; the unused ones come first
 /// and are all zero (key 0, span 0: they sort below every region and never
@@ -282,47 +272,396 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 /// (the `heapless::Vec` it replaces pulled in `memmove`/`memcpy`, 21% of a
 /// firmware image's `.text`).
 #[derive(Clone)]
-pub struct RegionTable<const N: usize> {
+pub struct RegionTable<const N: usize, L: Lookup = BinarySearch> {
     regions: [CsrRegion; N],
     key: [u64; N],
     span: [u64; N],
     dev: [u64; N],
-    /// The cell index (see the type docs): the slot to test first and
-    /// second for an address in cell `c`.
-    cell: [u8; CELLS],
-    cell2: [u8; CELLS],
-    /// The cell multiplier: `(p * mul) >> (64 - CELL_BITS)` is `p`'s cell.
-    mul: u64,
     len: usize,
+    /// The lookup's own data (nothing for [`BinarySearch`]).
+    index: L,
 }
 
-/// Cells of the lookup index of a [`RegionTable`] (see its docs).
-const CELLS: usize = 1 << CELL_BITS;
-const CELL_BITS: u32 = 7;
-/// The capacities looked up through the cell index: above `INDEXED_MIN`, up
-/// to `INDEXED_MAX` (see [`RegionTable`] for why not the others).
-const INDEXED_MIN: usize = 4;
-const INDEXED_MAX: usize = 16;
+/// How a [`RegionTable`] finds the region to test for an address: the
+/// [`BinarySearch`] (the default) or the [`CellIndex`]. Sealed: the two are
+/// the only ones, and neither changes an answer, only how fast it comes.
+pub trait Lookup: sealed::Sealed + Clone + core::fmt::Debug + Sized {
+    /// The lookup of an empty table.
+    #[doc(hidden)]
+    const EMPTY: Self;
+    /// Rebuild the lookup's data after the table changed.
+    #[doc(hidden)]
+    fn rebuild<const N: usize>(table: &mut RegionTable<N, Self>);
+    /// The answer of [`RegionTable::translate`] for an access at `a`.
+    #[doc(hidden)]
+    fn translate<const N: usize>(table: &RegionTable<N, Self>, a: u64) -> Result<DeviceAddr>;
+}
 
-impl<const N: usize> core::fmt::Debug for RegionTable<N> {
+/// Keeps [`Lookup`] to the two lookups of this module.
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::BinarySearch {}
+    impl Sealed for super::CellIndex {}
+}
+
+/// The default [`Lookup`]: a branch-free binary search over the slots, no
+/// memory of its own (see [`RegionTable`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BinarySearch;
+
+impl Lookup for BinarySearch {
+    const EMPTY: Self = BinarySearch;
+
+    #[inline(always)]
+    fn rebuild<const N: usize>(_: &mut RegionTable<N, Self>) {}
+
+    #[inline(always)]
+    fn translate<const N: usize>(table: &RegionTable<N, Self>, a: u64) -> Result<DeviceAddr> {
+        table.search(a)
+    }
+}
+
+/// Cells of a [`CellIndex`], and how many address bits pick one.
+const CELL_BITS: u32 = 7;
+const CELLS: usize = 1 << CELL_BITS;
+
+/// The [`Lookup`] for tables of more than 4 regions: a cell index built at
+/// insert and removal, about 3 KiB (`RegionTable<N, CellIndex>`).
+///
+/// A cell is the top 7 bits of `p * mul` (wrapping): with `mul = 2^(57 - s)`
+/// that is bits `s..s + 7` of the address, with a sum of two powers of two
+/// it adds a second group of address bits in (a multiply rather than a shift
+/// by a variable amount: on x86-64 that needs the count in `cl`, which costs
+/// moves).
+///
+/// The index is a row of `CELLS + 1` **entries**, each a copy of one
+/// region's fast-path words (`key`, `span`, `dev`, see [`RegionTable`]) or
+/// empty (key `u64::MAX`, span 0). Cell `c` owns entries `c` and `c + 1`,
+/// and an access at `p` in it tests entry `c + 1` when `p` is at or above
+/// that entry's key, else entry `c`:
+///
+/// ```text
+/// c = (p * mul) >> 57;  i = c + (p >= key[c + 1]);  t = (p - key[i]).rotate_right(2);  t < span[i]
+/// ```
+///
+/// (a multiply, a shift, one compare choosing the entry, the test; the cell
+/// and the entry index fixed arrays, so no bounds check is left). A cell
+/// holding valid addresses of two regions has the lower in entry `c` and
+/// the higher in entry `c + 1`: a valid `p` of the higher region is at or
+/// above its key, one of the lower below it (the regions are disjoint), so
+/// **one compare picks the region, with no second test, whichever of the
+/// two is accessed**. A cell of one region has it in entry `c` (and an empty
+/// entry or a higher region after it) or in entry `c + 1`. Neighbouring
+/// cells share an entry, so the build walks the cells in order and gives
+/// each entry the region both cells want; where they want different ones
+/// (two cells side by side each holding two regions and no region across
+/// their border), or a cell holds three or more regions, some valid
+/// accesses are not accepted by their cell.
+///
+/// The build tries each power, then the best one plus each lower power, and
+/// keeps the `mul` that leaves the fewest cells not resolving all their
+/// valid addresses. An access the cell does not accept (invalid, or one of
+/// those) takes the binary search of [`BinarySearch`], then the slow path
+/// if that misses too: the exact answer, a little later. So there is no
+/// capacity limit and no step where the binary search takes over for the
+/// whole table: it takes over per cell, for the cells the build could not
+/// resolve, which tables of up to about 64 regions of similar size rarely
+/// have (each region needs a cell border of its own).
+///
+/// Measured (callgrind, `csr_read`, Ir over a raw add of 7.0; `khal_ir`
+/// scenarios, see `docs/PERFORMANCE.md`): +8.0 for 8 windows of 64 KiB
+/// 1 MiB apart, 8 irregular windows, 8 windows in two clusters 2^47 apart
+/// (the mesh halves of [000 §2]), the checker's 6 windows in two close
+/// pairs over 60 GiB (uniform, and 90% of the accesses in one window), 16,
+/// 17 and 32 windows; +8.3 for 7 windows of 64 bytes beside one of 1 GiB
+/// whose cells alias theirs (it loses the cell before each small one). The
+/// binary search: 8 windows +12.0, 16 +14.5, 17 +16.6 (5 steps).
+///
+/// Size: `3 x 129` words and the multiplier (3 104 bytes), in every table
+/// using it; the build (at insert and removal) tries about 60 to 230
+/// multipliers, each `O(N x cells)`.
+#[derive(Clone)]
+pub struct CellIndex {
+    /// The entries' fast-path words (type docs): cell `c` owns `c` and `c + 1`.
+    key: [u64; CELLS + 1],
+    span: [u64; CELLS + 1],
+    dev: [u64; CELLS + 1],
+    /// The cell multiplier: `(p * mul) >> (64 - CELL_BITS)` is `p`'s cell.
+    mul: u64,
+}
+
+impl core::fmt::Debug for CellIndex {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CellIndex")
+            .field("cells", &CELLS)
+            .field("mul", &format_args!("{:#x}", self.mul))
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the build of a [`CellIndex`] has decided for one entry.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Entry {
+    /// Nothing yet: empty unless a later cell wants a region in it.
+    Free,
+    /// The cell before it tests its region in the entry before: this one
+    /// may hold that region or a higher one (or stay empty), not a lower.
+    Above(usize),
+    /// This region (a slot).
+    Region(usize),
+}
+
+impl Entry {
+    /// Whether a cell may put slot `w` here.
+    fn admits(self, w: usize) -> bool {
+        match self {
+            Entry::Free => true,
+            Entry::Above(f) => w >= f,
+            Entry::Region(r) => r == w,
+        }
+    }
+}
+
+impl CellIndex {
+    /// The entries for the cells' regions (`sets`), walking the cells in
+    /// order, and the weight of the valid addresses their cells do not
+    /// resolve (type docs).
+    fn chain<const N: usize>(sets: &CellSets<N>) -> ([Entry; CELLS + 1], u32) {
+        let w = |r: usize| sets.weight.get(r).copied().unwrap_or(0);
+        let mut e = [Entry::Free; CELLS + 1];
+        let mut lost = 0u32;
+        for (c, &(n, [p, q], all)) in sets.cell.iter().enumerate() {
+            let (Some(&here), Some(&next)) = (e.get(c), e.get(c + 1)) else {
+                continue;
+            };
+            let (here, next) = match n {
+                0 => (here, next),
+                1 if here.admits(p) => (Entry::Region(p), Entry::Above(p)),
+                // The entry before is another region's: this one goes
+                // after it, where every valid address of it is at or above
+                // its key.
+                1 => (here, Entry::Region(p)),
+                _ => {
+                    // Two regions (the two kept of a crowded cell, which
+                    // loses the others): the lower first.
+                    let (lo, hi) = (p.min(q), p.max(q));
+                    lost += all.saturating_sub(w(p) + w(q));
+                    // The entry is the cell before's (its region, or one
+                    // at or above it): one of the two cells loses a
+                    // region's addresses in it; the one losing less.
+                    let here = match here {
+                        Entry::Free => Entry::Region(lo),
+                        Entry::Above(r) | Entry::Region(r) if here.admits(lo) => {
+                            let _ = r;
+                            Entry::Region(lo)
+                        }
+                        Entry::Above(r) | Entry::Region(r) => {
+                            lost += w(r).min(w(lo));
+                            if w(r) >= w(lo) {
+                                here
+                            } else {
+                                Entry::Region(lo)
+                            }
+                        }
+                    };
+                    (here, Entry::Region(hi))
+                }
+            };
+            if let Some([a, b]) = e.get_mut(c..c + 2) {
+                (*a, *b) = (here, next);
+            }
+        }
+        (e, lost)
+    }
+}
+
+/// The regions of each cell under one multiplier: what the build of a
+/// [`CellIndex`] works from ([`RegionTable::cell_sets`]).
+struct CellSets<const N: usize> {
+    /// Per cell: how many regions have a valid address in it (up to 255),
+    /// the two of them a cell keeps (slots; `N` for none; the two with the
+    /// largest weight, ties the lower slot), and the weight of all of them.
+    cell: [(u8, [usize; 2], u32); CELLS],
+    /// Per slot: the share of its accesses in each cell it has valid
+    /// addresses in, `CELLS / cells` (at least 1; 0 for none), if every
+    /// region is accessed as often, uniformly over its addresses. A small
+    /// region is most of its accesses in the cells it shares; a large one a
+    /// small part of its own.
+    weight: [u32; N],
+}
+
+impl Lookup for CellIndex {
+    const EMPTY: Self = CellIndex {
+        key: [0; CELLS + 1],
+        span: [0; CELLS + 1],
+        dev: [0; CELLS + 1],
+        mul: 1,
+    };
+
+    /// The multiplier leaving the fewest unresolved cells, then the entries.
+    fn rebuild<const N: usize>(table: &mut RegionTable<N, Self>) {
+        // The score of `m`: the regions left unresolved in a cell, summed
+        // over the cells. The regions past two of crowded cells
+        // ([`RegionTable::crowding`], cheap) are a lower bound of it, so the
+        // full walk runs only for a multiplier that may win.
+        let score = |m: u64, best: u32| -> u32 {
+            if table.crowding(m, best) >= best {
+                return best;
+            }
+            Self::chain::<N>(&table.cell_sets(m)).1
+        };
+        // A power of two first: cell = bits `shift..shift + CELL_BITS`. The
+        // three best (ties: the smaller shift) are kept.
+        let top = 64 - CELL_BITS;
+        let mut bases = [(u32::MAX, 1u64 << top); 3];
+        for x in (0..=top).rev() {
+            let worst = bases.iter().map(|b| b.0).max().unwrap_or(u32::MAX);
+            let c = score(1 << x, worst);
+            if let Some(slot) = bases.iter_mut().find(|b| b.0 == worst) {
+                if c < worst {
+                    *slot = (c, 1 << x);
+                }
+            }
+            if c == 0 {
+                break;
+            }
+        }
+        let (mut best, mut mul) = bases.iter().copied().min_by_key(|b| b.0).unwrap_or((0, 1));
+        // Then each of them plus a lower power: the cell adds a second
+        // group of address bits, which separates regions a power of two
+        // apart that the first aliases (the two mesh halves, 2^47 apart
+        // [000 §2], or a window far above a cluster), each a cell border
+        // of its own.
+        for (_, base) in bases {
+            for y in 0..top {
+                if best == 0 {
+                    break;
+                }
+                let m = base | 1 << y;
+                if m == base {
+                    continue;
+                }
+                let c = score(m, best);
+                if c < best {
+                    (best, mul) = (c, m);
+                }
+            }
+        }
+        let (entries, _) = Self::chain::<N>(&table.cell_sets(mul));
+        let RegionTable {
+            key,
+            span,
+            dev,
+            index,
+            ..
+        } = table;
+        index.mul = mul;
+        for (at, e) in entries.iter().enumerate() {
+            let words = match *e {
+                Entry::Region(w) => (
+                    key.get(w).copied().unwrap_or(u64::MAX),
+                    span.get(w).copied().unwrap_or(0),
+                    dev.get(w).copied().unwrap_or(0),
+                ),
+                // Empty: no address is above the key (but `u64::MAX`, which
+                // then meets span 0: a miss).
+                Entry::Free | Entry::Above(_) => (u64::MAX, 0, 0),
+            };
+            if let (Some(k), Some(s), Some(d)) = (
+                index.key.get_mut(at),
+                index.span.get_mut(at),
+                index.dev.get_mut(at),
+            ) {
+                (*k, *s, *d) = words;
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn translate<const N: usize>(table: &RegionTable<N, Self>, a: u64) -> Result<DeviceAddr> {
+        let x = &table.index;
+        // The cell (type docs): below `CELLS`, so `c + 1` and the entry
+        // index the arrays without a check.
+        let c = (a.wrapping_mul(x.mul) >> (64 - CELL_BITS)) as usize;
+        let i = c + 1 - usize::from(a < x.key.get(c + 1).copied().unwrap_or(0));
+        let s = x.span.get(i).copied().unwrap_or(0);
+        let t = a
+            .wrapping_sub(x.key.get(i).copied().unwrap_or(0))
+            .rotate_right(2);
+        if t < s {
+            // `t < span`: `dev + 4t` is at most `device_addr + end - start - 4`.
+            let d = x.dev.get(i).copied().unwrap_or(0);
+            return Ok(DeviceAddr(d.wrapping_add(t << 2)));
+        }
+        table.cell_miss(i, t)
+    }
+}
+
+impl<const N: usize> RegionTable<N, CellIndex> {
+    /// An access the [`CellIndex`] cell did not accept, from the entry `i`
+    /// it tested and `t`: the address is `key + t.rotate_left(2)` (taking
+    /// `t` rather than the address lets the fast path subtract in place).
+    /// The binary search answers (a valid address the cell does not lead
+    /// to, or the slow path's exact error).
+    #[cold]
+    #[inline(never)]
+    fn cell_miss(&self, i: usize, t: u64) -> Result<DeviceAddr> {
+        let k = self.index.key.get(i).copied().unwrap_or(0);
+        self.search(k.wrapping_add(t.rotate_left(2)))
+    }
+
+    /// The regions of each cell under multiplier `m` ([`CellSets`]).
+    fn cell_sets(&self, m: u64) -> CellSets<N> {
+        let mut sets = CellSets {
+            cell: [(0u8, [N; 2], 0u32); CELLS],
+            weight: [0; N],
+        };
+        for j in self.first()..N {
+            if let (Some((_, n)), Some(w)) = (self.arc(j, m), sets.weight.get_mut(j)) {
+                *w = (CELLS / (n + 1)) as u32;
+            }
+        }
+        let w = sets.weight;
+        let w = |r: usize| w.get(r).copied().unwrap_or(0);
+        for j in self.first()..N {
+            let Some((c0, n)) = self.arc(j, m) else {
+                continue;
+            };
+            for i in 0..=n {
+                let Some((count, p, all)) = sets.cell.get_mut((c0 + i) % CELLS) else {
+                    continue;
+                };
+                *p = match *p {
+                    [a, _] if a == N => [j, N],
+                    [a, _] if w(j) > w(a) => [j, a],
+                    [a, b] if b == N || w(j) > w(b) => [a, j],
+                    keep => keep,
+                };
+                *count = count.saturating_add(1);
+                *all += w(j);
+            }
+        }
+        sets
+    }
+}
+
+impl<const N: usize, L: Lookup> core::fmt::Debug for RegionTable<N, L> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("RegionTable")
             .field("regions", &self.as_slice())
             .field("capacity", &N)
+            .field("lookup", &self.index)
             .finish()
     }
 }
 
-impl<const N: usize> Default for RegionTable<N> {
+impl<const N: usize, L: Lookup> Default for RegionTable<N, L> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<const N: usize> RegionTable<N> {
-    /// Whether lookups go through the cell index (see the type docs).
-    const INDEXED: bool = N > INDEXED_MIN && N <= INDEXED_MAX;
-
+impl<const N: usize, L: Lookup> RegionTable<N, L> {
     /// An empty table.
     pub const fn new() -> Self {
         RegionTable {
@@ -330,10 +669,8 @@ impl<const N: usize> RegionTable<N> {
             key: [0; N],
             span: [0; N],
             dev: [0; N],
-            cell: [0; CELLS],
-            cell2: [0; CELLS],
-            mul: 1,
             len: 0,
+            index: L::EMPTY,
         }
     }
 
@@ -394,90 +731,8 @@ impl<const N: usize> RegionTable<N> {
         *slot = region;
         self.len += 1;
         self.refresh(first, first + below + 1);
-        self.reindex();
+        L::rebuild(self);
         Ok(())
-    }
-
-    /// Rebuild the cell index (see the type docs): the multiplier whose
-    /// cells hold the fewest regions ([`Self::crowding`]), then for each cell
-    /// the two regions with the fewest valid dwords among those with a valid
-    /// address in it.
-    fn reindex(&mut self) {
-        if !Self::INDEXED {
-            return;
-        }
-        // A power of two first: cell = bits `shift..shift + CELL_BITS`, the
-        // smallest shift of the fewest crowded cells.
-        let top = 64 - CELL_BITS;
-        let (mut mul, mut best) = (1u64 << top, u32::MAX);
-        for x in (0..=top).rev() {
-            let c = self.crowding(1 << x, best);
-            if c < best {
-                (mul, best) = (1 << x, c);
-                if c == 0 {
-                    break;
-                }
-            }
-        }
-        // Then that power plus a lower one: the cell adds a second group of
-        // address bits, which separates clusters a power of two apart that
-        // the first aliases (the two mesh halves, 2^47 apart [000 §2]).
-        if best > 0 {
-            let base = mul;
-            for y in 0..top {
-                let m = base | 1 << y;
-                if m == base {
-                    continue;
-                }
-                let c = self.crowding(m, best);
-                if c < best {
-                    (mul, best) = (m, c);
-                    if c == 0 {
-                        break;
-                    }
-                }
-            }
-        }
-        self.mul = mul;
-        let first = self.first();
-        // Cells no region reaches name the first used slot (any slot would
-        // do: a miss is a miss).
-        self.cell = [first as u8; CELLS];
-        self.cell2 = [first as u8; CELLS];
-        let mut count = [0u8; CELLS];
-        for j in first..N {
-            let s = self.span.get(j).copied().unwrap_or(0);
-            let Some((c0, n)) = self.arc(j, mul) else {
-                continue;
-            };
-            for i in 0..=n {
-                let c = (c0 + i) % CELLS;
-                let (Some(p), Some(q), Some(n)) =
-                    (self.cell.get(c), self.cell2.get(c), count.get(c))
-                else {
-                    continue;
-                };
-                let (p, q, n) = (usize::from(*p), usize::from(*q), *n);
-                let span_of = |w: usize| self.span.get(w).copied().unwrap_or(0);
-                // Keep the two smallest regions (ties: the lower slot).
-                let (p, q) = if n == 0 {
-                    (j, j)
-                } else if s < span_of(p) {
-                    (j, p)
-                } else if n == 1 || s < span_of(q) {
-                    (p, j)
-                } else {
-                    (p, q)
-                };
-                if let (Some(a), Some(b), Some(n)) = (
-                    self.cell.get_mut(c),
-                    self.cell2.get_mut(c),
-                    count.get_mut(c),
-                ) {
-                    (*a, *b, *n) = (p as u8, q as u8, n.saturating_add(1));
-                }
-            }
-        }
     }
 
     /// The cells slot `j`'s valid addresses fall in under multiplier `m`:
@@ -497,11 +752,12 @@ impl<const N: usize> RegionTable<N> {
         Some((first, cells.min(CELLS as u128 - 1) as usize))
     }
 
-    /// How crowded the cells would be under multiplier `m`: 256 for each
-    /// cell holding valid addresses of three or more regions (some of its
-    /// addresses would need the slow path), 1 for each cell of two (the
-    /// second costs a second test). Counted with a difference array over
-    /// the regions' arcs: `O(N + CELLS)`; stops at `bound` (the best so far).
+    /// How crowded the cells of a [`CellIndex`] would be under multiplier
+    /// `m`: for each cell holding valid addresses of three or more regions,
+    /// the regions past two (their accesses in it take the binary search; a
+    /// cell of two costs nothing, see [`CellIndex`]). Counted with a difference array
+    /// over the regions' arcs: `O(N + CELLS)`; stops at `bound` (the best so
+    /// far).
     fn crowding(&self, m: u64, bound: u32) -> u32 {
         let mut diff = [0i32; CELLS + 1];
         let mut all = 0;
@@ -531,11 +787,7 @@ impl<const N: usize> RegionTable<N> {
         let mut score = 0u32;
         for d in diff.iter().take(CELLS) {
             n += d;
-            score += match n {
-                0 | 1 => 0,
-                2 => 1,
-                _ => 256,
-            };
+            score += u32::try_from(n - 2).unwrap_or(0);
             if score >= bound {
                 break;
             }
@@ -586,7 +838,7 @@ impl<const N: usize> RegionTable<N> {
         }
         self.len = N - kept;
         self.refresh(0, N);
-        self.reindex();
+        L::rebuild(self);
         before - self.len
     }
 
@@ -611,24 +863,13 @@ impl<const N: usize> RegionTable<N> {
     /// [`Error::NoRegion`] or [`Error::OutOfWindow`].
     #[inline]
     pub fn translate(&self, p: DeviceAddr) -> Result<DeviceAddr> {
-        let a = p.get();
-        if Self::INDEXED {
-            // The cell: the top `CELL_BITS` bits of `a * mul` (type docs).
-            let c = (a.wrapping_mul(self.mul) >> (64 - CELL_BITS)) as usize;
-            let b = self.cell.get(c).copied().unwrap_or(0) as usize;
-            let (t, s, d) = self.fast(Self::slot(b), a);
-            if t < s {
-                // `t < span`: `dev + 4t` is at most `device_addr + end - start - 4`.
-                return Ok(DeviceAddr(d.wrapping_add(t << 2)));
-            }
-            // The cell's second region.
-            let w = Self::slot(self.cell2.get(c).copied().unwrap_or(0) as usize);
-            let (t, s, d) = self.fast(w, a);
-            if t < s {
-                return Ok(DeviceAddr(d.wrapping_add(t << 2)));
-            }
-            return self.refuse(w, t);
-        }
+        L::translate(self, p.get())
+    }
+
+    /// The [`BinarySearch`] lookup: the last slot with `key <= a`, then the
+    /// fast-path test (see the type docs).
+    #[inline(always)]
+    fn search(&self, a: u64) -> Result<DeviceAddr> {
         // Branch-free binary search for the last slot with `key <= a` (an
         // unused slot, or slot 0, when no region's key is; the compare below
         // then refuses).
@@ -646,18 +887,6 @@ impl<const N: usize> RegionTable<N> {
             return Ok(DeviceAddr(d.wrapping_add(t << 2)));
         }
         self.refuse(base, t)
-    }
-
-    /// A cell entry as a slot: reduced modulo `N` when `N` is a power of
-    /// two (one `and`, and no bounds check follows; entries are slots, so
-    /// this changes none), else as is (a slot past the end would miss).
-    #[inline(always)]
-    fn slot(w: usize) -> usize {
-        if N.is_power_of_two() {
-            w & (N - 1)
-        } else {
-            w
-        }
     }
 
     /// Slot `w`'s key (0 for a slot past the end).
@@ -678,13 +907,11 @@ impl<const N: usize> RegionTable<N> {
         (a.wrapping_sub(k).rotate_right(2), s, d)
     }
 
-    /// The answer for an access [`Self::translate`] did not resolve, from
-    /// the slot it tried last and `t`: the address is
-    /// `key[slot] + t.rotate_left(2)` (taking `t` rather than the address
-    /// lets the fast path subtract in place, one move fewer per access). The
-    /// C-shaped lookup ([`Self::find`], then [`CsrRegion::translate`]) gives
-    /// the exact error, or the translation of a valid address the cell index
-    /// did not lead to.
+    /// The answer for an access the fast path did not resolve, from the
+    /// slot it tried and `t`: the address is `key[slot] + t.rotate_left(2)`
+    /// (taking `t` rather than the address lets the fast path subtract in
+    /// place, one move fewer per access). The C-shaped lookup
+    /// ([`Self::find`], then [`CsrRegion::translate`]) gives the exact error.
     #[cold]
     #[inline(never)]
     fn refuse(&self, slot: usize, t: u64) -> Result<DeviceAddr> {
@@ -713,7 +940,9 @@ impl<const N: usize> RegionTable<N> {
     }
 }
 
-/// The `csr_*` layer over an inner backend `M`, with up to `N` regions.
+/// The `csr_*` layer over an inner backend `M`, with up to `N` regions
+/// looked up through `L` (the [`BinarySearch`] unless named: a
+/// `Csr<M, 8, CellIndex>` holds a [`RegionTable<8, CellIndex>`]).
 ///
 /// ```
 /// use khal_core::csr::{Csr, CsrRegion, RegionTable};
@@ -740,9 +969,9 @@ impl<const N: usize> RegionTable<N> {
 /// # Ok::<(), Error>(())
 /// ```
 #[derive(Debug)]
-pub struct Csr<M, const N: usize> {
+pub struct Csr<M, const N: usize, L: Lookup = BinarySearch> {
     inner: M,
-    regions: Option<RegionTable<N>>,
+    regions: Option<RegionTable<N, L>>,
     /// Region lookups done so far: lets the tests assert "one lookup per
     /// `axi_write`". Compiled into test builds only, so it costs nothing in
     /// firmware.
@@ -750,9 +979,9 @@ pub struct Csr<M, const N: usize> {
     lookups: core::sync::atomic::AtomicUsize,
 }
 
-impl<M, const N: usize> Csr<M, N> {
+impl<M, const N: usize, L: Lookup> Csr<M, N, L> {
     /// The layer over `inner` with `regions` registered.
-    pub fn new(inner: M, regions: RegionTable<N>) -> Self {
+    pub fn new(inner: M, regions: RegionTable<N, L>) -> Self {
         Csr {
             inner,
             regions: Some(regions),
@@ -787,23 +1016,23 @@ impl<M, const N: usize> Csr<M, N> {
     }
 
     /// Register (or replace) the region table.
-    pub fn register(&mut self, regions: RegionTable<N>) {
+    pub fn register(&mut self, regions: RegionTable<N, L>) {
         self.regions = Some(regions);
     }
 
     /// Deregister the table (`csr_deregister` [000 §1]), giving it back.
-    pub fn deregister(&mut self) -> Option<RegionTable<N>> {
+    pub fn deregister(&mut self) -> Option<RegionTable<N, L>> {
         self.regions.take()
     }
 
     /// The registered table, if any.
-    pub fn regions(&self) -> Option<&RegionTable<N>> {
+    pub fn regions(&self) -> Option<&RegionTable<N, L>> {
         self.regions.as_ref()
     }
 
     /// The registered table, to register more regions in place (firmware
     /// builds its table inside the `Csr`, so the table is never moved).
-    pub fn regions_mut(&mut self) -> Option<&mut RegionTable<N>> {
+    pub fn regions_mut(&mut self) -> Option<&mut RegionTable<N, L>> {
         self.regions.as_mut()
     }
 
@@ -846,7 +1075,7 @@ impl<M, const N: usize> Csr<M, N> {
     }
 }
 
-impl<M: Mmio, const N: usize> Csr<M, N> {
+impl<M: Mmio, const N: usize, L: Lookup> Csr<M, N, L> {
     /// `csr_read`: one dword at `p` [000 §1]. Always inlined on bare metal:
     /// its work is the call to the shared lookup and one load, and out of
     /// line its caller copies the `Result` through memory (issue 12: -104 B
@@ -947,7 +1176,7 @@ impl<M: Mmio, const N: usize> Csr<M, N> {
     }
 }
 
-impl<M: Mmio, const N: usize> Mmio for Csr<M, N> {
+impl<M: Mmio, const N: usize, L: Lookup> Mmio for Csr<M, N, L> {
     #[inline]
     fn read32(&self, addr: DeviceAddr) -> Result<u32> {
         self.csr_read(addr)
@@ -1202,11 +1431,16 @@ mod tests {
     /// (`find`, then `CsrRegion::translate`) answers, for every address around
     /// regions of every start / device alignment and size (including windows
     /// of 4..=7 bytes whose translation may have no aligned dword at all), in
-    /// tables of capacity 1, 3, 4, 8 and 16, full and partly used.
+    /// tables of capacity 1, 3, 4, 8 and 16, full and partly used, with
+    /// either lookup.
     #[test]
     fn fast_translate_matches_find_then_translate_exhaustively() {
         fn check<const N: usize>(regions: &[(u64, u64, u64)]) {
-            let mut t = RegionTable::<N>::new();
+            one::<N, BinarySearch>(regions);
+            one::<N, CellIndex>(regions);
+        }
+        fn one<const N: usize, L: Lookup>(regions: &[(u64, u64, u64)]) {
+            let mut t = RegionTable::<N, L>::new();
             for &(s, e, d) in regions.iter().take(N) {
                 t.insert(region(s, e, d, 0)).unwrap();
             }
@@ -1261,28 +1495,27 @@ mod tests {
         check::<4>(&[(0, 0x10, u64::MAX - 0x10)]);
     }
 
-    /// Whether the cell index alone (`cell`, then `cell2`) accepts `a`.
-    fn index_accepts<const N: usize>(t: &RegionTable<N>, a: u64) -> bool {
-        let c = (a.wrapping_mul(t.mul) >> (64 - CELL_BITS)) as usize;
-        [t.cell[c], t.cell2[c]].iter().any(|&w| {
-            let (i, s, _) = t.fast(RegionTable::<N>::slot(usize::from(w)), a);
-            i < s
-        })
+    /// Whether the cell index alone (the one entry its cell picks) accepts `a`.
+    fn index_accepts<const N: usize>(t: &RegionTable<N, CellIndex>, a: u64) -> bool {
+        let x = &t.index;
+        let c = (a.wrapping_mul(x.mul) >> (64 - CELL_BITS)) as usize;
+        let i = if a >= x.key[c + 1] { c + 1 } else { c };
+        a.wrapping_sub(x.key[i]).rotate_right(2) < x.span[i]
     }
 
-    /// The cell index leads every valid address of tables whose cells hold
-    /// at most two regions to its region without the slow path: the answers
-    /// cannot tell (a miss falls back to `find`), so this is what keeps the
-    /// index from silently decaying, after inserts in any order and after
+    /// The cell index leads every valid address of these tables to its
+    /// region without the binary search: the answers cannot tell (a miss
+    /// falls back to the search), so this is what keeps the index from
+    /// silently decaying, after inserts in any order and after
     /// `remove_device` (8 windows of 64 KiB 1 MiB apart; windows of 4 bytes
     /// to 64 KiB, adjacent or 2 KiB apart, misaligned translations; a table
     /// of 16 with one window 4 GiB away; two clusters of 4 windows 2^47
-    /// apart).
+    /// apart; the checker's two close pairs over 60 GiB; 17 and 40 windows).
     #[test]
     // Safe code only, and slow under Miri (tens of thousands of lookups).
     #[cfg_attr(miri, ignore)]
     fn the_cell_index_resolves_valid_addresses_itself() {
-        fn check<const N: usize>(t: &RegionTable<N>) {
+        fn check<const N: usize>(t: &RegionTable<N, CellIndex>) {
             for r in t.as_slice() {
                 let (s, e) = (r.start().get(), r.end().get());
                 let step = ((e - s) / 64).max(1);
@@ -1297,7 +1530,7 @@ mod tests {
                 }
             }
         }
-        let mut t = RegionTable::<8>::new();
+        let mut t = RegionTable::<8, CellIndex>::new();
         for i in [3u64, 0, 7, 5, 1, 6, 2, 4] {
             let s = 0x20_0000_0000 + i * 0x10_0000;
             t.insert(region(s, s + 0x1_0000, s, i as u32)).unwrap();
@@ -1305,7 +1538,7 @@ mod tests {
         check(&t);
         assert_eq!(t.remove_device(3), 1);
         check(&t);
-        let mut t = RegionTable::<5>::new();
+        let mut t = RegionTable::<5, CellIndex>::new();
         let mut s = 0x1000;
         for (i, (gap, len)) in [(0, 4), (0, 0x1_0000), (0x800, 6), (0x800, 0x100), (0, 0x20)]
             .into_iter()
@@ -1317,7 +1550,7 @@ mod tests {
             s += len;
         }
         check(&t);
-        let mut t = RegionTable::<16>::new();
+        let mut t = RegionTable::<16, CellIndex>::new();
         for i in 0..15u64 {
             let s = 0x4000 + i * 0x3000;
             t.insert(region(s, s + 0x1000 + i * 0x100, s, 0)).unwrap();
@@ -1326,14 +1559,75 @@ mod tests {
             .unwrap();
         check(&t);
         // Two clusters 2^47 apart (the mesh halves of [000 §2]): cells
-        // alias them, two regions per cell.
-        let mut t = RegionTable::<8>::new();
+        // alias them.
+        let mut t = RegionTable::<8, CellIndex>::new();
         for i in 0..8u64 {
             let s = 0x20_0000_0000 + (i % 4) * 0x100_0000 + (i / 4) * 0x8000_0000_0000;
             t.insert(region(s, s + 0x10_0000, i * 0x10_0000, 0))
                 .unwrap();
         }
         check(&t);
+        // The checker's layout: two close pairs (one adjacent, one a 32-byte
+        // window 4 KiB below a 128 KiB one) and two loners over 60 GiB.
+        let mut t = RegionTable::<6, CellIndex>::new();
+        for (s, len) in [
+            (0xF_0000_0000, 0x10_0000),
+            (0x0, 0x800),
+            (0x5000_1000, 0x2_0000),
+            (0x1238_0000, 0x4_0000),
+            (0x5000_0000, 0x20),
+            (0x1234_0000, 0x4_0000),
+        ] {
+            let s = 0x20_0000_0000 + s;
+            t.insert(region(s, s + len, s & 0xFFF_FFFF, 0)).unwrap();
+        }
+        check(&t);
+        // 17 and 40 windows (past where the index of 5 to 16 slots stopped).
+        let mut t = RegionTable::<17, CellIndex>::new();
+        for i in 0..17u64 {
+            let s = 0x20_0000_0000 + i * 0x10_0000 + (i * i * 0x1_3000) % 0x8_0000;
+            t.insert(region(s, s + 0x1_0000, i * 0x1_0000, 0)).unwrap();
+        }
+        check(&t);
+        let mut t = RegionTable::<40, CellIndex>::new();
+        for i in (0..40u64).rev() {
+            let s = 0x1000_0000 + i * 0x4_0000;
+            t.insert(region(s, s + 0x1000 * (1 + i % 7), s, 0)).unwrap();
+        }
+        check(&t);
+    }
+
+    /// Cells the build cannot resolve (a cell holding three regions) still
+    /// answer exactly: through the binary search, the translation, and the
+    /// slow path's error and error address.
+    #[test]
+    fn crowded_cells_answer_through_the_search() {
+        let mut t = RegionTable::<8, CellIndex>::new();
+        // Eight 8-byte windows 8 bytes apart, then one far away: no
+        // multiplier gives each of the 64 bytes a cell border of its own.
+        for i in 0..7u64 {
+            t.insert(region(0x1000 + 16 * i, 0x1008 + 16 * i, 0x100 * i, 0))
+                .unwrap();
+        }
+        t.insert(region(0x4000_0000, 0x4000_1000, 0x8000, 1))
+            .unwrap();
+        for a in 0x0FF0u64..0x1080 {
+            let p = DeviceAddr(a);
+            let slow = t
+                .find(p)
+                .ok_or(Error::NoRegion { addr: a })
+                .and_then(|r| r.translate(p));
+            assert_eq!(t.translate(p), slow, "{a:#x}");
+        }
+        assert_eq!(t.translate(DeviceAddr(0x1014)), Ok(DeviceAddr(0x104)));
+        assert_eq!(
+            t.translate(DeviceAddr(0x100C)),
+            Err(Error::NoRegion { addr: 0x100C })
+        );
+        assert_eq!(
+            t.translate(DeviceAddr(0x1005)),
+            Err(Error::OutOfWindow { addr: 0x1005 })
+        );
     }
 
     #[test]

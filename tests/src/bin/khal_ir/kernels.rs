@@ -18,7 +18,7 @@ use core::hint::black_box;
 use core::ptr::NonNull;
 
 use embedded_hal::delay::DelayNs;
-use khal_core::csr::{Csr, CsrRegion, RegionTable};
+use khal_core::csr::{Csr, CsrRegion, Lookup, RegionTable};
 use khal_core::dma::DmaMemory;
 use khal_core::mmio::volatile::VolatileWindow;
 use khal_core::notific::ring::NqRing;
@@ -311,8 +311,10 @@ impl Mmio for NullMmio {
 /// A CSR layer with `n` windows of 64 KiB, 1 MiB apart from 0x20_0000_0000,
 /// identity mapped; and `N` addresses spread over them (a fixed LCG, so the
 /// sequence is the same every run and the branch pattern is not trivial).
-pub fn csr_setup<const CAP: usize>(n: usize) -> Option<(Csr<NullMmio, CAP>, Vec<DeviceAddr>)> {
-    let mut t = RegionTable::<CAP>::new();
+pub fn csr_setup<const CAP: usize, L: Lookup>(
+    n: usize,
+) -> Option<(Csr<NullMmio, CAP, L>, Vec<DeviceAddr>)> {
+    let mut t = RegionTable::<CAP, L>::new();
     for i in 0..n as u64 {
         let s = 0x20_0000_0000 + i * 0x10_0000;
         t.insert(CsrRegion::identity(DeviceAddr(s), DeviceAddr(s + 0x1_0000), 0).ok()?)
@@ -367,11 +369,11 @@ pub const CSR_MESH: [(u64, u64, u64); 8] = [
 /// order) and `N` valid addresses in a random order (a fixed LCG): each
 /// picks a window uniformly (so the small windows get as many accesses as
 /// the large ones), then a dword in it whose translation is aligned.
-pub fn csr_setup_layout<const CAP: usize>(
+pub fn csr_setup_layout<const CAP: usize, L: Lookup>(
     layout: &[(u64, u64, u64); 8],
-) -> Option<(Csr<NullMmio, CAP>, Vec<DeviceAddr>)> {
+) -> Option<(Csr<NullMmio, CAP, L>, Vec<DeviceAddr>)> {
     const BASE: u64 = 0x20_0000_0000;
-    let mut t = RegionTable::<CAP>::new();
+    let mut t = RegionTable::<CAP, L>::new();
     for k in 0..layout.len() {
         let (s, len, d) = *layout.get((k * 5) % layout.len())?;
         let s = BASE + s;
@@ -397,7 +399,10 @@ pub fn csr_setup_layout<const CAP: usize>(
 
 /// `csr_read` of every address (lookup + bounds check + translate + read).
 #[inline(never)]
-pub fn ir_csr_lookup<const CAP: usize>(csr: &Csr<NullMmio, CAP>, addrs: &[DeviceAddr]) -> u32 {
+pub fn ir_csr_lookup<const CAP: usize, L: Lookup>(
+    csr: &Csr<NullMmio, CAP, L>,
+    addrs: &[DeviceAddr],
+) -> u32 {
     let mut ok = 0u32;
     for &a in addrs {
         ok = ok.wrapping_add(csr.csr_read(a).is_ok() as u32);

@@ -22,6 +22,7 @@ mod ver;
 use std::hint::black_box;
 use std::process::ExitCode;
 
+use khal_core::csr::{BinarySearch, CellIndex};
 use khal_core::dma::{DmaMemory, StaticDma};
 use khal_core::notific::{
     BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing,
@@ -35,7 +36,7 @@ fn usage() -> ExitCode {
     eprintln!(
         "usage: khal_ir <raw_write|typed_write|raw_read|typed_read|raw_array_write|\
          typed_array_write|typed_write_opaque|nq_drain_dmabuf|nq_drain_word|memcpy|\
-         csr_lookup_4|csr_lookup_8|csr_lookup_8b|csr_lookup_8m|csr_lookup_256|raw_translate|dispatch_static_axi|dispatch_any_axi|\
+         csr_lookup_4|csr_lookup_8|csr_lookup_8s|csr_lookup_8b|csr_lookup_8m|csr_lookup_256|raw_translate|dispatch_static_axi|dispatch_any_axi|\
          dispatch_static_rmw|dispatch_any_rmw|counts|time|\
          nq:<phase|tail|iter|cref|idle>:<dmabuf|static|word>:<batch>>"
     );
@@ -494,7 +495,7 @@ fn main() -> ExitCode {
             RING_ENTRIES as u64
         }
         "csr_lookup_4" => {
-            let Some((csr, addrs)) = csr_setup::<4>(4) else {
+            let Some((csr, addrs)) = csr_setup::<4, BinarySearch>(4) else {
                 return ExitCode::FAILURE;
             };
             if ir_csr_lookup(&csr, &addrs) != N {
@@ -503,7 +504,16 @@ fn main() -> ExitCode {
             N as u64
         }
         "csr_lookup_8" => {
-            let Some((csr, addrs)) = csr_setup::<8>(8) else {
+            let Some((csr, addrs)) = csr_setup::<8, CellIndex>(8) else {
+                return ExitCode::FAILURE;
+            };
+            if ir_csr_lookup(&csr, &addrs) != N {
+                return ExitCode::FAILURE;
+            }
+            N as u64
+        }
+        "csr_lookup_8s" => {
+            let Some((csr, addrs)) = csr_setup::<8, BinarySearch>(8) else {
                 return ExitCode::FAILURE;
             };
             if ir_csr_lookup(&csr, &addrs) != N {
@@ -512,7 +522,7 @@ fn main() -> ExitCode {
             N as u64
         }
         "csr_lookup_8b" => {
-            let Some((csr, addrs)) = csr_setup_layout::<8>(&CSR_IRREGULAR) else {
+            let Some((csr, addrs)) = csr_setup_layout::<8, CellIndex>(&CSR_IRREGULAR) else {
                 return ExitCode::FAILURE;
             };
             if ir_csr_lookup(&csr, &addrs) != N {
@@ -521,7 +531,7 @@ fn main() -> ExitCode {
             N as u64
         }
         "csr_lookup_8m" => {
-            let Some((csr, addrs)) = csr_setup_layout::<8>(&CSR_MESH) else {
+            let Some((csr, addrs)) = csr_setup_layout::<8, CellIndex>(&CSR_MESH) else {
                 return ExitCode::FAILURE;
             };
             if ir_csr_lookup(&csr, &addrs) != N {
@@ -530,7 +540,7 @@ fn main() -> ExitCode {
             N as u64
         }
         "csr_lookup_256" => {
-            let Some((csr, addrs)) = csr_setup::<256>(256) else {
+            let Some((csr, addrs)) = csr_setup::<256, BinarySearch>(256) else {
                 return ExitCode::FAILURE;
             };
             if ir_csr_lookup(&csr, &addrs) != N {
@@ -539,7 +549,7 @@ fn main() -> ExitCode {
             N as u64
         }
         "raw_translate" => {
-            let Some((_, addrs)) = csr_setup::<4>(4) else {
+            let Some((_, addrs)) = csr_setup::<4, BinarySearch>(4) else {
                 return ExitCode::FAILURE;
             };
             black_box(ir_raw_translate(&addrs, 0x20_0000_0000));

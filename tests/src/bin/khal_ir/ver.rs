@@ -13,12 +13,13 @@
 //! `filled` entries, they are drained, then `N` polls with nothing new
 //! (the side-by-side run's own `ir_nq_idle` / `ir_nq_idle2` kernels, loop included). `filled == ring`: right after the wrap.
 //!
-//! CSR: `vcsr:<layout>` (layouts below), `csr_read` of `N` addresses.
+//! CSR: `vcsr:<layout>` (layouts below), `csr_read` of `N` addresses through
+//! a `RegionTable<_, CellIndex>` (`:s` at the end: the default binary search).
 
 use std::hint::black_box;
 use std::ptr::NonNull;
 
-use khal_core::csr::{Csr, CsrRegion, RegionTable};
+use khal_core::csr::{BinarySearch, CellIndex, Csr, CsrRegion, Lookup, RegionTable};
 use khal_core::dma::{DmaMemory, StaticDma};
 use khal_core::notific::{
     BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing,
@@ -377,9 +378,12 @@ fn addrs(l: &[(u64, u64, u64)], conc: Option<usize>) -> Vec<DeviceAddr> {
         .collect()
 }
 
-fn csr_with<const CAP: usize>(l: &[(u64, u64, u64)], conc: Option<usize>) -> Option<u64> {
+fn csr_with<const CAP: usize, L: Lookup>(
+    l: &[(u64, u64, u64)],
+    conc: Option<usize>,
+) -> Option<u64> {
     const B: u64 = 0x20_0000_0000;
-    let mut t = RegionTable::<CAP>::new();
+    let mut t = RegionTable::<CAP, L>::new();
     for k in 0..l.len() {
         let (s, len, d) = l[(k * stride(l.len()) + 3) % l.len()];
         t.insert(
@@ -405,7 +409,8 @@ fn csr_with<const CAP: usize>(l: &[(u64, u64, u64)], conc: Option<usize>) -> Opt
     Some(N as u64)
 }
 
-/// `vcsr:<layout>[:<conc window>][:cap]`
+/// `vcsr:<layout>[:<conc window>][:cap][:s]`: through the cell index, or
+/// with `:s` the binary search (the default lookup).
 pub fn csr_scenario(spec: &str) -> Option<u64> {
     let f: Vec<&str> = spec.split(':').collect();
     let l = layout(f.get(1)?)?;
@@ -414,14 +419,21 @@ pub fn csr_scenario(spec: &str) -> Option<u64> {
         .get(3)
         .and_then(|s| s.parse::<usize>().ok())
         .unwrap_or(l.len());
+    if f.get(4) == Some(&"s") {
+        return match cap {
+            16 => csr_with::<16, BinarySearch>(&l, conc),
+            17 => csr_with::<17, BinarySearch>(&l, conc),
+            _ => None,
+        };
+    }
     match cap {
-        5 => csr_with::<5>(&l, conc),
-        6 => csr_with::<6>(&l, conc),
-        7 => csr_with::<7>(&l, conc),
-        8 => csr_with::<8>(&l, conc),
-        16 => csr_with::<16>(&l, conc),
-        17 => csr_with::<17>(&l, conc),
-        32 => csr_with::<32>(&l, conc),
+        5 => csr_with::<5, CellIndex>(&l, conc),
+        6 => csr_with::<6, CellIndex>(&l, conc),
+        7 => csr_with::<7, CellIndex>(&l, conc),
+        8 => csr_with::<8, CellIndex>(&l, conc),
+        16 => csr_with::<16, CellIndex>(&l, conc),
+        17 => csr_with::<17, CellIndex>(&l, conc),
+        32 => csr_with::<32, CellIndex>(&l, conc),
         _ => None,
     }
 }
