@@ -170,11 +170,11 @@ rows = [
 ]
 cay = fw.get("fw-cayman") if isinstance(fw, dict) else None
 rows.append(("`fw-cayman` `.text` (bytes)", "—" if cay is None else "%d" % cay, "≤ 8192", cay is not None and cay <= 8192))
-rows.append(("CSR lookup over a raw add, 4 windows (Ir per `csr_read`)", "+%s (%s vs %s)" % (f(csr["over_raw_add_4"]), f(csr["windows_4"]), f(csr["raw_add"])),
+rows.append(("CSR lookup over a raw add, 4 windows, binary search (Ir per `csr_read`)", "+%s (%s vs %s)" % (f(csr["over_raw_add_4"]), f(csr["windows_4"]), f(csr["raw_add"])),
              "≤ +10", csr["over_raw_add_4"] <= 10))
-rows.append(("CSR lookup over a raw add, 8 windows (Ir per `csr_read`)", "+%s (%s vs %s)" % (f(csr["over_raw_add_8"]), f(csr["windows_8"]), f(csr["raw_add"])),
+rows.append(("CSR lookup over a raw add, 8 windows, cell index (Ir per `csr_read`)", "+%s (%s vs %s)" % (f(csr["over_raw_add_8"]), f(csr["windows_8"]), f(csr["raw_add"])),
              "≤ +10", csr["over_raw_add_8"] <= 10))
-for label, k in (("8 irregular windows", "8_irregular"), ("8 windows in two mesh halves", "8_mesh")):
+for label, k in (("8 irregular windows, cell index", "8_irregular"), ("8 windows in two mesh halves, cell index", "8_mesh")):
     rows.append(("CSR lookup over a raw add, %s (Ir per `csr_read`)" % label,
                  "+%s (%s vs %s)" % (f(csr["over_raw_add_" + k]), f(csr["windows_" + k]), f(csr["raw_add"])),
                  "≤ +10", csr["over_raw_add_" + k] <= 10))
@@ -215,17 +215,22 @@ if chk:
     w("| CSR `r6`, uniform / hot in one window, over the raw add | +%s / +%s | raw add %s | ≤ 8 windows ≤ +10 | %s |"
       % (f(c6["over_raw_add"]), f(c6["over_raw_add_hot"]), f(c6["raw_add"]),
          verdict(max(c6["over_raw_add"], c6["over_raw_add_hot"]) <= c6["target_over_raw_add_max"])))
-    w("| CSR 16 / 17 windows (Ir per lookup) | %s / %s | — | (the cell index covers 5 to 16) | a step of %.0f%% at 17 |"
-      % (f(c17["windows_16"]), f(c17["windows_17"]), 100.0 * (c17["windows_17"] / c17["windows_16"] - 1)))
+    step = c17["windows_17"] / c17["windows_16"]
+    w("| CSR 16 / 17 windows, cell index (Ir per lookup) | %s / %s | binary search %s / %s | no step past 16 | %s (%+.0f%%) |"
+      % (f(c17["windows_16"]), f(c17["windows_17"]), f(c17.get("windows_16_binary_search", 0)),
+         f(c17.get("windows_17_binary_search", 0)), verdict(step <= 1.02), 100.0 * (step - 1)))
     w("")
     w("Where they come from: the cheap one-entry path of `drain` (the idle test's load reused, "
       "`peek_next` + `take_peeked`) is taken for an `out` of one or a `max_batch(1)` ring; an "
       "`out` of two or more with one entry pending goes through the run copy and pays its "
       "fixed cost. The idle poll through an `out` of one is that path's word load instead of "
-      "the batch path's byte load. The CSR cell index gives each of 128 cells two regions to "
-      "test: regions closer together than a cell's span share one, so the second of a pair "
-      "always pays the second test; no multiplier separates both pairs of `r6`. Above 16 "
-      "regions the table falls back to the binary search.\n")
+      "the batch path's byte load. The CSR cases go through `RegionTable<N, CellIndex>`: a cell "
+      "owns two entries and one compare against the second's key picks the region, so the "
+      "second window of a close pair costs what the first does (before issue 12's cell "
+      "rework each cell named two regions to test in turn, and the second of a pair paid a "
+      "second test: +12.3 / +16.5); the index has no capacity limit (cells it cannot "
+      "resolve take the binary search), so nothing changes at 17 windows. The binary "
+      "search figures are the default lookup's (`RegionTable<N>`), one step more at 17.\n")
 
 w("## Register access on thumbv7em (instructions per access, from the disassembly)\n")
 w("| probe | instructions | what they are |")
@@ -253,9 +258,13 @@ w("What remains per access through a bound handle: the access itself, plus one l
 w("## CSR lookup (`csr_read`, Ir per access)\n")
 w("| windows | Ir | over the raw add |")
 w("| --- | --- | --- |")
-for n, key in (("4", "windows_4"), ("8", "windows_8"), ("8, irregular (`csr_lookup_8b`)", "windows_8_irregular"),
-               ("8, two mesh halves (`csr_lookup_8m`)", "windows_8_mesh"), ("256", "windows_256")):
-    w("| %s | %s | +%s |" % (n, f(csr[key]), f(csr[key] - csr["raw_add"])))
+for n, key in (("4, binary search (the default lookup)", "windows_4"),
+               ("8, binary search (`csr_lookup_8s`)", "windows_8_binary_search"),
+               ("8, cell index", "windows_8"), ("8, irregular, cell index (`csr_lookup_8b`)", "windows_8_irregular"),
+               ("8, two mesh halves, cell index (`csr_lookup_8m`)", "windows_8_mesh"),
+               ("256, binary search", "windows_256")):
+    if key in csr:
+        w("| %s | %s | +%s |" % (n, f(csr[key]), f(csr[key] - csr["raw_add"])))
 w("| raw add (the reference: the same addresses, one subtract) | %s | — |" % f(csr["raw_add"]))
 w("")
 w("The kernel (`ir_csr_lookup`) calls `csr_read` on 10 000 valid addresses in a random "
@@ -267,20 +276,28 @@ w("The kernel (`ir_csr_lookup`) calls `csr_read` on 10 000 valid addresses in a 
   "access is: finding the slot to test; the check `t = (p - key).rotate_right(2) < span` "
   "(bounds `[start, end - 4]` and the alignment of the translated address in one "
   "compare: a subtract, a rotate, a compare and a branch); the translation `dev + 4t`. "
-  "Tables of 5 to 16 slots find the slot through a cell index built at insert "
-  "(`RegionTable` docs): the cell is the top 7 bits of `p * mul` (`mul` a power of two, "
-  "or a sum of two, chosen at insert so that as few cells as possible hold more than "
-  "one region), and each cell names the two regions to test, first and second: a "
-  "multiply, a shift, a byte load and a mask (5 instructions with the copy of the "
-  "address), where the three binary-search steps cost about 7.5. An access whose first "
-  "test misses pays the second (7 more); an address no cell leads to (a cell shared by "
-  "three regions) gets its answer from the slow path, so the answers never depend on "
-  "the index. Tables of up to 4 slots keep the 2-step binary search (as cheap, and the "
-  "index, its build at insert mostly, would add about 1.4 KiB to `fw-cayman`, whose table has 4 slots); "
-  "tables above 16 keep it too (the 256-window row: 8 steps). Measured in a standalone "
-  "model of the kernel and not kept (a previous session): a breadth-first (Eytzinger) "
-  "layout, an explicit decision tree for 4 and 8 slots, plain branches instead of "
-  "`select_unpredictable`.\n")
+  "How the slot is found is the table's lookup type. `BinarySearch` (the default, "
+  "`RegionTable<N>`): a branch-free binary search over the keys, unrolled (2 steps for 4 "
+  "slots, about 2.5 instructions each; 8 for 256), no memory of its own. `CellIndex` "
+  "(`RegionTable<N, CellIndex>`, about 3 KiB, built at insert and removal; `RegionTable` and "
+  "`CellIndex` docs): the cell is the top 7 bits of `p * mul` (`mul` a power of two, or a "
+  "sum of two, chosen at insert), each cell `c` owns entries `c` and `c + 1` holding copies "
+  "of its regions' fast-path words, and `i = c + (p >= key[c + 1])` picks the entry: a "
+  "multiply, a shift, a compare and a subtract with borrow (9 instructions for the whole "
+  "access with the copy of the address, against 10 for the earlier index of two tests and "
+  "10.5 for the 2-step search). Two regions sharing a cell cost one test, whichever is "
+  "accessed; neighbouring cells share an entry, and where they want different regions in "
+  "it, or a cell holds three regions, the build's multiplier search minimises the accesses "
+  "left out (weighted by each region's share in the cell), and those take the binary "
+  "search, so the answers never depend on the index. It is a type rather than chosen by "
+  "`N` because a stable Rust type cannot size a field by a test on `N`: the earlier index "
+  "(tables of 5 to 16) made every table carry it, `RegionTable<4>` 496 bytes instead of "
+  "232. Measured in a standalone model of the kernel and not kept (a previous session): "
+  "a breadth-first (Eytzinger) layout, an explicit decision tree for 4 and 8 slots, plain "
+  "branches instead of `select_unpredictable`; this session: a cell of two candidates at "
+  "`2c` and `2c + 1` (the doubling costs one instruction more), a branch choosing the "
+  "entry (one fewer on average, but unpredictable).\n")
+
 
 w("## Earlier targets (anchors §7), still measured\n")
 w("| figure | measured | target | verdict |")
@@ -296,7 +313,7 @@ w("| NQ drain throughput vs memcpy (time, `DmaBuf`, 128 per call) | **%s** | ≥
 w("| MMIO reads per drained entry, phase mode | **%s** (%d entries, 3 wraps) | 0 | %s |" % (nq["mmio_reads_per_entry_phase_mode"], nq["drained"], verdict(nq["mmio_reads_per_entry_phase_mode"] == 0)))
 w("| head writes per non-empty drain | **%s** (%d drains) | 1 | %s |" % (nq["head_writes_per_nonempty_drain"], nq["nonempty_drains"], verdict(nq["head_writes_per_nonempty_drain"] == 1)))
 w("| MMIO accesses per idle poll | **%s** | 0 | %s |" % (nq["mmio_accesses_per_idle_poll"], verdict(nq["mmio_accesses_per_idle_poll"] == 0)))
-w("| CSR lookup (`csr_read`), Ir per access: 4 / 8 / 256 windows | %s / %s / %s; raw add %s | not linear in the windows | %s (256 vs 4: %s×) |" % (
+w("| CSR lookup (`csr_read`), Ir per access: 4 / 8 (cell index) / 256 windows | %s / %s / %s; raw add %s | not linear in the windows | %s (256 vs 4: %s×) |" % (
     f(csr["windows_4"]), f(csr["windows_8"]), f(csr["windows_256"]), f(csr["raw_add"]), verdict(csr["ratio_256_vs_4"] <= 3), f(csr["ratio_256_vs_4"], 2)))
 if isinstance(tb.get("regs"), dict):
     r = tb["regs"]
@@ -348,7 +365,7 @@ why = [
     ("drain_iter", "the iterator's 16-entry chunk buffer, zeroed on the stack, then copied into the returned `Drain`"),
     ("main -> __aeabi_memcpy", "moves of the `Drain` iterator (about 280 bytes) in the bring-up"),
     ("main -> __aeabi_memclr4", "the zero fills of 16-entry buffers: the bring-up's drain buffer and the iterator's chunk buffer (`drain_iter`, inlined)"),
-    ("main -> __aeabi_memclr8", "the zero fill of the CSR table (`RegionTable<4>`, built in place; 496 bytes since the cell index of tables of 5 to 16 regions, unused at 4) and of the bring-up's 16-entry drain buffer"),
+    ("main -> __aeabi_memclr8", "the zero fill of the CSR table (`RegionTable<4>`, built in place; 232 bytes: the cell index is a type parameter, not carried by the default lookup) and of the bring-up's 16-entry drain buffer"),
     ("MsixIntc", "the MSI-X handle (about 1.8 KiB: two 56-entry arrays) built in temporaries and moved into `Intc::new`"),
     ("read_new_entries ->", "a byte-copy loop over a loaded word's bytes (`AtomicWords::read`), which LLVM turns into `memcpy`"),
     ("reset ->", "the partial-word merge of `AtomicWords::write` (a byte-copy loop into the word's bytes, turned into `memcpy`)"),
