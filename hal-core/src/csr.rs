@@ -1620,18 +1620,18 @@ mod tests {
             let p = DeviceAddr(a);
             let slow = t
                 .find(p)
-                .ok_or(Error::NoRegion { addr: a })
+                .ok_or(Error::no_region(a))
                 .and_then(|r| r.translate(p));
             assert_eq!(t.translate(p), slow, "{a:#x}");
         }
         assert_eq!(t.translate(DeviceAddr(0x1014)), Ok(DeviceAddr(0x104)));
         assert_eq!(
             t.translate(DeviceAddr(0x100C)),
-            Err(Error::NoRegion { addr: 0x100C })
+            Err(Error::no_region(0x100C))
         );
         assert_eq!(
             t.translate(DeviceAddr(0x1005)),
-            Err(Error::OutOfWindow { addr: 0x1005 })
+            Err(Error::out_of_window(0x1005))
         );
     }
 
