@@ -716,8 +716,8 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
         };
         // Move the `below` regions that start before it one slot left, one
         // copy each (as a loop of single copies: no memmove), and put it
-        // after them; then recompute the fast-path words of the slots that
-        // changed.
+        // after them; then recompute the fast-path words of the used slots
+        // (all of them: the shorter code, for a rare call).
         for i in first..first + below {
             if let Some(&r) = self.regions.get(i + 1) {
                 if let Some(slot) = self.regions.get_mut(i) {
@@ -730,7 +730,7 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
         };
         *slot = region;
         self.len += 1;
-        self.refresh(first, first + below + 1);
+        self.refresh(first, N);
         L::rebuild(self);
         Ok(())
     }
@@ -847,14 +847,21 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
     /// keeps firmware images small (the per-dword path is [`Self::translate`]).
     #[inline(never)]
     pub fn find(&self, p: DeviceAddr) -> Option<&CsrRegion> {
-        // Index of the first region starting above `p`; the candidate is the
-        // one before it (the last region starting at or below `p`).
-        let used = self.as_slice();
-        let after = used.partition_point(|r| r.start <= p.get());
-        after
-            .checked_sub(1)
-            .and_then(|i| used.get(i))
-            .filter(|r| r.holds(p))
+        // The last slot starting at or below `p`, by the branch-free search
+        // of [`Self::search`] over all `N` slots: the unused ones come first
+        // and start at 0 (so they never end the search early) and hold
+        // nothing (end 0), so the candidate is the region holding `p`, if
+        // any.
+        let mut base = 0usize;
+        let mut n = N;
+        while n > 1 {
+            let half = n / 2;
+            let probe = base + half;
+            let go = self.regions.get(probe).is_some_and(|r| r.start <= p.get());
+            base = core::hint::select_unpredictable(go, probe, base);
+            n -= half;
+        }
+        self.regions.get(base).filter(|r| r.holds(p))
     }
 
     /// The inner-backend address of a dword access at `p`: the region lookup
