@@ -254,17 +254,20 @@ impl VolatileWindow {
             .cast::<u32>()
     }
 
-    /// [`Mmio::write32`] for a slot outside the window: out of line, so
-    /// that the slot's hot path is the compare and the store alone.
-    #[cold]
-    #[inline(never)]
+    /// [`Mmio::write32`] for a slot outside the window: on hosts out of line
+    /// and cold, so that the slot's hot path is the compare and the store
+    /// alone. On bare metal `write32` is already a call of the out-of-line
+    /// `store`; a second function around it would return the 32-byte
+    /// `Result` through memory (issue 12, firmware size).
+    #[cfg_attr(not(target_os = "none"), cold, inline(never))]
+    #[cfg_attr(target_os = "none", inline(always))]
     fn write_unslotted(&self, addr: DeviceAddr, value: u32) -> Result<()> {
         self.write32(addr, value)
     }
 
     /// [`Mmio::read32`] for a slot outside the window (see `write_unslotted`).
-    #[cold]
-    #[inline(never)]
+    #[cfg_attr(not(target_os = "none"), cold, inline(never))]
+    #[cfg_attr(target_os = "none", inline(always))]
     fn read_unslotted(&self, addr: DeviceAddr) -> Result<u32> {
         self.read32(addr)
     }

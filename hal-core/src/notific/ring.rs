@@ -169,7 +169,9 @@ fn validate(len: usize, cfg: &NqConfig) -> Result<(u32, u32)> {
 }
 
 /// `nq_queue_config`'s three writes for a ring at bus address `base` of
-/// `size_bytes` [004 §3].
+/// `size_bytes` [004 §3]. Inlined: out of line its `Result` came back
+/// through memory to each constructor (firmware size, issue 12).
+#[inline(always)]
 fn write_queue_config<M: Mmio>(queue: &NqQueue<M>, base: u64, size_bytes: u32) -> Result<()> {
     queue.write(regs::NQ_BASE_ADDR_LO, base as u32)?;
     queue.write(regs::NQ_BASE_ADDR_HI, (base >> 32) as u32)?;
@@ -390,10 +392,24 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// notes' loop only compares with 0). An engine other than the one that
     /// handed out the ring's queue is refused before any write
     /// ([`Error::WrongEngine`]).
+    #[inline(always)]
     pub fn reset<D: DelayNs + ?Sized>(
         &mut self,
         engine: &mut NotificEngine<M>,
         delay: &mut D,
+    ) -> Result<()> {
+        self.reset_then(engine, delay, false)
+    }
+
+    /// [`NqRing::reset`], then, if `enable`, the enable write of
+    /// [`NqRing::enable`]: one function for both (issue 12, firmware size:
+    /// the enable write is not repeated at each `enable` call).
+    #[inline(never)]
+    fn reset_then<D: DelayNs + ?Sized>(
+        &mut self,
+        engine: &mut NotificEngine<M>,
+        delay: &mut D,
+        enable: bool,
     ) -> Result<()> {
         engine.check_owns(&self.queue)?;
         let index = self.queue.index();
@@ -419,7 +435,11 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
             // The ring's entries (`size_bytes / 16`), one store per word on
             // the word backends.
             Placement::Host => self.mem.zero_entries(0, self.capacity as usize),
+        }?;
+        if enable {
+            engine.enable_queue(1u32 << index)?;
         }
+        Ok(())
     }
 
     /// `nq_enable`: the reset above, then this queue's bit set in the enable
@@ -429,16 +449,15 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// that enable calls the private reset [004 §3]; setting the queue's
     /// enable bit after it is khal's reading, not a traced write.
     /// [`Error::WrongEngine`] as for the reset, before any write.
-    // Inlined: the reset call and one write; out of line the `Result` would
-    // be tested and copied once more (firmware size, issue 12).
+    // Inlined: one call of the reset's function, which ends with the enable
+    // write (firmware size, issue 12).
     #[inline(always)]
     pub fn enable<D: DelayNs + ?Sized>(
         &mut self,
         engine: &mut NotificEngine<M>,
         delay: &mut D,
     ) -> Result<()> {
-        self.reset(engine, delay)?;
-        engine.enable_queue(1u32 << self.queue.index())
+        self.reset_then(engine, delay, true)
     }
 
     /// The phase bit a new entry `k` slots past `next` carries: the opposite of
