@@ -91,8 +91,10 @@ C4=$(ir csr_lookup_4 csr_lookup); C8=$(ir csr_lookup_8 csr_lookup); C256=$(ir cs
 # Two more 8-window layouts (khal_ir kernels.rs): irregular sizes and gaps
 # (8b), two clusters 2^47 apart (8m); random address orders.
 C8B=$(ir csr_lookup_8b csr_lookup); C8M=$(ir csr_lookup_8m csr_lookup)
-# 8 windows through the default lookup (the binary search, no cell index).
+# 8 windows through the default lookup (the binary search, no cell index);
+# 64 windows both ways, 256 through the cell index (where the search wins).
 C8S=$(ir csr_lookup_8s csr_lookup)
+C64C=$(ir csr_lookup_64c csr_lookup); C64S=$(ir csr_lookup_64s csr_lookup); C256C=$(ir csr_lookup_256c csr_lookup)
 # The independent checker's cases (khal_ir ver.rs): one entry arriving per
 # poll (the device's writes excluded by a second toggle on ir_verdev_*),
 # through an `out` of 16 at the default max_batch, through an `out` of 1, and
@@ -221,7 +223,7 @@ cat <<JSON
     "register_array_write": {"typed": $TAW, "raw": $RAW, "typed_vs_raw": $(ratio "$TAW" "$RAW"), "target": 1.00},
     "register_write_opaque_window": {"typed": $TWO, "raw": $RW, "typed_vs_raw": $(ratio "$TWO" "$RW")},
     "nq_drain_per_entry": {"dmabuf": $DD, "word_ring": $DW, "memcpy_per_entry": $MC, "sse_copy_per_entry": $SSE, "target_max": 20},
-    "csr_lookup": {"windows_4": $C4, "windows_8": $C8, "windows_256": $C256, "ratio_256_vs_4": $(ratio "$C256" "$C4"), "raw_add": $RT, "over_raw_add_4": $(awk -v a="$C4" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "over_raw_add_8": $(awk -v a="$C8" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "windows_8_irregular": $C8B, "windows_8_mesh": $C8M, "windows_8_binary_search": $C8S, "over_raw_add_8_binary_search": $(awk -v a="$C8S" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "over_raw_add_8_irregular": $(awk -v a="$C8B" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "over_raw_add_8_mesh": $(awk -v a="$C8M" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "target_over_raw_add_max": 10, "linear_scan_would_be": 64}
+    "csr_lookup": {"windows_4": $C4, "windows_8": $C8, "windows_256": $C256, "ratio_256_vs_4": $(ratio "$C256" "$C4"), "raw_add": $RT, "over_raw_add_4": $(awk -v a="$C4" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "over_raw_add_8": $(awk -v a="$C8" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "windows_8_irregular": $C8B, "windows_8_mesh": $C8M, "windows_8_binary_search": $C8S, "windows_64_cell_index": $C64C, "windows_64_binary_search": $C64S, "windows_256_cell_index": $C256C, "over_raw_add_8_binary_search": $(awk -v a="$C8S" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "over_raw_add_8_irregular": $(awk -v a="$C8B" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "over_raw_add_8_mesh": $(awk -v a="$C8M" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "target_over_raw_add_max": 10, "linear_scan_would_be": 64}
   },
   "nq_ir_per_entry_by_batch": $SIDE,
   "nq_idle_poll_ir_per_call": {"dmabuf": $POLL_D, "static": $POLL_S, "dmabuf_with_bench_loop": $IDLE_D, "static_with_bench_loop": $IDLE_S, "bench_loop": $(awk -v a="$IDLE_D" -v b="$POLL_D" 'BEGIN{printf "%.3f", a-b}'), "target_max": 20},

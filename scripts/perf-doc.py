@@ -262,7 +262,10 @@ for n, key in (("4, binary search (the default lookup)", "windows_4"),
                ("8, binary search (`csr_lookup_8s`)", "windows_8_binary_search"),
                ("8, cell index", "windows_8"), ("8, irregular, cell index (`csr_lookup_8b`)", "windows_8_irregular"),
                ("8, two mesh halves, cell index (`csr_lookup_8m`)", "windows_8_mesh"),
-               ("256, binary search", "windows_256")):
+               ("64, cell index (`csr_lookup_64c`)", "windows_64_cell_index"),
+               ("64, binary search (`csr_lookup_64s`)", "windows_64_binary_search"),
+               ("256, binary search", "windows_256"),
+               ("256, cell index (`csr_lookup_256c`: cells crowded, the search is the better lookup)", "windows_256_cell_index")):
     if key in csr:
         w("| %s | %s | +%s |" % (n, f(csr[key]), f(csr[key] - csr["raw_add"])))
 w("| raw add (the reference: the same addresses, one subtract) | %s | — |" % f(csr["raw_add"]))

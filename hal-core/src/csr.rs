@@ -244,8 +244,9 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 ///   more): one cell of 128 picked by a multiply, owning two entries that
 ///   hold copies of the fast-path words of its regions, and one compare
 ///   choosing between them; see its docs. +8.0 in every measured layout of
-///   5 to 32 windows, with no step in `N` (the accesses a cell does not
-///   resolve take the binary search).
+///   5 to 64 windows, with no step in `N` (the accesses a cell does not
+///   resolve take the binary search; past about 128 regions the cells
+///   crowd and the binary search alone is faster).
 ///
 /// Why the index is a type parameter rather than chosen by `N`: a stable
 /// Rust type cannot size a field by a test on `N`, so a table holding the
@@ -325,7 +326,7 @@ impl Lookup for BinarySearch {
 const CELL_BITS: u32 = 7;
 const CELLS: usize = 1 << CELL_BITS;
 
-/// The [`Lookup`] for tables of more than 4 regions: a cell index built at
+/// The [`Lookup`] for tables of 5 to about 128 regions: a cell index built at
 /// insert and removal, about 3 KiB (`RegionTable<N, CellIndex>`).
 ///
 /// A cell is the top 7 bits of `p * mul` (wrapping): with `mul = 2^(57 - s)`
@@ -377,9 +378,15 @@ const CELLS: usize = 1 << CELL_BITS;
 /// whose cells alias theirs (it loses the cell before each small one). The
 /// binary search: 8 windows +12.0, 16 +14.5, 17 +16.6 (5 steps).
 ///
+/// 64 windows: +8.0 (binary search +19.5). Where the binary search takes
+/// over: past about twice the cells, regions crowd the cells and their
+/// accesses pay a miss before the search (256 windows: +36.3 against the
+/// search's +24.5), so large tables keep [`BinarySearch`].
+///
 /// Size: `3 x 129` words and the multiplier (3 104 bytes), in every table
-/// using it; the build (at insert and removal) tries about 60 to 230
-/// multipliers, each `O(N x cells)`.
+/// using it. The build (at insert and removal) tries about 60 to 230
+/// multipliers, each `O(N x cells)`: filling a table of 16 regions takes
+/// about 0.7 ms, 64 about 25 ms (x86-64, release).
 #[derive(Clone)]
 pub struct CellIndex {
     /// The entries' fast-path words (type docs): cell `c` owns `c` and `c + 1`.
@@ -450,12 +457,7 @@ impl CellIndex {
                     // at or above it): one of the two cells loses a
                     // region's addresses in it; the one losing less.
                     let here = match here {
-                        Entry::Free => Entry::Region(lo),
-                        Entry::Above(r) | Entry::Region(r) if here.admits(lo) => {
-                            let _ = r;
-                            Entry::Region(lo)
-                        }
-                        Entry::Above(r) | Entry::Region(r) => {
+                        Entry::Above(r) | Entry::Region(r) if !here.admits(lo) => {
                             lost += w(r).min(w(lo));
                             if w(r) >= w(lo) {
                                 here
@@ -463,6 +465,7 @@ impl CellIndex {
                                 Entry::Region(lo)
                             }
                         }
+                        _ => Entry::Region(lo),
                     };
                     (here, Entry::Region(hi))
                 }

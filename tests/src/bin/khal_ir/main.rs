@@ -36,7 +36,7 @@ fn usage() -> ExitCode {
     eprintln!(
         "usage: khal_ir <raw_write|typed_write|raw_read|typed_read|raw_array_write|\
          typed_array_write|typed_write_opaque|nq_drain_dmabuf|nq_drain_word|memcpy|\
-         csr_lookup_4|csr_lookup_8|csr_lookup_8s|csr_lookup_8b|csr_lookup_8m|csr_lookup_256|raw_translate|dispatch_static_axi|dispatch_any_axi|\
+         csr_lookup_4|csr_lookup_8|csr_lookup_8s|csr_lookup_64c|csr_lookup_64s|csr_lookup_256c|csr_lookup_8b|csr_lookup_8m|csr_lookup_256|raw_translate|dispatch_static_axi|dispatch_any_axi|\
          dispatch_static_rmw|dispatch_any_rmw|counts|time|\
          nq:<phase|tail|iter|cref|idle>:<dmabuf|static|word>:<batch>>"
     );
@@ -505,6 +505,33 @@ fn main() -> ExitCode {
         }
         "csr_lookup_8" => {
             let Some((csr, addrs)) = csr_setup::<8, CellIndex>(8) else {
+                return ExitCode::FAILURE;
+            };
+            if ir_csr_lookup(&csr, &addrs) != N {
+                return ExitCode::FAILURE;
+            }
+            N as u64
+        }
+        "csr_lookup_64c" => {
+            let Some((csr, addrs)) = csr_setup::<64, CellIndex>(64) else {
+                return ExitCode::FAILURE;
+            };
+            if ir_csr_lookup(&csr, &addrs) != N {
+                return ExitCode::FAILURE;
+            }
+            N as u64
+        }
+        "csr_lookup_64s" => {
+            let Some((csr, addrs)) = csr_setup::<64, BinarySearch>(64) else {
+                return ExitCode::FAILURE;
+            };
+            if ir_csr_lookup(&csr, &addrs) != N {
+                return ExitCode::FAILURE;
+            }
+            N as u64
+        }
+        "csr_lookup_256c" => {
+            let Some((csr, addrs)) = csr_setup::<256, CellIndex>(256) else {
                 return ExitCode::FAILURE;
             };
             if ir_csr_lookup(&csr, &addrs) != N {
