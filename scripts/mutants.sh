@@ -61,7 +61,7 @@ area_tests() {
     mmio) echo "notific_golden notific_e2e static_dma" ;;
     notific) echo "notific_golden notific_mutants notific_drain_edges notific_e2e notific_prop dead_device" ;;
     intc) echo "intc_golden intc_threads engine_golden" ;;
-    dma) echo "dve_loader dve_props dead_device dma_abort" ;;
+    dma) echo "dve_loader dve_props dead_device dma_abort dma_words" ;;
     dve) echo "dve_loader dve_props dma_abort" ;;
     engine) echo "engine_golden engine_bringup engine_errors engine_q7 engine_leaves engine_arch_ops" ;;
     arch-*) echo "engine_golden engine_bringup engine_errors engine_q7 engine_leaves engine_arch_ops matrix_engines matrix_local" ;;
