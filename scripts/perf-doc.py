@@ -207,6 +207,9 @@ if chk:
       % (f(tr["phase_out16_static"]), f(cref), verdict(tr["phase_out16_static"] <= cref)))
     w("| trickle, `out` of 1 (DmaBuf) | %s | C-style %s | 1 per call ≤ C-style | %s |"
       % (f(tr["phase_out1"]), f(cref), verdict(tr["phase_out1"] <= cref)))
+    if "phase_out1_static" in tr:
+        w("| trickle, `out` of 1 (StaticDma) | %s | C-style %s | 1 per call ≤ C-style | %s |"
+          % (f(tr["phase_out1_static"]), f(cref), verdict(tr["phase_out1_static"] <= cref)))
     w("| trickle, `drain_iter` of up to 16 (DmaBuf) | %s | `drain` %s | — | %.2f× `drain` |"
       % (f(tr["drain_iter_16"]), f(tr["phase_out16_default_max_batch"]),
          tr["drain_iter_16"] / tr["phase_out16_default_max_batch"]))
@@ -220,11 +223,18 @@ if chk:
       % (f(c17["windows_16"]), f(c17["windows_17"]), f(c17.get("windows_16_binary_search", 0)),
          f(c17.get("windows_17_binary_search", 0)), verdict(step <= 1.02), 100.0 * (step - 1)))
     w("")
-    w("Where they come from: the cheap one-entry path of `drain` (the idle test's load reused, "
-      "`peek_next` + `take_peeked`) is taken for an `out` of one or a `max_batch(1)` ring; an "
-      "`out` of two or more with one entry pending goes through the run copy and pays its "
-      "fixed cost. The idle poll through an `out` of one is that path's word load instead of "
-      "the batch path's byte load. The CSR cases go through `RegionTable<N, CellIndex>`: a cell "
+    w("Where they come from: a phase-mode `drain` is one `DmaMemory::take_new_at` (issue 12): "
+      "the idle test is one load of the entry's phase word (the word backends keep it for the "
+      "copy), and with one entry pending the entry after it is tested under the same bounds "
+      "before any run is set up, so the trickle through an `out` of 16 pays two tests, one "
+      "copy and one head write (it paid the run copy's set-up, about 27 instructions, before). "
+      "What it still pays over the `out` of 1 and over the C-style poll: the second test "
+      "(room for two and `max_batch > 1`, not the ring's last slot, its bounds, its load and "
+      "phase test: about 14 Ir), which the C-style poll does not need (its one tail read "
+      "tells it how many); and, against the C-style poll, the bounds check of the entry and "
+      "the checked head slot, which it does not do. The idle poll through an `out` of one "
+      "is the same path's test as through any `out`. "
+      "The CSR cases go through `RegionTable<N, CellIndex>`: a cell "
       "owns two entries and one compare against the second's key picks the region, so the "
       "second window of a close pair costs what the first does (before issue 12's cell "
       "rework each cell named two regions to test in turn, and the second of a pair paid a "

@@ -42,7 +42,7 @@ pub use words::{AtomicWord, AtomicWords};
 use core::sync::atomic::{fence, Ordering};
 
 use crate::error::Result;
-use crate::notific::entry::{phase_of, NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
+use crate::notific::entry::{NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
 
 /// The refusal of [`DmaMemory::read_new_entries`] for a run whose offset is
 /// not an entry boundary (the same words from every backend).
@@ -369,7 +369,7 @@ pub trait DmaMemory {
     fn peek_entry(&self, offset: usize) -> Result<EntryPeek> {
         check_entry(offset, self.len())?;
         let byte = self.load_u8(offset + PHASE_BYTE)?;
-        Ok(EntryPeek::new(offset, phase_of(byte), 0))
+        Ok(EntryPeek::with_phase_byte(offset, byte, 0))
     }
 
     /// Copy the entry `peek` (this memory's, from [`DmaMemory::peek_entry`])
@@ -390,6 +390,57 @@ pub trait DmaMemory {
         check_entry(peek.offset(), self.len())?;
         let n = self.read_new_entries(peek.offset(), core::slice::from_mut(out), peek.phase())?;
         Ok(n == 1)
+    }
+
+    /// Phase mode's drain step [004 §3], [FACTS §11] (issue 12): the new
+    /// entries from the one at `offset` into `out`, in order; returns how
+    /// many. `old` is the consumer phase: an entry is new when its phase bit
+    /// differs, `old` given as the phase bit in the top byte of a `u32`
+    /// (`notific::entry::PHASE_DWORD_BIT`) or 0.
+    ///
+    /// The entry at `offset` is tested first, and nothing else is done when
+    /// it is not new: no fence, no copy, and neither closure is called (the
+    /// idle poll). `more` is called once it is new: `false` takes it alone;
+    /// `true` promises that `out` has room for two and the entry after it
+    /// is before the ring's end, and that one is tested next. Only when it
+    /// is new too is `limit` called: how many entries in all may be taken
+    /// (at least 2, none past the ring's end; `out.len()` bounds it too). Each
+    /// entry's bytes are loaded after its phase and an Acquire fence; the
+    /// run stops at the first entry that is not new. `offset` is checked as
+    /// in [`DmaMemory::peek_entry`] (and the run as in
+    /// [`DmaMemory::read_new_entries`]) before any load.
+    ///
+    /// The default: [`DmaMemory::peek_entry`], then
+    /// [`DmaMemory::take_peeked`] alone or [`DmaMemory::read_new_entries`]
+    /// of `limit()` entries from `offset`. The word backends
+    /// ([`AtomicWords::take_new_at`]) test the first two entries' phase words
+    /// under the view's bounds and copy them straight, without the run's
+    /// set-up.
+    #[inline(always)]
+    fn take_new_at(
+        &self,
+        offset: usize,
+        old: u32,
+        more: impl FnOnce() -> bool,
+        limit: impl FnOnce() -> usize,
+        out: &mut [NqEntry],
+    ) -> Result<usize>
+    where
+        Self: Sized,
+    {
+        let peek = self.peek_entry(offset)?;
+        if !peek.is_new(old) {
+            return Ok(0);
+        }
+        if out.len() < 2 || !more() {
+            let Some(first) = out.first_mut() else {
+                return Ok(0);
+            };
+            return Ok(usize::from(self.take_peeked(peek, first)?));
+        }
+        let n = limit().min(out.len());
+        let out = out.get_mut(..n).unwrap_or_default();
+        self.read_new_entries(offset, out, peek.phase())
     }
 }
 
@@ -479,6 +530,9 @@ impl<T: DmaMemory + ?Sized> DmaMemory for &T {
     fn take_peeked(&self, peek: EntryPeek, out: &mut NqEntry) -> Result<bool> {
         (**self).take_peeked(peek, out)
     }
+    // `take_new_at` keeps its default here (the forwarded `peek_entry`,
+    // `take_peeked` and `read_new_entries`): a generic method cannot be
+    // forwarded to an unsized `T`.
 }
 
 #[cfg(test)]
@@ -548,6 +602,40 @@ mod tests {
             m.take_peeked(EntryPeek::new(0, true, 0), &mut NqEntry::default()),
             Ok(false)
         );
+    }
+
+    /// The default `take_new_at`: the first entry's phase byte tested
+    /// (nothing else on an idle poll), then the first alone or the run from
+    /// it, bounded by `limit` and `out`.
+    #[test]
+    fn default_take_new_at_keeps_its_contract() {
+        use crate::notific::entry::PHASE_DWORD_BIT;
+        let mut ring = [0u8; 48];
+        for i in 0..2 {
+            ring[16 * i + PHASE_BYTE] = PHASE_MASK;
+        }
+        let m = Bytes(&ring, Cell::new(0));
+        let mut out = [NqEntry::default(); 3];
+        let called = Cell::new(false);
+        let more = || {
+            called.set(true);
+            true
+        };
+        assert_eq!(
+            m.take_new_at(0, PHASE_DWORD_BIT, more, || 3, &mut out),
+            Ok(0)
+        );
+        assert_eq!(
+            (m.1.get(), called.get()),
+            (1, false),
+            "one load, no closure"
+        );
+        // This backend's `read` copies nothing, so no copied phase matches:
+        // the default takes nothing past its phase checks.
+        assert_eq!(m.take_new_at(0, 0, || false, || 3, &mut out), Ok(0));
+        assert_eq!(m.take_new_at(0, 0, || true, || 3, &mut []), Ok(0));
+        assert!(m.take_new_at(4, 0, || true, || 3, &mut out).is_err());
+        assert!(m.take_new_at(48, 0, || true, || 3, &mut out).is_err());
     }
 
     #[test]

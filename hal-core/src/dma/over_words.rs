@@ -172,6 +172,21 @@ macro_rules! dma_memory_over_words {
             ) -> $crate::Result<bool> {
                 $view.take_peeked(peek, out)
             }
+
+            /// The first two entries' phase words tested under one view,
+            /// copied straight; the run after them only when both are new
+            /// ([`AtomicWords::take_new_at`]).
+            #[inline(always)]
+            fn take_new_at(
+                &$s,
+                offset: usize,
+                old: u32,
+                more: impl FnOnce() -> bool,
+                limit: impl FnOnce() -> usize,
+                out: &mut [$crate::notific::entry::NqEntry],
+            ) -> $crate::Result<usize> {
+                $view.take_new_at(offset, old, more, limit, out)
+            }
         }
     };
 }

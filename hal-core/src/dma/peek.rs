@@ -10,6 +10,8 @@
 //! [`DmaMemory::read_new_entries`](super::DmaMemory::read_new_entries)'s
 //! one-pass copy.
 
+use crate::notific::entry::PHASE_DWORD_BIT;
+
 /// The phase bit of the NQ entry at `offset` and, for a backend that loaded
 /// more with it, the word it loaded
 /// ([`DmaMemory::peek_entry`](super::DmaMemory::peek_entry)).
@@ -23,7 +25,9 @@
 pub struct EntryPeek {
     offset: usize,
     head: u64,
-    phase: bool,
+    /// The phase byte as loaded, in the top byte (only its phase bit is
+    /// meaningful for a peek made by [`EntryPeek::new`]).
+    phase: u32,
 }
 
 impl EntryPeek {
@@ -36,7 +40,18 @@ impl EntryPeek {
         EntryPeek {
             offset,
             head,
-            phase,
+            phase: if phase { PHASE_DWORD_BIT } else { 0 },
+        }
+    }
+
+    /// What a load at `offset` found: the entry's phase byte as loaded, and
+    /// `head` as for [`EntryPeek::new`].
+    #[inline(always)]
+    pub const fn with_phase_byte(offset: usize, byte: u8, head: u64) -> EntryPeek {
+        EntryPeek {
+            offset,
+            head,
+            phase: (byte as u32) << 24,
         }
     }
 
@@ -49,7 +64,16 @@ impl EntryPeek {
     /// The entry's phase bit (bit 7 of byte 3) as loaded [004 §3].
     #[inline(always)]
     pub const fn phase(&self) -> bool {
-        self.phase
+        self.phase & PHASE_DWORD_BIT != 0
+    }
+
+    /// Whether the entry is new for a consumer in phase `consumer` (its
+    /// phase bit in the phase byte's place of a dword, `PHASE_DWORD_BIT` or
+    /// 0): its phase bit differs [FACTS §11]. One xor with the loaded word
+    /// and a sign test.
+    #[inline(always)]
+    pub(crate) const fn is_new(&self, consumer: u32) -> bool {
+        (self.phase ^ consumer) & PHASE_DWORD_BIT != 0
     }
 
     /// The word loaded with the phase byte (backend-defined, see [`EntryPeek::new`]).

@@ -24,7 +24,7 @@
 use core::sync::atomic::{fence, AtomicU32, Ordering::Acquire, Ordering::Relaxed};
 
 use crate::error::{Error, Result};
-use crate::notific::entry::{NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
+use crate::notific::entry::{NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_DWORD_BIT, PHASE_MASK};
 
 use super::{check_flag_run, flag_value, EntryPeek, NOT_ON_ENTRY};
 
@@ -183,6 +183,13 @@ pub struct AtomicWords<'a, W> {
     /// Every word, the partial last one included (and any past `len`, which
     /// no access reaches).
     all: &'a [W],
+    /// The whole words (the first `len / W::BYTES` of `all`, at most all of
+    /// them): every hot access (a phase word, a run of entries) is checked
+    /// against this slice's length alone, which is both the bounds and the
+    /// memory-safety check. Kept apart, so that the check is one compare with
+    /// the slice's length (for [`AtomicWords::whole`], the words' count as
+    /// given: no division of a byte length the optimiser cannot undo).
+    words: &'a [W],
     /// Bytes of the memory (at most what `all` holds counts).
     len: usize,
 }
@@ -211,6 +218,7 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
     pub const fn whole(words: &'a [W]) -> Self {
         AtomicWords {
             all: words,
+            words,
             len: words.len() * W::BYTES,
         }
     }
@@ -219,16 +227,22 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
     /// length is then what they hold).
     #[inline(always)]
     pub const fn new(words: &'a [W], len: usize) -> Self {
-        AtomicWords { all: words, len }
+        let n = len / W::BYTES;
+        let whole = match words.split_at_checked(n) {
+            Some((whole, _)) => whole,
+            None => words,
+        };
+        AtomicWords {
+            all: words,
+            words: whole,
+            len,
+        }
     }
 
-    /// The whole words: every hot access (a phase byte, a run of entries) is
-    /// checked against this slice's length alone, which is both the bounds
-    /// and the memory-safety check.
+    /// The whole words (see the field).
     #[inline(always)]
     fn words(&self) -> &'a [W] {
-        let n = (self.len / W::BYTES).min(self.all.len());
-        self.all.get(..n).unwrap_or(&[])
+        self.words
     }
 
     /// Size in bytes.
@@ -273,6 +287,13 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
         let (i, k) = (offset / W::BYTES, offset % W::BYTES);
         match self.words().get(i) {
             Some(w) => Ok(W::byte(w.load(), k)),
+            // Memory of whole words (`AtomicWords::whole`, firmware's
+            // `StaticDma`: the length a multiple of the word, which the
+            // optimiser sees) has no partial word: the refusal here, and no
+            // out-of-line tail path linked (firmware size, issue 12).
+            None if self.len.is_multiple_of(W::BYTES) => {
+                Err(out_of_range("dma offset", offset, self.len))
+            }
             None => AtomicWords::new(self.all, self.len).load_u8_tail(offset),
         }
     }
@@ -530,8 +551,11 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
     #[inline(always)]
     pub fn peek_entry(&self, offset: usize) -> Result<EntryPeek> {
         let head = W::first(self.entry_at(offset)?).load();
-        let bit = head & W::byte_at(PHASE_MASK, PHASE_BYTE) != W::ZERO;
-        Ok(EntryPeek::new(offset, bit, W::widen(head)))
+        Ok(EntryPeek::with_phase_byte(
+            offset,
+            W::byte(head, PHASE_BYTE),
+            W::widen(head),
+        ))
     }
 
     /// [`DmaMemory::take_peeked`](super::DmaMemory::take_peeked): the entry
@@ -547,6 +571,101 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
         W::entry(W::narrow(peek.head()), e, out);
         Ok(true)
     }
+}
+
+// Phase mode's drain step (issue 12).
+impl<W: AtomicWord> AtomicWords<'_, W> {
+    /// [`DmaMemory::take_new_at`](super::DmaMemory::take_new_at) on one view
+    /// of the words: the entry at `offset` checked and its first word (the
+    /// phase byte's) loaded and tested (the idle poll ends here); if `more`,
+    /// the next entry checked and its first word loaded; one Acquire fence;
+    /// the first entry copied (the loaded word and its other words); the
+    /// second tested, and copied if new; then, only if it was, the run
+    /// after it (`limit() - 2` entries, checked once, the loop of
+    /// [`AtomicWords::read_new_entries`]). The
+    /// length and base of the words stay in registers throughout (one view,
+    /// no fence between the tests and the checks), and the two entries a
+    /// trickle of notifications brings are copied without the run's
+    /// set-up.
+    #[inline(always)]
+    pub fn take_new_at(
+        &self,
+        offset: usize,
+        old: u32,
+        more: impl FnOnce() -> bool,
+        limit: impl FnOnce() -> usize,
+        out: &mut [NqEntry],
+    ) -> Result<usize> {
+        if !offset.is_multiple_of(NQ_ENTRY_BYTES) {
+            return Err(Error::InvalidArgument(NOT_ON_ENTRY));
+        }
+        let entries = W::entries(self.words());
+        // The entries from `offset` on: every check below is a compare with
+        // this one length (the first, the idle test's, is `> 0`).
+        let at = offset / NQ_ENTRY_BYTES;
+        // One compare (the two tests of the split below then fold into it).
+        // The one refusal of every check below (the entries from `offset`
+        // reach past the memory): one error for all, so a firmware image
+        // builds it once.
+        let outside = out_of_range("dma nq entry", offset, entries.len() * NQ_ENTRY_BYTES);
+        if at >= entries.len() {
+            return Err(outside);
+        }
+        let Some((e0, after)) = entries.get(at..).and_then(|t| t.split_first()) else {
+            return Ok(0);
+        };
+        let w0 = W::first(e0).load();
+        let p0 = phase_dword::<W>(w0);
+        if (p0 ^ old) & PHASE_DWORD_BIT == 0 {
+            return Ok(0);
+        }
+        let Some((o0, rest)) = out.split_first_mut() else {
+            return Ok(0);
+        };
+        if !more() {
+            // The phase load said "new": order the entry's other loads after it.
+            fence(Acquire);
+            W::entry(w0, e0, o0);
+            return Ok(1);
+        }
+        // The next entry's phase word, under the same view.
+        let Some((e1, after)) = after.split_first() else {
+            return Err(outside);
+        };
+        let w1 = W::first(e1).load();
+        // One fence orders both entries' other loads after both phase loads.
+        fence(Acquire);
+        W::entry(w0, e0, o0);
+        // New too when its phase bit is the first one's (before the wrap).
+        if (phase_dword::<W>(w1) ^ p0) & PHASE_DWORD_BIT != 0 {
+            return Ok(1);
+        }
+        let Some((o1, rest)) = rest.split_first_mut() else {
+            return Ok(1);
+        };
+        W::entry(w1, e1, o1);
+        // The run after the two, checked once (`limit() >= 2` by the
+        // contract; a smaller one takes none). The copy stops at the end of
+        // `rest` or of the run, whichever comes first.
+        let Some(run) = after.get(..limit().wrapping_sub(2)) else {
+            return Err(outside);
+        };
+        // Each arm's `phase` a constant: on hosts (inlined) each loop tests
+        // against an immediate; on bare metal both call the one copy.
+        let n = if p0 & PHASE_DWORD_BIT != 0 {
+            copy_new::<W>(run, rest, true)
+        } else {
+            copy_new::<W>(run, rest, false)
+        };
+        Ok(2 + n)
+    }
+}
+
+/// The phase byte of `w` (an entry's first word) in the top byte of a `u32`
+/// (the form the consumer phase is kept in: one xor and a sign test).
+#[inline(always)]
+fn phase_dword<W: AtomicWord>(w: W::Int) -> u32 {
+    u32::from(W::byte(w, PHASE_BYTE)) << 24
 }
 
 // The phase byte is in an entry's first word for both word sizes.
@@ -709,6 +828,80 @@ mod tests {
         ));
         let far = EntryPeek::new(48, true, 0);
         assert!(v.take_peeked(far, &mut out).is_err());
+    }
+
+    /// `take_new_at`: nothing but the first entry's load when it is not
+    /// new (neither closure called); one entry without `more`; the second
+    /// tested (and `limit` not called) when it is not new; both and the run
+    /// after them when it is; the run cut by `limit`, by `out` and by the
+    /// first old entry; refusals before any copy.
+    #[test]
+    fn take_new_at_tests_two_entries_before_the_run() {
+        use core::cell::Cell;
+        let w = words::<24>(); // 6 entries of 4-byte words
+        let v = AtomicWords::whole(&w);
+        // Entries 0..4 new in phase 1 (other bits of the phase byte set).
+        for i in 0..4u8 {
+            let mut e = [i; 16];
+            e[PHASE_BYTE] = PHASE_MASK | 0x11;
+            v.write(usize::from(i) * 16, &e).unwrap();
+        }
+        let (more, limit) = (Cell::new(0), Cell::new(0));
+        let m = |yes: bool| {
+            more.set(more.get() + 1);
+            yes
+        };
+        let l = |n: usize| {
+            limit.set(limit.get() + 1);
+            n
+        };
+        let mut out = [NqEntry::default(); 6];
+        // Consumer phase 1: nothing new, no closure called.
+        let old1 = PHASE_DWORD_BIT | 0x1234;
+        assert_eq!(v.take_new_at(0, old1, || m(true), || l(6), &mut out), Ok(0));
+        assert_eq!((more.get(), limit.get()), (0, 0));
+        // Consumer phase 0: the first alone when `more` says no.
+        assert_eq!(v.take_new_at(16, 0, || m(false), || l(6), &mut out), Ok(1));
+        assert_eq!((out[0].bytes()[0], more.get(), limit.get()), (1, 1, 0));
+        // Entry 3 is followed by an old one: tested, not taken, no `limit`.
+        assert_eq!(v.take_new_at(48, 0, || m(true), || l(3), &mut out), Ok(1));
+        assert_eq!((out[0].bytes()[0], more.get(), limit.get()), (3, 2, 0));
+        // From entry 0: both, then the run, to the first old entry.
+        out = [NqEntry::default(); 6];
+        assert_eq!(v.take_new_at(0, 0, || m(true), || l(6), &mut out), Ok(4));
+        for (k, e) in out.iter().take(4).enumerate() {
+            assert_eq!(e.bytes()[15], k as u8);
+        }
+        assert_eq!(out[4], NqEntry::default());
+        // Cut by `limit` and by the length of `out`.
+        assert_eq!(v.take_new_at(0, 0, || m(true), || l(3), &mut out), Ok(3));
+        assert_eq!(
+            v.take_new_at(0, 0, || m(true), || l(6), &mut out[..2]),
+            Ok(2)
+        );
+        // An out of one takes one whatever `more` says.
+        assert_eq!(
+            v.take_new_at(0, 0, || m(true), || l(6), &mut out[..1]),
+            Ok(1)
+        );
+        // Refused: off an entry boundary, past the memory; the second
+        // entry past the memory when `more` says there is one.
+        assert_eq!(
+            v.take_new_at(8, 0, || m(true), || l(2), &mut out),
+            Err(Error::InvalidArgument(NOT_ON_ENTRY))
+        );
+        assert!(matches!(
+            v.take_new_at(96, 0, || m(true), || l(2), &mut out),
+            Err(Error::OutOfRange { .. })
+        ));
+        let mut e = [5u8; 16];
+        e[PHASE_BYTE] = PHASE_MASK;
+        v.write(80, &e).unwrap();
+        assert!(matches!(
+            v.take_new_at(80, 0, || m(true), || l(2), &mut out),
+            Err(Error::OutOfRange { .. })
+        ));
+        assert_eq!(v.take_new_at(80, 0, || m(false), || l(2), &mut out), Ok(1));
     }
 
     #[test]

@@ -97,52 +97,56 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         delay: &mut D,
         out: &mut [NqEntry],
     ) -> Result<usize> {
-        // Phase mode's idle poll, inlined into the caller: one phase-byte
-        // load, nothing else (an empty `out` changes nothing: `Ok(0)` too).
-        // The batch case (the default, with an `out` of at least two
-        // entries) is told apart by one compare.
-        let n = if self.batch_phase(out.len()) {
-            if !self.next_is_new()? {
-                return Ok(0);
-            }
-            // `out.len() >= 2` and `max_batch >= 2`: at least two wanted.
-            self.take_new(0, self.drain_want(out), out)?
-        } else if self.mode() == ConsumeMode::Phase {
-            // One entry per call (`max_batch == 1`, or an `out` of one
-            // entry on any phase ring, issue 12): the idle test's load is
-            // the entry's first word, which the take does not load again
-            // (an empty `out` takes nothing).
-            let Some(peek) = self.peek_next()? else {
-                return Ok(0);
-            };
-            u32::from(self.take_peeked(peek, out)?)
-        } else {
-            let want = self.drain_want(out);
-            if want == 0 {
-                return Ok(0);
-            }
-            let avail = self.tail_budget(delay, want)?;
-            let n = self.take_new(0, avail, out)?;
-            if n < avail {
-                return Err(self.overrun(avail));
-            }
-            self.consume_known(n);
-            n
-        };
-        // The head written once, if anything was taken. One commit for the
-        // three paths: with one each, the optimiser threaded the caller's
-        // `n == 0` test less well (8 per call cost 1 Ir per entry more).
+        // Phase mode (a non-empty `out`), inlined into the caller: its idle
+        // poll is one load; told apart by one compare.
+        if self.phase_path(out.len()) {
+            return self.drain_phase(out);
+        }
+        // Tail mode, or an empty `out` (nothing taken, nothing written).
+        let want = self.drain_want(out);
+        if want == 0 {
+            return Ok(0);
+        }
+        if self.mode() == ConsumeMode::Phase {
+            return Ok(0);
+        }
+        let avail = self.tail_budget(delay, want)?;
+        let n = self.take_new(avail, out)?;
+        if n < avail {
+            return Err(self.overrun(avail));
+        }
+        self.consume_known(n);
         self.commit(n)?;
         Ok(n as usize)
+    }
+
+    /// [`NqRing::drain`] in phase mode when its `n` entries reached the
+    /// ring's end (all new): the entries after the wrap, if more may be
+    /// taken (into `out[n..]`), then the commit (the iterator's, which is
+    /// out of line on bare metal: one copy of it per image). Out of line on
+    /// hosts (once per pass over the ring, and inlined it costs every call
+    /// registers); inlined on bare metal, where an out-of-line copy passed
+    /// its `Result` through memory (firmware size).
+    #[cfg_attr(not(target_os = "none"), inline(never))]
+    #[cfg_attr(target_os = "none", inline(always))]
+    pub(super) fn drain_wrapped(&mut self, n: usize, out: &mut [NqEntry]) -> Result<usize> {
+        let want = self.drain_limit(out.len()) as usize;
+        let mut n = n;
+        if want > n {
+            let rest = out.get_mut(n..).unwrap_or_default();
+            // After the wrap, new entries carry the consumer phase [FACTS §11].
+            n += self.take_after_wrap(want - n, rest, self.phase())?;
+        }
+        // `n <= want <= max_batch`: fits a u32.
+        commit_yielded(&mut self.split().1, n as u32)?;
+        Ok(n)
     }
 
     /// The entries one drain call may take: `out.len()`, at most
     /// `max_batch` (0 for an empty `out`: nothing copied, nothing written).
     #[inline(always)]
     fn drain_want(&self, out: &[NqEntry]) -> u32 {
-        u32::try_from(out.len())
-            .unwrap_or(u32::MAX)
-            .min(self.max_batch())
+        self.drain_limit(out.len())
     }
 
     /// An iterator over up to `max` (and at most `max_batch`) pending

@@ -17,6 +17,11 @@ pub const PHASE_BYTE: usize = 3;
 /// Mask of the phase bit in [`PHASE_BYTE`] (bit 7) [004 §3].
 pub const PHASE_MASK: u8 = 0x80;
 
+/// The phase bit in the phase byte's place of a `u32` whose top byte is
+/// the phase byte (bit 31): the form in which the consumer phase and a
+/// peeked entry's phase are compared (one xor and a sign test, issue 12).
+pub const PHASE_DWORD_BIT: u32 = (PHASE_MASK as u32) << 24;
+
 /// One notification as it sat in the ring.
 ///
 /// Layout: its 16 raw bytes in ring order and nothing else (`size_of` is

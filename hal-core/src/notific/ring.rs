@@ -18,15 +18,17 @@
 //! Device input is hostile until checked: a tail that reads all ones, is not a
 //! multiple of 16, or lies outside the ring is a typed [`Fault`], never a count.
 
+use core::num::NonZeroUsize;
+
 use embedded_hal::delay::DelayNs;
 
-use crate::dma::{DmaMemory, EntryPeek};
+use crate::dma::DmaMemory;
 use crate::error::{Error, Fault, Result};
 use crate::mmio::Mmio;
 use crate::wait::{poll_until, Budget};
 
 use super::engine::{NotificEngine, NqQueue};
-use super::entry::{phase_of, NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
+use super::entry::{phase_of, NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_DWORD_BIT, PHASE_MASK};
 use super::refused::RefusedRing;
 use super::regs;
 
@@ -125,29 +127,35 @@ pub struct NqRing<R: DmaMemory, M: Mmio, Z: DeviceZero = HostZero> {
     /// Entries the ring holds: its size / 16 (the size is not kept: the
     /// firmware's 96-byte `NqRing` has no room for it next to `batch_from`).
     capacity: u32,
-    mode: ConsumeMode,
-    /// The least `out.len()` [`NqRing::drain`] takes through its batch path:
-    /// 2 in phase mode with `max_batch > 1`, `usize::MAX` otherwise (no `out`
-    /// is that long: a slice of 16-byte entries holds fewer). The batch
-    /// path's idle test is a phase-byte load. Otherwise, in phase mode
-    /// (`max_batch == 1`, or an `out` of one entry, issue 12) the idle test's
-    /// load is also the first word of the entry's copy
-    /// ([`DmaMemory::peek_entry`]). A field of its own, so that the batch
-    /// case is told apart by one compare (a `usize`: a narrower one costs
-    /// the compare a zero-extension on 64-bit hosts).
-    batch_from: usize,
+    /// The least `out.len()` [`NqRing::drain`] takes through the phase
+    /// path: 1 in phase mode, `usize::MAX` in tail mode (no `out` is that
+    /// long: a slice of 16-byte entries holds fewer). Non-zero, so that a
+    /// length at or above it is known non-empty (issue 12).
+    phase_from: NonZeroUsize,
+    /// The phase path looks past the first new entry for an `out` longer
+    /// than this: 1 when `max_batch > 1`, `usize::MAX` otherwise. Fields of
+    /// their own, so that each case is told apart by one compare (a
+    /// `usize`: a narrower one costs the compare a zero-extension on 64-bit
+    /// hosts).
+    batch_above: NonZeroUsize,
     budget: Budget,
-    max_batch: u32,
+    /// Two things in one word (the firmware's ring has room for no more
+    /// than 96 bytes, see `firmware/src/lib.rs`): bits 0..31 are the most
+    /// entries one drain call consumes (`max_batch`, at most the capacity,
+    /// below 2^28); bit 31 is the consumer phase, completed wraps mod 2 (0
+    /// after reset) [FACTS §11], in the phase byte's place of a dword
+    /// ([`PHASE_DWORD_BIT`]), so that the idle test is one xor with the
+    /// loaded word and a sign test (the other bits do not reach bit 31).
+    batch_phase: u32,
     /// Next slot to consume.
     next: u32,
-    /// Completed wraps mod 2 (0 after reset) [FACTS §11], kept as the phase
-    /// byte's mask bit (`PHASE_MASK` for 1, 0 for 0) so the idle test is one
-    /// xor with the loaded phase byte.
-    phase_bit: u8,
     /// Tail mode: entries known pending from the last tail read and not yet
     /// consumed, so a capped drain does not read the tail again.
     known: u32,
 }
+
+/// The bits of [`NqRing`]'s `batch_phase` that hold `max_batch`.
+const BATCH_MASK: u32 = !PHASE_DWORD_BIT;
 
 fn validate(len: usize, cfg: &NqConfig) -> Result<(u32, u32)> {
     let entry = NQ_ENTRY_BYTES as u32;
@@ -290,16 +298,20 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
             placement,
             queue,
             capacity,
-            mode: cfg.mode,
-            batch_from: if cfg.mode == ConsumeMode::Phase && max_batch > 1 {
-                2
+            phase_from: if cfg.mode == ConsumeMode::Phase {
+                NonZeroUsize::MIN
             } else {
-                usize::MAX
+                NonZeroUsize::MAX
+            },
+            batch_above: if max_batch > 1 {
+                NonZeroUsize::MIN
+            } else {
+                NonZeroUsize::MAX
             },
             budget: cfg.budget,
-            max_batch,
+            // `max_batch <= capacity < 2^28`: bit 31 is free for the phase.
+            batch_phase: max_batch,
             next: 0,
-            phase_bit: 0,
             known: 0,
         })
     }
@@ -335,14 +347,19 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
 
     /// Tail or phase consumption.
     pub const fn mode(&self) -> ConsumeMode {
-        self.mode
+        // Phase mode is what the phase path is taken for (see the field).
+        if self.phase_from.get() == 1 {
+            ConsumeMode::Phase
+        } else {
+            ConsumeMode::Tail
+        }
     }
 
     /// Whether [`NqRing::drain`] takes an `out` of `len` entries through the
-    /// batch path: phase mode, `max_batch > 1` and `len > 1` (see the field).
+    /// phase path: phase mode and `len > 0` (see the field).
     #[inline(always)]
-    pub(super) const fn batch_phase(&self, len: usize) -> bool {
-        len >= self.batch_from
+    pub(super) const fn phase_path(&self, len: usize) -> bool {
+        len >= self.phase_from.get()
     }
 
     /// The next slot the consumer reads.
@@ -352,12 +369,12 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
 
     /// The consumer phase: completed wraps mod 2 [FACTS §11].
     pub const fn phase(&self) -> bool {
-        self.phase_bit != 0
+        self.batch_phase & PHASE_DWORD_BIT != 0
     }
 
     /// Most entries one drain consumes.
     pub const fn max_batch(&self) -> u32 {
-        self.max_batch
+        self.batch_phase & BATCH_MASK
     }
 
     /// The wait budget.
@@ -426,7 +443,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
             Ok(t == 0)
         })?;
         self.next = 0;
-        self.phase_bit = 0;
+        self.batch_phase &= BATCH_MASK;
         self.known = 0;
         self.queue.write_head(0)?;
         let size = self.size_bytes() as usize;
@@ -481,74 +498,89 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         slot as usize * NQ_ENTRY_BYTES
     }
 
-    /// Phase mode's idle test: one volatile load of the phase byte of the
-    /// entry at `next`; `true` if it says new. An empty poll costs this load
-    /// and nothing else (no fence, no copy, no register access).
+    /// Phase mode's drain into a non-empty `out` ([`NqRing::drain`]).
+    ///
+    /// One [`DmaMemory::take_new_at`] from `next`: the idle test is one load
+    /// of the word holding the entry's phase byte (the entry bounds-checked),
+    /// and an empty poll costs that load and nothing else (no fence, no
+    /// copy, no register access). When more than one entry may be taken,
+    /// the entry after a new one is tested the same way before any run is
+    /// set up: one entry per poll (the firmware's trickle) costs two tests
+    /// and one copy. Then one head write; at the ring's end, the run after
+    /// the wrap too ([`NqRing::drain_wrapped`]).
     #[inline(always)]
-    pub(super) fn next_is_new(&self) -> Result<bool> {
-        let byte3 = self
-            .mem
-            .load_u8(self.next as usize * NQ_ENTRY_BYTES + PHASE_BYTE)?;
-        Ok((byte3 ^ self.phase_bit) & PHASE_MASK != 0)
-    }
-
-    /// Phase mode's idle test of a one-entry ring (`max_batch == 1`):
-    /// one load of the entry at `next` ([`DmaMemory::peek_entry`]: the word
-    /// holding its phase byte, the whole entry bounds-checked); the peek if
-    /// its phase says new, `None` otherwise. An empty poll costs this load
-    /// and nothing else (no fence, no copy, no register access); a new entry
-    /// is then taken from the peek ([`NqRing::take_peeked`]) without loading
-    /// or checking its phase word again.
-    #[inline(always)]
-    pub(super) fn peek_next(&self) -> Result<Option<EntryPeek>> {
-        let peek = self.mem.peek_entry(self.next as usize * NQ_ENTRY_BYTES)?;
-        if u8::from(peek.phase()) * PHASE_MASK == self.phase_bit {
-            return Ok(None);
+    pub(super) fn drain_phase(&mut self, out: &mut [NqEntry]) -> Result<usize> {
+        let next = self.next;
+        let len = out.len();
+        let n = self.mem.take_new_at(
+            next as usize * NQ_ENTRY_BYTES,
+            // Only its bit 31 (the phase) is tested.
+            self.batch_phase,
+            // A second entry may be taken: room for two, `max_batch > 1`,
+            // and `next` not the ring's last slot (two tests, not one `&&`).
+            || {
+                if len > self.batch_above.get() {
+                    return next + 1 < self.capacity;
+                }
+                false
+            },
+            || self.run_limit(next, len),
+            out,
+        )?;
+        if n == 0 {
+            return Ok(0);
         }
-        Ok(Some(peek))
-    }
-
-    /// The entry `peek` found new at `next` into `out[0]`: `true` if it was
-    /// taken (`false` for an empty `out`, or an entry rewritten since the
-    /// peek). The Acquire fence, the entry's other words and the copied phase
-    /// check of [`DmaMemory::take_peeked`]; one entry never reaches past the
-    /// wrap.
-    #[inline(always)]
-    pub(super) fn take_peeked(&self, peek: EntryPeek, out: &mut [NqEntry]) -> Result<bool> {
-        match out.first_mut() {
-            Some(first) => self.mem.take_peeked(peek, first),
-            None => Ok(false),
+        // `n <= cap - next`: no overflow, `pos <= cap`.
+        let pos = next + n as u32;
+        if pos < self.capacity {
+            self.queue.write_head(pos * NQ_ENTRY_BYTES as u32)?;
+            self.next = pos;
+            return Ok(n);
         }
+        // Tested here, so that its `Result` does not go through memory on
+        // the other paths.
+        let n = self.drain_wrapped(n, out)?;
+        Ok(n)
     }
 
-    /// Copy the new entries `k..k + limit` past `next` (`k + limit <=
-    /// capacity`) into `out[..]` (`out.len() >= limit`), in order, and return
-    /// how many (the run stops at the first entry that is not new). At most
-    /// two runs, before and after the wrap, each with one expected phase, each
-    /// one [`DmaMemory::read_new_entries`]: the phase scan, the Acquire fence
-    /// that orders the entry loads after it, the bulk copy straight into the
-    /// caller's slots, and the copies' phase bits checked (an entry the device
-    /// rewrote after the scan is not handed out, nor anything past it).
+    /// Most entries a phase-mode drain from `next` takes before the wrap
+    /// for an `out` of `len`: `len`, at most `max_batch`, at most to the
+    /// ring's end.
     #[inline(always)]
-    pub(super) fn take_new(&self, k: u32, limit: u32, out: &mut [NqEntry]) -> Result<u32> {
-        // `next < capacity` and `k <= capacity <= 2^28` (size / 16): no overflow.
-        let start = self.next as u64 + k as u64;
-        let cap = self.capacity as u64;
-        let (slot, want) = if k == 0 {
-            (self.next as u64, !self.phase())
-        } else if start >= cap {
-            (start - cap, self.phase())
-        } else {
-            (start, !self.phase())
-        };
-        // `slot < cap`, so the run before the wrap is `cap - slot >= 1` long.
-        let first = (limit as u64).min(cap - slot) as usize;
+    fn run_limit(&self, next: u32, len: usize) -> usize {
+        // `next < capacity`.
+        len.min(self.max_batch() as usize)
+            .min((self.capacity - next) as usize)
+    }
+
+    /// The entries one drain call may take for an `out` of `len`: `len`, at
+    /// most `max_batch`.
+    #[inline(always)]
+    pub(super) fn drain_limit(&self, len: usize) -> u32 {
+        u32::try_from(len).unwrap_or(u32::MAX).min(self.max_batch())
+    }
+
+    /// Tail mode's copy: the new entries from `next` on, at most `limit`
+    /// (`<= capacity`), into `out[..]` (`out.len() >= limit`), in order, and
+    /// return how many (the run stops at the first entry that is not new).
+    /// At most two runs, before and after the wrap, each with one expected
+    /// phase, each one [`DmaMemory::read_new_entries`]: the phase scan, the
+    /// Acquire fence that orders the entry loads after it, the bulk copy
+    /// straight into the caller's slots, and the copies' phase bits checked
+    /// (an entry the device rewrote after the scan is not handed out, nor
+    /// anything past it).
+    #[inline(always)]
+    pub(super) fn take_new(&self, limit: u32, out: &mut [NqEntry]) -> Result<u32> {
+        let want = !self.phase();
+        // `next < capacity`, so the run before the wrap is `capacity - next
+        // >= 1` long.
+        let first = limit.min(self.capacity - self.next) as usize;
         let (a, b) = out
             .split_at_mut_checked(first)
             .ok_or(Error::InvalidArgument("nq drain buffer"))?;
         let n = self
             .mem
-            .read_new_entries(slot as usize * NQ_ENTRY_BYTES, a, want)?;
+            .read_new_entries(self.next as usize * NQ_ENTRY_BYTES, a, want)?;
         // The run after the wrap, only if the run before it was new to its
         // end and the limit reaches past it (two tests, not one `||`: the
         // compiler then branches on each instead of combining flags).
@@ -567,7 +599,12 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// entries from slot 0 into `out`. Out of line: it runs once per pass
     /// over the ring, and inlined it costs every drain call registers.
     #[inline(never)]
-    fn take_after_wrap(&self, limit: usize, out: &mut [NqEntry], want: bool) -> Result<usize> {
+    pub(super) fn take_after_wrap(
+        &self,
+        limit: usize,
+        out: &mut [NqEntry],
+        want: bool,
+    ) -> Result<usize> {
         let out = out
             .get_mut(..limit)
             .ok_or(Error::InvalidArgument("nq drain buffer"))?;
@@ -650,11 +687,12 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         } else {
             slot + self.capacity - self.next
         };
-        if count < self.known {
+        let known = self.known();
+        if count < known {
             // The slot the previous read showed: `next + known`, wrapped
             // once (`known < capacity`; a subtraction, so no division).
             // `next + known < 2 * capacity <= 2^29`: fits a u32.
-            let mut previous = self.next + self.known;
+            let mut previous = self.next + known;
             if previous >= self.capacity {
                 previous -= self.capacity;
             }
@@ -701,12 +739,12 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     // more, and the tail path's `Result`s were copied in it.
     #[inline(always)]
     pub fn available_count<D: DelayNs + ?Sized>(&mut self, delay: &mut D) -> Result<u32> {
-        match self.mode {
+        match self.mode() {
             ConsumeMode::Phase => self.walk_phase(self.capacity),
             ConsumeMode::Tail => {
                 let count = self.read_tail_count()?;
                 self.wait_arrival(delay, count)?;
-                self.known = count;
+                self.set_known(count);
                 Ok(count)
             }
         }
@@ -755,7 +793,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
 pub(super) struct Consumer<'a, M: Mmio> {
     queue: &'a NqQueue<M>,
     next: &'a mut u32,
-    phase_bit: &'a mut u8,
+    batch_phase: &'a mut u32,
     known: &'a mut u32,
     capacity: u32,
     mode: ConsumeMode,
@@ -765,15 +803,16 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// The ring borrowed in two: its memory (shared) and the rest.
     #[inline(always)]
     pub(super) fn split(&mut self) -> (&R, Consumer<'_, M>) {
+        let mode = self.mode();
         (
             &self.mem,
             Consumer {
                 queue: &self.queue,
                 next: &mut self.next,
-                phase_bit: &mut self.phase_bit,
+                batch_phase: &mut self.batch_phase,
                 known: &mut self.known,
                 capacity: self.capacity,
-                mode: self.mode,
+                mode,
             },
         )
     }
@@ -788,7 +827,7 @@ impl<M: Mmio> Consumer<'_, M> {
         Consumer {
             queue: self.queue,
             next: &mut *self.next,
-            phase_bit: &mut *self.phase_bit,
+            batch_phase: &mut *self.batch_phase,
             known: &mut *self.known,
             capacity: self.capacity,
             mode: self.mode,
@@ -816,7 +855,7 @@ impl<M: Mmio> Consumer<'_, M> {
     /// The consumer phase [FACTS §11].
     #[inline(always)]
     pub(super) fn phase(&self) -> bool {
-        *self.phase_bit != 0
+        *self.batch_phase & PHASE_DWORD_BIT != 0
     }
 
     /// [`NqRing::consume_known`].
@@ -848,7 +887,7 @@ impl<M: Mmio> Consumer<'_, M> {
             let next = pos - self.capacity;
             self.queue.write_head(next * NQ_ENTRY_BYTES as u32)?;
             *self.next = next;
-            *self.phase_bit ^= PHASE_MASK;
+            *self.batch_phase ^= PHASE_DWORD_BIT;
         }
         Ok(())
     }
