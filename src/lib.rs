@@ -8,7 +8,8 @@
 //! 2. `use khal::prelude::*;` brings the register-family traits (such as
 //!    `TpbBases`) into scope, so `Selected::tpb_base(..)` resolves.
 //! 3. Read the [`guide`]: runnable examples of every main entry point (bind an
-//!    arch, read the register matrix, bring up a notification engine and
+//!    arch, read the register matrix, check accesses against the CSR windows
+//!    (and pick the table's lookup), bring up a notification engine and
 //!    drain an NQ ring, record a golden MMIO trace, mask an MSI-X vector, load
 //!    the DVE tables) on the built-in device model.
 //! 4. The layers themselves live in [`core`] (`khal-core`): [`core::csr`] (every

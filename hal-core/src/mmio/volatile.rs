@@ -198,7 +198,7 @@ impl VolatileWindow {
     /// The check is most of an access's code, and a firmware image holds
     /// dozens of address-based accesses (issue 12): out of line, with the
     /// value in `r1` and the address in `r2:r3` and a `bool` back in `r0`,
-    /// an access is the address, the call and one test of `r0`. The 32-byte
+    /// an access is the address, the call and one test of `r0`. The 20-byte
     /// `Error` is built at the caller, where `addr` is. Hosts inline the
     /// check into `write32` (a typed access costs what a raw one does: the
     /// bench).
@@ -257,7 +257,7 @@ impl VolatileWindow {
     /// [`Mmio::write32`] for a slot outside the window: on hosts out of line
     /// and cold, so that the slot's hot path is the compare and the store
     /// alone. On bare metal `write32` is already a call of the out-of-line
-    /// `store`; a second function around it would return the 32-byte
+    /// `store`; a second function around it would return the 20-byte
     /// `Result` through memory (issue 12, firmware size).
     #[cfg_attr(not(target_os = "none"), cold, inline(never))]
     #[cfg_attr(target_os = "none", inline(always))]

@@ -450,8 +450,9 @@ impl<M: Mmio> NotificEngine<M> {
     }
 
     // Inlined (here and in the other small config ops): out of line, each
-    // caller would test and copy the 32-byte `Result` the callee writes to
-    // memory, which costs a firmware image more than the writes (issue 12).
+    // caller would test and copy the `Result` (20 bytes on 32-bit targets)
+    // the callee writes to memory, which costs a firmware image more than the
+    // writes (issue 12).
     #[inline(always)]
     fn apply_bp_config(&mut self, mode: BpMode) -> Result<()> {
         self.write(regs::SW_BACKPRESSURE, mode.sw_backpressure())?;
