@@ -126,6 +126,51 @@ CHECKER="{\"trickle_1_per_poll_ir_per_entry\":{\"phase_out16_default_max_batch\"
 \"idle_poll_out1\":{\"dmabuf\":$(awk -v a="$VI1D2" -v b="$VI1D" 'BEGIN{printf "%.3f", a-b}'),\"static\":$(awk -v a="$VI1S2" -v b="$VI1S" 'BEGIN{printf "%.3f", a-b}'),\"dmabuf_with_loop\":$VI1D,\"static_with_loop\":$VI1S,\"target_max\":20},\
 \"csr_6_close_pairs\":{\"uniform\":$VC6,\"hot_window_2\":$VC6H,\"raw_add\":$VR6,\"over_raw_add\":$(awk -v a="$VC6" -v b="$VR6" 'BEGIN{printf "%.3f", a-b}'),\"over_raw_add_hot\":$(awk -v a="$VC6H" -v b="$VR6" 'BEGIN{printf "%.3f", a-b}'),\"target_over_raw_add_max\":10},\
 \"csr_16_vs_17_windows\":{\"windows_16\":$VC16,\"windows_17\":$VC17,\"windows_16_binary_search\":$VC16S,\"windows_17_binary_search\":$VC17S}}"
+# The second checker's cases (khal_ir chk.rs, its own kernels and C-style
+# references in the same run): NQ at 1, 2, 3 and 8 per call with one call per
+# arrival (device writes excluded: `*ir_chkdev_*`), a ring of 8 wrapping at 1
+# per call, tail mode and drain_iter at 1 per call, the idle poll right after
+# a wrap (StaticDma, an out of 1 and of 128); `csr_write` through the cell
+# index on layouts the authors did not try (3 windows in 0x140 bytes, windows
+# at powers of two apart, 16 windows one hot, misses).
+irc() {
+  local scen=$1 kernel=$2 out ops total
+  out=$(valgrind --tool=callgrind --callgrind-out-file="$WORK/cgc.$scen" \
+        --collect-atstart=no --toggle-collect="*ir_${kernel}*" --toggle-collect="*ir_chkdev_*" \
+        "$BIN" "$scen" 2>/dev/null)
+  ops=${out#ops=}
+  total=$(awk '/^summary:/ {print $2}' "$WORK/cgc.$scen")
+  [[ -n "$total" && -n "$ops" && "$ops" -gt 0 ]] || { log "no callgrind total for $scen"; exit 1; }
+  awk -v t="$total" -v n="$ops" 'BEGIN { printf "%.3f", t / n }'
+}
+log "callgrind: second checker's cases (NQ per-call sizes, wrap, tail, iter, idle after a wrap; CSR layouts)"
+CHK2_NQ="{"
+sep=""
+for c in phase:dmabuf:4096:1:1 cphase:dmabuf:4096:1:1 ctail:dmabuf:4096:1:1 \
+         phase:dmabuf:4096:2:2 cphase:dmabuf:4096:2:2 ctail:dmabuf:4096:2:2 \
+         phase:dmabuf:4096:3:3 cphase:dmabuf:4096:3:3 ctail:dmabuf:4096:3:3 \
+         phase:dmabuf:4096:8:8 cphase:dmabuf:4096:8:8 ctail:dmabuf:4096:8:8 \
+         phase:dmabuf:8:1:1 cphase:dmabuf:8:1:1 ctail:dmabuf:8:1:1 phase:static:8:1:1 phase:static:4096:1:1 \
+         tail:dmabuf:4096:1:1 tail:dmabuf:8:1:1 iter:dmabuf:4096:1:1 iter:dmabuf:4096:8:8; do
+  case $c in c*) k=chk_cref;; iter*) k=chk_iter;; *) k=chk_drain;; esac
+  CHK2_NQ="$CHK2_NQ$sep\"$c\":$(irc "c:$c" $k)"; sep=","
+done
+CHK2_NQ="$CHK2_NQ}"
+CHK2_IDLE="{"
+sep=""
+for c in phase:static:4096:4096:x:1 phase:static:4096:4096:x:128 phase:static:4096:5:x:1 phase:static:8:8:x:1 \
+         phase:dmabuf:4096:4096:x:1 cphase:static:4096:4096:x:1 ctail:static:4096:4096:x:1; do
+  a=$(irc "cidle:${c/:x:/:1:}" chk_); b=$(irc "cidle:${c/:x:/:2:}" chk_)
+  CHK2_IDLE="$CHK2_IDLE$sep\"${c/:x:/:out}\":$(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.3f", b-a}')"; sep=","
+done
+CHK2_IDLE="$CHK2_IDLE}"
+CHK2_CSR="{"
+sep=""
+for c in c3:u p8:u g16:u g16:h13 m8:u m8:m50 m8:m100; do
+  CHK2_CSR="$CHK2_CSR$sep\"$c\":{\"cell_index\":$(irc "ccsr:$c" chk_csr),\"binary_search\":$(irc "ccsr:$c:s" chk_csr),\"raw_add\":$(irc "craw:$c" chk_raw)}"; sep=","
+done
+CHK2_CSR="$CHK2_CSR}"
+CHECKER="${CHECKER%\}},\"second\":{\"nq_ir_per_entry\":$CHK2_NQ,\"idle_poll_ir\":$CHK2_IDLE,\"csr_write_ir\":$CHK2_CSR}}"
 log "thumbv7em register access (disassembly of firmware/fw-probe)"
 PROBE=$(bash scripts/access-probe.sh | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps({k: v["instructions"] for k, v in d.items()}))')
 log "exact MMIO counts (Counting backend)"

@@ -15,6 +15,7 @@
 //! drained entry in phase mode, head writes per non-empty drain, writes per
 //! idle poll) as one JSON object.
 
+mod chk;
 mod kernels;
 mod refs;
 mod ver;
@@ -401,6 +402,10 @@ fn main() -> ExitCode {
         Some(ver::csr_scenario(&which))
     } else if which.starts_with("vraw:") {
         Some(ver::raw_scenario(&which))
+    } else if which.starts_with("c:") || which.starts_with("cidle:") {
+        Some(chk::scenario(&which))
+    } else if which.starts_with("ccsr:") || which.starts_with("craw:") {
+        Some(chk::csr_scenario(&which))
     } else {
         None
     };
