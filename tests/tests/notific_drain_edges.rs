@@ -4,6 +4,8 @@
 //! register file: the test sets the tail register and writes the device's
 //! entries into the ring's `DmaBuf` itself).
 
+use std::cell::RefCell;
+
 use khal_core::dma::DmaMemory;
 use khal_core::notific::entry::{NqEntry, PHASE_BYTE, PHASE_MASK};
 use khal_core::notific::regs::{self, NOTIFIC};
@@ -84,4 +86,84 @@ fn an_empty_drain_iter_on_a_tail_ring_reads_no_register() {
         (out[0].bytes(), out[1].bytes()),
         (&entry(0, true), &entry(1, true))
     );
+}
+
+/// Ring memory that logs every access the ring makes (method and offset)
+/// and forwards it to a `DmaBuf`: its byte accesses and its entry copy
+/// (`read_new_entries`); every other method is the trait's default, built
+/// on these.
+struct Logged {
+    buf: DmaBuf,
+    log: RefCell<Vec<(&'static str, usize)>>,
+}
+
+impl DmaMemory for Logged {
+    fn bus_addr(&self) -> u64 {
+        self.buf.bus_addr()
+    }
+    fn len(&self) -> usize {
+        self.buf.len()
+    }
+    fn load_u8(&self, offset: usize) -> khal_core::Result<u8> {
+        self.log.borrow_mut().push(("load_u8", offset));
+        self.buf.load_u8(offset)
+    }
+    fn read(&self, offset: usize, out: &mut [u8]) -> khal_core::Result<()> {
+        self.log.borrow_mut().push(("read", offset));
+        self.buf.read(offset, out)
+    }
+    fn write(&self, offset: usize, data: &[u8]) -> khal_core::Result<()> {
+        self.log.borrow_mut().push(("write", offset));
+        self.buf.write(offset, data)
+    }
+    fn zero(&self) -> khal_core::Result<()> {
+        self.log.borrow_mut().push(("zero", 0));
+        self.buf.zero()
+    }
+    fn read_new_entries(
+        &self,
+        offset: usize,
+        out: &mut [NqEntry],
+        phase: bool,
+    ) -> khal_core::Result<usize> {
+        self.log.borrow_mut().push(("read_new_entries", offset));
+        self.buf.read_new_entries(offset, out, phase)
+    }
+}
+
+/// Phase mode's idle poll [004 §3], [FACTS §11] (notific/ring.rs
+/// `next_is_new`): one load of the phase byte of the entry at `next` and
+/// nothing else — no copy, no register access — through the batch path (an
+/// `out` of 4, `max_batch` 8), at slot 0 and at slot 3.
+#[test]
+fn an_idle_phase_poll_is_one_phase_byte_load_and_no_register() {
+    let t = traced();
+    let mut e = NotificEngine::init_raw(&t, Some(BASE), 10, 0, 0).unwrap();
+    let mem = Logged {
+        buf: DmaBuf::new(4 * 16, 4096).unwrap(),
+        log: RefCell::new(Vec::new()),
+    };
+    let cfg = NqConfig::new(4 * 16, ConsumeMode::Phase).with_max_batch(8);
+    let mut r = NqRing::host(mem, e.queue(3).unwrap(), cfg).unwrap();
+    t.clear();
+    let clock = SimClock::new();
+    let mut d = SimDelay::new(&clock);
+    let mut out = [NqEntry::default(); 4];
+    let idle = |r: &mut NqRing<Logged, &Trace<HeapMmio>>, d: &mut SimDelay<'_, SimClock>| {
+        r.memory().log.borrow_mut().clear();
+        let mut out = [NqEntry::default(); 4];
+        assert_eq!(r.drain(d, &mut out), Ok(0));
+        r.memory().log.take()
+    };
+    assert_eq!(idle(&mut r, &mut d), vec![("load_u8", PHASE_BYTE)]);
+    // Three entries taken: the next idle poll loads slot 3's phase byte.
+    for slot in 0..3 {
+        r.memory()
+            .buf
+            .write(slot * 16, &entry(slot as u8, true))
+            .unwrap();
+    }
+    assert_eq!(r.drain(&mut d, &mut out), Ok(3));
+    assert_eq!(idle(&mut r, &mut d), vec![("load_u8", 3 * 16 + PHASE_BYTE)]);
+    assert_eq!(t.ops(), vec![(W, HEAD, 3 * 16)]);
 }
