@@ -134,7 +134,8 @@ impl DmaMemory for Logged {
 /// Phase mode's idle poll [004 §3], [FACTS §11] (notific/ring.rs
 /// `next_is_new`): one load of the phase byte of the entry at `next` and
 /// nothing else — no copy, no register access — through the batch path (an
-/// `out` of 4, `max_batch` 8), at slot 0 and at slot 3.
+/// `out` of 4, `max_batch` 8), at slot 0, at slot 3, and on the second
+/// pass (consumer phase flipped).
 #[test]
 fn an_idle_phase_poll_is_one_phase_byte_load_and_no_register() {
     let t = traced();
@@ -165,5 +166,17 @@ fn an_idle_phase_poll_is_one_phase_byte_load_and_no_register() {
     }
     assert_eq!(r.drain(&mut d, &mut out), Ok(3));
     assert_eq!(idle(&mut r, &mut d), vec![("load_u8", 3 * 16 + PHASE_BYTE)]);
-    assert_eq!(t.ops(), vec![(W, HEAD, 3 * 16)]);
+    // Slot 3 taken: the consumer wraps, and the second pass's new entries
+    // carry phase 0 [FACTS §11]. Slot 0 still holds the first pass's entry
+    // (phase 1): old, so the poll is again one load.
+    r.memory().buf.write(3 * 16, &entry(3, true)).unwrap();
+    assert_eq!(r.drain(&mut d, &mut out), Ok(1));
+    assert_eq!(idle(&mut r, &mut d), vec![("load_u8", PHASE_BYTE)]);
+    r.memory().buf.write(0, &entry(4, false)).unwrap();
+    assert_eq!(r.drain(&mut d, &mut out), Ok(1));
+    assert_eq!(out[0].bytes(), &entry(4, false));
+    assert_eq!(
+        t.ops(),
+        vec![(W, HEAD, 3 * 16), (W, HEAD, 0), (W, HEAD, 16)]
+    );
 }
