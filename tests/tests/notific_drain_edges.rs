@@ -180,3 +180,43 @@ fn an_idle_phase_poll_is_one_phase_byte_load_and_no_register() {
         vec![(W, HEAD, 3 * 16), (W, HEAD, 0), (W, HEAD, 16)]
     );
 }
+
+/// A hostile device that has written past the wrap while the entry before
+/// it is not new (out of order, or rewritten): the drain stops at the first
+/// entry that is not new and hands out nothing past it [004 §3], [FACTS §11]
+/// — not the new-looking entry after the wrap, in either drain.
+#[test]
+fn nothing_past_an_entry_that_is_not_new_even_after_the_wrap() {
+    for use_iter in [false, true] {
+        let t = traced();
+        let mut r = ring(&t, ConsumeMode::Phase, 4, 8);
+        let clock = SimClock::new();
+        let mut d = SimDelay::new(&clock);
+        let mut out = [NqEntry::default(); 4];
+        post(&r, 0, 0, true);
+        post(&r, 1, 1, true);
+        assert_eq!(r.drain(&mut d, &mut out), Ok(2));
+        // Slot 2 new, slot 3 not (phase 0 on the first pass), slot 0 with
+        // the second pass's phase (0): it looks new to the run after the wrap.
+        post(&r, 2, 2, true);
+        post(&r, 3, 3, false);
+        post(&r, 0, 4, false);
+        t.clear();
+        let got: Vec<NqEntry> = if use_iter {
+            let mut it = r.drain_iter(&mut d, 4).unwrap();
+            let got = it.by_ref().map(|x| x.unwrap()).collect();
+            it.finish().unwrap();
+            got
+        } else {
+            let n = r.drain(&mut d, &mut out).unwrap();
+            out[..n].to_vec()
+        };
+        assert_eq!(
+            got,
+            vec![NqEntry::from_bytes(entry(2, true))],
+            "iter {use_iter}"
+        );
+        assert_eq!(r.next_index(), 3, "iter {use_iter}");
+        assert_eq!(t.ops(), vec![(W, HEAD, 3 * 16)], "iter {use_iter}");
+    }
+}
