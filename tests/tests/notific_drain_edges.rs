@@ -220,3 +220,34 @@ fn nothing_past_an_entry_that_is_not_new_even_after_the_wrap() {
         assert_eq!(t.ops(), vec![(W, HEAD, 3 * 16)], "iter {use_iter}");
     }
 }
+
+/// Phase mode's count of pending entries (`available_count`, no register
+/// read [004 §3]) walks the run before the wrap and the run after it, each
+/// with its own phase [FACTS §11]: exact counts from slot 5 of 8, and a
+/// count that stops at an entry that is not new, whatever follows the wrap.
+#[test]
+fn phase_available_count_walks_both_runs_and_stops_at_an_old_entry() {
+    let t = traced();
+    let mut r = ring(&t, ConsumeMode::Phase, 8, 8);
+    let clock = SimClock::new();
+    let mut d = SimDelay::new(&clock);
+    let mut out = [NqEntry::default(); 8];
+    for slot in 0..5 {
+        post(&r, slot, slot as u8, true);
+    }
+    assert_eq!(r.drain(&mut d, &mut out[..5]), Ok(5));
+    // Slots 5..8 of the first pass (phase 1), then 0..3 of the second (phase 0).
+    for slot in 5..8 {
+        post(&r, slot, slot as u8, true);
+    }
+    for slot in 0..3 {
+        post(&r, slot, 8 + slot as u8, false);
+    }
+    t.clear();
+    assert_eq!(r.available_count(&mut d), Ok(6));
+    // Slot 6 not new: the count is 1 (slot 5), the second pass's entries
+    // after the wrap not counted.
+    post(&r, 6, 6, false);
+    assert_eq!(r.available_count(&mut d), Ok(1));
+    assert_eq!(t.ops(), vec![]);
+}
