@@ -7,10 +7,11 @@
 use std::cell::RefCell;
 
 use khal_core::dma::DmaMemory;
+use khal_core::error::Fault;
 use khal_core::notific::entry::{NqEntry, PHASE_BYTE, PHASE_MASK};
 use khal_core::notific::regs::{self, NOTIFIC};
 use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqRing};
-use khal_core::{DeviceAddr, Mmio};
+use khal_core::{DeviceAddr, Error, Mmio};
 use khal_std::delay::SimClock;
 use khal_std::trace::Op::{Read as R, Write as W};
 use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
@@ -250,4 +251,39 @@ fn phase_available_count_walks_both_runs_and_stops_at_an_old_entry() {
     post(&r, 6, 6, false);
     assert_eq!(r.available_count(&mut d), Ok(1));
     assert_eq!(t.ops(), vec![]);
+}
+
+/// A tail that moves backwards while entries it showed are unconsumed is a
+/// typed fault [004 §3] naming the slot the previous read showed, wrapped
+/// into the ring: consumer at slot 3 of 4 with one entry known (the previous
+/// tail was slot 0, past the wrap), then a tail of slot 3.
+#[test]
+fn a_tail_moving_backwards_names_the_previous_tail_wrapped() {
+    let t = traced();
+    let mut r = ring(&t, ConsumeMode::Tail, 4, 8);
+    let clock = SimClock::new();
+    let mut d = SimDelay::new(&clock);
+    let mut out = [NqEntry::default(); 4];
+    for slot in 0..2 {
+        post(&r, slot, slot as u8, true);
+    }
+    t.inner().write32(BASE.add(TAIL), 2 * 16).unwrap();
+    assert_eq!(r.drain(&mut d, &mut out), Ok(2));
+    // Slots 2 and 3 pending (tail at slot 0); one taken, one known.
+    for slot in 2..4 {
+        post(&r, slot, slot as u8, true);
+    }
+    t.inner().write32(BASE.add(TAIL), 0).unwrap();
+    assert_eq!(r.drain(&mut d, &mut out[..1]), Ok(1));
+    assert_eq!(r.next_index(), 3);
+    t.inner().write32(BASE.add(TAIL), 3 * 16).unwrap();
+    t.clear();
+    assert_eq!(
+        r.available_count(&mut d),
+        Err(Error::DeviceFault(Fault::TailMovedBackwards {
+            tail: 3 * 16,
+            previous: 0,
+        }))
+    );
+    assert_eq!(t.ops(), vec![(R, TAIL, 3 * 16)]);
 }
