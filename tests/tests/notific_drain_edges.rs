@@ -287,3 +287,27 @@ fn a_tail_moving_backwards_names_the_previous_tail_wrapped() {
     );
     assert_eq!(t.ops(), vec![(R, TAIL, 3 * 16)]);
 }
+
+/// A drain across the wrap hands back the slot after the last entry taken,
+/// in bytes [004 §3]: from slot 3 of 4, two entries (slot 3, slot 0 of the
+/// second pass), head `0x10`.
+#[test]
+fn a_drain_across_the_wrap_writes_the_head_of_the_slot_after_it() {
+    let t = traced();
+    let mut r = ring(&t, ConsumeMode::Phase, 4, 8);
+    let clock = SimClock::new();
+    let mut d = SimDelay::new(&clock);
+    let mut out = [NqEntry::default(); 4];
+    for slot in 0..3 {
+        post(&r, slot, slot as u8, true);
+    }
+    assert_eq!(r.drain(&mut d, &mut out), Ok(3));
+    post(&r, 3, 3, true);
+    post(&r, 0, 4, false);
+    t.clear();
+    assert_eq!(r.drain(&mut d, &mut out), Ok(2));
+    assert_eq!(out[0].bytes(), &entry(3, true));
+    assert_eq!(out[1].bytes(), &entry(4, false));
+    assert_eq!(r.next_index(), 1);
+    assert_eq!(t.ops(), vec![(W, HEAD, 16)]);
+}
