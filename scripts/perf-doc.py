@@ -174,6 +174,13 @@ rows.append(("CSR lookup over a raw add, 4 windows, binary search (Ir per `csr_r
              "≤ +10", csr["over_raw_add_4"] <= 10))
 rows.append(("CSR lookup over a raw add, 8 windows, cell index (Ir per `csr_read`)", "+%s (%s vs %s)" % (f(csr["over_raw_add_8"]), f(csr["windows_8"]), f(csr["raw_add"])),
              "≤ +10", csr["over_raw_add_8"] <= 10))
+if "over_raw_add_8_binary_search" in csr:
+    # The same 8 windows through the default lookup (`RegionTable<N>`, no
+    # index): the issue's "<= 8 windows" target holds only with the opt-in
+    # `CellIndex`; this row says so in the table itself.
+    rows.append(("CSR lookup over a raw add, 8 windows, the **default** binary search (Ir per `csr_read`)",
+                 "+%s (%s vs %s)" % (f(csr["over_raw_add_8_binary_search"]), f(csr["windows_8_binary_search"]), f(csr["raw_add"])),
+                 "≤ +10", csr["over_raw_add_8_binary_search"] <= 10))
 for label, k in (("8 irregular windows, cell index", "8_irregular"), ("8 windows in two mesh halves, cell index", "8_mesh")):
     rows.append(("CSR lookup over a raw add, %s (Ir per `csr_read`)" % label,
                  "+%s (%s vs %s)" % (f(csr["over_raw_add_" + k]), f(csr["windows_" + k]), f(csr["raw_add"])),
