@@ -89,7 +89,10 @@
 //!   windows. An access is a multiply, one compare and the test: measured
 //!   `csr_read` at about 8.0 instructions over a raw add from 5 to 64 windows,
 //!   against the binary search's 12.0 at 8 windows, 14.5 at 16 and 19.5 at
-//!   64 (`docs/PERFORMANCE.md`). The cost: 3,104 bytes more in every such
+//!   64 (`docs/PERFORMANCE.md`). Layouts that defeat the cells cost more
+//!   than the search (three small windows inside one cell +13.4, windows at
+//!   powers of two apart +18.9), and so does a refused access (104
+//!   instructions against 83.5). The cost: 3,104 bytes more in every such
 //!   table (and `Csr`), and the index is rebuilt at each `insert` and
 //!   `remove_device`: filling a table of 16 windows takes about 0.7 ms, of 64
 //!   about 25 ms (x86-64, release), so fill it once at bring-up.
