@@ -243,10 +243,13 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 /// - [`CellIndex`] (opt in: `RegionTable<N, CellIndex>`, about 3 KiB
 ///   more): one cell of 128 picked by a multiply, owning two entries that
 ///   hold copies of the fast-path words of its regions, and one compare
-///   choosing between them; see its docs. +8.0 in every measured layout of
-///   5 to 64 windows, with no step in `N` (the accesses a cell does not
-///   resolve take the binary search; past about 128 regions the cells
-///   crowd and the binary search alone is faster).
+///   choosing between them; see its docs. About +8.0 in the ordinary
+///   layouts measured from 5 to 64 windows, with no step in `N` (the
+///   accesses a cell does not resolve take the binary search; past about
+///   128 regions the cells crowd and the binary search alone is faster);
+///   layouts built to defeat the cells are dearer than the search (three
+///   windows in one cell +13.4, windows at powers of two apart +18.9:
+///   `docs/PERFORMANCE.md`).
 ///
 /// Why the index is a type parameter rather than chosen by `N`: a stable
 /// Rust type cannot size a field by a test on `N`, so a table holding the
