@@ -102,12 +102,12 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         if self.phase_path(out.len()) {
             return self.drain_phase(out);
         }
-        // Tail mode, or an empty `out` (nothing taken, nothing written).
+        // Tail mode, or an empty `out` (nothing taken, nothing written). A
+        // phase ring reaches here only with an empty `out` (its phase path
+        // takes every other length, and `max_batch >= 1`), so `want == 0`
+        // is its only exit.
         let want = self.drain_want(out);
         if want == 0 {
-            return Ok(0);
-        }
-        if self.mode() == ConsumeMode::Phase {
             return Ok(0);
         }
         let avail = self.tail_budget(delay, want)?;
