@@ -173,6 +173,8 @@ CHK2_CSR="$CHK2_CSR}"
 CHECKER="${CHECKER%\}},\"second\":{\"nq_ir_per_entry\":$CHK2_NQ,\"idle_poll_ir\":$CHK2_IDLE,\"csr_write_ir\":$CHK2_CSR}}"
 log "thumbv7em register access (disassembly of firmware/fw-probe)"
 PROBE=$(bash scripts/access-probe.sh | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps({k: v["instructions"] for k, v in d.items()}))')
+log "executed instructions per call on thumbv7em and riscv32 (QEMU trace of ontarget/khal-tcount)"
+TCOUNT=$(bash scripts/target-count.sh --check)
 log "exact MMIO counts (Counting backend)"
 COUNTS=$("$BIN" counts)
 log "NQ drain time vs memcpy (21 interleaved reps)"
@@ -274,6 +276,7 @@ cat <<JSON
   "nq_ir_per_entry_by_batch": $SIDE,
   "nq_idle_poll_ir_per_call": {"dmabuf": $POLL_D, "static": $POLL_S, "dmabuf_with_bench_loop": $IDLE_D, "static_with_bench_loop": $IDLE_S, "bench_loop": $(awk -v a="$IDLE_D" -v b="$POLL_D" 'BEGIN{printf "%.3f", a-b}'), "target_max": 20},
   "thumbv7em_access_instructions": $PROBE,
+  "target_instructions_per_call": $TCOUNT,
   "nq_mmio_counts": $COUNTS,
   "nq_drain_time": $NQTIME,
   "dispatch_ir_per_call_static_vs_anyarch": $DISPATCH,

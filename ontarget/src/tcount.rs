@@ -1,0 +1,515 @@
+//! The executed-instruction counter's image (`khal-tcount`): khal's hot paths
+//! and C-style references, each an `#[inline(never)]` probe called through a
+//! function pointer, run under QEMU one instruction per translation block by
+//! `scripts/target-count.sh`, which counts the instructions each call executes
+//! from the emulator's execution trace (the probe's entry to the first
+//! instruction back in [`tcount_drive`]: the probe's frame, its body and every
+//! function it calls; not the caller's call instruction).
+//!
+//! Built like the firmware (`--profile tcount`: `opt-level = "s"`, LTO, one
+//! codegen unit, `panic = "abort"`) for thumbv7em-none-eabihf (`-M mps2-an386`)
+//! and riscv32imac-unknown-none-elf (`-M virt`).
+//!
+//! A scenario is announced by calling its marker function (`tcm_<name>`, one
+//! distinct symbol each); every probe call after it, until the next marker,
+//! belongs to it. The device's writes (entries, the tail register) run in the
+//! driver between calls and are not counted.
+//!
+//! The C-style references are written here over raw pointers, as a C driver
+//! is: `c_phase` tests the head entry's phase bit, copies it as four words,
+//! flips the expected phase at the wrap and writes the head once per non-empty
+//! poll (a compiler fence, no barrier instruction: what the bench's reference
+//! does); `c_tail` reads the tail register once, copies the new entries, and
+//! writes the head. Their buffers are their own (`[u32; 4]` entries, aligned),
+//! their registers a separate RAM block.
+#![no_std]
+#![no_main]
+
+#[allow(dead_code)]
+mod platform;
+
+use core::hint::black_box;
+use core::ptr::NonNull;
+use core::sync::atomic::{compiler_fence, Ordering};
+
+use embedded_hal::delay::DelayNs;
+use khal::core::csr::{Csr, CsrRegion};
+use khal::core::dma::{DmaBuffer, DmaMemory, StaticDma};
+use khal::core::mmio::bound::BoundReg;
+use khal::core::mmio::volatile::VolatileWindow;
+use khal::core::notific::NqRing;
+use khal::core::notific::{BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry};
+use khal::core::static_dma;
+use khal::{DeviceAddr, Mmio};
+
+// The critical-section implementation khal's INTC shadows use (single core).
+#[cfg(target_arch = "arm")]
+use cortex_m as _;
+#[cfg(target_arch = "riscv32")]
+use riscv as _;
+
+/// The device address the RAM register window answers from.
+const WINDOW_BASE: DeviceAddr = DeviceAddr(0x3053_4000);
+/// The window: two 2 KiB CSR regions, then the notification block.
+const WINDOW_BYTES: usize = 0x2000;
+/// The notification engine's block.
+const NOTIFIC: DeviceAddr = DeviceAddr(0x3053_5000);
+/// Entries of the firmware-sized ring (the firmware's 64) and of the small
+/// ring that wraps every 8 entries.
+const BIG: u32 = 64;
+const SMALL: u32 = 8;
+/// Calls per scenario.
+const CALLS: u32 = 8;
+
+/// The probed rings' type: the firmware's.
+type Ring<'w> = NqRing<StaticDma, &'w VolatileWindow>;
+
+/// A delay that does nothing (no wait is reached by a phase-mode drain).
+struct NoDelay;
+
+impl DelayNs for NoDelay {
+    fn delay_ns(&mut self, _: u32) {}
+}
+
+// ------------------------------------------------------------------ probes
+
+/// khal: one phase-mode `drain` poll into `out` (the firmware's call).
+#[no_mangle]
+#[inline(never)]
+pub fn tcp_drain(ring: &mut Ring<'_>, out: &mut [NqEntry]) -> usize {
+    ring.drain(&mut NoDelay, out).unwrap_or(usize::MAX)
+}
+
+/// khal: `csr_write` through the CSR layer (`Csr<_, 4>`, default lookup).
+#[no_mangle]
+#[inline(never)]
+pub fn tcp_csr_write(csr: &Csr<&VolatileWindow, 4>, p: DeviceAddr, v: u32) -> bool {
+    csr.csr_write(p, v).is_ok()
+}
+
+/// khal: the address-based `Mmio` write through the window (what the engines
+/// and the CSR layer's backend call).
+#[no_mangle]
+#[inline(never)]
+pub fn tcp_window_write(w: &VolatileWindow, p: DeviceAddr, v: u32) -> bool {
+    w.write32(p, v).is_ok()
+}
+
+/// khal: a bound register held by reference (checked once, at `bind`).
+#[no_mangle]
+#[inline(never)]
+pub fn tcp_bound_write(r: &BoundReg<'_>, v: u32) {
+    r.write(v)
+}
+
+/// Reference: one raw volatile store.
+#[no_mangle]
+#[inline(never)]
+fn tcp_raw_write(p: *mut u32, v: u32) {
+    // SAFETY: called only by the driver with a pointer into the C driver's
+    // own register block (a live, aligned RAM word).
+    unsafe { p.write_volatile(v) }
+}
+
+/// A C driver's state: its ring, head, expected phase and registers.
+pub struct CState {
+    ring: *const [u32; 4],
+    mask: u32,
+    head: u32,
+    phase: u32,
+    /// `regs[0]` the head register, `regs[1]` the tail register (bytes).
+    regs: *mut u32,
+}
+
+/// Reference: a C-style phase-mode poll.
+#[no_mangle]
+#[inline(never)]
+pub fn tcp_c_phase(s: &mut CState, out: &mut [[u32; 4]]) -> usize {
+    let mut n = 0;
+    while n < out.len() {
+        // SAFETY: head <= mask < the ring's entries; word 0 of a live entry
+        // (volatile: the device writes the ring).
+        let w0 = unsafe { s.ring.add(s.head as usize).cast::<u32>().read_volatile() };
+        if w0 & 0x8000_0000 != s.phase {
+            break;
+        }
+        compiler_fence(Ordering::Acquire);
+        // SAFETY: as above.
+        out[n] = unsafe { s.ring.add(s.head as usize).read_volatile() };
+        n += 1;
+        s.head = (s.head + 1) & s.mask;
+        if s.head == 0 {
+            s.phase ^= 0x8000_0000;
+        }
+    }
+    if n > 0 {
+        // SAFETY: regs[0] of the C driver's live register block.
+        unsafe { s.regs.write_volatile(s.head * 16) };
+    }
+    n
+}
+
+/// Reference: a C-style tail-mode poll (one tail read, masked copy, head write).
+#[no_mangle]
+#[inline(never)]
+pub fn tcp_c_tail(s: &mut CState, out: &mut [[u32; 4]]) -> usize {
+    // SAFETY: regs[1] of the C driver's live register block.
+    let tail = unsafe { s.regs.add(1).read_volatile() };
+    let n = (((tail / 16).wrapping_sub(s.head) & s.mask) as usize).min(out.len());
+    if n == 0 {
+        return 0;
+    }
+    for (i, o) in out[..n].iter_mut().enumerate() {
+        // SAFETY: the index is masked below the ring's entry count.
+        *o = unsafe {
+            s.ring
+                .add(((s.head + i as u32) & s.mask) as usize)
+                .read_volatile()
+        };
+    }
+    s.head = (s.head + n as u32) & s.mask;
+    // SAFETY: regs[0] of the C driver's live register block.
+    unsafe { s.regs.write_volatile(s.head * 16) };
+    n
+}
+
+// ------------------------------------------------------------------ markers
+
+/// One marker function per scenario (distinct bodies, so none is merged).
+macro_rules! markers {
+    ($($name:ident = $id:expr;)*) => {$(
+        #[no_mangle]
+        #[inline(never)]
+        pub fn $name() {
+            black_box($id as u32);
+        }
+    )*};
+}
+
+markers! {
+    tcm_none = 0;
+    tcm_drain1 = 1;
+    tcm_drain1_wrap = 2;
+    tcm_idle1 = 3;
+    tcm_trickle16 = 4;
+    tcm_idle16 = 5;
+    tcm_c_phase1 = 6;
+    tcm_c_phase1_wrap = 7;
+    tcm_c_phase_idle1 = 8;
+    tcm_c_phase_trickle16 = 9;
+    tcm_c_tail1 = 10;
+    tcm_c_tail_idle1 = 11;
+    tcm_c_tail_trickle16 = 12;
+    tcm_csr_write = 13;
+    tcm_window_write = 14;
+    tcm_bound_write = 15;
+    tcm_raw_write = 16;
+}
+
+// ------------------------------------------------------------------ device
+
+/// The device's side of one ring: its next slot and pass.
+struct Dev {
+    next: u32,
+    pass: u32,
+    cap: u32,
+}
+
+impl Dev {
+    /// The entry of the current slot: word 0 the slot | 0x0A00 with the
+    /// phase in bit 31 (1 on the first pass [004 §3]), word 2 the pass.
+    fn entry(&self) -> [u8; 16] {
+        let mut e = [0u8; 16];
+        let phase = if self.pass & 1 == 0 { 0x8000_0000 } else { 0 };
+        e[..4].copy_from_slice(&(self.next | 0x0A00 | phase).to_le_bytes());
+        e[8..12].copy_from_slice(&self.pass.to_le_bytes());
+        e
+    }
+
+    fn advance(&mut self) {
+        self.next += 1;
+        if self.next == self.cap {
+            self.next = 0;
+            self.pass += 1;
+        }
+    }
+
+    /// Post one entry into khal's ring memory.
+    #[inline(never)]
+    fn post(&mut self, mem: &StaticDma) -> bool {
+        let ok = mem.write(self.next as usize * 16, &self.entry()).is_ok();
+        self.advance();
+        ok
+    }
+
+    /// Post one entry into a C driver's ring and move its tail register.
+    #[inline(never)]
+    fn post_c(&mut self, c: &CMem) -> bool {
+        let ok = c.ring.write(self.next as usize * 16, &self.entry()).is_ok();
+        self.advance();
+        ok && c.regs.write(4, &(self.next * 16).to_le_bytes()).is_ok()
+    }
+}
+
+/// A C driver's memory: its ring and its register block (`[head, tail]`).
+struct CMem {
+    ring: StaticDma,
+    regs: StaticDma,
+}
+
+impl CMem {
+    /// Over two static buffers; `None` when one was handed out already.
+    fn new<const R: usize>(
+        ring: Option<&'static mut DmaBuffer<R>>,
+        regs: Option<&'static mut DmaBuffer<64>>,
+    ) -> Option<CMem> {
+        Some(CMem {
+            ring: StaticDma::identity(ring?),
+            regs: StaticDma::identity(regs?),
+        })
+    }
+
+    /// The C driver over this memory (identity: bus address = address).
+    fn state(&self) -> CState {
+        let cap = (self.ring.len() / 16) as u32;
+        CState {
+            ring: self.ring.bus_addr() as usize as *const [u32; 4],
+            mask: cap - 1,
+            head: 0,
+            phase: 0x8000_0000,
+            regs: self.regs.bus_addr() as usize as *mut u32,
+        }
+    }
+}
+
+// ------------------------------------------------------------------ driver
+
+type DrainFn = fn(&mut Ring<'_>, &mut [NqEntry]) -> usize;
+type CFn = fn(&mut CState, &mut [[u32; 4]]) -> usize;
+
+/// Run every scenario; `false` when a probe gave an unexpected answer.
+#[no_mangle]
+#[inline(never)]
+pub fn tcount_drive(win: &VolatileWindow) -> bool {
+    let mut ok = true;
+    let drain = black_box(tcp_drain as DrainFn);
+    let c_phase = black_box(tcp_c_phase as CFn);
+    let c_tail = black_box(tcp_c_tail as CFn);
+
+    // khal's rings: queue 0 (64 entries) and 1 (8), phase mode, default max_batch.
+    let Ok(mut eng) = NotificEngine::init(win, NOTIFIC, EngineConfig::tpb(BpMode::All)) else {
+        return false;
+    };
+    let (Some(b64), Some(b8)) = (static_dma!(1024), static_dma!(128)) else {
+        return false;
+    };
+    let (Ok(q0), Ok(q1)) = (eng.queue(0), eng.queue(1)) else {
+        return false;
+    };
+    let (Ok(mut big), Ok(mut small)) = (
+        NqRing::configure_host(
+            StaticDma::identity(b64),
+            q0,
+            NqConfig::new(BIG * 16, ConsumeMode::Phase),
+        ),
+        NqRing::configure_host(
+            StaticDma::identity(b8),
+            q1,
+            NqConfig::new(SMALL * 16, ConsumeMode::Phase),
+        ),
+    ) else {
+        return false;
+    };
+    if big.enable(&mut eng, &mut NoDelay).is_err() || small.enable(&mut eng, &mut NoDelay).is_err()
+    {
+        return false;
+    }
+    let mut out1 = [NqEntry::default(); 1];
+    let mut out16 = [NqEntry::default(); 16];
+    let mut dev = Dev {
+        next: 0,
+        pass: 0,
+        cap: BIG,
+    };
+
+    // One new entry per call through an out of 1, mid-ring; then idle polls.
+    tcm_drain1();
+    for _ in 0..CALLS {
+        ok &= dev.post(big.memory());
+        ok &= drain(&mut big, &mut out1) == 1;
+    }
+    tcm_idle1();
+    for _ in 0..CALLS {
+        ok &= drain(&mut big, &mut out1) == 0;
+    }
+    // The same through an out of 16 (a trickle), then idle.
+    tcm_trickle16();
+    for _ in 0..CALLS {
+        ok &= dev.post(big.memory());
+        ok &= drain(&mut big, &mut out16) == 1;
+    }
+    tcm_idle16();
+    for _ in 0..CALLS {
+        ok &= drain(&mut big, &mut out16) == 0;
+    }
+    // The ring of 8: the call that takes slot 7 (the head wraps, the
+    // expected phase flips), two passes.
+    let mut dev8 = Dev {
+        next: 0,
+        pass: 0,
+        cap: SMALL,
+    };
+    for _ in 0..2 {
+        tcm_none();
+        for _ in 0..SMALL - 1 {
+            ok &= dev8.post(small.memory());
+            ok &= drain(&mut small, &mut out1) == 1;
+        }
+        tcm_drain1_wrap();
+        ok &= dev8.post(small.memory());
+        ok &= drain(&mut small, &mut out1) == 1;
+    }
+    tcm_none();
+
+    // The C-style drivers, each over its own ring and registers.
+    let (Some(mp), Some(mt), Some(m8)) = (
+        CMem::new(static_dma!(1024), static_dma!(64)),
+        CMem::new(static_dma!(1024), static_dma!(64)),
+        CMem::new(static_dma!(128), static_dma!(64)),
+    ) else {
+        return false;
+    };
+    let (mut cp, mut ct, mut cp8) = (mp.state(), mt.state(), m8.state());
+    let mut cout1 = [[0u32; 4]; 1];
+    let mut cout16 = [[0u32; 4]; 16];
+    for (m, s, f, names) in [
+        (
+            &mp,
+            &mut cp,
+            c_phase,
+            [
+                tcm_c_phase1 as fn(),
+                tcm_c_phase_idle1,
+                tcm_c_phase_trickle16,
+            ],
+        ),
+        (
+            &mt,
+            &mut ct,
+            c_tail,
+            [tcm_c_tail1 as fn(), tcm_c_tail_idle1, tcm_c_tail_trickle16],
+        ),
+    ] {
+        let mut d = Dev {
+            next: 0,
+            pass: 0,
+            cap: BIG,
+        };
+        names[0]();
+        for _ in 0..CALLS {
+            ok &= d.post_c(m);
+            ok &= f(s, &mut cout1) == 1;
+        }
+        names[1]();
+        for _ in 0..CALLS {
+            ok &= f(s, &mut cout1) == 0;
+        }
+        names[2]();
+        for _ in 0..CALLS {
+            ok &= d.post_c(m);
+            ok &= f(s, &mut cout16) == 1;
+        }
+        tcm_none();
+    }
+    let mut d8 = Dev {
+        next: 0,
+        pass: 0,
+        cap: SMALL,
+    };
+    for _ in 0..2 {
+        tcm_none();
+        for _ in 0..SMALL - 1 {
+            ok &= d8.post_c(&m8);
+            ok &= c_phase(&mut cp8, &mut cout1) == 1;
+        }
+        tcm_c_phase1_wrap();
+        ok &= d8.post_c(&m8);
+        ok &= c_phase(&mut cp8, &mut cout1) == 1;
+    }
+    tcm_none();
+
+    // Register writes: the CSR layer (2 regions), the window, a bound
+    // register, a raw store.
+    let mut csr = Csr::<&VolatileWindow, 4>::with_empty_table(win);
+    let Some(t) = csr.regions_mut() else {
+        return false;
+    };
+    let r0 = CsrRegion::identity(WINDOW_BASE, WINDOW_BASE.add(0x800), 0);
+    let r1 = CsrRegion::identity(WINDOW_BASE.add(0x800), WINDOW_BASE.add(0x1000), 1);
+    let (Ok(r0), Ok(r1)) = (r0, r1) else {
+        return false;
+    };
+    if t.insert(r0).is_err() || t.insert(r1).is_err() {
+        return false;
+    }
+    let csr_write =
+        black_box(tcp_csr_write as fn(&Csr<&VolatileWindow, 4>, DeviceAddr, u32) -> bool);
+    tcm_csr_write();
+    for i in 0..CALLS {
+        let p = WINDOW_BASE.add(0x10 + 0x800 * u64::from(i & 1));
+        ok &= csr_write(&csr, black_box(p), i);
+    }
+    let window_write = black_box(tcp_window_write as fn(&VolatileWindow, DeviceAddr, u32) -> bool);
+    tcm_window_write();
+    for i in 0..CALLS {
+        ok &= window_write(win, black_box(WINDOW_BASE.add(0x20)), i);
+    }
+    let Ok(reg) = win.bind(WINDOW_BASE.add(0x30)) else {
+        return false;
+    };
+    let bound_write = black_box(tcp_bound_write as fn(&BoundReg<'_>, u32));
+    tcm_bound_write();
+    for i in 0..CALLS {
+        bound_write(&reg, i);
+    }
+    let raw_write = black_box(tcp_raw_write as fn(*mut u32, u32));
+    tcm_raw_write();
+    for i in 0..CALLS {
+        raw_write(cp.regs, i);
+    }
+    tcm_none();
+    ok
+}
+
+fn run() -> ! {
+    let Some(buf) = static_dma!(WINDOW_BYTES) else {
+        platform::exit(2)
+    };
+    let ptr = NonNull::from(&mut *buf).cast::<u32>();
+    // SAFETY: `buf` is a `'static` RAM buffer of WINDOW_BYTES bytes handed out
+    // once by `static_dma!`; from here on it is reached only through this
+    // window (the `&mut` is not used again), single-threaded, and plain RAM
+    // tolerates a read at any time.
+    let Ok(win) = (unsafe { VolatileWindow::new(ptr, WINDOW_BYTES, WINDOW_BASE) }) else {
+        platform::exit(2)
+    };
+    let ok = tcount_drive(&win);
+    semihosting::println!(
+        "tcount {}: {}",
+        platform::IMAGE,
+        if ok { "done" } else { "FAILED" }
+    );
+    platform::exit(if ok { 0 } else { 1 })
+}
+
+#[cfg(target_arch = "arm")]
+#[cortex_m_rt::entry]
+fn main() -> ! {
+    run()
+}
+
+#[cfg(target_arch = "riscv32")]
+#[riscv_rt::entry]
+fn main() -> ! {
+    run()
+}

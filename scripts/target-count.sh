@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Executed instructions per call of khal's hot paths and of C-style
+# references, on the targets' instruction sets: the probe image
+# ontarget/src/tcount.rs (`khal-tcount`, built like the firmware: opt-level
+# "s", LTO, one codegen unit) runs under QEMU with one instruction per
+# translation block and an execution trace (`-d exec,nochain`: one line per
+# executed instruction); this script counts, for every call of a probe, the
+# instructions from the probe's entry to the first instruction back in the
+# driver (`tcount_drive`): the probe's frame, its body and everything it
+# calls, without the caller's call instruction. Deterministic: no timing, no
+# cache, the same count on every run of the same image.
+#
+#   scripts/target-count.sh            # one JSON object on stdout
+#   scripts/target-count.sh --check    # also fail unless every scenario ran its
+#                                      # calls and the image reported success
+# Knob: TARGET_COUNT_TARGETS (default "thumbv7em-none-eabihf riscv32imac-unknown-none-elf").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CHECK=0
+[[ "${1:-}" == "--check" ]] && CHECK=1
+log() { echo "[target-count] $*" >&2; }
+
+if ! command -v qemu-system-arm > /dev/null || ! command -v qemu-system-riscv32 > /dev/null; then
+  log "installing qemu-system-arm and qemu-system-misc (Debian packages)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq > /dev/null
+  apt-get install -y -qq --no-install-recommends qemu-system-arm qemu-system-misc > /dev/null
+fi
+if command -v rustup > /dev/null; then
+  rustup target add thumbv7em-none-eabihf riscv32imac-unknown-none-elf > /dev/null 2>&1 || true
+fi
+# One guest instruction per translation block: `-singlestep` (QEMU <= 8.0),
+# `-accel tcg,one-insn-per-tb=on` (QEMU >= 8.1).
+one_insn() {
+  if "$1" -accel help 2>/dev/null | grep -q . && "$1" -help | grep -q one-insn-per-tb; then
+    echo "-accel tcg,one-insn-per-tb=on"
+  else
+    echo "-singlestep"
+  fi
+}
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+results="$work/results"
+: > "$results"
+for target in ${TARGET_COUNT_TARGETS:-thumbv7em-none-eabihf riscv32imac-unknown-none-elf}; do
+  short=${target%%-*}
+  log "building khal-tcount for $target (profile tcount: opt-level s, LTO)"
+  (cd ontarget && cargo build --quiet --profile tcount --target "$target" --features cayman --bin khal-tcount >&2)
+  elf="ontarget/target/$target/tcount/khal-tcount"
+  trace="$work/$short.trace"
+  case "$target" in
+    thumbv7em-*) qemu=qemu-system-arm; machine=(-M mps2-an386) ;;
+    riscv32*) qemu=qemu-system-riscv32; machine=(-M virt -bios none) ;;
+  esac
+  log "running it under $qemu ${machine[*]} (one instruction per block, exec trace)"
+  # shellcheck disable=SC2046 # one_insn prints the option words
+  status=0
+  timeout 300 "$qemu" "${machine[@]}" -nographic -monitor none \
+    -semihosting-config enable=on,target=native -kernel "$elf" \
+    $(one_insn "$qemu") -d exec,nochain -D "$trace" > "$work/$short.out" 2>&1 || status=$?
+  nm -S "$elf" > "$work/$short.nm"
+  echo "$short $status $work/$short.out $work/$short.nm $trace $("$qemu" --version | head -1 | sed 's/ *(.*//')" >> "$results"
+done
+
+COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown) \
+python3 - "$results" "$CHECK" <<'PY'
+import json, os, re, sys
+results, check = sys.argv[1], sys.argv[2] == "1"
+CALLS = 8
+# Scenario -> (probe, calls): what tcount_drive runs after each marker.
+expected = {
+    "drain1": ("tcp_drain", CALLS), "idle1": ("tcp_drain", CALLS),
+    "trickle16": ("tcp_drain", CALLS), "idle16": ("tcp_drain", CALLS),
+    "drain1_wrap": ("tcp_drain", 2),
+    "c_phase1": ("tcp_c_phase", CALLS), "c_phase_idle1": ("tcp_c_phase", CALLS),
+    "c_phase_trickle16": ("tcp_c_phase", CALLS), "c_phase1_wrap": ("tcp_c_phase", 2),
+    "c_tail1": ("tcp_c_tail", CALLS), "c_tail_idle1": ("tcp_c_tail", CALLS),
+    "c_tail_trickle16": ("tcp_c_tail", CALLS),
+    "csr_write": ("tcp_csr_write", CALLS), "window_write": ("tcp_window_write", CALLS),
+    "bound_write": ("tcp_bound_write", CALLS), "raw_write": ("tcp_raw_write", CALLS),
+}
+out, bad = {"commit": os.environ.get("COMMIT", "unknown")}, []
+pc_re = re.compile(r"^Trace \d+: \S+ \[[0-9a-f]+/([0-9a-f]+)/")
+for line in open(results):
+    short, status, outf, nmf, trace, qver = line.split(None, 5)
+    syms = {}
+    for l in open(nmf):
+        f = l.split()
+        if len(f) == 4 and f[2] in "tT" and re.match(r"^(tc[mp]_\w+|tcount_drive)$", f[3]):
+            syms[f[3]] = (int(f[0], 16) & ~1, int(f[1], 16))
+    drive = syms.get("tcount_drive")
+    markers = {a: n[4:] for n, (a, _) in syms.items() if n.startswith("tcm_")}
+    probes = {a: n for n, (a, _) in syms.items() if n.startswith("tcp_")}
+    calls = {}
+    scen, probe, count = None, None, 0
+    total = 0
+    if drive is None:
+        bad.append("%s: no tcount_drive symbol" % short)
+        continue
+    d0, d1 = drive[0], drive[0] + drive[1]
+    for l in open(trace):
+        m = pc_re.match(l)
+        if not m:
+            continue
+        total += 1
+        pc = int(m.group(1), 16)
+        if probe is not None:
+            if d0 <= pc < d1:
+                calls.setdefault(scen, []).append((probe, count))
+                probe = None
+            else:
+                count += 1
+            continue
+        if pc in markers:
+            scen = markers[pc]
+        elif pc in probes:
+            probe, count = probes[pc], 1
+    text = open(outf).read()
+    if status != "0" or "done" not in text:
+        bad.append("%s: the image did not finish cleanly (exit %s): %s" % (short, status, text.strip()[-200:]))
+    sc = {}
+    for name, (want_probe, want_calls) in expected.items():
+        got = calls.get(name, [])
+        ns = [c for p, c in got]
+        if len(got) != want_calls or any(p != want_probe for p, _ in got):
+            bad.append("%s %s: %d calls of %s, expected %d of %s"
+                       % (short, name, len(got), sorted({p for p, _ in got}), want_calls, want_probe))
+        if ns:
+            sc[name] = {"probe": want_probe, "calls": len(ns), "per_call": round(sum(ns) / len(ns), 2),
+                        "min": min(ns), "max": max(ns)}
+    out[short] = {"qemu": qver.strip(), "trace_instructions": total, "instructions_per_call": sc}
+print(json.dumps(out, indent=1))
+for b in bad:
+    print("target-count: " + b, file=sys.stderr)
+if check and bad:
+    sys.exit(1)
+PY
