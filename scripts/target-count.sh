@@ -81,7 +81,25 @@ expected = {
     "bound_write": ("tcp_bound_write", CALLS), "raw_write": ("tcp_raw_write", CALLS),
 }
 out, bad = {"commit": os.environ.get("COMMIT", "unknown")}, []
-pc_re = re.compile(r"^Trace \d+: \S+ \[[0-9a-f]+/([0-9a-f]+)/")
+pc_re = re.compile(r"^Trace \d+: \S+ \[[0-9a-f]+/([0-9a-f]+)/[^\]]*\] ?(\S*)")
+# A symbol's readable tail: `khal_core::mmio::volatile::VolatileWindow::store`
+# from its mangled name (v0 or legacy), for the per-function breakdown.
+def short_sym(name):
+    if not name.startswith("_ZN"):
+        return name
+    parts, i = [], 3
+    while i < len(name) and name[i].isdigit():
+        j = i
+        while name[j].isdigit():
+            j += 1
+        n = int(name[i:j])
+        parts.append(name[j:j + n])
+        i = j + n
+    parts = [q for q in parts if not re.fullmatch(r"h[0-9a-f]{16}", q)]
+    tail = "::".join(parts[-2:]) if parts else name
+    for a, b in (("$LT$", "<"), ("$GT$", ">"), ("$C$", ","), ("$u20$", " ")):
+        tail = tail.replace(a, b)
+    return tail
 for line in open(results):
     short, status, outf, nmf, trace, qver = line.split(None, 5)
     syms = {}
@@ -94,6 +112,7 @@ for line in open(results):
     probes = {a: n for n, (a, _) in syms.items() if n.startswith("tcp_")}
     calls = {}
     scen, probe, count = None, None, 0
+    funcs, first_call = {}, {}
     total = 0
     if drive is None:
         bad.append("%s: no tcount_drive symbol" % short)
@@ -108,14 +127,18 @@ for line in open(results):
         if probe is not None:
             if d0 <= pc < d1:
                 calls.setdefault(scen, []).append((probe, count))
+                first_call.setdefault(scen, funcs)
                 probe = None
             else:
                 count += 1
+                f = short_sym(m.group(2))
+                funcs[f] = funcs.get(f, 0) + 1
             continue
         if pc in markers:
             scen = markers[pc]
         elif pc in probes:
             probe, count = probes[pc], 1
+            funcs = {probes[pc]: 1}
     text = open(outf).read()
     if status != "0" or "done" not in text:
         bad.append("%s: the image did not finish cleanly (exit %s): %s" % (short, status, text.strip()[-200:]))
@@ -128,7 +151,7 @@ for line in open(results):
                        % (short, name, len(got), sorted({p for p, _ in got}), want_calls, want_probe))
         if ns:
             sc[name] = {"probe": want_probe, "calls": len(ns), "per_call": round(sum(ns) / len(ns), 2),
-                        "min": min(ns), "max": max(ns)}
+                        "min": min(ns), "max": max(ns), "first_call_by_function": first_call.get(name, {})}
     out[short] = {"qemu": qver.strip(), "trace_instructions": total, "instructions_per_call": sc}
 print(json.dumps(out, indent=1))
 for b in bad:
