@@ -171,6 +171,14 @@ for c in c3:u p8:u g16:u g16:h13 m8:u m8:m50 m8:m100; do
 done
 CHK2_CSR="$CHK2_CSR}"
 CHECKER="${CHECKER%\}},\"second\":{\"nq_ir_per_entry\":$CHK2_NQ,\"idle_poll_ir\":$CHK2_IDLE,\"csr_write_ir\":$CHK2_CSR}}"
+# The third checker's cases (khal_ir chk3.rs, scripts/bench-third.sh): bursty
+# arrivals, a ring of 64, k per call through an out of 16, tail mode at 1 / 2 /
+# 4 per call and idle, two rings polled alternately, C references through raw
+# register pointers; the default CSR lookup on the arch windows, refused
+# accesses, csr_write_array of 8 (device writes excluded: `*ir_k3dev_*`).
+log "callgrind: third checker's cases (scripts/bench-third.sh)"
+THIRD=$(bash scripts/bench-third.sh "$BIN")
+CHECKER="${CHECKER%\}},\"third\":$THIRD}"
 log "thumbv7em register access (disassembly of firmware/fw-probe)"
 PROBE=$(bash scripts/access-probe.sh | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps({k: v["instructions"] for k, v in d.items()}))')
 log "executed instructions per call on thumbv7em and riscv32 (QEMU trace of ontarget/khal-tcount)"

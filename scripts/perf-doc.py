@@ -310,6 +310,224 @@ if sec:
       "under QEMU, with C-style references in the same image: see \"Executed instructions on "
       "thumbv7em / riscv32\" below.\n")
 
+BEFORE3 = {
+    "phase:dmabuf:4096:1:1": 44.022,
+    "cphase:dmabuf:4096:1:1": 35.009,
+    "ctail:dmabuf:4096:1:1": 35.009,
+    "phase:static:4096:1:1": 48.022,
+    "phase:dmabuf:4096:16:b": 31.005,
+    "iter:dmabuf:4096:16:b": 90.042,
+    "tail:dmabuf:4096:16:b": 88.805,
+    "cphase:dmabuf:4096:16:b": 27.38,
+    "ctail:dmabuf:4096:16:b": 20.384,
+    "phase:dmabuf:4096:4:b": 33.947,
+    "cphase:dmabuf:4096:4:b": 26.474,
+    "ctail:dmabuf:4096:4:b": 22.347,
+    "phase:static:64:16:b": 36.002,
+    "cphase:static:64:16:b": 27.411,
+    "ctail:static:64:16:b": 20.384,
+    "phase:static:64:4:b": 38.836,
+    "cphase:static:64:4:b": 26.505,
+    "ctail:static:64:4:b": 22.347,
+    "phase:static:64:1:1": 48.806,
+    "phase:static:64:16:1": 62.244,
+    "phase:dmabuf:64:16:1": 59.228,
+    "cphase:static:64:1:1": 35.04,
+    "ctail:static:64:1:1": 35.009,
+    "phase:dmabuf:4096:16:1": 58.028,
+    "cphase:dmabuf:4096:16:1": 41.009,
+    "ctail:dmabuf:4096:16:1": 35.009,
+    "phase:dmabuf:4096:16:2": 45.53,
+    "cphase:dmabuf:4096:16:2": 29.509,
+    "ctail:dmabuf:4096:16:2": 29.009,
+    "phase:dmabuf:4096:16:3": 33.676,
+    "cphase:dmabuf:4096:16:3": 25.675,
+    "ctail:dmabuf:4096:16:3": 20.676,
+    "phase:dmabuf:4096:16:8": 18.906,
+    "cphase:dmabuf:4096:16:8": 20.884,
+    "ctail:dmabuf:4096:16:8": 12.884,
+    "tail:dmabuf:4096:16:1": 232.01,
+    "tail:dmabuf:4096:16:2": 121.01,
+    "tail:dmabuf:4096:16:4": 65.51,
+    "ctail:dmabuf:4096:16:4": 18.259,
+    "tail:static:64:16:1": 218.525,
+    "iter:dmabuf:4096:16:1": 189.025,
+    "iter:dmabuf:4096:1:1": 142.009,
+    "iter:static:64:16:1": 200.025,
+    "pair:phase:dmabuf:4096:16:b": 34.743,
+    "pair:cphase:dmabuf:4096:16:b": 30.839,
+    "pair:ctail:dmabuf:4096:16:b": 24.412,
+    "pair:phase:static:64:16:b": 40.288,
+    "pair:cphase:static:64:16:b": 30.869,
+    "pair:ctail:static:64:16:b": 24.412,
+    "pair:phase:static:64:16:1": 71.741,
+    "pair:cphase:static:64:16:1": 48.535,
+    "pair:ctail:static:64:16:1": 44.505,
+    "idle:tail:dmabuf:4096": 117.0,
+    "idle:ctail:dmabuf:4096": 9.0,
+    "idle:phase:static:64": 17.0,
+    "idle:cphase:static:64": 12.0,
+    "idle:phase:dmabuf:4096": 17.0,
+    "idle:tail:static:64": 117.0,
+    "csr:fw2:u": 15.251,
+    "csr:fw2:z": 15.251,
+    "csr:s3:u": 14.251,
+    "csr:s3:z": 14.251,
+    "csr:c5:u": 17.064,
+    "csr:c5:z": 17.148,
+    "csr:c6:u": 17.918,
+    "csr:c6:z": 18.45,
+    "csr:c7:u": 17.529,
+    "csr:c7:z": 17.217,
+    "csr:c8:u": 17.244,
+    "csr:c8:z": 17.105,
+    "miss:fw2": 76.003,
+    "miss:c8": 82.95,
+    "arr:fw2": 34.252,
+    "arr:c8": 34.877,
+}
+
+THIRD_NOTES = (
+    "Reading it: the figures above this section meet their own references; against C "
+    "references without khal's `Mmio` window check, and on these shapes, compare khal "
+    "within each row. The default CSR lookup's row uses the translated address (one load "
+    "through it), where the `csr_lookup` kernels' +12.0 at 8 windows discards it and "
+    "their raw add pays a `black_box`. A refused CSR access takes the fast path, then a "
+    "second, C-shaped lookup (`RegionTable::refuse`: `find`, then `translate`) to build "
+    "the exact typed error, where the C scan's miss is only its scan. A wrap on the ring "
+    "of 64 at one entry per call is the difference between its row and the ring-4096 "
+    "figure beside it.\n")
+
+third = (chk or {}).get("third")
+if third:
+    # The third checker's figures at the start of session 6 (commit 228306c,
+    # scripts/bench.sh --quick): the "before" column. Everything else in the
+    # table is the run at hand.
+    before3 = BEFORE3
+    t3q, t3p, t3i, t3c, t3a = (third["nq_ir_per_entry"], third["pair_ir_per_entry"],
+                               third["idle_poll_ir"], third["csr_read_ir"],
+                               third["csr_write_array_ir_per_register"])
+
+    def b3(key):
+        v = before3.get(key)
+        return "—" if v is None else f(v)
+
+    def vs(k, refs):
+        # met when khal is at or below the reference (0.05 Ir for the loops' ends)
+        return ", ".join("%s vs %s (%+.1f)" % (verdict(k <= r + 0.05), n, k - r) for n, r in refs)
+
+    w("## The third checker's cases (own kernels; before = session 6 start, now = this run)\n")
+    w("`tests/src/bin/khal_ir/chk3.rs`, `scripts/bench-third.sh` (`checker_cases.third`). One "
+      "drain call per poll; before each poll the device writes that poll's entries and "
+      "publishes the tail (not counted: a second `--toggle-collect` on `ir_k3dev_*`). "
+      "**Bursty**: the arrivals per poll are 0, 0, 3, 0, 1, 5, then a fixed pseudo-random "
+      "pattern over {0 ×6, 1 ×3, 2 ×2, 3 ×2, 5, 8, 12} (2.4 per poll on average; 1800 polls, "
+      "the empty ones included, so an entry pays its share of the idle polls). The khal "
+      "consumers use the ring's default `max_batch`. The references are written as a C "
+      "firmware engineer writes them, in the same loop: **C tail** (one `readl` of the tail, "
+      "`(tail/16 - head) & mask` entries, a struct copy each, one `writel` of the head) and "
+      "**C phase** (per entry a volatile load of dword 0 and its bit 31 against the expected "
+      "phase, a compiler fence, the struct copy, the phase flipped at the wrap; one `writel`), "
+      "both through raw register pointers: unlike the two earlier checkers' references they "
+      "do not go through khal's `Mmio` window check, which a C driver does not have (at "
+      "228306c, one entry per call through an `out` of 1: khal 44.0 in both checkers' loops; "
+      "these C tail / C phase 35.0 / 35.0, the second checker's 51.0 / 44.0). What khal checks that they do not: every entry "
+      "copy's offset against the memory's bounds, the head slot, in tail mode the tail's "
+      "alignment, range and direction and the arrival of the last entry's phase. The CSR "
+      "cases read through a backend whose access is one volatile load at the translated "
+      "address (the existing `csr_lookup` kernels use a backend that discards it, so there "
+      "the translation is dead code), against the raw add (the same load at `p - delta`, no "
+      "`black_box`) and a C lookup (a linear scan of `{start, end, device_addr}` with "
+      "`start <= p <= end - 4` [000 §1]; no alignment check, which khal makes). Layouts from "
+      "the arch windows of [FACTS §3.1]: `fw2` the firmware's own table (ENG and PE, 64 KiB, "
+      "`Csr<_, 4>`); `s3` SUNDA HBM 0, 1 and the TPB window; `c5` CAYMAN PREPROC ×4 + TPB 0; "
+      "`c6` CAYMAN HBM ×4 + PREPROC 0, 1; `c7` / `c8` CAYMAN TPB tiles 0..6 / 0..7 (64 KiB "
+      "each: the CAYMAN TPB window size is not traced). Hits `u` uniform, `z` uneven (the "
+      "middle window about half, each further one half the last).\n")
+    w("| case | before | now | reference(s), now | claim it tests | verdict |")
+    w("| --- | --- | --- | --- | --- | --- |")
+
+    def nqrow(name, key, claim, refs=None, extra=""):
+        k = t3q[key]
+        be, ring, out, pat = key.split(":")[1:]
+        refs = refs if refs is not None else [
+            ("C tail", t3q["ctail:%s:%s:%s:%s" % (be, ring, out, pat)]),
+            ("C phase", t3q["cphase:%s:%s:%s:%s" % (be, ring, out, pat)])]
+        w("| %s | %s | %s | %s%s | %s | %s |"
+          % (name, b3(key), f(k), ", ".join("%s %s" % (n, f(r)) for n, r in refs), extra, claim, vs(k, refs)))
+
+    le = "≤ C-style at the sizes users run"
+    nqrow("bursty, `out` of 16, DmaBuf, ring 4096", "phase:dmabuf:4096:16:b", le)
+    nqrow("bursty, `out` of 4, DmaBuf, ring 4096", "phase:dmabuf:4096:4:b", le)
+    nqrow("bursty, `out` of 16, StaticDma, ring of 64 (the firmware's)", "phase:static:64:16:b", le)
+    nqrow("bursty, `out` of 4, StaticDma, ring of 64", "phase:static:64:4:b", le)
+    if "phase:dmabuf:4096:1:1" in t3q:
+        nqrow("1 per call through an `out` of 1 (DmaBuf; the second checker's shape: its khal 44.0, C tail 51.0, C phase 44.0 at 228306c)",
+              "phase:dmabuf:4096:1:1", "trickle ≤ C-style (≤ 60)")
+    for n in (1, 2, 3, 8):
+        nqrow("%d per call through an `out` of 16 (DmaBuf)" % n, "phase:dmabuf:4096:16:%d" % n,
+              "≤ C-style at 1, 2, 3, 8 per call (≤ 60 at 1)" if n > 1 else "trickle ≤ C-style (≤ 60)")
+    c64 = [("C tail", t3q["ctail:static:64:1:1"]), ("C phase", t3q["cphase:static:64:1:1"])]
+    nqrow("ring of 64, 1 per call (a wrap every 64), StaticDma, `out` of 1", "phase:static:64:1:1",
+          "a wrap costs nothing per entry; ≤ C-style", c64,
+          "; no wrap (ring 4096) %s" % f(t3q.get("phase:static:4096:1:1")))
+    nqrow("the same through an `out` of 16, StaticDma", "phase:static:64:16:1", "≤ C-style", c64)
+    nqrow("the same through an `out` of 16, DmaBuf", "phase:dmabuf:64:16:1", "≤ C-style", c64,
+          "; no wrap (ring 4096) %s" % f(t3q["phase:dmabuf:4096:16:1"]))
+    ct = lambda n: [("C tail", t3q["ctail:dmabuf:4096:16:%d" % n])]
+    for n in (1, 2, 4):
+        nqrow("tail mode, %d per call, `out` of 16" % n, "tail:dmabuf:4096:16:%d" % n,
+              "tail mode at 1 per call vs C tail" if n == 1 else "tail mode at a few per call vs C tail", ct(n))
+    nqrow("tail mode, 1 per call, ring of 64, StaticDma", "tail:static:64:16:1", "tail mode vs C tail",
+          [("C tail", t3q["ctail:static:64:1:1"])])
+    nqrow("tail mode, bursty, `out` of 16", "tail:dmabuf:4096:16:b", "tail mode vs C tail",
+          [("C tail", t3q["ctail:dmabuf:4096:16:b"])])
+    d1 = t3q["phase:dmabuf:4096:16:1"]
+    nqrow("`drain_iter` of up to 16, 1 per call", "iter:dmabuf:4096:16:1", "`drain_iter` at 1 per call (≤ 2× `drain`)",
+          [("2× `drain`", 2 * d1)], " (`drain` %s: %.2f×)" % (f(d1), t3q["iter:dmabuf:4096:16:1"] / d1))
+    d1s = t3q["phase:static:64:16:1"]
+    nqrow("`drain_iter` of up to 16, 1 per call, ring of 64, StaticDma", "iter:static:64:16:1",
+          "`drain_iter` at 1 per call (≤ 2× `drain`)", [("2× `drain`", 2 * d1s)],
+          " (`drain` %s: %.2f×)" % (f(d1s), t3q["iter:static:64:16:1"] / d1s))
+    db = t3q["phase:dmabuf:4096:16:b"]
+    nqrow("`drain_iter` of up to 16, bursty", "iter:dmabuf:4096:16:b", "≤ 2× `drain`",
+          [("2× `drain`", 2 * db)], " (`drain` %s: %.2f×)" % (f(db), t3q["iter:dmabuf:4096:16:b"] / db))
+    for key, name in (("phase:dmabuf:4096:16:b", "two rings polled alternately, bursty, DmaBuf, ring 4096"),
+                      ("phase:static:64:16:b", "two rings polled alternately, bursty, StaticDma, ring of 64"),
+                      ("phase:static:64:16:1", "two rings polled alternately, 1 per call each, StaticDma, ring of 64")):
+        rest = key.split(":", 1)[1]
+        refs = [("C tail", t3p["ctail:" + rest]), ("C phase", t3p["cphase:" + rest])]
+        k = t3p[key]
+        w("| %s | %s | %s | %s | %s | %s |" % (name, b3("pair:" + key), f(k),
+          ", ".join("%s %s" % (n, f(r)) for n, r in refs), le, vs(k, refs)))
+    for key, name, ref in (("phase:static:64", "idle poll, ring of 64 after a wrap, StaticDma", "cphase:static:64"),
+                           ("phase:dmabuf:4096", "idle poll, ring 4096 after a wrap, DmaBuf", "cphase:static:64"),
+                           ("tail:dmabuf:4096", "tail-mode idle poll, DmaBuf", "ctail:dmabuf:4096"),
+                           ("tail:static:64", "tail-mode idle poll, ring of 64, StaticDma", "ctail:dmabuf:4096")):
+        k, r = t3i[key], t3i[ref]
+        claim = "idle ≤ 20" if key.startswith("phase") else "—"
+        ok = verdict(k <= 20) + " (≤ 20)" if key.startswith("phase") else "%.1f× C" % (k / r)
+        w("| %s | %s | %s | C %s %s | %s | %s |" % (name, b3("idle:" + key), f(k), ref.split(":")[0][1:], f(r), claim, ok))
+    for lay in ("fw2", "s3", "c5", "c6", "c7", "c8"):
+        for m in ("u", "z"):
+            key = "%s:%s" % (lay, m)
+            c = t3c[key]
+            over = c["khal"] - c["raw_add"]
+            bo = before3.get("csr:" + key)
+            w("| CSR `csr_read`, default lookup, `%s`, %s hits: over the raw add | %s | +%s (%s) | raw add %s, C linear scan %s | ≤ 8 windows ≤ +10 | %s (+%s); %s vs C scan |"
+              % (lay, "uniform" if m == "u" else "uneven", "—" if bo is None else "+" + f(bo), f(over), f(c["khal"]),
+                 f(c["raw_add"]), f(c["c_linear"]), verdict(over <= 10), f(over), verdict(c["khal"] <= c["c_linear"] + 0.05)))
+    for lay in ("fw2", "c8"):
+        c, hit = t3c[lay + ":miss"], t3c[lay + ":u"]["khal"]
+        w("| CSR refused `csr_read` (outside every window), `%s` | %s | %s | C linear scan %s; khal hit %s | — | %.1f× C, %.1f× a hit |"
+          % (lay, b3("miss:" + lay), f(c["khal"]), f(c["c_linear"]), f(hit), c["khal"] / c["c_linear"], c["khal"] / hit))
+    for lay in ("fw2", "c8"):
+        c = t3a[lay]
+        w("| CSR `csr_write_array` of 8 dwords in one window, `%s` (Ir per register) | %s | %s | C %s, raw %s | — | %.1f× C |"
+          % (lay, b3("arr:" + lay), f(c["khal"]), f(c["c"]), f(c["raw"]), c["khal"] / c["c"]))
+    w("")
+    w(THIRD_NOTES)
+
 w("## Register access on thumbv7em (instructions per access, from the disassembly)\n")
 w("| probe | instructions | what they are |")
 w("| --- | --- | --- |")

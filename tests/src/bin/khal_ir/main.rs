@@ -16,6 +16,7 @@
 //! idle poll) as one JSON object.
 
 mod chk;
+mod chk3;
 mod kernels;
 mod refs;
 mod ver;
@@ -406,6 +407,16 @@ fn main() -> ExitCode {
         Some(chk::scenario(&which))
     } else if which.starts_with("ccsr:") || which.starts_with("craw:") {
         Some(chk::csr_scenario(&which))
+    } else if which.starts_with("k3:")
+        || which.starts_with("k3pair:")
+        || which.starts_with("k3idle:")
+    {
+        Some(chk3::scenario(&which))
+    } else if ["k3csr:", "k3raw:", "k3lin:", "k3arr:"]
+        .iter()
+        .any(|p| which.starts_with(p))
+    {
+        Some(chk3::csr_scenario(&which))
     } else {
         None
     };
