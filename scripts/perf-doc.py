@@ -578,6 +578,8 @@ else:
         ("phase `drain`, one new entry, `out` of 16 (a trickle)", "trickle16", ["c_phase_trickle16", "c_tail_trickle16"]),
         ("idle poll (nothing new), `out` of 1", "idle1", ["c_phase_idle1", "c_tail_idle1"]),
         ("idle poll (nothing new), `out` of 16", "idle16", ["c_phase_idle1", "c_tail_idle1"]),
+        ("tail-mode `drain`, one new entry (the tail register moved), `out` of 1", "tail1", ["c_tail1"]),
+        ("tail-mode `drain`, nothing new, `out` of 1", "tail_idle1", ["c_tail_idle1"]),
         ("`csr_write` hit, `Csr<_, 4>`, 2 regions, the default lookup", "csr_write", ["raw_write"]),
         ("`Mmio::write32` through the `VolatileWindow` (the address path)", "window_write", ["raw_write"]),
         ("`BoundReg::write`, the handle held by reference", "bound_write", ["raw_write"]),
@@ -599,6 +601,17 @@ else:
             rv = ", ".join("%s %d" % (names[r], sc[r]["max"]) for r in refs if r in sc)
             ratio = " / ".join("%.2f×" % (v["per_call"] / sc[r]["per_call"]) for r in refs if r in sc)
             cells += [kv, rv, ratio]
+        w("| %s | %s |" % (label, " | ".join(cells)))
+    w("")
+    w("Where the instructions of one call go (the first call of each scenario, by function):\n")
+    w("| probe | " + " | ".join(tgts) + " |")
+    w("| --- |" + " --- |" * len(tgts))
+    for label, k, refs in rows:
+        cells = []
+        for t in tgts:
+            v = tc[t]["instructions_per_call"].get(k, {})
+            by = v.get("first_call_by_function", {})
+            cells.append(", ".join("`%s` %d" % (fn, n) for fn, n in by.items()) or "—")
         w("| %s | %s |" % (label, " | ".join(cells)))
     w("")
     w("Every count includes the probe's own frame and return (the raw store's probe is the frame, "

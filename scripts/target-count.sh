@@ -72,7 +72,7 @@ CALLS = 8
 expected = {
     "drain1": ("tcp_drain", CALLS), "idle1": ("tcp_drain", CALLS),
     "trickle16": ("tcp_drain", CALLS), "idle16": ("tcp_drain", CALLS),
-    "drain1_wrap": ("tcp_drain", 2),
+    "drain1_wrap": ("tcp_drain", 2), "tail1": ("tcp_drain", CALLS), "tail_idle1": ("tcp_drain", CALLS),
     "c_phase1": ("tcp_c_phase", CALLS), "c_phase_idle1": ("tcp_c_phase", CALLS),
     "c_phase_trickle16": ("tcp_c_phase", CALLS), "c_phase1_wrap": ("tcp_c_phase", 2),
     "c_tail1": ("tcp_c_tail", CALLS), "c_tail_idle1": ("tcp_c_tail", CALLS),
@@ -97,7 +97,7 @@ def short_sym(name):
         i = j + n
     parts = [q for q in parts if not re.fullmatch(r"h[0-9a-f]{16}", q)]
     tail = "::".join(parts[-2:]) if parts else name
-    for a, b in (("$LT$", "<"), ("$GT$", ">"), ("$C$", ","), ("$u20$", " ")):
+    for a, b in (("$LT$", "<"), ("$GT$", ">"), ("$C$", ","), ("$u20$", " "), ("..", "::"), ("_<impl ", "<impl ")):
         tail = tail.replace(a, b)
     return tail
 for line in open(results):

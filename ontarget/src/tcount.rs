@@ -54,6 +54,9 @@ const WINDOW_BASE: DeviceAddr = DeviceAddr(0x3053_4000);
 const WINDOW_BYTES: usize = 0x2000;
 /// The notification engine's block.
 const NOTIFIC: DeviceAddr = DeviceAddr(0x3053_5000);
+/// Queue 2's `nq_tail_ptr` (the ten-queue engine's stride of 40 bytes per
+/// queue [004 §3]).
+const NQ2_TAIL: DeviceAddr = NOTIFIC.add(0x110 + 2 * 40);
 /// Entries of the firmware-sized ring (the firmware's 64) and of the small
 /// ring that wraps every 8 entries.
 const BIG: u32 = 64;
@@ -204,6 +207,8 @@ markers! {
     tcm_window_write = 14;
     tcm_bound_write = 15;
     tcm_raw_write = 16;
+    tcm_tail1 = 17;
+    tcm_tail_idle1 = 18;
 }
 
 // ------------------------------------------------------------------ device
@@ -368,6 +373,38 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
         tcm_drain1_wrap();
         ok &= dev8.post(small.memory());
         ok &= drain(&mut small, &mut out1) == 1;
+    }
+    tcm_none();
+
+    // Tail mode (queue 2, 64 entries): the device writes one entry and moves
+    // the tail register; one call per entry through an out of 1, then idle.
+    let (Some(bt), Ok(q2)) = (static_dma!(1024), eng.queue(2)) else {
+        return false;
+    };
+    let Ok(mut tail) = NqRing::configure_host(
+        StaticDma::identity(bt),
+        q2,
+        NqConfig::new(BIG * 16, ConsumeMode::Tail),
+    ) else {
+        return false;
+    };
+    if tail.enable(&mut eng, &mut NoDelay).is_err() {
+        return false;
+    }
+    let mut devt = Dev {
+        next: 0,
+        pass: 0,
+        cap: BIG,
+    };
+    tcm_tail1();
+    for _ in 0..CALLS {
+        ok &= devt.post(tail.memory());
+        ok &= win.write32(NQ2_TAIL, devt.next * 16).is_ok();
+        ok &= drain(&mut tail, &mut out1) == 1;
+    }
+    tcm_tail_idle1();
+    for _ in 0..CALLS {
+        ok &= drain(&mut tail, &mut out1) == 0;
     }
     tcm_none();
 
