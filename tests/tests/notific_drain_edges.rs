@@ -9,26 +9,12 @@ use std::cell::RefCell;
 use khal_core::dma::DmaMemory;
 use khal_core::error::Fault;
 use khal_core::notific::entry::{NqEntry, PHASE_BYTE, PHASE_MASK};
-use khal_core::notific::regs::{self, NOTIFIC};
 use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqRing};
-use khal_core::{DeviceAddr, Error, Mmio};
+use khal_core::{Error, Mmio};
 use khal_std::delay::SimClock;
 use khal_std::trace::Op::{Read as R, Write as W};
 use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
-
-const BASE: DeviceAddr = DeviceAddr(0x3053_5000);
-/// Queue 3 of the 10-queue flavour: its tail and head registers [004 §2]
-/// (`0x110` / `0x10C` + 40 per queue).
-const TAIL: u64 = 0x110 + 3 * 40;
-const HEAD: u64 = 0x10C + 3 * 40;
-
-fn traced() -> Trace<HeapMmio> {
-    Trace::new(HeapMmio::new(BASE, regs::NOTIFIC_BLOCK_BYTES as usize)).with_block(
-        BASE,
-        regs::NOTIFIC_BLOCK_BYTES,
-        &NOTIFIC,
-    )
-}
+use khal_tests::nq::{self, traced, BASE, HEAD, TAIL};
 
 /// A host ring of `cap` entries on queue 3, `max_batch` entries a call;
 /// the trace cleared (what follows is the drain's alone).
@@ -38,12 +24,7 @@ fn ring(
     cap: u32,
     max_batch: u32,
 ) -> NqRing<DmaBuf, &Trace<HeapMmio>> {
-    let mut e = NotificEngine::init_raw(t, Some(BASE), 10, 0, 0).unwrap();
-    let buf = DmaBuf::new(cap as usize * 16, 4096).unwrap();
-    let cfg = NqConfig::new(cap * 16, mode).with_max_batch(max_batch);
-    let ring = NqRing::host(buf, e.queue(3).unwrap(), cfg).unwrap();
-    t.clear();
-    ring
+    nq::ring(t, mode, cap, Some(max_batch))
 }
 
 /// Entry `seq`'s 16 bytes: each byte `seq`, the phase byte `0x11` with the

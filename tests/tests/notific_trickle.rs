@@ -8,38 +8,16 @@
 
 use khal_core::dma::DmaMemory;
 use khal_core::notific::entry::{NqEntry, PHASE_BYTE, PHASE_MASK};
-use khal_core::notific::regs::{self, NOTIFIC};
-use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqRing};
-use khal_core::DeviceAddr;
+use khal_core::notific::{ConsumeMode, NqRing};
 use khal_std::delay::SimClock;
 use khal_std::trace::Op::Write as W;
 use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
-
-const BASE: DeviceAddr = DeviceAddr(0x3053_5000);
-/// Queue 3's head register of the 10-queue flavour [004 §2] (`0x10C` + 40
-/// per queue).
-const HEAD: u64 = 0x10C + 3 * 40;
-
-fn traced() -> Trace<HeapMmio> {
-    Trace::new(HeapMmio::new(BASE, regs::NOTIFIC_BLOCK_BYTES as usize)).with_block(
-        BASE,
-        regs::NOTIFIC_BLOCK_BYTES,
-        &NOTIFIC,
-    )
-}
+use khal_tests::nq::{self, traced, HEAD};
 
 /// A phase-mode host ring of `cap` entries on queue 3 (`max_batch` given,
 /// or the default); the trace cleared.
 fn ring(t: &Trace<HeapMmio>, cap: u32, max_batch: Option<u32>) -> NqRing<DmaBuf, &Trace<HeapMmio>> {
-    let mut e = NotificEngine::init_raw(t, Some(BASE), 10, 0, 0).unwrap();
-    let buf = DmaBuf::new(cap as usize * 16, 4096).unwrap();
-    let mut cfg = NqConfig::new(cap * 16, ConsumeMode::Phase);
-    if let Some(b) = max_batch {
-        cfg = cfg.with_max_batch(b);
-    }
-    let ring = NqRing::host(buf, e.queue(3).unwrap(), cfg).unwrap();
-    t.clear();
-    ring
+    nq::ring(t, ConsumeMode::Phase, cap, max_batch)
 }
 
 /// Entry `seq`'s 16 bytes: each byte `seq`, the phase byte `0x11` with the
@@ -178,4 +156,52 @@ fn max_batch_and_the_out_length_bound_every_path() {
     assert_eq!(two[1].bytes(), &entry(1, 8));
     assert_eq!(r.drain(&mut d, &mut two), Ok(1));
     assert_eq!(two[0].bytes(), &entry(2, 8));
+}
+
+/// Every `out` of 1 to 3 entries, every `max_batch` (1, 2, 3 and the
+/// default), from each of the ring's last three slots, with 1 to 4 entries
+/// pending: one call takes `min(out, max_batch, pending)`, across the wrap
+/// when it reaches it, in order, and writes the head once at the slot after
+/// them. The ring's memory holds one more entry past the ring, looking new:
+/// a drain that read past the ring's end (the second entry's test at the
+/// last slot) would take it.
+#[test]
+fn small_outs_around_the_ring_end_take_what_their_limits_allow() {
+    let t = traced();
+    let clock = SimClock::new();
+    let mut d = SimDelay::new(&clock);
+    let mut bad = [0xEE; 16];
+    bad[PHASE_BYTE] = PHASE_MASK;
+    for max_batch in [Some(1), Some(2), Some(3), None] {
+        for len in 1..=3usize {
+            for start in 5..8u32 {
+                for pending in 1..=4u32 {
+                    let mut r = nq::ring_in(&t, ConsumeMode::Phase, 8, 9, max_batch);
+                    r.memory().write(8 * 16, &bad).unwrap();
+                    let mut out = [NqEntry::default(); 3];
+                    // The cursor to `start`, one entry at a time.
+                    for seq in 0..start {
+                        post(&r, seq);
+                        assert_eq!(r.drain(&mut d, &mut out[..1]), Ok(1));
+                    }
+                    for seq in start..start + pending {
+                        post(&r, seq);
+                    }
+                    t.clear();
+                    let cap = max_batch.unwrap_or(8 / 4) as usize;
+                    let n = len.min(cap).min(pending as usize);
+                    let at =
+                        format!("max_batch {max_batch:?} out {len} slot {start} pending {pending}");
+                    assert_eq!(r.drain(&mut d, &mut out[..len]), Ok(n), "{at}");
+                    for (k, e) in out.iter().take(n).enumerate() {
+                        assert_eq!(e.bytes(), &entry(start + k as u32, 8), "{at}");
+                    }
+                    let pos = (start + n as u32) % 8;
+                    assert_eq!(t.ops(), vec![(W, HEAD, pos * 16)], "{at}");
+                    assert_eq!(r.next_index(), pos, "{at}");
+                    assert_eq!(r.phase(), start + n as u32 >= 8, "{at}");
+                }
+            }
+        }
+    }
 }

@@ -400,10 +400,12 @@ pub trait DmaMemory {
     ///
     /// The entry at `offset` is tested first, and nothing else is done when
     /// it is not new: no fence, no copy, and neither closure is called (the
-    /// idle poll). `more` is called once it is new: `false` takes it alone;
-    /// `true` promises that `out` has room for two and the entry after it
-    /// is before the ring's end, and that one is tested next. Only when it
-    /// is new too is `limit` called: how many entries in all may be taken
+    /// idle poll). `more` is called once it is new and `out` has room for
+    /// two: `false` takes it alone; `true` promises that the entry after it
+    /// is before the ring's end (and the batch cap above one), and that one
+    /// is tested next. When `out` holds exactly two and both are new, both
+    /// are taken without `limit`. Otherwise only when the second is new too
+    /// is `limit` called: how many entries in all may be taken
     /// (at least 2, none past the ring's end; `out.len()` bounds it too). Each
     /// entry's bytes are loaded after its phase and an Acquire fence; the
     /// run stops at the first entry that is not new. `offset` is checked as

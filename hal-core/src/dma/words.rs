@@ -583,11 +583,12 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
 impl<W: AtomicWord> AtomicWords<'_, W> {
     /// [`DmaMemory::take_new_at`](super::DmaMemory::take_new_at) on one view
     /// of the words: the entry at `offset` checked and its first word (the
-    /// phase byte's) loaded and tested (the idle poll ends here); if `more`,
-    /// the next entry checked and its first word loaded; one Acquire fence;
-    /// the first entry copied (the loaded word and its other words); the
-    /// second tested, and copied if new; then, only if it was, the run
-    /// after it (`limit() - 2` entries, checked once, the loop of
+    /// phase byte's) loaded and tested (the idle poll ends here); if `out`
+    /// has room for two and `more`, the next entry checked and its first
+    /// word loaded; one Acquire fence; the first entry copied (the loaded
+    /// word and its other words); the second tested, and copied if new;
+    /// then, only if it was and `out` has room for more, the run after it
+    /// (`limit() - 2` entries, checked once, the loop of
     /// [`AtomicWords::read_new_entries`]). The
     /// length and base of the words stay in registers throughout (one view,
     /// no fence between the tests and the checks), and the two entries a
@@ -628,8 +629,15 @@ impl<W: AtomicWord> AtomicWords<'_, W> {
         let Some((o0, rest)) = out.split_first_mut() else {
             return Ok(0);
         };
-        if !more() {
+        // A second entry may be taken: room for it in `out`, and `more`
+        // (two tests, not one `||`: the compiler then branches on each).
+        if rest.is_empty() {
             // The phase load said "new": order the entry's other loads after it.
+            fence(Acquire);
+            W::entry(w0, e0, o0);
+            return Ok(1);
+        }
+        if !more() {
             fence(Acquire);
             W::entry(w0, e0, o0);
             return Ok(1);
@@ -650,6 +658,10 @@ impl<W: AtomicWord> AtomicWords<'_, W> {
             return Ok(1);
         };
         W::entry(w1, e1, o1);
+        // `out` full: no run to set up.
+        if rest.is_empty() {
+            return Ok(2);
+        }
         // The run after the two, checked once (`limit() >= 2` by the
         // contract; a smaller one takes none). The copy stops at the end of
         // `rest` or of the run, whichever comes first.

@@ -132,12 +132,12 @@ pub struct NqRing<R: DmaMemory, M: Mmio, Z: DeviceZero = HostZero> {
     /// long: a slice of 16-byte entries holds fewer). Non-zero, so that a
     /// length at or above it is known non-empty (issue 12).
     phase_from: NonZeroUsize,
-    /// The phase path looks past the first new entry for an `out` longer
-    /// than this: 1 when `max_batch > 1`, `usize::MAX` otherwise. Fields of
-    /// their own, so that each case is told apart by one compare (a
-    /// `usize`: a narrower one costs the compare a zero-extension on 64-bit
-    /// hosts).
-    batch_above: NonZeroUsize,
+    /// The phase path looks past the first new entry (`out` having room for
+    /// two) only when `next` is below this: `capacity - 1` when
+    /// `max_batch > 1`, 0 otherwise. One compare tells both limits apart
+    /// (the ring's last slot, whose next entry is past the wrap, and a
+    /// batch of one), computed once per ring (issue 12).
+    multi_below: u32,
     budget: Budget,
     /// Two things in one word (the firmware's ring has room for no more
     /// than 96 bytes, see `firmware/src/lib.rs`): bits 0..31 are the most
@@ -303,11 +303,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
             } else {
                 NonZeroUsize::MAX
             },
-            batch_above: if max_batch > 1 {
-                NonZeroUsize::MIN
-            } else {
-                NonZeroUsize::MAX
-            },
+            multi_below: if max_batch > 1 { capacity - 1 } else { 0 },
             budget: cfg.budget,
             // `max_batch <= capacity < 2^28`: bit 31 is free for the phase.
             batch_phase: max_batch,
@@ -516,14 +512,9 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
             next as usize * NQ_ENTRY_BYTES,
             // Only its bit 31 (the phase) is tested.
             self.batch_phase,
-            // A second entry may be taken: room for two, `max_batch > 1`,
-            // and `next` not the ring's last slot (two tests, not one `&&`).
-            || {
-                if len > self.batch_above.get() {
-                    return next + 1 < self.capacity;
-                }
-                false
-            },
+            // A second entry may be taken (`out` has room for two):
+            // `max_batch > 1` and `next` not the ring's last slot.
+            || next < self.multi_below,
             || self.run_limit(next, len),
             out,
         )?;

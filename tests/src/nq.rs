@@ -1,0 +1,57 @@
+//! The traced NQ set-up of the drain tests (`notific_trickle.rs`,
+//! `notific_drain_edges.rs`): a 10-queue notific block over a plain
+//! register file, recorded by `Trace`, and a host ring on its queue 3.
+
+use khal_core::notific::regs::{self, NOTIFIC};
+use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqRing};
+use khal_core::DeviceAddr;
+use khal_std::{DmaBuf, HeapMmio, Trace};
+
+/// The notific block's base.
+pub const BASE: DeviceAddr = DeviceAddr(0x3053_5000);
+/// Queue 3's tail register of the 10-queue flavour [004 §2] (`0x110` + 40
+/// per queue).
+pub const TAIL: u64 = 0x110 + 3 * 40;
+/// Queue 3's head register of the 10-queue flavour [004 §2] (`0x10C` + 40
+/// per queue).
+pub const HEAD: u64 = 0x10C + 3 * 40;
+
+/// A traced register file holding the notific block at [`BASE`].
+pub fn traced() -> Trace<HeapMmio> {
+    Trace::new(HeapMmio::new(BASE, regs::NOTIFIC_BLOCK_BYTES as usize)).with_block(
+        BASE,
+        regs::NOTIFIC_BLOCK_BYTES,
+        &NOTIFIC,
+    )
+}
+
+/// A host ring of `cap` entries on queue 3 over `mem` entries of memory
+/// (`mem >= cap`), `max_batch` given or the default; the trace cleared
+/// (what follows is the test's alone).
+pub fn ring_in(
+    t: &Trace<HeapMmio>,
+    mode: ConsumeMode,
+    cap: u32,
+    mem: u32,
+    max_batch: Option<u32>,
+) -> NqRing<DmaBuf, &Trace<HeapMmio>> {
+    let mut e = NotificEngine::init_raw(t, Some(BASE), 10, 0, 0).unwrap();
+    let buf = DmaBuf::new(mem as usize * 16, 4096).unwrap();
+    let mut cfg = NqConfig::new(cap * 16, mode);
+    if let Some(b) = max_batch {
+        cfg = cfg.with_max_batch(b);
+    }
+    let ring = NqRing::host(buf, e.queue(3).unwrap(), cfg).unwrap();
+    t.clear();
+    ring
+}
+
+/// [`ring_in`] over exactly the ring's memory.
+pub fn ring(
+    t: &Trace<HeapMmio>,
+    mode: ConsumeMode,
+    cap: u32,
+    max_batch: Option<u32>,
+) -> NqRing<DmaBuf, &Trace<HeapMmio>> {
+    ring_in(t, mode, cap, cap, max_batch)
+}
