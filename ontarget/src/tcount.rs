@@ -152,6 +152,38 @@ pub fn tcp_c_phase(s: &mut CState, out: &mut [[u32; 4]]) -> usize {
     n
 }
 
+/// A C driver's CSR region: `{start, end, device_addr}` as the C table
+/// holds it [000 §1], `device_addr` the address the core stores to.
+pub struct CRegion {
+    start: u64,
+    end: u64,
+    dev: u64,
+}
+
+/// A C driver's CSR table: up to 4 regions, `n` of them registered.
+pub struct CCsr {
+    regions: [CRegion; 4],
+    n: usize,
+}
+
+/// Reference: a C-style `csr_write`: a linear scan of the registered
+/// regions for `start <= p <= end - 4`, then one store to `device_addr + (p -
+/// start)` (no alignment test, no window: C trusts the table).
+#[no_mangle]
+#[inline(never)]
+fn tcp_c_csr_write(c: &CCsr, p: u64, v: u32) -> bool {
+    for r in c.regions.iter().take(c.n) {
+        if p >= r.start && p.wrapping_add(4) <= r.end {
+            let a = r.dev.wrapping_add(p - r.start) as usize as *mut u32;
+            // SAFETY: the driver registers regions over its own static RAM
+            // block only, and writes inside them (a live, aligned word).
+            unsafe { a.write_volatile(v) };
+            return true;
+        }
+    }
+    false
+}
+
 /// Reference: a C-style tail-mode poll (one tail read, masked copy, head write).
 #[no_mangle]
 #[inline(never)]
@@ -209,6 +241,7 @@ markers! {
     tcm_raw_write = 16;
     tcm_tail1 = 17;
     tcm_tail_idle1 = 18;
+    tcm_c_csr_write = 19;
 }
 
 // ------------------------------------------------------------------ device
@@ -495,6 +528,27 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     for i in 0..CALLS {
         let p = WINDOW_BASE.add(0x10 + 0x800 * u64::from(i & 1));
         ok &= csr_write(&csr, black_box(p), i);
+    }
+    // The C table: the same two regions' layout over its own RAM block.
+    let Some(cmem) = static_dma!(0x1000).map(StaticDma::identity) else {
+        return false;
+    };
+    let at = cmem.bus_addr();
+    let start = WINDOW_BASE.get();
+    let region = |k: u64| CRegion {
+        start: start + 0x800 * k,
+        end: start + 0x800 * (k + 1),
+        dev: at + 0x800 * k,
+    };
+    let ccsr = CCsr {
+        regions: [region(0), region(1), region(0), region(1)],
+        n: 2,
+    };
+    let c_csr_write = black_box(tcp_c_csr_write as fn(&CCsr, u64, u32) -> bool);
+    tcm_c_csr_write();
+    for i in 0..CALLS {
+        let p = start + 0x10 + 0x800 * u64::from(i & 1);
+        ok &= c_csr_write(&ccsr, black_box(p), i);
     }
     let window_write = black_box(tcp_window_write as fn(&VolatileWindow, DeviceAddr, u32) -> bool);
     tcm_window_write();
