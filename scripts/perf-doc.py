@@ -601,7 +601,9 @@ else:
                 cells += ["—", "—", "—"]
                 continue
             kv = "%d" % v["max"] if v["min"] == v["max"] else "%s (%d to %d)" % (f(v["per_call"]), v["min"], v["max"])
-            rv = ", ".join("%s %d" % (names[r], sc[r]["max"]) for r in refs if r in sc)
+            def one(v):
+                return "%d" % v["max"] if v["min"] == v["max"] else "%s (%d to %d)" % (f(v["per_call"]), v["min"], v["max"])
+            rv = ", ".join("%s %s" % (names[r], one(sc[r])) for r in refs if r in sc)
             ratio = " / ".join("%.2f×" % (v["per_call"] / sc[r]["per_call"]) for r in refs if r in sc)
             cells += [kv, rv, ratio]
         w("| %s | %s |" % (label, " | ".join(cells)))
