@@ -568,17 +568,18 @@ else:
       "same image, written over raw pointers as a C driver is (their entries `[u32; 4]`, aligned; "
       "`c_phase`: test the head entry's phase bit, copy, flip the expected phase at the wrap, one head "
       "store per non-empty poll, a compiler fence and no barrier instruction; `c_tail`: one tail "
-      "register load, masked copy, one head store; C `csr_write`: a linear scan of the 2 registered "
+      "register load, masked copy, one head store; C take-one: the leanest phase poll, at most one "
+      "entry, no `out` slice; C `csr_write`: a linear scan of the 2 registered "
       "regions for `start <= p <= end - 4`, one store to `device_addr + (p - start)`, no alignment "
       "or window test). khal: `NqRing::drain` in phase mode, "
       "`StaticDma`, the default `max_batch`, a 64-entry ring (the firmware's; 8 entries for the wrap). "
       "Commit `%s`.\n" % (", ".join(sorted({v["qemu"] for v in tc.values() if isinstance(v, dict)})), tc.get("commit", "?")))
     tgts = [t for t in ("thumbv7em", "riscv32imac") if isinstance(tc.get(t), dict)]
     rows = [
-        ("phase `drain`, one new entry, `out` of 1, mid-ring", "drain1", ["c_phase1", "c_tail1"]),
+        ("phase `drain`, one new entry, `out` of 1, mid-ring", "drain1", ["c_one1", "c_phase1", "c_tail1"]),
         ("phase `drain`, one new entry, `out` of 1, taking the ring's last slot (the wrap)", "drain1_wrap", ["c_phase1_wrap"]),
         ("phase `drain`, one new entry, `out` of 16 (a trickle)", "trickle16", ["c_phase_trickle16", "c_tail_trickle16"]),
-        ("idle poll (nothing new), `out` of 1", "idle1", ["c_phase_idle1", "c_tail_idle1"]),
+        ("idle poll (nothing new), `out` of 1", "idle1", ["c_one_idle1", "c_phase_idle1", "c_tail_idle1"]),
         ("idle poll (nothing new), `out` of 16", "idle16", ["c_phase_idle1", "c_tail_idle1"]),
         ("tail-mode `drain`, one new entry (the tail register moved), `out` of 1", "tail1", ["c_tail1"]),
         ("tail-mode `drain`, nothing new, `out` of 1", "tail_idle1", ["c_tail_idle1"]),
@@ -589,7 +590,7 @@ else:
     names = {"c_phase1": "C phase", "c_tail1": "C tail", "c_phase1_wrap": "C phase",
              "c_phase_trickle16": "C phase", "c_tail_trickle16": "C tail",
              "c_phase_idle1": "C phase", "c_tail_idle1": "C tail", "raw_write": "raw store",
-             "c_csr_write": "C `csr_write`"}
+             "c_csr_write": "C `csr_write`", "c_one1": "C take-one", "c_one_idle1": "C take-one"}
     w("| probe | " + " | ".join("%s: khal | %s: reference(s) | %s: khal / reference" % (t, t, t) for t in tgts) + " |")
     w("| --- |" + " --- | --- | --- |" * len(tgts))
     for label, k, refs in rows:

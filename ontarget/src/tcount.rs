@@ -184,6 +184,31 @@ fn tcp_c_csr_write(c: &CCsr, p: u64, v: u32) -> bool {
     false
 }
 
+/// Reference: the leanest phase-mode poll, a C driver's "take one": test the
+/// head entry's phase bit, copy it, advance (flip the expected phase at the
+/// wrap), store the head.
+#[no_mangle]
+#[inline(never)]
+pub fn tcp_c_one(s: &mut CState, out: &mut [u32; 4]) -> bool {
+    // SAFETY: head <= mask < the ring's entries; word 0 of a live entry
+    // (volatile: the device writes the ring).
+    let e = unsafe { s.ring.add(s.head as usize) };
+    // SAFETY: as above.
+    if unsafe { e.cast::<u32>().read_volatile() } & 0x8000_0000 != s.phase {
+        return false;
+    }
+    compiler_fence(Ordering::Acquire);
+    // SAFETY: as above.
+    *out = unsafe { e.read_volatile() };
+    s.head = (s.head + 1) & s.mask;
+    if s.head == 0 {
+        s.phase ^= 0x8000_0000;
+    }
+    // SAFETY: regs[0] of the C driver's live register block.
+    unsafe { s.regs.write_volatile(s.head * 16) };
+    true
+}
+
 /// Reference: a C-style tail-mode poll (one tail read, masked copy, head write).
 #[no_mangle]
 #[inline(never)]
@@ -242,6 +267,8 @@ markers! {
     tcm_tail1 = 17;
     tcm_tail_idle1 = 18;
     tcm_c_csr_write = 19;
+    tcm_c_one1 = 20;
+    tcm_c_one_idle1 = 21;
 }
 
 // ------------------------------------------------------------------ device
@@ -491,6 +518,27 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
         }
         tcm_none();
     }
+    // The leanest poll ("take one"), over a ring of its own.
+    let Some(m1) = CMem::new(static_dma!(1024), static_dma!(64)) else {
+        return false;
+    };
+    let mut c1 = m1.state();
+    let c_one = black_box(tcp_c_one as fn(&mut CState, &mut [u32; 4]) -> bool);
+    let mut d1 = Dev {
+        next: 0,
+        pass: 0,
+        cap: BIG,
+    };
+    tcm_c_one1();
+    for _ in 0..CALLS {
+        ok &= d1.post_c(&m1);
+        ok &= c_one(&mut c1, &mut cout1[0]);
+    }
+    tcm_c_one_idle1();
+    for _ in 0..CALLS {
+        ok &= !c_one(&mut c1, &mut cout1[0]);
+    }
+    tcm_none();
     let mut d8 = Dev {
         next: 0,
         pass: 0,
