@@ -72,7 +72,7 @@ IDLE="$IDLE}"
 log "CSR: the default lookup on the arch windows, refused accesses, csr_write_array of 8"
 CSR="{"
 sep=""
-for s in fw2:u fw2:z s3:u s3:z c5:u c5:z c6:u c6:z c7:u c7:z c8:u c8:z fw2:miss c8:miss; do
+for s in fw2:u fw2:z s3:u s3:z c5:u c5:z c6:u c6:z c7:u c7:z c8:u c8:z b8:u fw2:miss c8:miss; do
   CSR="$CSR$sep\"$s\":{\"khal\":$(ir3 "k3csr:$s" k3_csr),\"raw_add\":$(ir3 "k3raw:$s" k3_craw),\"c_linear\":$(ir3 "k3lin:$s" k3_clin)}"; sep=","
 done
 CSR="$CSR}"

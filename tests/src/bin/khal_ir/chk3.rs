@@ -662,7 +662,8 @@ const W64K: u64 = 0x1_0000;
 /// - `c6`: CAYMAN: the 4 HBM channels (24 GiB usable each) and PREPROC 0, 1;
 /// - `c7`: CAYMAN: TPB tiles 0..6 (64 KiB at each base; the TPB window size
 ///   is not traced for CAYMAN);
-/// - `c8`: CAYMAN: the 8 TPB tiles (4..7 in the mesh half).
+/// - `c8`: CAYMAN: the 8 TPB tiles (4..7 in the mesh half);
+/// - `b8`: the layout of the bench's own `csr_lookup_8s` (not an arch's).
 fn csr_layout(name: &str) -> Option<Vec<(u64, u64)>> {
     const TPB: [u64; 8] = [
         0x20_0000_0000,
@@ -701,6 +702,11 @@ fn csr_layout(name: &str) -> Option<Vec<(u64, u64)>> {
         }
         "c7" => TPB[..7].iter().map(|&b| (b, W64K)).collect(),
         "c8" => TPB.iter().map(|&b| (b, W64K)).collect(),
+        // The `csr_lookup_8s` kernel's layout (kernels.rs `csr_setup`): 8
+        // windows of 64 KiB, 1 MiB apart from 0x20_0000_0000.
+        "b8" => (0..8u64)
+            .map(|i| (0x20_0000_0000 + i * 0x10_0000, W64K))
+            .collect(),
         _ => return None,
     })
 }
