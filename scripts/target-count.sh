@@ -32,10 +32,10 @@ fi
 # One guest instruction per translation block: `-singlestep` (QEMU <= 8.0),
 # `-accel tcg,one-insn-per-tb=on` (QEMU >= 8.1).
 one_insn() {
-  if "$1" -accel help 2>/dev/null | grep -q . && "$1" -help | grep -q one-insn-per-tb; then
-    echo "-accel tcg,one-insn-per-tb=on"
-  else
+  if "$1" -help | grep -q -- '^-singlestep'; then
     echo "-singlestep"
+  else
+    echo "-accel tcg,one-insn-per-tb=on"
   fi
 }
 
@@ -153,6 +153,13 @@ for line in open(results):
         if ns:
             sc[name] = {"probe": want_probe, "calls": len(ns), "per_call": round(sum(ns) / len(ns), 2),
                         "min": min(ns), "max": max(ns), "first_call_by_function": first_call.get(name, {})}
+    # The method's own check: the raw store's probe is its frame, the store
+    # and the return (thumbv7em: push, mov, str, pop; riscv32: sw, ret). A
+    # trace of more than one instruction per line would count fewer.
+    raw = {"thumbv7em": 4, "riscv32imac": 2}.get(short)
+    if raw is not None and sc.get("raw_write", {}).get("max") != raw:
+        bad.append("%s: the raw store's probe counts %s, not %d: one trace line is not one instruction"
+                   % (short, sc.get("raw_write", {}).get("max"), raw))
     out[short] = {"qemu": qver.strip(), "trace_instructions": total, "instructions_per_call": sc}
 print(json.dumps(out, indent=1))
 for b in bad:
