@@ -19,9 +19,11 @@
 //! is: `c_phase` tests the head entry's phase bit, copies it as four words,
 //! flips the expected phase at the wrap and writes the head once per non-empty
 //! poll (a compiler fence, no barrier instruction: what the bench's reference
-//! does); `c_tail` reads the tail register once, copies the new entries, and
-//! writes the head. Their buffers are their own (`[u32; 4]` entries, aligned),
-//! their registers a separate RAM block.
+//! does); `c_one` is the leanest form of it (at most one entry, no `out`
+//! slice); `c_tail` reads the tail register once, copies the new entries, and
+//! writes the head; `c_csr_write` scans its region table linearly and stores
+//! (no alignment or window test). Their buffers are their own (`[u32; 4]`
+//! entries, aligned), their registers and CSR target separate RAM blocks.
 #![no_std]
 #![no_main]
 
@@ -54,8 +56,8 @@ const WINDOW_BASE: DeviceAddr = DeviceAddr(0x3053_4000);
 const WINDOW_BYTES: usize = 0x2000;
 /// The notification engine's block.
 const NOTIFIC: DeviceAddr = DeviceAddr(0x3053_5000);
-/// Queue 2's `nq_tail_ptr` (the ten-queue engine's stride of 40 bytes per
-/// queue [004 §3]).
+/// Queue 2's `nq_tail_ptr`: `+0x110`, plus the ten-queue flavour's `40 * idx`
+/// [004 §3 QUIRK], [FACTS §6].
 const NQ2_TAIL: DeviceAddr = NOTIFIC.add(0x110 + 2 * 40);
 /// Entries of the firmware-sized ring (the firmware's 64) and of the small
 /// ring that wraps every 8 entries.
@@ -76,7 +78,8 @@ impl DelayNs for NoDelay {
 
 // ------------------------------------------------------------------ probes
 
-/// khal: one phase-mode `drain` poll into `out` (the firmware's call).
+/// khal: one `drain` poll into `out` (the firmware's call; phase or tail
+/// mode as the ring was configured).
 #[no_mangle]
 #[inline(never)]
 pub fn tcp_drain(ring: &mut Ring<'_>, out: &mut [NqEntry]) -> usize {
