@@ -186,6 +186,26 @@ for label, k in (("8 irregular windows, cell index", "8_irregular"), ("8 windows
     rows.append(("CSR lookup over a raw add, %s (Ir per `csr_read`)" % label,
                  "+%s (%s vs %s)" % (f(csr["over_raw_add_" + k]), f(csr["windows_" + k]), f(csr["raw_add"])),
                  "≤ +10", csr["over_raw_add_" + k] <= 10))
+# The same claims on the targets' own instructions (scripts/target-count.sh:
+# executed instructions per call, the probe's frame and return included, C
+# references in the same image).
+tcr = j.get("target_instructions_per_call")
+if isinstance(tcr, dict) and all(isinstance(tcr.get(t), dict) for t in ("thumbv7em", "riscv32imac")):
+    def tv(k):
+        return [tcr[t]["instructions_per_call"][k]["per_call"] for t in ("thumbv7em", "riscv32imac")]
+    def pair(v):
+        return " / ".join(f(x, 0) if x == int(x) else f(x) for x in v)
+    d1, ct, cp = tv("drain1"), tv("c_tail1"), tv("c_phase1")
+    rows.append(("phase `drain`, 1 entry per call, `out` of 1, StaticDma, default max_batch, on thumbv7em / riscv32 (executed instructions per call)",
+                 "%s (C-style tail %s, C phase %s)" % (pair(d1), pair(ct), pair(cp)),
+                 "≤ C-style", all(a <= b for a, b in zip(d1, ct))))
+    il, c1 = tv("idle1"), tv("c_one_idle1")
+    rows.append(("idle poll on thumbv7em / riscv32 (executed instructions per call, the call's frame included)",
+                 "%s (C take-one %s)" % (pair(il), pair(c1)), "≤ 20", all(a <= 20 for a in il)))
+    cw, rw = tv("csr_write"), tv("raw_write")
+    rows.append(("`csr_write` hit, 2 windows, default lookup, over a raw store, on thumbv7em / riscv32 (executed instructions per call)",
+                 "%s (%s vs %s; C linear scan %s)" % (" / ".join("+" + pair([a - b]) for a, b in zip(cw, rw)), pair(cw), pair(rw), pair(tv("c_csr_write"))),
+                 "≤ +10", all(a - b <= 10 for a, b in zip(cw, rw))))
 w("## Issue 12 targets\n")
 w("| figure | measured | target | verdict |")
 w("| --- | --- | --- | --- |")
