@@ -87,3 +87,63 @@ fn a_refused_head_write_consumes_nothing() {
     assert_eq!(ring.next_index(), 3);
     assert_eq!(ring.drain(&mut d, &mut out), Ok(0));
 }
+
+/// The same at the ring's end, for each way a drain reaches it: an `out`
+/// filled by the last slot's entry (the wrap's own commit), an `out` of
+/// more (the run after the wrap, none new), and the entry before the last
+/// taken alone after the next was tested. A refused head write leaves the
+/// cursor and the phase as they were; the retry takes the same entry once.
+#[test]
+fn a_refused_head_write_at_the_ring_end_consumes_nothing() {
+    let t = Trace::new(HeapMmio::new(BASE, regs::NOTIFIC_BLOCK_BYTES as usize)).with_block(
+        BASE,
+        regs::NOTIFIC_BLOCK_BYTES,
+        &NOTIFIC,
+    );
+    let w = RefuseAt {
+        inner: &t,
+        addr: BASE.add(0x10C),
+        refuse: Cell::new(false),
+    };
+    let mut e = NotificEngine::init(&w, BASE, EngineConfig::top_sp(BpMode::All)).unwrap();
+    let queue = e.queue(0).unwrap();
+    // A ring of 4 entries, `max_batch` 4.
+    let cfg = NqConfig::new(64, ConsumeMode::Phase).with_max_batch(4);
+    let mut ring = NqRing::host(DmaBuf::new(64, 4096).unwrap(), queue, cfg).unwrap();
+    let clock = khal_std::delay::SimClock::new();
+    let mut d = SimDelay::new(&clock);
+    let post = |ring: &NqRing<DmaBuf, &RefuseAt>, slot: usize, seq: u8| {
+        let mut raw = [seq; 16];
+        raw[PHASE_BYTE] = PHASE_MASK;
+        ring.memory().write(slot * 16, &raw).unwrap();
+    };
+    for len in [1usize, 2, 16] {
+        let mut out = vec![NqEntry::default(); len];
+        // The cursor at slot 2 of the first pass (entries 0 and 1 taken).
+        let start = ring.next_index();
+        assert_eq!(start, 0, "out {len}");
+        for slot in 0..2 {
+            post(&ring, slot, slot as u8 + 1);
+            assert_eq!(ring.drain(&mut d, &mut out), Ok(1), "out {len}");
+        }
+        // Slot 2 alone (the next tested, not new), then slot 3 alone (the
+        // last), each first refused.
+        for slot in 2..4 {
+            post(&ring, slot, slot as u8 + 1);
+            w.refuse.set(true);
+            assert_eq!(
+                ring.drain(&mut d, &mut out),
+                Err(Error::out_of_window(BASE.get() + 0x10C)),
+                "out {len} slot {slot}"
+            );
+            assert_eq!((ring.next_index(), ring.phase()), (slot as u32, false));
+            w.refuse.set(false);
+            assert_eq!(ring.drain(&mut d, &mut out), Ok(1), "out {len} slot {slot}");
+            assert_eq!(out[0].bytes()[0], slot as u8 + 1);
+        }
+        assert_eq!((ring.next_index(), ring.phase()), (0, true), "out {len}");
+        assert_eq!(ring.drain(&mut d, &mut out), Ok(0));
+        // The ring back to its first pass's phase: zero it and reset.
+        ring.reset(&mut e, &mut d).unwrap();
+    }
+}

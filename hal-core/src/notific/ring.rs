@@ -534,6 +534,18 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         Ok(n)
     }
 
+    /// Phase mode's commit of the entries up to the ring's end: the head
+    /// written 0 [FACTS §11], then the cursor to slot 0 and the phase
+    /// flipped; a refused write consumes nothing.
+    #[cfg(not(target_os = "none"))]
+    #[inline(always)]
+    pub(super) fn commit_wrap(&mut self) -> Result<()> {
+        self.queue.write_head(0)?;
+        self.next = 0;
+        self.batch_phase ^= PHASE_DWORD_BIT;
+        Ok(())
+    }
+
     /// Most entries a phase-mode drain from `next` takes before the wrap
     /// for an `out` of `len`: `len`, at most `max_batch`, at most to the
     /// ring's end.
