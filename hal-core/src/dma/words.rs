@@ -891,17 +891,22 @@ mod tests {
             assert_eq!(e.bytes()[15], k as u8);
         }
         assert_eq!(out[4], NqEntry::default());
-        // Cut by `limit` and by the length of `out`.
+        // Cut by `limit` and by the length of `out`; an `out` of two filled
+        // by the two tests does not ask for the limit.
         assert_eq!(v.take_new_at(0, 0, || m(true), || l(3), &mut out), Ok(3));
+        let limits = limit.get();
         assert_eq!(
             v.take_new_at(0, 0, || m(true), || l(6), &mut out[..2]),
             Ok(2)
         );
-        // An out of one takes one whatever `more` says.
+        assert_eq!(limit.get(), limits);
+        // An out of one takes one whatever `more` would say (not asked).
+        let mores = more.get();
         assert_eq!(
             v.take_new_at(0, 0, || m(true), || l(6), &mut out[..1]),
             Ok(1)
         );
+        assert_eq!(more.get(), mores);
         // Refused: off an entry boundary, past the memory; the second
         // entry past the memory when `more` says there is one.
         assert_eq!(
