@@ -129,7 +129,9 @@ CHECKER="{\"trickle_1_per_poll_ir_per_entry\":{\"phase_out16_default_max_batch\"
 # The second checker's cases (khal_ir chk.rs, its own kernels and C-style
 # references in the same run): NQ at 1, 2, 3 and 8 per call with one call per
 # arrival (device writes excluded: `*ir_chkdev_*`), a ring of 8 wrapping at 1
-# per call, tail mode and drain_iter at 1 per call, the idle poll right after
+# per call, tail mode and drain_iter at 1 per call, one arrival per call
+# through an `out` of 16 (the trickle, with both C references: the phase
+# driver tests the next entry too), the idle poll right after
 # a wrap (StaticDma, an out of 1 and of 128); `csr_write` through the cell
 # index on layouts the authors did not try (3 windows in 0x140 bytes, windows
 # at powers of two apart, 16 windows one hot, misses).
@@ -151,7 +153,8 @@ for c in phase:dmabuf:4096:1:1 cphase:dmabuf:4096:1:1 ctail:dmabuf:4096:1:1 \
          phase:dmabuf:4096:3:3 cphase:dmabuf:4096:3:3 ctail:dmabuf:4096:3:3 \
          phase:dmabuf:4096:8:8 cphase:dmabuf:4096:8:8 ctail:dmabuf:4096:8:8 \
          phase:dmabuf:8:1:1 cphase:dmabuf:8:1:1 ctail:dmabuf:8:1:1 phase:static:8:1:1 phase:static:4096:1:1 \
-         tail:dmabuf:4096:1:1 tail:dmabuf:8:1:1 iter:dmabuf:4096:1:1 iter:dmabuf:4096:8:8; do
+         tail:dmabuf:4096:1:1 tail:dmabuf:8:1:1 iter:dmabuf:4096:1:1 iter:dmabuf:4096:8:8 \
+         phase:dmabuf:4096:16:1 phase:static:4096:16:1 cphase:dmabuf:4096:16:1 ctail:dmabuf:4096:16:1; do
   case $c in c*) k=chk_cref;; iter*) k=chk_iter;; *) k=chk_drain;; esac
   CHK2_NQ="$CHK2_NQ$sep\"$c\":$(irc "c:$c" $k)"; sep=","
 done

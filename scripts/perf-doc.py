@@ -300,6 +300,13 @@ if sec:
              verdict(k <= ct + 0.05), verdict(k <= cp + 0.05)))
     st = q["phase:static:4096:1:1"]
     w("| phase `drain`, 1 per call, StaticDma | %s | C tail %s | ≤ 60 at 1 | %s |" % (f(st), f(nq3(1)[2]), verdict(st <= 60)))
+    if "phase:dmabuf:4096:16:1" in q:
+        # The trickle in this loop: one arrival per call through an `out`
+        # of 16 (the C phase driver tests the next entry too, as khal does).
+        tk, ts = q["phase:dmabuf:4096:16:1"], q["phase:static:4096:16:1"]
+        tcp, tct = q["cphase:dmabuf:4096:16:1"], q["ctail:dmabuf:4096:16:1"]
+        w("| trickle: 1 per call through an `out` of 16 (DmaBuf / StaticDma) | %s / %s | C tail %s, C phase %s | ≤ C-style at the sizes users run | %s vs C tail, %s vs C phase |"
+          % (f(tk), f(ts), f(tct), f(tcp), verdict(tk <= tct + 0.05), verdict(tk <= tcp + 0.05)))
     k8, cp8, ct8 = nq3(1, ring=8)
     w("| ring of 8 entries, 1 per call (a wrap every 8) | %s (StaticDma %s) | C tail %s, C phase %s; no wrap %s | a wrap costs nothing per entry | %s |"
       % (f(k8), f(q["phase:static:8:1:1"]), f(ct8), f(cp8), f(nq3(1)[0]), verdict(k8 <= nq3(1)[0] + 1)))
