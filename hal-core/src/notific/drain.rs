@@ -15,6 +15,10 @@
 //! phase-mode poll is one phase-byte load; a non-empty drain is the run copy
 //! of [`DmaMemory::read_new_entries`] (scan, one Acquire fence, bulk copy,
 //! copied phases checked) and the head write, all inlined into the call.
+//! A tail-mode drain of one entry arriving per call is, on hosts, one tail
+//! read checked by one compare, one load of that entry's phase (its
+//! arrival test and its new test), its copy from that load, and the head
+//! written with the tail just read (`NqRing::drain_tail`).
 //!
 //! The iterator yields straight from the ring's memory (issue 12: it copied
 //! each entry twice, ring → a 16-entry chunk buffer → the caller): at most
@@ -40,6 +44,17 @@ use crate::mmio::Mmio;
 use super::entry::{NqEntry, NQ_ENTRY_BYTES};
 use super::ring::{ConsumeMode, Consumer, DeviceZero, NqRing};
 
+/// An error of the tail path's out-of-line steps, handed on through a cold
+/// call: a branch weight, so that these exits do not take the block layout
+/// of the caller's loop from the phase path's idle poll (issue 12: without
+/// it the idle poll cost one more jump, 17 instead of 16 Ir). Hosts only.
+#[cfg(not(target_os = "none"))]
+#[cold]
+#[inline(never)]
+fn unlikely(e: Error) -> Error {
+    e
+}
+
 /// The fault of a tail-mode entry the tail says is pending but whose phase
 /// says it is not new (see [`NqRing::drain`]).
 #[cold]
@@ -51,7 +66,8 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// Tail mode: how many entries this drain may take, `want > 0`: the
     /// entries known from the last tail read, or one tail read (checked) and
     /// the bounded wait for the last entry to land. Out of line: the phase
-    /// path never calls it.
+    /// path never calls it. (The iterator's; [`NqRing::drain`] reads the
+    /// tail in [`NqRing::drain_tail`].)
     #[inline(never)]
     fn tail_budget<D: DelayNs + ?Sized>(&mut self, delay: &mut D, want: u32) -> Result<u32> {
         if self.known() == 0 {
@@ -60,6 +76,188 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
             self.set_known(count);
         }
         Ok(self.known().min(want))
+    }
+
+    /// Tail mode's [`NqRing::drain`] into a non-empty `out`, shaped for one
+    /// entry arriving per call (issue 12: the general path cost 233 Ir per
+    /// entry there against a C-style tail consumer's 51), inlined into the
+    /// caller:
+    /// - entries known pending from the last tail read: no register read;
+    ///   one of them is the entry at `next`, taken as below (one that is
+    ///   not new is the overrun fault: its arrival was waited for), more go
+    ///   through [`NqRing::take_known`];
+    /// - otherwise one tail read, checked by one compare
+    ///   ([`NqRing::tail_count`]; a failed check names its fault out of
+    ///   line); nothing pending ends the call there (no head write); more
+    ///   than one pending: [`NqRing::drain_count`];
+    /// - one pending: it is the entry at `next`, whose phase test is also
+    ///   its arrival test [004 §3]: one load of its first word, the whole
+    ///   wait when it has landed (the bounded wait, [`NqRing::wait_arrival`],
+    ///   runs out of line only when it has not); it is copied from that
+    ///   load ([`DmaMemory::take_peeked`]: an Acquire fence, its other
+    ///   words; a copy whose phase is no longer new is the overrun fault),
+    ///   then the one head write, of the tail just read (the slot after it).
+    ///
+    /// The same MMIO accesses, entries and errors as the general path
+    /// ([`NqRing::tail_budget`], then [`NqRing::take_known`]), which bare
+    /// metal keeps (firmware size, below). Out-of-line results are taken
+    /// apart here (`?`, then `Ok`), so that no `Result` of the drain goes
+    /// through memory on the phase path's exits (as `drain_wrapped`).
+    #[cfg(not(target_os = "none"))]
+    #[inline(always)]
+    fn drain_tail<D: DelayNs + ?Sized>(
+        &mut self,
+        delay: &mut D,
+        out: &mut [NqEntry],
+    ) -> Result<u32> {
+        // `out` is not empty (the caller's test).
+        let known = self.known();
+        if known != 0 {
+            let avail = known.min(self.drain_want(out));
+            if avail != 1 {
+                let n = self.take_known(avail, out)?;
+                return Ok(n);
+            }
+            // One entry of those known pending, at `next`: it has landed
+            // (the wait of the read that counted it), so one that is not
+            // new is the overrun fault, as in `take_known` (the entries
+            // known are forgotten: the next call reads the tail again).
+            let Some(slot) = out.first_mut() else {
+                return Ok(0);
+            };
+            if self.take_next(slot)? != Next::Taken {
+                return Err(self.overrun(1));
+            }
+            self.consume_known(1);
+            self.commit(1)?;
+            return Ok(1);
+        }
+        let (tail, slot) = self.read_tail_slot()?;
+        // One entry pending: the tail one slot past `next` (the test of one
+        // subtraction; past the ring's last slot, the count's).
+        if slot.wrapping_sub(self.next_index()) != 1 {
+            // Nothing pending: the idle poll ends here, no head write.
+            if slot == self.next_index() {
+                return Ok(0);
+            }
+            let count = self.count_to(slot);
+            if count != 1 {
+                let n = self.drain_count(delay, count, out).map_err(unlikely)?;
+                return Ok(n);
+            }
+        }
+        // One entry pending, at `next`: its arrival test is its new test;
+        // not landed yet, the bounded wait.
+        let Some(first) = out.first_mut() else {
+            return Ok(0);
+        };
+        match self.take_next(first)? {
+            Next::Taken => {}
+            Next::NotNew => {
+                let n = self.drain_landing(delay, 1, out).map_err(unlikely)?;
+                return Ok(n);
+            }
+            Next::Rewritten => return Err(self.overrun(1)),
+        }
+        // None kept known: the head is the tail just read.
+        self.commit_to_tail(tail)?;
+        Ok(1)
+    }
+
+    /// Tail mode's [`NqRing::drain`] into a non-empty `out` on bare metal:
+    /// the entries known, or one tail read and the bounded wait for the last
+    /// pending entry ([`NqRing::tail_budget`], shared with the iterator),
+    /// then [`NqRing::take_known`]: the general path, without the hosts'
+    /// one-entry path, which grew each firmware image by about 1 KB
+    /// (fw-cayman's `.text` from 7928 to 8860 bytes, against a ceiling 64
+    /// above it).
+    #[cfg(target_os = "none")]
+    #[inline(always)]
+    fn drain_tail<D: DelayNs + ?Sized>(
+        &mut self,
+        delay: &mut D,
+        out: &mut [NqEntry],
+    ) -> Result<u32> {
+        let avail = self.tail_budget(delay, self.drain_want(out))?;
+        self.take_known(avail, out)
+    }
+
+    /// Tail mode: the entry at `next` into `slot`, if its phase says new
+    /// (one load of its first word, [`DmaMemory::peek_entry`]), taken from
+    /// that load ([`DmaMemory::take_peeked`]: an Acquire fence, its other
+    /// words). Nothing is consumed.
+    #[cfg(not(target_os = "none"))]
+    #[inline(always)]
+    fn take_next(&self, slot: &mut NqEntry) -> Result<Next> {
+        let peek = self
+            .memory()
+            .peek_entry(self.next_index() as usize * NQ_ENTRY_BYTES)?;
+        // The slot at `next` is before the wrap: new in the opposite of
+        // the consumer phase [FACTS §11].
+        if !peek.is_new(self.phase_word()) {
+            return Ok(Next::NotNew);
+        }
+        // A copy whose phase is not the peeked one: a rewrite in between.
+        Ok(if self.memory().take_peeked(peek, slot)? {
+            Next::Taken
+        } else {
+            Next::Rewritten
+        })
+    }
+
+    /// Tail mode: `count > 1` entries pending from the tail read: the
+    /// arrival of the last (one load of its phase when it has landed, the
+    /// bounded wait otherwise), then the drain of the known entries. Out of
+    /// line: the one-entry path of [`NqRing::drain_tail`] stays small.
+    #[cfg(not(target_os = "none"))]
+    #[inline(never)]
+    fn drain_count<D: DelayNs + ?Sized>(
+        &mut self,
+        delay: &mut D,
+        count: u32,
+        out: &mut [NqEntry],
+    ) -> Result<u32> {
+        let (_, landed) = self.peek_landed(count - 1)?;
+        if !landed {
+            return self.drain_landing(delay, count, out);
+        }
+        self.set_known(count);
+        self.take_known(count.min(self.drain_want(out)), out)
+    }
+
+    /// Tail mode: the last of `count` pending entries has not landed yet at
+    /// the first test: the bounded wait ([`Error::Timeout`]), then the drain
+    /// of the known entries. Out of line: the DMA is usually done by the
+    /// time the tail moves.
+    #[cfg(not(target_os = "none"))]
+    #[cold]
+    #[inline(never)]
+    fn drain_landing<D: DelayNs + ?Sized>(
+        &mut self,
+        delay: &mut D,
+        count: u32,
+        out: &mut [NqEntry],
+    ) -> Result<u32> {
+        self.wait_arrival(delay, count)?;
+        self.set_known(count);
+        self.take_known(count.min(self.drain_want(out)), out)
+    }
+
+    /// Tail mode: drain `avail` of the entries known pending (all landed;
+    /// `avail` at most `out.len()` and `max_batch`; 0: nothing taken or
+    /// written): the copy ([`NqRing::take_new`]), the overrun fault if
+    /// one is not new, then the one head write. Inlined (a full ring read
+    /// once and drained many calls long: out of line, the call and its
+    /// `Result` in memory cost about 2 Ir per entry at 8 per call).
+    #[inline(always)]
+    fn take_known(&mut self, avail: u32, out: &mut [NqEntry]) -> Result<u32> {
+        let n = self.take_new(avail, out)?;
+        if n < avail {
+            return Err(self.overrun(avail));
+        }
+        self.consume_known(n);
+        self.commit(n)?;
+        Ok(n)
     }
 
     /// A tail-mode entry the tail says is pending but whose phase says it is
@@ -104,19 +302,11 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         }
         // Tail mode, or an empty `out` (nothing taken, nothing written). A
         // phase ring reaches here only with an empty `out` (its phase path
-        // takes every other length, and `max_batch >= 1`), so `want == 0`
-        // is its only exit.
-        let want = self.drain_want(out);
-        if want == 0 {
+        // takes every other length), so this is its only exit.
+        if out.is_empty() {
             return Ok(0);
         }
-        let avail = self.tail_budget(delay, want)?;
-        let n = self.take_new(avail, out)?;
-        if n < avail {
-            return Err(self.overrun(avail));
-        }
-        self.consume_known(n);
-        self.commit(n)?;
+        let n = self.drain_tail(delay, out)?;
         Ok(n as usize)
     }
 
@@ -323,6 +513,19 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
     fn take_fault(&mut self) -> Option<Error> {
         self.fault.take()
     }
+}
+
+/// What [`NqRing::take_next`] found at `next`.
+#[cfg(not(target_os = "none"))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Next {
+    /// New, and copied.
+    Taken,
+    /// Not new: nothing copied.
+    NotNew,
+    /// New at the test, not in its copy (the device rewrote it in between):
+    /// the copy is not handed out.
+    Rewritten,
 }
 
 /// What [`Drain::advance`] did.

@@ -23,6 +23,8 @@ use core::num::NonZeroUsize;
 use embedded_hal::delay::DelayNs;
 
 use crate::dma::DmaMemory;
+#[cfg(not(target_os = "none"))]
+use crate::dma::EntryPeek;
 use crate::error::{Error, Fault, Result};
 use crate::mmio::Mmio;
 use crate::wait::{poll_until, Budget};
@@ -674,6 +676,78 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         Ok(())
     }
 
+    /// The slot a tail value read at `addr` names (`tail / 16`), checked as
+    /// in [`NqRing::tail_offset`]. On hosts by one compare (issue 12: tail
+    /// mode's per-call check): rotated right by 4, a tail that is a
+    /// multiple of 16 is its slot, and any other (all ones among them) has
+    /// a low bit rotated into bits 28..31, at or above `2^28 > capacity`; a
+    /// failed check names its fault out of line. On bare metal, the three
+    /// tests of [`NqRing::check_tail`] (firmware size: no second copy of
+    /// the faults).
+    #[inline(always)]
+    fn tail_slot(&self, tail: u32, addr: u64) -> Result<u32> {
+        #[cfg(target_os = "none")]
+        {
+            self.check_tail(tail, addr)?;
+            Ok(tail / NQ_ENTRY_BYTES as u32)
+        }
+        #[cfg(not(target_os = "none"))]
+        {
+            // `NQ_ENTRY_BYTES` is 16 = 2^4 [004 §3].
+            let slot = tail.rotate_right(NQ_ENTRY_BYTES.trailing_zeros());
+            if slot >= self.capacity {
+                return Err(self.tail_fault(tail, addr));
+            }
+            Ok(slot)
+        }
+    }
+
+    /// The fault of a tail value whose one-compare check failed
+    /// ([`NqRing::tail_slot`]): [`NqRing::check_tail`]'s. Out of line.
+    #[cfg(not(target_os = "none"))]
+    #[cold]
+    #[inline(never)]
+    fn tail_fault(&self, tail: u32, addr: u64) -> Error {
+        // A tail whose rotation is at or above the capacity fails one of the
+        // three tests: the fallback is never taken (no panic is linked).
+        self.check_tail(tail, addr)
+            .err()
+            .unwrap_or(Error::DeviceFault(Fault::TailOutOfRing {
+                tail,
+                ring_bytes: self.size_bytes(),
+            }))
+    }
+
+    /// Tail mode: read `nq_tail_ptr` once, check it, and return it with
+    /// the slot it names (`tail / 16`) [004 §3].
+    #[inline(always)]
+    pub(super) fn read_tail_slot(&self) -> Result<(u32, u32)> {
+        let tail = self.queue.read_tail()?;
+        let slot = self.tail_slot(tail, self.queue.tail_addr().get())?;
+        Ok((tail, slot))
+    }
+
+    /// Tail mode: the entries from `next` up to `slot` (`< capacity`),
+    /// `(slot - next) mod capacity` [004 §3].
+    #[inline(always)]
+    pub(super) fn count_to(&self, slot: u32) -> u32 {
+        // `slot, next < capacity <= 2^28`: no overflow.
+        if slot >= self.next {
+            slot - self.next
+        } else {
+            slot + self.capacity - self.next
+        }
+    }
+
+    /// Tail mode: read `nq_tail_ptr` once, check it, and return it with
+    /// the count `(tail / 16 - next) mod capacity` [004 §3], with no
+    /// backwards check (see [`NqRing::read_tail_count`]).
+    #[inline(always)]
+    pub(super) fn tail_count(&self) -> Result<(u32, u32)> {
+        let (tail, slot) = self.read_tail_slot()?;
+        Ok((tail, self.count_to(slot)))
+    }
+
     /// Tail mode: read `nq_tail_ptr` once, check it, and return
     /// `(tail / 16 - next) mod capacity` [004 §3].
     ///
@@ -683,13 +757,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// moves its tail forward; the count would otherwise wrap to almost a
     /// full ring and end in a [`Error::Timeout`] after the whole budget).
     pub(super) fn read_tail_count(&self) -> Result<u32> {
-        let tail = self.tail_offset()?;
-        let slot = tail / NQ_ENTRY_BYTES as u32;
-        let count = if slot >= self.next {
-            slot - self.next
-        } else {
-            slot + self.capacity - self.next
-        };
+        let (tail, count) = self.tail_count()?;
         let known = self.known();
         if count < known {
             // The slot the previous read showed: `next + known`, wrapped
@@ -705,6 +773,24 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
             }));
         }
         Ok(count)
+    }
+
+    /// Tail mode: whether the entry `k` slots past `next` (`k < capacity`)
+    /// has landed, by one load of its phase (the first test of
+    /// [`NqRing::wait_arrival`]'s wait, which is the whole wait when the
+    /// DMA is done): the peek, to take that entry from, and the answer.
+    #[cfg(not(target_os = "none"))]
+    #[inline(always)]
+    pub(super) fn peek_landed(&self, k: u32) -> Result<(EntryPeek, bool)> {
+        let peek = self.mem.peek_entry(self.offset_of(k))?;
+        // New past the wrap in the opposite phase [FACTS §11]: the consumer
+        // phase `expected_phase` tests against, as a dword's bit 31.
+        let old = if self.next + k >= self.capacity {
+            self.batch_phase ^ PHASE_DWORD_BIT
+        } else {
+            self.batch_phase
+        };
+        Ok((peek, peek.is_new(old)))
     }
 
     /// Wait, within the budget, for the phase of the last of `count` pending
@@ -751,6 +837,33 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
                 Ok(count)
             }
         }
+    }
+
+    /// The consumer phase as bit 31 of a word (the other bits are not
+    /// meaningful): what [`EntryPeek`]'s new test takes.
+    #[cfg(not(target_os = "none"))]
+    #[inline(always)]
+    pub(super) const fn phase_word(&self) -> u32 {
+        self.batch_phase
+    }
+
+    /// Tail mode: consume every entry up to the `tail` just read (checked),
+    /// none of them kept known: write the head once with that tail (the
+    /// slot after the last entry taken, as a byte offset [FACTS §11]), then
+    /// move the cursor to it, flipping the phase when it is slot 0 (the
+    /// entries taken reached the ring's end). A refused write consumes
+    /// nothing, as in [`NqRing::commit`].
+    #[cfg(not(target_os = "none"))]
+    #[inline(always)]
+    pub(super) fn commit_to_tail(&mut self, tail: u32) -> Result<()> {
+        self.queue.write_head(tail)?;
+        // A checked tail is a multiple of 16 below the ring's size.
+        let slot = tail / NQ_ENTRY_BYTES as u32;
+        if slot == 0 {
+            self.batch_phase ^= PHASE_DWORD_BIT;
+        }
+        self.next = slot;
+        Ok(())
     }
 
     /// Tail mode: entries known pending without a register read.
