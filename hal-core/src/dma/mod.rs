@@ -393,7 +393,8 @@ pub trait DmaMemory {
     }
 
     /// Phase mode's drain step [004 §3], [FACTS §11] (issue 12): the new
-    /// entries from the one at `offset` into `out`, in order; returns how
+    /// entries from entry `at` (byte offset `16 * at`) into `out`, in
+    /// order; returns how
     /// many. `old` is the consumer phase: an entry is new when its phase bit
     /// differs, `old` given as the phase bit in the top byte of a `u32`
     /// (`notific::entry::PHASE_DWORD_BIT`) or 0.
@@ -408,20 +409,21 @@ pub trait DmaMemory {
     /// is `limit` called: how many entries in all may be taken
     /// (at least 2, none past the ring's end; `out.len()` bounds it too). Each
     /// entry's bytes are loaded after its phase and an Acquire fence; the
-    /// run stops at the first entry that is not new. `offset` is checked as
+    /// run stops at the first entry that is not new. The entry is checked as
     /// in [`DmaMemory::peek_entry`] (and the run as in
-    /// [`DmaMemory::read_new_entries`]) before any load.
+    /// [`DmaMemory::read_new_entries`]) before any load; an index whose byte
+    /// offset does not fit a `usize` is outside ([`crate::Error::OutOfRange`]).
     ///
     /// The default: [`DmaMemory::peek_entry`], then
     /// [`DmaMemory::take_peeked`] alone or [`DmaMemory::read_new_entries`]
-    /// of `limit()` entries from `offset`. The word backends
+    /// of `limit()` entries from the entry. The word backends
     /// ([`AtomicWords::take_new_at`]) test the first two entries' phase words
     /// under the view's bounds and copy them straight, without the run's
     /// set-up.
     #[inline(always)]
     fn take_new_at(
         &self,
-        offset: usize,
+        at: usize,
         old: u32,
         more: impl FnOnce() -> bool,
         limit: impl FnOnce() -> usize,
@@ -430,6 +432,13 @@ pub trait DmaMemory {
     where
         Self: Sized,
     {
+        let Some(offset) = at.checked_mul(NQ_ENTRY_BYTES) else {
+            return Err(crate::Error::out_of_range(
+                "dma nq entry",
+                u64::MAX,
+                self.len() as u64,
+            ));
+        };
         let peek = self.peek_entry(offset)?;
         if !peek.is_new(old) {
             return Ok(0);
@@ -636,8 +645,10 @@ mod tests {
         // the default takes nothing past its phase checks.
         assert_eq!(m.take_new_at(0, 0, || false, || 3, &mut out), Ok(0));
         assert_eq!(m.take_new_at(0, 0, || true, || 3, &mut []), Ok(0));
-        assert!(m.take_new_at(4, 0, || true, || 3, &mut out).is_err());
-        assert!(m.take_new_at(48, 0, || true, || 3, &mut out).is_err());
+        assert!(m.take_new_at(3, 0, || true, || 3, &mut out).is_err());
+        assert!(m
+            .take_new_at(usize::MAX, 0, || true, || 3, &mut out)
+            .is_err());
     }
 
     #[test]

@@ -179,13 +179,13 @@ macro_rules! dma_memory_over_words {
             #[inline(always)]
             fn take_new_at(
                 &$s,
-                offset: usize,
+                at: usize,
                 old: u32,
                 more: impl FnOnce() -> bool,
                 limit: impl FnOnce() -> usize,
                 out: &mut [$crate::notific::entry::NqEntry],
             ) -> $crate::Result<usize> {
-                $view.take_new_at(offset, old, more, limit, out)
+                $view.take_new_at(at, old, more, limit, out)
             }
         }
     };

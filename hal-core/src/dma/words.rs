@@ -582,7 +582,7 @@ impl<'a, W: AtomicWord> AtomicWords<'a, W> {
 // Phase mode's drain step (issue 12).
 impl<W: AtomicWord> AtomicWords<'_, W> {
     /// [`DmaMemory::take_new_at`](super::DmaMemory::take_new_at) on one view
-    /// of the words: the entry at `offset` checked and its first word (the
+    /// of the words: the entry `at` checked and its first word (the
     /// phase byte's) loaded and tested (the idle poll ends here); if `out`
     /// has room for two and `more`, the next entry checked and its first
     /// word loaded; one Acquire fence; the first entry copied (the loaded
@@ -597,24 +597,22 @@ impl<W: AtomicWord> AtomicWords<'_, W> {
     #[inline(always)]
     pub fn take_new_at(
         &self,
-        offset: usize,
+        at: usize,
         old: u32,
         more: impl FnOnce() -> bool,
         limit: impl FnOnce() -> usize,
         out: &mut [NqEntry],
     ) -> Result<usize> {
-        if !offset.is_multiple_of(NQ_ENTRY_BYTES) {
-            return Err(Error::InvalidArgument(NOT_ON_ENTRY));
-        }
         let entries = W::entries(self.words());
-        // The entries from `offset` on: every check below is a compare with
-        // this one length (the first, the idle test's, is `> 0`).
-        let at = offset / NQ_ENTRY_BYTES;
+        // The entries from entry `at` on: every check below is a compare
+        // with this one length (the first, the idle test's, is `> 0`).
         // One compare (the two tests of the split below then fold into it).
-        // The one refusal of every check below (the entries from `offset`
+        // The one refusal of every check below (the entries from `at`
         // reach past the memory): one error for all, so a firmware image
         // builds it once.
-        let outside = out_of_range("dma nq entry", offset, entries.len() * NQ_ENTRY_BYTES);
+        // Its value the index and its limit the entries (no product to
+        // build, nor to overflow, on 32-bit targets).
+        let outside = out_of_range("dma nq entry index", at, entries.len());
         if at >= entries.len() {
             return Err(outside);
         }
@@ -879,10 +877,10 @@ mod tests {
         assert_eq!(v.take_new_at(0, old1, || m(true), || l(6), &mut out), Ok(0));
         assert_eq!((more.get(), limit.get()), (0, 0));
         // Consumer phase 0: the first alone when `more` says no.
-        assert_eq!(v.take_new_at(16, 0, || m(false), || l(6), &mut out), Ok(1));
+        assert_eq!(v.take_new_at(1, 0, || m(false), || l(6), &mut out), Ok(1));
         assert_eq!((out[0].bytes()[0], more.get(), limit.get()), (1, 1, 0));
         // Entry 3 is followed by an old one: tested, not taken, no `limit`.
-        assert_eq!(v.take_new_at(48, 0, || m(true), || l(3), &mut out), Ok(1));
+        assert_eq!(v.take_new_at(3, 0, || m(true), || l(3), &mut out), Ok(1));
         assert_eq!((out[0].bytes()[0], more.get(), limit.get()), (3, 2, 0));
         // From entry 0: both, then the run, to the first old entry.
         out = [NqEntry::default(); 6];
@@ -907,24 +905,25 @@ mod tests {
             Ok(1)
         );
         assert_eq!(more.get(), mores);
-        // Refused: off an entry boundary, past the memory; the second
-        // entry past the memory when `more` says there is one.
+        // Refused: past the memory (also an index whose byte offset does
+        // not fit); the second entry past the memory when `more` says there
+        // is one.
         assert_eq!(
-            v.take_new_at(8, 0, || m(true), || l(2), &mut out),
-            Err(Error::InvalidArgument(NOT_ON_ENTRY))
+            v.take_new_at(6, 0, || m(true), || l(2), &mut out),
+            Err(Error::out_of_range("dma nq entry index", 6, 6))
         );
         assert!(matches!(
-            v.take_new_at(96, 0, || m(true), || l(2), &mut out),
+            v.take_new_at(usize::MAX / 8, 0, || m(true), || l(2), &mut out),
             Err(Error::OutOfRange { .. })
         ));
         let mut e = [5u8; 16];
         e[PHASE_BYTE] = PHASE_MASK;
         v.write(80, &e).unwrap();
         assert!(matches!(
-            v.take_new_at(80, 0, || m(true), || l(2), &mut out),
+            v.take_new_at(5, 0, || m(true), || l(2), &mut out),
             Err(Error::OutOfRange { .. })
         ));
-        assert_eq!(v.take_new_at(80, 0, || m(false), || l(2), &mut out), Ok(1));
+        assert_eq!(v.take_new_at(5, 0, || m(false), || l(2), &mut out), Ok(1));
     }
 
     #[test]

@@ -511,7 +511,8 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         let next = self.next;
         let len = out.len();
         let n = self.mem.take_new_at(
-            next as usize * NQ_ENTRY_BYTES,
+            // An entry index: no byte offset to overflow on 32-bit targets.
+            next as usize,
             // Only its bit 31 (the phase) is tested.
             self.batch_phase,
             // A second entry may be taken (`out` has room for two):
