@@ -86,6 +86,24 @@ IDLE_D=$(ir nq:idle:dmabuf:128 nq_idle); IDLE_S=$(ir nq:idle:static:128 nq_idle)
 IDLE2_D=$(ir nq:idle2:dmabuf:128 nq_idle); IDLE2_S=$(ir nq:idle2:static:128 nq_idle)
 POLL_D=$(awk -v a="$IDLE2_D" -v b="$IDLE_D" 'BEGIN{printf "%.3f", a-b}')
 POLL_S=$(awk -v a="$IDLE2_S" -v b="$IDLE_S" 'BEGIN{printf "%.3f", a-b}')
+# Tail mode at one arrival per call (issue 12): an empty 4096-entry tail-mode
+# ring, per call the device writes one entry and publishes its tail
+# (ir_nqdev_write, excluded by a second toggle), then one NqRing::drain
+# through an out of 1 (DmaBuf, StaticDma) or one C-style poll (ir_c_arrive:
+# the side-by-side reference's poll); two passes (8192 entries, one wrap).
+ira() {
+  local scen=$1 kernel=$2 out ops total
+  out=$(valgrind --tool=callgrind --callgrind-out-file="$WORK/cga.$scen" \
+        --collect-atstart=no --toggle-collect="*ir_${kernel}*" --toggle-collect="*ir_nqdev_*" \
+        "$BIN" "$scen" 2>/dev/null)
+  ops=${out#ops=}
+  total=$(awk '/^summary:/ {print $2}' "$WORK/cga.$scen")
+  [[ -n "$total" && -n "$ops" && "$ops" -gt 0 ]] || { log "no callgrind total for $scen"; exit 1; }
+  awk -v t="$total" -v n="$ops" 'BEGIN { printf "%.3f", t / n }'
+}
+ARR_T=$(ira nq:tailarr:dmabuf:1 nq_arrive); ARR_TS=$(ira nq:tailarr:static:1 nq_arrive)
+ARR_C=$(ira nq:crefarr:dmabuf:1 c_arrive)
+ARRIVAL="{\"tail\":$ARR_T,\"tail_static\":$ARR_TS,\"cref\":$ARR_C,\"tail_vs_cref\":$(ratio "$ARR_T" "$ARR_C"),\"target_max_vs_cref\":1.3}"
 log "callgrind: CSR lookup"
 C4=$(ir csr_lookup_4 csr_lookup); C8=$(ir csr_lookup_8 csr_lookup); C256=$(ir csr_lookup_256 csr_lookup); RT=$(ir raw_translate raw_translate)
 # Two more 8-window layouts (khal_ir kernels.rs): irregular sizes and gaps
@@ -129,10 +147,11 @@ CHECKER="{\"trickle_1_per_poll_ir_per_entry\":{\"phase_out16_default_max_batch\"
 # The second checker's cases (khal_ir chk.rs, its own kernels and C-style
 # references in the same run): NQ at 1, 2, 3 and 8 per call with one call per
 # arrival (device writes excluded: `*ir_chkdev_*`), a ring of 8 wrapping at 1
-# per call, tail mode and drain_iter at 1 per call, one arrival per call
+# per call, tail mode at 1, 2 and 8 per call, drain_iter at 1 per call, one arrival per call
 # through an `out` of 16 (the trickle, with both C references: the phase
 # driver tests the next entry too), the idle poll right after
-# a wrap (StaticDma, an out of 1 and of 128); `csr_write` through the cell
+# a wrap (StaticDma, an out of 1 and of 128), tail mode's idle poll (the tail
+# read finds nothing; StaticDma, DmaBuf); `csr_write` through the cell
 # index on layouts the authors did not try (3 windows in 0x140 bytes, windows
 # at powers of two apart, 16 windows one hot, misses).
 irc() {
@@ -153,7 +172,7 @@ for c in phase:dmabuf:4096:1:1 cphase:dmabuf:4096:1:1 ctail:dmabuf:4096:1:1 \
          phase:dmabuf:4096:3:3 cphase:dmabuf:4096:3:3 ctail:dmabuf:4096:3:3 \
          phase:dmabuf:4096:8:8 cphase:dmabuf:4096:8:8 ctail:dmabuf:4096:8:8 \
          phase:dmabuf:8:1:1 cphase:dmabuf:8:1:1 ctail:dmabuf:8:1:1 phase:static:8:1:1 phase:static:4096:1:1 \
-         tail:dmabuf:4096:1:1 tail:dmabuf:8:1:1 iter:dmabuf:4096:1:1 iter:dmabuf:4096:8:8 \
+         tail:dmabuf:4096:1:1 tail:dmabuf:8:1:1 tail:dmabuf:4096:2:2 tail:dmabuf:4096:8:8 iter:dmabuf:4096:1:1 iter:dmabuf:4096:8:8 \
          phase:dmabuf:4096:16:1 phase:static:4096:16:1 cphase:dmabuf:4096:16:1 ctail:dmabuf:4096:16:1; do
   case $c in c*) k=chk_cref;; iter*) k=chk_iter;; *) k=chk_drain;; esac
   CHK2_NQ="$CHK2_NQ$sep\"$c\":$(irc "c:$c" $k)"; sep=","
@@ -162,7 +181,8 @@ CHK2_NQ="$CHK2_NQ}"
 CHK2_IDLE="{"
 sep=""
 for c in phase:static:4096:4096:x:1 phase:static:4096:4096:x:128 phase:static:4096:5:x:1 phase:static:8:8:x:1 \
-         phase:dmabuf:4096:4096:x:1 cphase:static:4096:4096:x:1 ctail:static:4096:4096:x:1; do
+         phase:dmabuf:4096:4096:x:1 cphase:static:4096:4096:x:1 ctail:static:4096:4096:x:1 \
+         tail:static:4096:4096:x:1 tail:dmabuf:4096:4096:x:1; do
   a=$(irc "cidle:${c/:x:/:1:}" chk_); b=$(irc "cidle:${c/:x:/:2:}" chk_)
   CHK2_IDLE="$CHK2_IDLE$sep\"${c/:x:/:out}\":$(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.3f", b-a}')"; sep=","
 done
@@ -285,6 +305,7 @@ cat <<JSON
     "csr_lookup": {"windows_4": $C4, "windows_8": $C8, "windows_256": $C256, "ratio_256_vs_4": $(ratio "$C256" "$C4"), "raw_add": $RT, "over_raw_add_4": $(awk -v a="$C4" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "over_raw_add_8": $(awk -v a="$C8" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "windows_8_irregular": $C8B, "windows_8_mesh": $C8M, "windows_8_binary_search": $C8S, "windows_64_cell_index": $C64C, "windows_64_binary_search": $C64S, "windows_256_cell_index": $C256C, "over_raw_add_8_binary_search": $(awk -v a="$C8S" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "over_raw_add_8_irregular": $(awk -v a="$C8B" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "over_raw_add_8_mesh": $(awk -v a="$C8M" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "target_over_raw_add_max": 10, "linear_scan_would_be": 64}
   },
   "nq_ir_per_entry_by_batch": $SIDE,
+  "nq_tail_one_arrival_per_call_ir_per_entry": $ARRIVAL,
   "nq_idle_poll_ir_per_call": {"dmabuf": $POLL_D, "static": $POLL_S, "dmabuf_with_bench_loop": $IDLE_D, "static_with_bench_loop": $IDLE_S, "bench_loop": $(awk -v a="$IDLE_D" -v b="$POLL_D" 'BEGIN{printf "%.3f", a-b}'), "target_max": 20},
   "thumbv7em_access_instructions": $PROBE,
   "target_instructions_per_call": $TCOUNT,

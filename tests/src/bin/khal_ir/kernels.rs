@@ -588,6 +588,113 @@ pub fn ir_c_ref<M: Mmio>(
     total
 }
 
+/// The device of the one-arrival-per-call scenarios (`nq:tailarr`,
+/// `nq:crefarr`): its next slot and pass, and the register buffer it
+/// publishes its tail in.
+pub struct ArrivalDev {
+    /// The slot it writes next.
+    pub next: u32,
+    /// Completed passes over the ring (its entries' phase bit is 1 on even
+    /// passes, 0 on odd ones [FACTS §11]).
+    pub pass: u32,
+    /// The first dword of the live register buffer.
+    pub regs: NonNull<u32>,
+}
+
+/// The device writes one entry into its next slot (bytes 0..4 the slot,
+/// its phase bit that of the pass; bytes 4..8 the pass) and publishes the
+/// tail (the byte offset of the slot after it [FACTS §11]). Not counted: the
+/// bench excludes `ir_nqdev_*` with a second `--toggle-collect`.
+#[inline(never)]
+pub fn ir_nqdev_write<R: DmaMemory>(mem: &R, dev: &mut ArrivalDev) {
+    let mut e = [0u8; 16];
+    e[..4].copy_from_slice(&dev.next.to_le_bytes());
+    e[3] = if dev.pass.is_multiple_of(2) { 0x80 } else { 0 };
+    e[4..8].copy_from_slice(&dev.pass.to_le_bytes());
+    let _ = mem.write(dev.next as usize * 16, &e);
+    dev.next += 1;
+    if dev.next == RING_ENTRIES {
+        dev.next = 0;
+        dev.pass += 1;
+    }
+    // SAFETY: dword NQ0_TAIL_OFF / 4 lies inside the live register buffer of
+    // WINDOW_BYTES (the caller's), written through the raw pointer the
+    // window also uses (no reference into the window's memory is created).
+    unsafe {
+        dev.regs
+            .as_ptr()
+            .add(NQ0_TAIL_OFF as usize / 4)
+            .write_volatile(dev.next * 16)
+    };
+}
+
+/// One arrival per call: `total` times, the device writes one entry and
+/// publishes its tail, then ONE `NqRing::drain` (tail mode: its tail read,
+/// the entry's arrival, the copy, the head write). Returns the number
+/// drained; a call that drains nothing or fails ends the kernel.
+#[inline(never)]
+pub fn ir_nq_arrive<M: Mmio, R: DmaMemory>(
+    ring: &mut NqRing<R, M>,
+    dev: &mut ArrivalDev,
+    out: &mut [NqEntry],
+    total: usize,
+) -> usize {
+    let mut got = 0;
+    let mut d = NoDelay;
+    while got < total {
+        ir_nqdev_write(ring.memory(), dev);
+        match ring.drain(&mut d, out) {
+            Ok(n) if n > 0 => got += n,
+            _ => break,
+        }
+    }
+    got
+}
+
+/// The C-style reference under the same arrivals: per arrival ONE poll as
+/// [`ir_c_ref`] makes it (one tail read through the same `Mmio`, a plain
+/// per-entry copy with a masked index, one head write). `ring` is the
+/// ring's first entry, `cap` a power of two. Returns the number drained.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub fn ir_c_arrive<M: Mmio, R: DmaMemory>(
+    mmio: &M,
+    base: DeviceAddr,
+    mem: &R,
+    ring: *const NqEntry,
+    cap: u32,
+    dev: &mut ArrivalDev,
+    out: &mut [NqEntry],
+    total: usize,
+) -> usize {
+    let mask = cap - 1;
+    let mut head = 0u32;
+    let mut got = 0usize;
+    while got < total {
+        ir_nqdev_write(mem, dev);
+        let Ok(tail) = mmio.read32(base.add(NQ0_TAIL_OFF)) else {
+            break;
+        };
+        let n = (((tail / 16).wrapping_sub(head) & mask) as usize).min(out.len());
+        if n == 0 {
+            break;
+        }
+        for (k, slot) in out.iter_mut().take(n).enumerate() {
+            let idx = (head + k as u32) & mask;
+            // SAFETY: `idx < cap` and `ring` points to `cap` live entries
+            // (the caller's ring buffer); an unaligned-safe plain read of a
+            // `Copy` 16-byte entry, as C's `out[k] = ring[idx]`.
+            *slot = unsafe { ring.add(idx as usize).read_unaligned() };
+        }
+        head = (head + n as u32) & mask;
+        if mmio.write32(base.add(NQ0_HEAD_OFF), head * 16).is_err() {
+            break;
+        }
+        got += n;
+    }
+    got
+}
+
 /// A memcpy reference that callgrind counts as the CPU runs it: 16-byte
 /// SSE2 loads and stores, four per iteration. glibc's `memcpy` of 64 KiB
 /// uses `rep movsb` on this machine, which callgrind counts as one

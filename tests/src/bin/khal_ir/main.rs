@@ -40,7 +40,7 @@ fn usage() -> ExitCode {
          typed_array_write|typed_write_opaque|nq_drain_dmabuf|nq_drain_word|memcpy|\
          csr_lookup_4|csr_lookup_8|csr_lookup_8s|csr_lookup_64c|csr_lookup_64s|csr_lookup_256c|csr_lookup_8b|csr_lookup_8m|csr_lookup_256|raw_translate|dispatch_static_axi|dispatch_any_axi|\
          dispatch_static_rmw|dispatch_any_rmw|counts|time|\
-         nq:<phase|tail|iter|cref|idle>:<dmabuf|static|word>:<batch>>"
+         nq:<phase|tail|iter|cref|idle|tailarr|crefarr>:<dmabuf|static|word>:<batch>>"
     );
     ExitCode::from(2)
 }
@@ -279,7 +279,13 @@ fn time() -> Option<String> {
 /// - `idle`: after draining, `N` phase-mode calls with nothing new (the
 ///   figure is per call, the kernel's loop included);
 /// - `idle2`: the same loop making two calls per iteration (`idle2 - idle`
-///   is one call's cost without the loop).
+///   is one call's cost without the loop);
+/// - `tailarr` / `crefarr`: one arrival per call instead of a full ring: an
+///   empty tail-mode ring (`max_batch` = `batch`, an `out` of `batch`), and
+///   per call the device writes one entry and publishes its tail
+///   (`ir_nqdev_write`, not counted), then one `NqRing::drain`
+///   (`ir_nq_arrive`) or one C-style poll (`ir_c_arrive`); two passes over
+///   the ring (8192 entries, one wrap).
 ///
 /// Backends: `dmabuf` (khal-std), `static` (khal-core's `StaticDma`), `word`
 /// (a minimal `DmaMemory`), `volatile` (the pre-issue-14 `DmaBuf`, unsound
@@ -324,6 +330,9 @@ fn nq_scenario(spec: &str) -> Option<u64> {
 }
 
 fn nq_run<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) -> Option<u64> {
+    if mode == "tailarr" || mode == "crefarr" {
+        return nq_arrive(mode, mem, ring_ptr, batch);
+    }
     let mut regs = Regs::new();
     let regs_ptr = regs.ptr();
     let w: &'static _ = Box::leak(Box::new(window(regs_ptr)?));
@@ -391,6 +400,51 @@ fn nq_run<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) -> 
     } else {
         got as u64
     })
+}
+
+/// `nq:tailarr` / `nq:crefarr` (see [`nq_scenario`]).
+fn nq_arrive<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) -> Option<u64> {
+    let mut regs = Regs::new();
+    let regs_ptr = regs.ptr();
+    let w: &'static _ = Box::leak(Box::new(window(regs_ptr)?));
+    let mut e = NotificEngine::init(w, BASE, EngineConfig::tpb(BpMode::All)).ok()?;
+    let cfg = NqConfig::new(RING_ENTRIES * 16, ConsumeMode::Tail).with_max_batch(batch);
+    let mut ring = NqRing::configure_host(mem, e.queue(0).ok()?, cfg).ok()?;
+    ring.enable(&mut e, &mut NoDelay).ok()?;
+    let mut dev = ArrivalDev {
+        next: 0,
+        pass: 0,
+        regs: regs_ptr,
+    };
+    let mut out = vec![NqEntry::default(); batch as usize];
+    let want = 2 * RING_ENTRIES as usize;
+    let got = if mode == "tailarr" {
+        ir_nq_arrive(&mut ring, &mut dev, &mut out, want)
+    } else {
+        ir_c_arrive(
+            e.mmio(),
+            BASE,
+            ring.memory(),
+            ring_ptr.cast::<NqEntry>(),
+            RING_ENTRIES,
+            &mut dev,
+            &mut out,
+            want,
+        )
+    };
+    if got != want {
+        eprintln!("{mode}: drained {got}, expected {want}");
+        return None;
+    }
+    // The last entry drained is the device's last: slot 4095 of pass 1.
+    let raw = out[0].bytes();
+    if u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]]) != RING_ENTRIES - 1
+        || u32::from_le_bytes([raw[4], raw[5], raw[6], raw[7]]) != 1
+    {
+        eprintln!("{mode}: the last entry drained is not the device's last");
+        return None;
+    }
+    Some(got as u64)
 }
 
 fn main() -> ExitCode {
