@@ -170,7 +170,10 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// then [`NqRing::take_known`]: the general path, without the hosts'
     /// one-entry path, which grew each firmware image by about 1 KB
     /// (fw-cayman's `.text` from 7928 to 8860 bytes, against a ceiling 64
-    /// above it).
+    /// above it; the one-entry take alone, through `take_next`, 184 bytes
+    /// for 204 -> 154 executed instructions on thumbv7em). Nothing pending
+    /// ends the call after the tail read (the idle poll: thumbv7em 147 -> 88
+    /// executed instructions, riscv32 165 -> 124; no `.text` added).
     #[cfg(target_os = "none")]
     #[inline(always)]
     fn drain_tail<D: DelayNs + ?Sized>(
@@ -179,6 +182,10 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         out: &mut [NqEntry],
     ) -> Result<u32> {
         let avail = self.tail_budget(delay, self.drain_want(out))?;
+        // Nothing pending (the idle poll): no copy set up, nothing written.
+        if avail == 0 {
+            return Ok(0);
+        }
         self.take_known(avail, out)
     }
 
