@@ -9,8 +9,8 @@
 //!   success touches exactly that inner dword, a failure touches nothing and
 //!   is exactly the model's error (`NoRegion` or `OutOfWindow`, with the
 //!   address), with either lookup (the cell index, the table fuzzed; the
-//!   binary search, a table of capacity 4 holding the same windows), also
-//!   after `remove_device`;
+//!   binary search, tables of capacity 8 and 12, its decision tree, and 4,
+//!   its loop, holding the same windows), also after `remove_device`;
 //! - the array forms and the bursts succeed only if every dword lies in
 //!   `[start, end-4]` of the window of the FIRST address, and a refused batch
 //!   is refused whole: nothing is accessed.
@@ -260,12 +260,28 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(csr.inner().len() - before, r.is_ok() as usize);
 
     // The lookup itself, exactly, after removing one device's windows (the
-    // table re-sorted and its index rebuilt), through the cell index and in
-    // a table of capacity 4 (binary search) holding the same windows.
+    // table re-sorted and its index rebuilt), through the cell index, and
+    // through the binary search in tables of capacity 8 and 12 (its decision
+    // tree) and 4 (its unrolled loop) holding the same windows.
     let mut table = csr.regions().cloned().expect("registered");
     let gone = u32::from(inp.u8() % 3);
     let kept: Vec<W> = model.iter().copied().filter(|w| w.id != gone).collect();
     assert_eq!(table.remove_device(gone), model.len() - kept.len());
+    // The binary search's decision tree (capacities 5 to 32): capacity 8
+    // and 12 (slots 12..16 of its tree pruned), every kept window.
+    let mut tree8 = RegionTable::<CAP>::new();
+    let mut tree12 = RegionTable::<12>::new();
+    for w in &kept {
+        let r = CsrRegion::new(
+            DeviceAddr(w.start),
+            DeviceAddr(w.end),
+            DeviceAddr(w.dev),
+            w.id,
+        )
+        .expect("valid");
+        assert_eq!(tree8.insert(r), Ok(()));
+        assert_eq!(tree12.insert(r), Ok(()));
+    }
     let mut small = RegionTable::<4>::new();
     let mut in_small: Vec<W> = Vec::new();
     for w in kept.iter().take(4) {
@@ -287,6 +303,16 @@ fuzz_target!(|data: &[u8]| {
             table.translate(DeviceAddr(p)),
             answer(&kept, p),
             "after remove: {p:#x}"
+        );
+        assert_eq!(
+            tree8.translate(DeviceAddr(p)),
+            answer(&kept, p),
+            "capacity 8, binary search: {p:#x}"
+        );
+        assert_eq!(
+            tree12.translate(DeviceAddr(p)),
+            answer(&kept, p),
+            "capacity 12, binary search: {p:#x}"
         );
         assert_eq!(
             small.translate(DeviceAddr(p)),

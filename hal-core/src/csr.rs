@@ -236,10 +236,19 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 /// Which region to test:
 ///
 /// - [`BinarySearch`] (the default; no memory beyond the slots): the last
-///   slot with `key[i] <= p`, by a branch-free binary search over all `N`
-///   slots (`N` is a constant, so the search is fully unrolled: 2 steps for
-///   4 slots, 3 for 8, 8 for 256, about 2.5 instructions each). Measured
-///   (callgrind, `csr_read`, Ir over a raw add of 7.0): 4 windows +9.5.
+///   slot with `key[i] <= p`, by a binary search over all `N` slots (`N` is
+///   a constant, so the search is fully unrolled). Up to 4 slots and past
+///   32, a loop of steps each carrying the slot found so far (2 steps for 4
+///   slots, 8 for 256, about 2.5 instructions each); from 5 to 32 slots, a
+///   decision tree whose probes are constant slots and whose last step
+///   subtracts a compare's carry from the upper slot of a pair (no slot
+///   carried from step to step; slots past `N` pruned at compile time).
+///   Measured (callgrind, `csr_read`, Ir over a raw add of 7.0): 4 windows
+///   +9.5; 8 windows +10.76 on every 8-window layout of the bench and both
+///   checkers (+12.0 before the tree); 6 windows +9.66; 16 +12.88 (+14.5);
+///   17 +15.42 (+16.6); 64 +19.5, 256 +24.5 (the loop). Issue 12's
+///   "≤ 8 windows ≤ +10" holds by default for a table of 6 slots (+9.66),
+///   not of 8 (+10.76).
 /// - [`CellIndex`] (opt in: `RegionTable<N, CellIndex>`, about 3 KiB
 ///   more): one cell of 128 picked by a multiply, owning two entries that
 ///   hold copies of the fast-path words of its regions, and one compare
@@ -379,7 +388,8 @@ const CELLS: usize = 1 << CELL_BITS;
 /// pairs over 60 GiB (uniform, and 90% of the accesses in one window), 16,
 /// 17 and 32 windows; +8.3 for 7 windows of 64 bytes beside one of 1 GiB
 /// whose cells alias theirs (it loses the cell before each small one). The
-/// binary search: 8 windows +12.0, 16 +14.5, 17 +16.6 (5 steps).
+/// binary search (its decision tree): 8 windows +10.76, 16 +12.88, 17
+/// +15.42.
 ///
 /// 64 windows: +8.0 (binary search +19.5). Where the binary search takes
 /// over: past about twice the cells, regions crowd the cells and their
@@ -883,23 +893,87 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
     /// fast-path test (see the type docs).
     #[inline(always)]
     fn search(&self, a: u64) -> Result<DeviceAddr> {
-        // Branch-free binary search for the last slot with `key <= a` (an
-        // unused slot, or slot 0, when no region's key is; the compare below
-        // then refuses).
-        let mut base = 0usize;
-        let mut n = N;
-        while n > 1 {
-            let half = n / 2;
-            let probe = base + half;
-            let go = self.key.get(probe).is_some_and(|&k| k <= a);
-            base = core::hint::select_unpredictable(go, probe, base);
-            n -= half;
-        }
-        let (t, s, d) = self.fast(base, a);
+        let slot = self.slot_of(a);
+        let (t, s, d) = self.fast(slot, a);
         if t < s {
             return Ok(DeviceAddr(d.wrapping_add(t << 2)));
         }
-        self.refuse(base, t)
+        self.refuse(slot, t)
+    }
+
+    /// The slot the [`BinarySearch`] tests for an access at `a`: the last
+    /// slot with `key <= a` (an unused slot, or slot 0, when no region's key
+    /// is; the test then refuses). Up to 4 slots and past 32: the branch-free
+    /// search over all `N` slots (`N` is a constant, so it is unrolled: 2
+    /// steps for 4 slots, 8 for 256); 5 to 32: [`Self::tree`].
+    #[inline(always)]
+    fn slot_of(&self, a: u64) -> usize {
+        if N > 32 || N <= 4 {
+            let mut base = 0usize;
+            let mut n = N;
+            while n > 1 {
+                let half = n / 2;
+                let probe = base + half;
+                let go = self.key.get(probe).is_some_and(|&k| k <= a);
+                base = core::hint::select_unpredictable(go, probe, base);
+                n -= half;
+            }
+            base
+        } else {
+            self.tree(a)
+        }
+    }
+
+    /// The last slot whose key is at or below `a` (slot 0 when none is), for
+    /// `N <= 32`: the binary search as a decision tree, every probe a
+    /// constant slot (see [`Self::tree8`]).
+    #[inline(always)]
+    fn tree(&self, a: u64) -> usize {
+        let le = |i: usize| i < N && self.key(i) <= a;
+        let tree16 = |b: usize| {
+            if le(b + 8) {
+                self.tree8(b + 8, a)
+            } else {
+                self.tree8(b, a)
+            }
+        };
+        if le(16) {
+            tree16(16)
+        } else {
+            tree16(0)
+        }
+    }
+
+    /// The last of the slots `b..b + 8` whose key is at or below `a` (`b`
+    /// when none is): two levels of compares and branches, then the last
+    /// compare's carry subtracted from the upper slot of the pair (the
+    /// branch-free step of [`CellIndex`]). Every slot is a constant on each
+    /// path, so no base is carried from step to step (the loop's `or` of the
+    /// half on every step taken right). Slots at or past `N` are never
+    /// probed nor chosen (their tests fold to false).
+    #[inline(always)]
+    fn tree8(&self, b: usize, a: u64) -> usize {
+        // `slot(b + i) <= a`, false past the end.
+        let le = |i: usize| b + i < N && self.key(b + i) <= a;
+        // The last of `i` and `i + 1`.
+        let leaf = |i: usize| {
+            if b + i + 1 < N {
+                b + i + 1 - usize::from(a < self.key(b + i + 1))
+            } else {
+                b + i
+            }
+        };
+        if le(4) {
+            if le(6) {
+                leaf(6)
+            } else {
+                leaf(4)
+            }
+        } else if le(2) {
+            leaf(2)
+        } else {
+            leaf(0)
+        }
     }
 
     /// Slot `w`'s key (0 for a slot past the end).
@@ -923,13 +997,33 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
     /// The answer for an access the fast path did not resolve, from the
     /// slot it tried and `t`: the address is `key[slot] + t.rotate_left(2)`
     /// (taking `t` rather than the address lets the fast path subtract in
-    /// place, one move fewer per access). The C-shaped lookup
-    /// ([`Self::find`], then [`CsrRegion::translate`]) gives the exact error.
+    /// place, one move fewer per access). The answer is the C-shaped one
+    /// ([`Self::find`], then [`CsrRegion::translate`]): the exact error.
+    ///
+    /// `slot` is the last slot whose key is at or below `p` (or the first
+    /// slot the search can return, when none is), so the region holding `p`,
+    /// if any, is `slot` or `slot + 1`: a region starting at or below `p`
+    /// lies below `slot` only if it ends at or below `slot`'s start (sorted,
+    /// disjoint), which is at or below its key; one above `slot + 1` starts
+    /// at or above `slot + 1`'s end, above its key and so above `p`; and
+    /// `slot + 1` holds `p` only in the bytes before its key (the alignment
+    /// offset, `o < 4`). Testing those two is the binary search of `find`
+    /// without its steps (on hosts: a refused access 72.0 Ir instead of
+    /// 83.5 through the default lookup, `docs/PERFORMANCE.md`).
     #[cold]
     #[inline(never)]
     fn refuse(&self, slot: usize, t: u64) -> Result<DeviceAddr> {
         let p = DeviceAddr(self.key(slot).wrapping_add(t.rotate_left(2)));
-        self.find(p).ok_or(Error::no_region(p.get()))?.translate(p)
+        // On bare metal `find` instead: the same answer from the code the
+        // array forms share (the two tests cost 68 bytes of .text there).
+        #[cfg(target_os = "none")]
+        let region = self.find(p);
+        #[cfg(not(target_os = "none"))]
+        let region = {
+            let holds = |i: usize| self.regions.get(i).filter(|r| r.holds(p));
+            holds(slot + 1).or_else(|| holds(slot))
+        };
+        region.ok_or(Error::no_region(p.get()))?.translate(p)
     }
 
     /// The regions, sorted by start.
@@ -1505,10 +1599,116 @@ mod tests {
             check::<8>(&regions);
             check::<16>(&regions);
             check::<8>(&regions[..5]);
+            // The binary search's decision tree with slots past `N` pruned.
+            one::<2, BinarySearch>(&regions);
+            one::<5, BinarySearch>(&regions);
+            one::<7, BinarySearch>(&regions);
+            one::<12, BinarySearch>(&regions);
+            one::<16, BinarySearch>(&regions[..3]);
         }
         // A window ending at the top of the address space, and the MAX padding.
         check::<4>(&[(u64::MAX - 0x20, u64::MAX, 0x40)]);
         check::<4>(&[(0, 0x10, u64::MAX - 0x10)]);
+        // The same through the decision tree (8, 12 slots), with windows
+        // below them and one at address 0.
+        let top = [
+            (0, 0x10, 0x3),
+            (0x1000, 0x1010, 0x0),
+            (u64::MAX - 0x61, u64::MAX - 0x40, 0x41),
+            (u64::MAX - 0x40, u64::MAX - 0x20, 0x2),
+            (u64::MAX - 0x20, u64::MAX, 0x40),
+        ];
+        fn around<const N: usize>(regions: &[(u64, u64, u64)]) {
+            let mut t = RegionTable::<N>::new();
+            for &(s, e, d) in regions {
+                t.insert(region(s, e, d, 0)).unwrap();
+            }
+            for &(s, e, _) in regions {
+                for a in s.saturating_sub(8)..=e.saturating_add(8) {
+                    let p = DeviceAddr(a);
+                    let slow = t
+                        .find(p)
+                        .ok_or(Error::no_region(a))
+                        .and_then(|r| r.translate(p));
+                    assert_eq!(t.translate(p), slow, "N={N} a={a:#x}");
+                }
+            }
+        }
+        around::<8>(&top);
+        around::<12>(&top);
+        around::<8>(&top[2..]);
+    }
+
+    /// The default lookup's search leads every valid address of a table to
+    /// its region by itself (the slow path would hide a wrong slot: the
+    /// answers could not tell, only the speed), for every capacity from 1
+    /// to 40 (the unrolled loop up to 4 and past 32, the decision tree from
+    /// 5 to 32, its slots past `N` pruned), full and partly used, after
+    /// inserts out of order and after `remove_device`; and an address below
+    /// every key takes the last unused slot (slot 0 when full).
+    #[test]
+    // Safe code only, and slow under Miri (tens of thousands of lookups).
+    #[cfg_attr(miri, ignore)]
+    fn the_search_finds_every_valid_address_itself() {
+        fn check<const N: usize>(used: usize) {
+            let mut t = RegionTable::<N>::new();
+            let n = used.min(N) as u64;
+            // Inserted out of order; lengths and alignment offsets vary.
+            for k in 0..n {
+                // 0, n - 1, 1, n - 2, ...
+                let i = if k % 2 == 0 { k / 2 } else { n - 1 - k / 2 };
+                let s = 0x10_0000 + i * 0x1000 + (i % 3);
+                let len = 4 + (i * 0x1F3) % 0xF00;
+                t.insert(region(
+                    s,
+                    s + len,
+                    0x8000_0000 + i * 0x10 + (i % 4),
+                    i as u32 % 3,
+                ))
+                .unwrap();
+            }
+            let valid = |t: &RegionTable<N>| {
+                for (j, r) in t.as_slice().iter().enumerate() {
+                    let slot = N - t.len() + j;
+                    let (s, e) = (r.start().get(), r.end().get());
+                    let inside = (s..e).step_by(61);
+                    for p in (s..s + 8).chain(e - 8..e).chain(inside) {
+                        if r.translate(DeviceAddr(p)).is_ok() {
+                            assert_eq!(t.slot_of(p), slot, "N={N} used={used} {p:#x}");
+                        }
+                    }
+                }
+                // The last unused slot (key 0), or slot 0 in a full table.
+                let below = (N - t.len()).saturating_sub(1);
+                assert_eq!(t.slot_of(0x1000), below, "N={N}: below every key");
+            };
+            valid(&t);
+            t.remove_device(1);
+            valid(&t);
+        }
+        fn all<const N: usize>() {
+            for used in [N, N / 2 + 1, 1] {
+                check::<N>(used);
+            }
+        }
+        all::<1>();
+        all::<2>();
+        all::<3>();
+        all::<4>();
+        all::<5>();
+        all::<6>();
+        all::<7>();
+        all::<8>();
+        all::<9>();
+        all::<12>();
+        all::<15>();
+        all::<16>();
+        all::<17>();
+        all::<24>();
+        all::<31>();
+        all::<32>();
+        all::<33>();
+        all::<40>();
     }
 
     /// Whether the cell index alone (the one entry its cell picks) accepts `a`.

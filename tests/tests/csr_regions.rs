@@ -424,7 +424,9 @@ proptest! {
 
     /// The lookup gives exactly the linear model's answer [000 §1] — same
     /// window, same translation, same error and error address — for both
-    /// lookups: the binary search (capacities 1, 3, 4, 5, 8, 16, 17, 64) and
+    /// lookups: the binary search (capacities 1 to 4 and past 32, its
+    /// unrolled loop: 1, 2, 3, 4, 33, 64; 5 to 32, its decision tree with
+    /// the slots past `N` pruned: 5, 6, 7, 8, 12, 16, 17, 32) and
     /// the cell index (5, 6, 8, 17 and 64: cells shared by two regions,
     /// neighbouring cells wanting different regions in the entry they
     /// share, cells crowded by three or more, tables past 16), full and
@@ -444,10 +446,16 @@ proptest! {
         check_against_model::<1, BinarySearch>(&ws, order, &addrs, remove)?;
         check_against_model::<3, BinarySearch>(&ws, order, &addrs, remove)?;
         check_against_model::<4, BinarySearch>(&ws, order, &addrs, remove)?;
+        check_against_model::<2, BinarySearch>(&ws, order, &addrs, remove)?;
         check_against_model::<5, BinarySearch>(&ws, order, &addrs, remove)?;
+        check_against_model::<6, BinarySearch>(&ws, order, &addrs, remove)?;
+        check_against_model::<7, BinarySearch>(&ws, order, &addrs, remove)?;
         check_against_model::<8, BinarySearch>(&ws, order, &addrs, remove)?;
+        check_against_model::<12, BinarySearch>(&ws, order, &addrs, remove)?;
         check_against_model::<16, BinarySearch>(&ws, order, &addrs, remove)?;
         check_against_model::<17, BinarySearch>(&ws, order, &addrs, remove)?;
+        check_against_model::<32, BinarySearch>(&ws, order, &addrs, remove)?;
+        check_against_model::<33, BinarySearch>(&ws, order, &addrs, remove)?;
         check_against_model::<64, BinarySearch>(&ws, order, &addrs, remove)?;
         check_against_model::<5, CellIndex>(&ws, order, &addrs, remove)?;
         check_against_model::<6, CellIndex>(&ws, order, &addrs, remove)?;

@@ -421,6 +421,8 @@ pub fn csr_scenario(spec: &str) -> Option<u64> {
         .unwrap_or(l.len());
     if f.get(4) == Some(&"s") {
         return match cap {
+            6 => csr_with::<6, BinarySearch>(&l, conc),
+            8 => csr_with::<8, BinarySearch>(&l, conc),
             16 => csr_with::<16, BinarySearch>(&l, conc),
             17 => csr_with::<17, BinarySearch>(&l, conc),
             _ => None,
