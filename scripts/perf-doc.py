@@ -190,7 +190,7 @@ if "over_raw_add_8_binary_search" in csr:
     # The same 8 windows through the default lookup (`RegionTable<N>`, no
     # index): the issue's "<= 8 windows" target holds only with the opt-in
     # `CellIndex`; this row says so in the table itself.
-    rows.append(("CSR lookup over a raw add, 8 windows, the **default** binary search (Ir per `csr_read`)",
+    rows.append(("CSR lookup over a raw add, 8 windows, the **default** lookup (binary search: its decision tree; Ir per `csr_read`)",
                  "+%s (%s vs %s)" % (f(csr["over_raw_add_8_binary_search"]), f(csr["windows_8_binary_search"]), f(csr["raw_add"])),
                  "≤ +10", csr["over_raw_add_8_binary_search"] <= 10))
 for label, k in (("8 irregular windows, cell index", "8_irregular"), ("8 windows in two mesh halves, cell index", "8_mesh")):
@@ -443,13 +443,14 @@ THIRD_NOTES = (
     "Reading it: the figures above this section meet their own references; against C "
     "references without khal's `Mmio` window check, and on these shapes, compare khal "
     "within each row. The default CSR lookup's row uses the translated address (one load "
-    "through it), where the `csr_lookup` kernels' +12.0 at 8 windows discards it and "
+    "through it), where the `csr_lookup` kernels' +10.8 at 8 windows discards it and "
     "their raw add pays a `black_box` (on that kernel's own layout the two measures "
     "differ by about 5 Ir, the `b8` row). Of the gap to the raw add here, about 2.2 Ir is "
     "loop shape: the raw add's loop is unrolled 4× (0.75 Ir of loop per access, "
-    "khal's 3.0). A refused CSR access takes the fast path, then a "
-    "second, C-shaped lookup (`RegionTable::refuse`: `find`, then `translate`) to build "
-    "the exact typed error, where the C scan's miss is only its scan. A wrap on the ring "
+    "khal's 3.0). A refused CSR access takes the fast path, then "
+    "`RegionTable::refuse` (on hosts a test of the two regions that can hold the address, "
+    "then `translate`) to build the exact typed error, where the C scan's miss is only its "
+    "scan. A wrap on the ring "
     "of 64 at one entry per call is the difference between its row and the ring-4096 "
     "figure beside it.\n")
 
@@ -691,7 +692,7 @@ w("## CSR lookup (`csr_read`, Ir per access)\n")
 w("| windows | Ir | over the raw add |")
 w("| --- | --- | --- |")
 for n, key in (("4, binary search (the default lookup)", "windows_4"),
-               ("8, binary search (`csr_lookup_8s`)", "windows_8_binary_search"),
+               ("8, binary search: its decision tree, the default lookup (`csr_lookup_8s`)", "windows_8_binary_search"),
                ("8, cell index", "windows_8"), ("8, irregular, cell index (`csr_lookup_8b`)", "windows_8_irregular"),
                ("8, two mesh halves, cell index (`csr_lookup_8m`)", "windows_8_mesh"),
                ("64, cell index (`csr_lookup_64c`)", "windows_64_cell_index"),
@@ -712,8 +713,13 @@ w("The kernel (`ir_csr_lookup`) calls `csr_read` on 10 000 valid addresses in a 
   "(bounds `[start, end - 4]` and the alignment of the translated address in one "
   "compare: a subtract, a rotate, a compare and a branch); the translation `dev + 4t`. "
   "How the slot is found is the table's lookup type. `BinarySearch` (the default, "
-  "`RegionTable<N>`): a branch-free binary search over the keys, unrolled (2 steps for 4 "
-  "slots, about 2.5 instructions each; 8 for 256), no memory of its own. `CellIndex` "
+  "`RegionTable<N>`, no memory of its own): a binary search over the keys, unrolled; up "
+  "to 4 and past 32 slots a loop of steps carrying the slot found so far (2 steps for 4 "
+  "slots, about 2.5 instructions each; 8 for 256); from 5 to 32 slots a decision tree "
+  "whose probes are constant slots (a compare and a branch per level, no slot carried "
+  "between levels) and whose last level subtracts a compare's carry from the pair's upper "
+  "slot (`cmp`, `sbb`): at 8 slots about 7.75 instructions to find the slot against 9 for "
+  "the loop, on every layout. `CellIndex` "
   "(`RegionTable<N, CellIndex>`, about 3 KiB, built at insert and removal; `RegionTable` and "
   "`CellIndex` docs): the cell is the top 7 bits of `p * mul` (`mul` a power of two, or a "
   "sum of two, chosen at insert), each cell `c` owns entries `c` and `c + 1` holding copies "
@@ -729,9 +735,19 @@ w("The kernel (`ir_csr_lookup`) calls `csr_read` on 10 000 valid addresses in a 
   "(tables of 5 to 16) made every table carry it, `RegionTable<4>` 496 bytes instead of "
   "232. Measured in a standalone model of the kernel and not kept (a previous session): "
   "a breadth-first (Eytzinger) layout, an explicit decision tree for 4 and 8 slots, plain "
-  "branches instead of `select_unpredictable`; this session: a cell of two candidates at "
+  "branches instead of `select_unpredictable`; session 5: a cell of two candidates at "
   "`2c` and `2c + 1` (the doubling costs one instruction more), a branch choosing the "
-  "entry (one fewer on average, but unpredictable).\n")
+  "entry (one fewer on average, but unpredictable). Session 6, in the bench's own kernel: "
+  "the decision tree kept for 5 to 32 slots (at 8, 19.0 -> 17.76); for 4 slots LLVM turns "
+  "the tree into selects (19.0 against the loop's 16.5), so 4 keeps the loop; not kept: "
+  "a breadth-first layout with the step `i = 2i + (sep < a)` (LLVM emits `setb` + `lea` "
+  "and a zeroing, 4 instructions a step, never `adc i, i`: 22.0 at 8), the loop with its "
+  "last step as a carry (21.0: the slot is re-extended), a branch-free second level of "
+  "the tree (23.0: a bounds check on the computed slot). A 1-byte-per-cell index cannot "
+  "be the default: on layouts no multiplier resolves (three small windows beside a 1 MiB "
+  "one, the second checker's `c3`) it needs the search, and choosing per table costs a "
+  "test on every access (not built; counted from the cell index's 9 instructions, a byte "
+  "load and that test make about 12, against the tree's 11.75 measured).\n")
 
 
 w("## Earlier targets (anchors §7), still measured\n")

@@ -81,18 +81,20 @@
 //!
 //! - `RegionTable<N>` (the default, `BinarySearch`): nothing beyond the
 //!   slots (56 bytes each and a word: `RegionTable<4>` is 232 bytes), nothing
-//!   to rebuild; an access is an unrolled binary search (`log2 N` steps) and
-//!   one compare. Keep it for up to 4 windows, for accesses that are not hot,
-//!   for firmware short of RAM, for tables changed often, and past about 128
-//!   windows (there the cells crowd and the search alone is faster).
+//!   to rebuild; an access is an unrolled binary search (`log2 N` steps; for
+//!   5 to 32 slots a decision tree of constant probes) and one compare, the
+//!   same cost on every layout. Keep it for up to 4 windows, for accesses
+//!   that are not hot, for firmware short of RAM, for tables changed often,
+//!   for layouts that defeat the cells (below), and past about 128 windows
+//!   (there the cells crowd and the search alone is faster).
 //! - `RegionTable<N, CellIndex>`: for hot accesses through 5 to about 128
 //!   windows. An access is a multiply, one compare and the test: measured
 //!   `csr_read` at about 8.0 instructions over a raw add from 5 to 64 windows,
-//!   against the binary search's 12.0 at 8 windows, 14.5 at 16 and 19.5 at
+//!   against the binary search's 10.8 at 8 windows, 12.9 at 16 and 19.5 at
 //!   64 (`docs/PERFORMANCE.md`). Layouts that defeat the cells cost more
-//!   than the search (three small windows inside one cell +13.4, windows at
-//!   powers of two apart +18.9), and so does a refused access (104
-//!   instructions against 83.5). The cost: 3,104 bytes more in every such
+//!   than the search (three small windows inside one cell +12.9, windows at
+//!   powers of two apart +17.8, against the search's +10.8), and so does a
+//!   refused access (78 instructions against 72). The cost: 3,104 bytes more in every such
 //!   table (and `Csr`), and the index is rebuilt at each `insert` and
 //!   `remove_device`: filling a table of 16 windows takes about 0.7 ms, of 64
 //!   about 25 ms (x86-64, release), so fill it once at bring-up.

@@ -908,17 +908,30 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
     /// steps for 4 slots, 8 for 256); 5 to 32: [`Self::tree`].
     #[inline(always)]
     fn slot_of(&self, a: u64) -> usize {
-        if N > 32 || N <= 4 {
-            let mut base = 0usize;
-            let mut n = N;
-            while n > 1 {
-                let half = n / 2;
-                let probe = base + half;
-                let go = self.key.get(probe).is_some_and(|&k| k <= a);
-                base = core::hint::select_unpredictable(go, probe, base);
-                n -= half;
+        // One step: the last slot with `key <= a` among `n` from `base`
+        // lies in the upper or the lower half.
+        let step = |(base, n): (usize, usize)| {
+            let half = n / 2;
+            let probe = base + half;
+            let go = self.key.get(probe).is_some_and(|&k| k <= a);
+            (core::hint::select_unpredictable(go, probe, base), n - half)
+        };
+        let mut at = (0usize, N);
+        if N <= 4 {
+            // Written out: at `opt-level = "s"` (firmware) a loop stays a
+            // loop.
+            if N > 1 {
+                at = step(at);
             }
-            base
+            if N > 2 {
+                at = step(at);
+            }
+            at.0
+        } else if N > 32 {
+            while at.1 > 1 {
+                at = step(at);
+            }
+            at.0
         } else {
             self.tree(a)
         }
