@@ -137,12 +137,15 @@ VTI16=$(irv v:iter:dmabuf:4096:16:0:1:0 ver_iter)
 VI1D=$(ir vidle:dmabuf:4096:1:4096 nq_idle); VI1D2=$(ir vidle:dmabuf:4096:1:4096:2 nq_idle)
 VI1S=$(ir vidle:static:4096:1:4096 nq_idle); VI1S2=$(ir vidle:static:4096:1:4096:2 nq_idle)
 VC6=$(ir vcsr:r6 csr_lookup); VC6H=$(ir vcsr:r6:2 csr_lookup); VR6=$(ir vraw:r6 raw_translate)
+# The same r6 through the default lookup (binary search: its decision tree),
+# in a table of 6 and of 8 slots (uniform, and hot in window 2 at 8).
+VC6S6=$(ir vcsr:r6::6:s csr_lookup); VC6S8=$(ir vcsr:r6::8:s csr_lookup); VC6S8H=$(ir vcsr:r6:2:8:s csr_lookup)
 VC16=$(ir vcsr:n16 csr_lookup); VC17=$(ir vcsr:n17 csr_lookup)
 # The same 16 / 17 windows through the default lookup (binary search).
 VC16S=$(ir vcsr:n16::16:s csr_lookup); VC17S=$(ir vcsr:n17::17:s csr_lookup)
 CHECKER="{\"trickle_1_per_poll_ir_per_entry\":{\"phase_out16_default_max_batch\":$VT16,\"phase_out1\":$VT1,\"phase_out16_static\":$VTS16,\"phase_out1_static\":$VTS1,\"drain_iter_16\":$VTI16,\"c_style_out16\":$VTC},\
 \"idle_poll_out1\":{\"dmabuf\":$(awk -v a="$VI1D2" -v b="$VI1D" 'BEGIN{printf "%.3f", a-b}'),\"static\":$(awk -v a="$VI1S2" -v b="$VI1S" 'BEGIN{printf "%.3f", a-b}'),\"dmabuf_with_loop\":$VI1D,\"static_with_loop\":$VI1S,\"target_max\":20},\
-\"csr_6_close_pairs\":{\"uniform\":$VC6,\"hot_window_2\":$VC6H,\"raw_add\":$VR6,\"over_raw_add\":$(awk -v a="$VC6" -v b="$VR6" 'BEGIN{printf "%.3f", a-b}'),\"over_raw_add_hot\":$(awk -v a="$VC6H" -v b="$VR6" 'BEGIN{printf "%.3f", a-b}'),\"target_over_raw_add_max\":10},\
+\"csr_6_close_pairs\":{\"uniform\":$VC6,\"hot_window_2\":$VC6H,\"raw_add\":$VR6,\"over_raw_add\":$(awk -v a="$VC6" -v b="$VR6" 'BEGIN{printf "%.3f", a-b}'),\"over_raw_add_hot\":$(awk -v a="$VC6H" -v b="$VR6" 'BEGIN{printf "%.3f", a-b}'),\"default_6_slots\":$VC6S6,\"default_8_slots\":$VC6S8,\"default_8_slots_hot\":$VC6S8H,\"target_over_raw_add_max\":10},\
 \"csr_16_vs_17_windows\":{\"windows_16\":$VC16,\"windows_17\":$VC17,\"windows_16_binary_search\":$VC16S,\"windows_17_binary_search\":$VC17S}}"
 # The second checker's cases (khal_ir chk.rs, its own kernels and C-style
 # references in the same run): NQ at 1, 2, 3 and 8 per call with one call per

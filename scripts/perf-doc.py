@@ -257,6 +257,10 @@ if chk:
     w("| CSR `r6`, uniform / hot in one window, over the raw add | +%s / +%s | raw add %s | ≤ 8 windows ≤ +10 | %s |"
       % (f(c6["over_raw_add"]), f(c6["over_raw_add_hot"]), f(c6["raw_add"]),
          verdict(max(c6["over_raw_add"], c6["over_raw_add_hot"]) <= c6["target_over_raw_add_max"])))
+    if "default_6_slots" in c6:
+        d6, d8, d8h = (c6[k] - c6["raw_add"] for k in ("default_6_slots", "default_8_slots", "default_8_slots_hot"))
+        w("| CSR `r6` through the **default** lookup (binary search: its decision tree), a table of 6 slots / of 8 (uniform / hot), over the raw add | +%s / +%s / +%s | raw add %s | ≤ 8 windows ≤ +10 | %s at 6 slots, %s at 8 |"
+          % (f(d6), f(d8), f(d8h), f(c6["raw_add"]), verdict(d6 <= 10), verdict(max(d8, d8h) <= 10)))
     step = c17["windows_17"] / c17["windows_16"]
     w("| CSR 16 / 17 windows, cell index (Ir per lookup) | %s / %s | binary search %s / %s | no step past 16 | %s (%+.0f%%) |"
       % (f(c17["windows_16"]), f(c17["windows_17"]), f(c17.get("windows_16_binary_search", 0)),
