@@ -446,7 +446,7 @@ BEFORE3 = {
 THIRD_NOTES = (
     "Reading it: the figures above this section meet their own references; here the C "
     "references have no `Mmio` window check, and the shapes differ, so compare within a "
-    "row. Measured at 8b24edb against 228306c (the before column):\n\n"
+    "row. Measured at 287be6c against 228306c (the before column):\n\n"
     "- **Phase drain**: through an `out` of 16 at one arrival per call 58.0 -> 55.0 and "
     "on the ring of 64 62.2 -> 59.4 (session 6's second-entry limits and wrap commit), but "
     "no shape here reaches a C poll except 8 per call against C phase. Session 6's 2 per "
@@ -462,7 +462,7 @@ THIRD_NOTES = (
     "one costs 69.\n"
     "- **CSR**: the decision tree (8b24edb, 5 to 32 slots) moved the 5 to 8-window layouts "
     "from +17.1..+18.5 to +14.7..+16.1 over the raw add; 2 and 3 windows are unchanged "
-    "(+15.3 / +14.3). The `csr_lookup_8s` kernel's +10.8 on the `b8` layout is +16.0 "
+    "(+15.3 / +14.3; da2fbe7's written-out steps for up to 4 slots changed no host figure). The first checker's `r6` at 6 slots, +9.7 through that kernel (287be6c); this table's 6-window layout `c6` is +14.7 / +14.9. The `csr_lookup_8s` kernel's +10.8 on the `b8` layout is +16.0 "
     "here: that kernel discards the translated address and its raw add pays a "
     "`black_box`; of this table's gap about 2.2 Ir is loop shape (the raw add's loop is "
     "unrolled 4×: 0.75 Ir of loop per access against khal's 3.0), so no reading of it "
@@ -472,8 +472,8 @@ THIRD_NOTES = (
     "under QEMU through its gdbstub (a breakpoint at the scenario's marker, then at the "
     "probe, then one `s` per instruction until the PC is back in `tcount_drive`) gives the "
     "counter's figures exactly at 470da1d (54, 65, 29, 96, 107; C phase 43, C tail 37) and "
-    "at 8b24edb (one new entry 51, trickle through 16 61, idle 28, csr_write 96, wrap 105, "
-    "tail mode one entry 204, tail idle 88).\n")
+    "at 287be6c (one new entry 51, trickle through 16 61, idle 28, wrap 105, tail mode one "
+    "entry 204, tail idle 88; csr_write 96 at 8b24edb, 80 after da2fbe7).\n")
 
 third = (chk or {}).get("third")
 if third:
