@@ -87,7 +87,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     ///   not new is the overrun fault: its arrival was waited for), more go
     ///   through [`NqRing::take_known`];
     /// - otherwise one tail read, checked by one compare
-    ///   ([`NqRing::tail_count`]; a failed check names its fault out of
+    ///   ([`NqRing::read_tail_slot`]; a failed check names its fault out of
     ///   line); nothing pending ends the call there (no head write); more
     ///   than one pending: [`NqRing::drain_count`];
     /// - one pending: it is the entry at `next`, whose phase test is also
@@ -224,8 +224,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         count: u32,
         out: &mut [NqEntry],
     ) -> Result<u32> {
-        let (_, landed) = self.peek_landed(count - 1)?;
-        if !landed {
+        if !self.landed(count - 1)? {
             return self.drain_landing(delay, count, out);
         }
         self.set_known(count);

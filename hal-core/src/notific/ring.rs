@@ -23,8 +23,6 @@ use core::num::NonZeroUsize;
 use embedded_hal::delay::DelayNs;
 
 use crate::dma::DmaMemory;
-#[cfg(not(target_os = "none"))]
-use crate::dma::EntryPeek;
 use crate::error::{Error, Fault, Result};
 use crate::mmio::Mmio;
 use crate::wait::{poll_until, Budget};
@@ -740,15 +738,6 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         }
     }
 
-    /// Tail mode: read `nq_tail_ptr` once, check it, and return it with
-    /// the count `(tail / 16 - next) mod capacity` [004 §3], with no
-    /// backwards check (see [`NqRing::read_tail_count`]).
-    #[inline(always)]
-    pub(super) fn tail_count(&self) -> Result<(u32, u32)> {
-        let (tail, slot) = self.read_tail_slot()?;
-        Ok((tail, self.count_to(slot)))
-    }
-
     /// Tail mode: read `nq_tail_ptr` once, check it, and return
     /// `(tail / 16 - next) mod capacity` [004 §3].
     ///
@@ -758,7 +747,8 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// moves its tail forward; the count would otherwise wrap to almost a
     /// full ring and end in a [`Error::Timeout`] after the whole budget).
     pub(super) fn read_tail_count(&self) -> Result<u32> {
-        let (tail, count) = self.tail_count()?;
+        let (tail, slot) = self.read_tail_slot()?;
+        let count = self.count_to(slot);
         let known = self.known();
         if count < known {
             // The slot the previous read showed: `next + known`, wrapped
@@ -779,10 +769,10 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// Tail mode: whether the entry `k` slots past `next` (`k < capacity`)
     /// has landed, by one load of its phase (the first test of
     /// [`NqRing::wait_arrival`]'s wait, which is the whole wait when the
-    /// DMA is done): the peek, to take that entry from, and the answer.
+    /// DMA is done).
     #[cfg(not(target_os = "none"))]
     #[inline(always)]
-    pub(super) fn peek_landed(&self, k: u32) -> Result<(EntryPeek, bool)> {
+    pub(super) fn landed(&self, k: u32) -> Result<bool> {
         let peek = self.mem.peek_entry(self.offset_of(k))?;
         // New past the wrap in the opposite phase [FACTS §11]: the consumer
         // phase `expected_phase` tests against, as a dword's bit 31.
@@ -791,7 +781,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         } else {
             self.batch_phase
         };
-        Ok((peek, peek.is_new(old)))
+        Ok(peek.is_new(old))
     }
 
     /// Wait, within the budget, for the phase of the last of `count` pending
@@ -841,7 +831,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     }
 
     /// The consumer phase as bit 31 of a word (the other bits are not
-    /// meaningful): what [`EntryPeek`]'s new test takes.
+    /// meaningful): what [`crate::dma::EntryPeek`]'s new test takes.
     #[cfg(not(target_os = "none"))]
     #[inline(always)]
     pub(super) const fn phase_word(&self) -> u32 {
