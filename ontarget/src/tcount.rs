@@ -274,6 +274,19 @@ markers! {
     tcm_c_one_idle1 = 21;
 }
 
+/// One scenario: its marker, then [`CALLS`] evaluations of `$call` (the
+/// device's writes and one probe call, `true` when all gave what was
+/// expected), folded into `$ok`. A macro, not a function: every probe call
+/// must return straight into [`tcount_drive`], where the counter stops.
+macro_rules! scenario {
+    ($ok:ident, $marker:expr, $call:expr) => {
+        $marker();
+        for _ in 0..CALLS {
+            $ok &= $call;
+        }
+    };
+}
+
 // ------------------------------------------------------------------ device
 
 /// The device's side of one ring: its next slot and pass.
@@ -284,6 +297,15 @@ struct Dev {
 }
 
 impl Dev {
+    /// The device of a ring of `cap` entries, at slot 0 of its first pass.
+    fn new(cap: u32) -> Dev {
+        Dev {
+            next: 0,
+            pass: 0,
+            cap,
+        }
+    }
+
     /// The entry of the current slot: word 0 the slot | 0x0A00 with the
     /// phase in bit 31 (1 on the first pass [004 §3]), word 2 the pass.
     fn entry(&self) -> [u8; 16] {
@@ -394,39 +416,17 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     }
     let mut out1 = [NqEntry::default(); 1];
     let mut out16 = [NqEntry::default(); 16];
-    let mut dev = Dev {
-        next: 0,
-        pass: 0,
-        cap: BIG,
-    };
+    let mut dev = Dev::new(BIG);
 
     // One new entry per call through an out of 1, mid-ring; then idle polls.
-    tcm_drain1();
-    for _ in 0..CALLS {
-        ok &= dev.post(big.memory());
-        ok &= drain(&mut big, &mut out1) == 1;
-    }
-    tcm_idle1();
-    for _ in 0..CALLS {
-        ok &= drain(&mut big, &mut out1) == 0;
-    }
+    scenario!(ok, tcm_drain1, dev.post(big.memory()) & (drain(&mut big, &mut out1) == 1));
+    scenario!(ok, tcm_idle1, drain(&mut big, &mut out1) == 0);
     // The same through an out of 16 (a trickle), then idle.
-    tcm_trickle16();
-    for _ in 0..CALLS {
-        ok &= dev.post(big.memory());
-        ok &= drain(&mut big, &mut out16) == 1;
-    }
-    tcm_idle16();
-    for _ in 0..CALLS {
-        ok &= drain(&mut big, &mut out16) == 0;
-    }
+    scenario!(ok, tcm_trickle16, dev.post(big.memory()) & (drain(&mut big, &mut out16) == 1));
+    scenario!(ok, tcm_idle16, drain(&mut big, &mut out16) == 0);
     // The ring of 8: the call that takes slot 7 (the head wraps, the
     // expected phase flips), two passes.
-    let mut dev8 = Dev {
-        next: 0,
-        pass: 0,
-        cap: SMALL,
-    };
+    let mut dev8 = Dev::new(SMALL);
     for _ in 0..2 {
         tcm_none();
         for _ in 0..SMALL - 1 {
@@ -454,21 +454,15 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     if tail.enable(&mut eng, &mut NoDelay).is_err() {
         return false;
     }
-    let mut devt = Dev {
-        next: 0,
-        pass: 0,
-        cap: BIG,
-    };
-    tcm_tail1();
-    for _ in 0..CALLS {
-        ok &= devt.post(tail.memory());
-        ok &= win.write32(NQ2_TAIL, devt.next * 16).is_ok();
-        ok &= drain(&mut tail, &mut out1) == 1;
-    }
-    tcm_tail_idle1();
-    for _ in 0..CALLS {
-        ok &= drain(&mut tail, &mut out1) == 0;
-    }
+    let mut devt = Dev::new(BIG);
+    scenario!(
+        ok,
+        tcm_tail1,
+        devt.post(tail.memory())
+            & win.write32(NQ2_TAIL, devt.next * 16).is_ok()
+            & (drain(&mut tail, &mut out1) == 1)
+    );
+    scenario!(ok, tcm_tail_idle1, drain(&mut tail, &mut out1) == 0);
     tcm_none();
 
     // The C-style drivers, each over its own ring and registers.
@@ -500,25 +494,10 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
             [tcm_c_tail1 as fn(), tcm_c_tail_idle1, tcm_c_tail_trickle16],
         ),
     ] {
-        let mut d = Dev {
-            next: 0,
-            pass: 0,
-            cap: BIG,
-        };
-        names[0]();
-        for _ in 0..CALLS {
-            ok &= d.post_c(m);
-            ok &= f(s, &mut cout1) == 1;
-        }
-        names[1]();
-        for _ in 0..CALLS {
-            ok &= f(s, &mut cout1) == 0;
-        }
-        names[2]();
-        for _ in 0..CALLS {
-            ok &= d.post_c(m);
-            ok &= f(s, &mut cout16) == 1;
-        }
+        let mut d = Dev::new(BIG);
+        scenario!(ok, names[0], d.post_c(m) & (f(s, &mut cout1) == 1));
+        scenario!(ok, names[1], f(s, &mut cout1) == 0);
+        scenario!(ok, names[2], d.post_c(m) & (f(s, &mut cout16) == 1));
         tcm_none();
     }
     // The leanest poll ("take one"), over a ring of its own.
@@ -527,26 +506,11 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     };
     let mut c1 = m1.state();
     let c_one = black_box(tcp_c_one as fn(&mut CState, &mut [u32; 4]) -> bool);
-    let mut d1 = Dev {
-        next: 0,
-        pass: 0,
-        cap: BIG,
-    };
-    tcm_c_one1();
-    for _ in 0..CALLS {
-        ok &= d1.post_c(&m1);
-        ok &= c_one(&mut c1, &mut cout1[0]);
-    }
-    tcm_c_one_idle1();
-    for _ in 0..CALLS {
-        ok &= !c_one(&mut c1, &mut cout1[0]);
-    }
+    let mut d1 = Dev::new(BIG);
+    scenario!(ok, tcm_c_one1, d1.post_c(&m1) & c_one(&mut c1, &mut cout1[0]));
+    scenario!(ok, tcm_c_one_idle1, !c_one(&mut c1, &mut cout1[0]));
     tcm_none();
-    let mut d8 = Dev {
-        next: 0,
-        pass: 0,
-        cap: SMALL,
-    };
+    let mut d8 = Dev::new(SMALL);
     for _ in 0..2 {
         tcm_none();
         for _ in 0..SMALL - 1 {
