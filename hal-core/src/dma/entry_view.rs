@@ -17,7 +17,7 @@ use core::sync::atomic::AtomicU64;
 use core::sync::atomic::{fence, AtomicU32, Ordering::Acquire, Ordering::Relaxed};
 
 use crate::error::Result;
-use crate::notific::entry::{NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
+use crate::notific::entry::{NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_DWORD_BIT, PHASE_MASK};
 
 use super::words::AtomicWord;
 use super::DmaMemory;
@@ -37,9 +37,10 @@ pub struct EntryView<'a> {
     w64: Iter<'a, [AtomicU64; 2]>,
     /// 4-byte atomic words ([`StaticDma`](super::StaticDma)): the entries not read yet.
     w32: Iter<'a, [AtomicU32; 4]>,
-    /// The word views: what a new entry's first word holds under the phase
-    /// mask (a `u32` word's value is the same integer).
-    want: Want,
+    /// The word views: the phase bit of an entry that is NOT new, as bit
+    /// 31 ([`PHASE_DWORD_BIT`] or 0): an entry is new when its phase bit
+    /// (moved to bit 31, [`phase_sign`]) xor this is set, one sign test.
+    old: u32,
     /// Any other backend, each entry read by its `read_new_entries`: the
     /// next entry's offset, the entries left, the phase of a new entry.
     offset: usize,
@@ -48,12 +49,6 @@ pub struct EntryView<'a> {
     /// The entry [`EntryView::fetch`] read, not handed out yet.
     held: Option<NqEntry>,
 }
-
-/// The widest word an [`EntryView`] is made of (what `want` is kept as).
-#[cfg(target_has_atomic = "64")]
-type Want = u64;
-#[cfg(not(target_has_atomic = "64"))]
-type Want = u32;
 
 /// An atomic word an [`EntryView`] can be made of (sealed: `AtomicU32`, and
 /// `AtomicU64` where the target has it).
@@ -89,14 +84,28 @@ fn pair(a: u32, b: u32) -> u64 {
     }
 }
 
-/// What a new entry's first word holds under the phase mask [004 §3].
+/// The phase bit, as bit 31, of an entry that is NOT new in a run whose
+/// new entries carry phase `phase` (the opposite of the consumer phase
+/// before the wrap, the consumer phase after it [FACTS §11]).
 #[inline(always)]
-fn want_of<W: AtomicWord>(phase: bool) -> W::Int {
+const fn old_of(phase: bool) -> u32 {
     if phase {
-        W::byte_at(PHASE_MASK, PHASE_BYTE)
+        0
     } else {
-        W::ZERO
+        PHASE_DWORD_BIT
     }
+}
+
+/// An entry's first word with its phase bit (bit 7 of byte
+/// [`PHASE_BYTE`], memory order) moved to bit 31 of a `u32`, the other
+/// bits meaningless: on little-endian targets the word's low half as it is
+/// (byte 3 is bits 24..31), elsewhere one rotation.
+#[inline(always)]
+fn phase_sign<W: AtomicWord>(first: W::Int) -> u32 {
+    let bit = W::byte_at(PHASE_MASK, PHASE_BYTE);
+    let pos = W::widen(bit).trailing_zeros();
+    // `pos < 64`; the rotation puts bit `pos` at bit 31 (0 on little-endian).
+    W::widen(first).rotate_right((pos + 64 - 31) % 64) as u32
 }
 
 impl EntryWord for AtomicU32 {
@@ -104,7 +113,7 @@ impl EntryWord for AtomicU32 {
     fn view(run: &[[AtomicU32; 4]], phase: bool) -> EntryView<'_> {
         EntryView {
             w32: run.iter(),
-            want: Want::from(want_of::<Self>(phase)),
+            old: old_of(phase),
             ..EntryView::each(0, 0, phase)
         }
     }
@@ -123,7 +132,7 @@ impl EntryWord for AtomicU64 {
     fn view(run: &[[AtomicU64; 2]], phase: bool) -> EntryView<'_> {
         EntryView {
             w64: run.iter(),
-            want: want_of::<Self>(phase),
+            old: old_of(phase),
             ..EntryView::each(0, 0, phase)
         }
     }
@@ -135,7 +144,8 @@ impl EntryWord for AtomicU64 {
 }
 
 /// The first entry of `run` if it is new: its first word (the phase
-/// byte's) loaded; unless its phase bits are `want`, `None` and `run` left
+/// byte's) loaded; unless its phase bit differs from `old`'s bit 31
+/// (one xor and a sign test), `None` and `run` left
 /// as it is; else an Acquire fence (the entry's other words are loaded after
 /// the load that said new), its other words, and `run` moves past it.
 ///
@@ -143,10 +153,10 @@ impl EntryWord for AtomicU64 {
 /// load, so the entry handed out carries the phase that was tested: an entry
 /// the device rewrote before that load is not new and ends the run.
 #[inline(always)]
-fn next_in<W: EntryWord>(run: &mut Iter<'_, W::Entry>, want: W::Int) -> Option<NqEntry> {
+fn next_in<W: EntryWord>(run: &mut Iter<'_, W::Entry>, old: u32) -> Option<NqEntry> {
     let ws = run.as_slice().first()?;
     let first = W::first(ws).load();
-    if first & W::byte_at(PHASE_MASK, PHASE_BYTE) != want {
+    if ((phase_sign::<W>(first) ^ old) as i32) >= 0 {
         return None;
     }
     // Past it before the fence: the run's end is not loaded again.
@@ -165,7 +175,7 @@ impl<'a> EntryView<'a> {
             #[cfg(target_has_atomic = "64")]
             w64: [].iter(),
             w32: [].iter(),
-            want: 0,
+            old: 0,
             offset,
             left: n,
             phase,
@@ -232,12 +242,10 @@ impl<'a> EntryView<'a> {
     pub fn next_word(&mut self) -> Option<NqEntry> {
         #[cfg(target_has_atomic = "64")]
         if !self.w64.as_slice().is_empty() {
-            return next_in::<AtomicU64>(&mut self.w64, self.want);
+            return next_in::<AtomicU64>(&mut self.w64, self.old);
         }
         if !self.w32.as_slice().is_empty() {
-            // `want` came from a `u32` (`view`): the cast keeps it.
-            #[allow(clippy::unnecessary_cast)] // a `u32` already without 64-bit atomics
-            return next_in::<AtomicU32>(&mut self.w32, self.want as u32);
+            return next_in::<AtomicU32>(&mut self.w32, self.old);
         }
         self.held.take()
     }
