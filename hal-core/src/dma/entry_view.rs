@@ -242,12 +242,28 @@ impl<'a> EntryView<'a> {
     pub fn next_word(&mut self) -> Option<NqEntry> {
         #[cfg(target_has_atomic = "64")]
         if !self.w64.as_slice().is_empty() {
-            return next_in::<AtomicU64>(&mut self.w64, self.old);
+            return self.next_sized(8);
         }
         if !self.w32.as_slice().is_empty() {
-            return next_in::<AtomicU32>(&mut self.w32, self.old);
+            return self.next_sized(4);
         }
-        self.held.take()
+        self.next_sized(0)
+    }
+
+    /// [`EntryView::next_word`] of a view made of words of `word_bytes`
+    /// (8, 4, or 0 for a view not of words: the entry
+    /// [`EntryView::fetch`] read): the memory's
+    /// [`DmaMemory::entry_view_word_bytes`], a constant, so that only that
+    /// kind's read is compiled in, with no test of the others (issue 12:
+    /// the drain iterator's per-entry path). Another size finds nothing.
+    #[inline(always)]
+    pub fn next_sized(&mut self, word_bytes: usize) -> Option<NqEntry> {
+        match word_bytes {
+            #[cfg(target_has_atomic = "64")]
+            8 => next_in::<AtomicU64>(&mut self.w64, self.old),
+            4 => next_in::<AtomicU32>(&mut self.w32, self.old),
+            _ => self.held.take(),
+        }
     }
 
     /// [`EntryView::next_new`]'s other half: read the next entry of a view
@@ -360,6 +376,33 @@ mod tests {
         }
     }
 
+    /// `next_sized` reads the one kind of view its size names: a view of
+    /// 4-byte words hands out its entries at 4 and nothing at 8 or 0 (the
+    /// entry staying in the run), and the other way round for 8.
+    #[test]
+    fn next_sized_reads_only_the_view_of_its_word_size() {
+        let w = words::<16>();
+        let v = AtomicWords::whole(&w);
+        fill(&v, 2);
+        assert_eq!(v.word_bytes(), 4);
+        let mut view = v.entry_view(0, 2, true).unwrap();
+        assert_eq!(view.next_sized(8), None);
+        assert_eq!(view.next_sized(0), None);
+        assert_eq!(view.len(), 2);
+        assert_eq!(view.next_sized(4).map(|e| e.bytes()[0]), Some(0));
+        #[cfg(target_has_atomic = "64")]
+        {
+            let w: [AtomicU64; 8] = core::array::from_fn(|_| AtomicU64::new(0));
+            let v = AtomicWords::whole(&w);
+            fill_distinct(&v, 2);
+            assert_eq!(v.word_bytes(), 8);
+            let mut view = v.entry_view(0, 2, true).unwrap();
+            assert_eq!(view.next_sized(4), None);
+            assert_eq!(view.len(), 2);
+            assert_eq!(view.next_sized(8).map(|e| e.bytes()[0]), Some(1));
+        }
+    }
+
     #[test]
     fn a_word_view_is_checked_once_and_refuses_runs_off_a_word_or_outside() {
         let w = words::<16>();
@@ -410,6 +453,7 @@ mod tests {
         let m = Plain(AtomicWords::whole(&w));
         fill(&m.0, 3);
         assert!(!m.entry_views_of_words());
+        assert_eq!(m.entry_view_word_bytes(), 0);
         assert!(m.entry_view(32, 3, true).is_err());
         let mut view = m.entry_view(16, 3, true).unwrap();
         // Nothing without a fetch: it is not a view of words.

@@ -292,11 +292,24 @@ pub trait DmaMemory {
     /// [`EntryView::fetch`]): a consumer may then leave its `fetch` path out
     /// (the drain iterator does, for firmware size). A backend that says
     /// `true` and hands back another view has that view's entries not read
-    /// (the run looks over). Default `false`. (A method, not a constant:
-    /// the trait stays dyn compatible; a backend's answer is a constant.)
+    /// (the run looks over). `true` when [`DmaMemory::entry_view_word_bytes`]
+    /// is not 0. (A method, not a constant: the trait stays dyn compatible;
+    /// a backend's answer is a constant.)
     #[inline(always)]
     fn entry_views_of_words(&self) -> bool {
-        false
+        self.entry_view_word_bytes() != 0
+    }
+
+    /// The bytes of the atomic words every view [`DmaMemory::entry_view`]
+    /// hands back is made of (4 or 8; [`EntryView::next_sized`]), or 0 when
+    /// its views are not of words (the default). A consumer given this
+    /// constant reads one kind of view, with no test of the others (the
+    /// drain iterator's entry, issue 12). A backend that answers a size its
+    /// views are not made of has their entries not read (the run looks
+    /// over).
+    #[inline(always)]
+    fn entry_view_word_bytes(&self) -> usize {
+        0
     }
 
     /// Volatile copy of `data` to `offset`.
@@ -520,6 +533,10 @@ impl<T: DmaMemory + ?Sized> DmaMemory for &T {
     #[inline(always)]
     fn entry_views_of_words(&self) -> bool {
         (**self).entry_views_of_words()
+    }
+    #[inline(always)]
+    fn entry_view_word_bytes(&self) -> usize {
+        (**self).entry_view_word_bytes()
     }
     #[inline(always)]
     fn write(&self, offset: usize, data: &[u8]) -> Result<()> {

@@ -133,10 +133,10 @@ macro_rules! dma_memory_over_words {
                 $view.entry_view(offset, n, phase)
             }
 
-            /// Every view is one of words ([`AtomicWords::entry_view`]).
+            /// Every view is one of the words' ([`AtomicWords::entry_view`]).
             #[inline(always)]
-            fn entry_views_of_words(&$s) -> bool {
-                true
+            fn entry_view_word_bytes(&$s) -> usize {
+                $view.word_bytes()
             }
 
             #[inline]

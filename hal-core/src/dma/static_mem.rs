@@ -309,6 +309,15 @@ mod tests {
         assert_eq!(out, [0u8; 128]);
     }
 
+    /// Its entry views are of 4-byte words: what the drain iterator reads
+    /// them as (`DmaMemory::entry_view_word_bytes`).
+    #[test]
+    fn entry_views_are_of_four_byte_words() {
+        let m = ring_1k!();
+        assert_eq!(m.entry_view_word_bytes(), 4);
+        assert!(m.entry_views_of_words());
+    }
+
     #[test]
     fn bus_address_is_identity_or_the_given_one() {
         let buf = crate::static_dma!(64).unwrap();

@@ -713,6 +713,13 @@ fn copy_new<W: AtomicWord>(run: &[W::Entry], out: &mut [NqEntry], phase: bool) -
 
 // The drain iterator's view of a run (issue 12; `super::entry_view`).
 impl<'a, W: super::EntryWord> AtomicWords<'a, W> {
+    /// The bytes of one word (4 or 8): what every [`AtomicWords::entry_view`]
+    /// is made of ([`DmaMemory::entry_view_word_bytes`](super::DmaMemory::entry_view_word_bytes)).
+    #[inline(always)]
+    pub const fn word_bytes(&self) -> usize {
+        W::BYTES
+    }
+
     /// [`DmaMemory::entry_view`](super::DmaMemory::entry_view): the run
     /// checked once; a run on whole words (a ring's: its base is aligned,
     /// its entries 16 bytes) is its sub-slice of entry words, read with no
@@ -721,6 +728,7 @@ impl<'a, W: super::EntryWord> AtomicWords<'a, W> {
     /// (`entry_views_of_words`).
     #[inline(always)]
     pub fn entry_view(&self, offset: usize, n: usize, phase: bool) -> Result<super::EntryView<'a>> {
+        // (Every view made here is of `W`: `word_bytes` says so.)
         match self.entry_words(offset, n) {
             EntryRun::Words(run) => Ok(W::view(run, phase)),
             EntryRun::Unaligned => Err(Error::InvalidArgument(

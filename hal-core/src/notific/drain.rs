@@ -24,8 +24,10 @@
 //! each entry twice, ring → a 16-entry chunk buffer → the caller): at most
 //! two runs (before and after the wrap), each bounds-checked once into a
 //! [`DmaMemory::entry_view`]; per entry, on the atomic-word backends, its
-//! first word (the phase byte's), the phase test, an Acquire fence, its
-//! other words, with no bounds check. Everything else (a view that is not of
+//! first word (the phase byte's), the phase test (one xor, one sign test),
+//! an Acquire fence, its other words, with no bounds check, and no test of
+//! the views of other word sizes ([`DmaMemory::entry_view_word_bytes`], a
+//! constant per backend). Everything else (a view that is not of
 //! words, the run after the wrap, the end, the tail-mode overrun fault) is
 //! one out-of-line step, so the entries do not go through memory.
 //!
@@ -552,7 +554,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Iterator for Drain<'_, R, M, Z> {
     fn next(&mut self) -> Option<Self::Item> {
         loop {
             // The hot path: the view's next entry, nothing else inlined.
-            if let Some(e) = self.view.next_word() {
+            if let Some(e) = self.view.next_sized(self.mem.entry_view_word_bytes()) {
                 return Some(Ok(e));
             }
             match self.advance() {
