@@ -207,6 +207,34 @@ impl<'a> EntryView<'a> {
         w64 + self.w32.len() + self.left
     }
 
+    /// [`EntryView::len`] of a view made of words of `word_bytes` (as
+    /// [`EntryView::next_sized`]: 8, 4, or 0 for a view not of words): that
+    /// kind's entries alone, with no count of the others (empty in such a
+    /// view). The drain iterator's count of what it yielded (issue 12).
+    #[inline(always)]
+    pub fn len_sized(&self, word_bytes: usize) -> usize {
+        match word_bytes {
+            #[cfg(target_has_atomic = "64")]
+            8 => self.w64.len(),
+            4 => self.w32.len(),
+            _ => self.left,
+        }
+    }
+
+    /// [`EntryView::clear`] of a view made of words of `word_bytes` (as
+    /// [`EntryView::next_sized`]): that kind's entries dropped, so that
+    /// [`EntryView::next_sized`] and [`EntryView::len_sized`] of that size
+    /// find nothing.
+    #[inline(always)]
+    pub fn clear_sized(&mut self, word_bytes: usize) {
+        match word_bytes {
+            #[cfg(target_has_atomic = "64")]
+            8 => self.w64 = [].iter(),
+            4 => self.w32 = [].iter(),
+            _ => self.clear(),
+        }
+    }
+
     /// `true` when every entry of the run was read.
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
@@ -376,11 +404,12 @@ mod tests {
         }
     }
 
-    /// `next_sized` reads the one kind of view its size names: a view of
-    /// 4-byte words hands out its entries at 4 and nothing at 8 or 0 (the
-    /// entry staying in the run), and the other way round for 8.
+    /// `next_sized`, `len_sized` and `clear_sized` see the one kind of view
+    /// their size names: a view of 4-byte words hands out and counts its
+    /// entries at 4 and nothing at 8 or 0 (the entry staying in the run),
+    /// is cleared at 4 only, and the other way round for 8.
     #[test]
-    fn next_sized_reads_only_the_view_of_its_word_size() {
+    fn the_sized_reads_counts_and_clears_see_only_their_word_size() {
         let w = words::<16>();
         let v = AtomicWords::whole(&w);
         fill(&v, 2);
@@ -389,7 +418,14 @@ mod tests {
         assert_eq!(view.next_sized(8), None);
         assert_eq!(view.next_sized(0), None);
         assert_eq!(view.len(), 2);
+        assert_eq!((view.len_sized(4), view.len_sized(8)), (2, 0));
         assert_eq!(view.next_sized(4).map(|e| e.bytes()[0]), Some(0));
+        assert_eq!(view.len_sized(4), 1);
+        // Cleared at another size: still there; at its own: gone.
+        view.clear_sized(8);
+        assert_eq!(view.len_sized(4), 1);
+        view.clear_sized(4);
+        assert_eq!((view.len_sized(4), view.next_sized(4)), (0, None));
         #[cfg(target_has_atomic = "64")]
         {
             let w: [AtomicU64; 8] = core::array::from_fn(|_| AtomicU64::new(0));
@@ -399,7 +435,10 @@ mod tests {
             let mut view = v.entry_view(0, 2, true).unwrap();
             assert_eq!(view.next_sized(4), None);
             assert_eq!(view.len(), 2);
+            assert_eq!((view.len_sized(8), view.len_sized(4)), (2, 0));
             assert_eq!(view.next_sized(8).map(|e| e.bytes()[0]), Some(1));
+            view.clear_sized(8);
+            assert_eq!((view.len_sized(8), view.next_sized(8)), (0, None));
         }
     }
 

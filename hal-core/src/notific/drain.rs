@@ -447,7 +447,16 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
     fn yielded(&self) -> u32 {
         // The view is what is left of the current run, which ends at
         // `run_end <= avail`: no overflow.
-        self.run_end.wrapping_sub(self.view.len() as u32)
+        self.run_end
+            .wrapping_sub(self.view.len_sized(self.word_bytes()) as u32)
+    }
+
+    /// The word size of the memory's views (a constant per backend:
+    /// [`DmaMemory::entry_view_word_bytes`]): the iterator reads, counts
+    /// and clears that kind of view alone.
+    #[inline(always)]
+    fn word_bytes(&self) -> usize {
+        self.mem.entry_view_word_bytes()
     }
 
     /// Yield nothing more: no run left, `avail` what was yielded.
@@ -455,7 +464,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
     fn stop(&mut self) {
         self.avail = self.yielded();
         self.run_end = self.avail;
-        self.view.clear();
+        self.view.clear_sized(self.word_bytes());
     }
 
     #[inline]
@@ -464,7 +473,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
         // Nothing left to yield, nothing yielded (`run_end == 0` tells the
         // drop so without recounting).
         (self.avail, self.run_end) = (0, 0);
-        self.view.clear();
+        self.view.clear_sized(self.word_bytes());
         commit_yielded(&mut self.ring, n)?;
         Ok(n)
     }
@@ -487,7 +496,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
                 Err(e) => return self.fail(e),
             }
         }
-        if self.view.is_empty() && self.run_end < self.avail {
+        if self.view.len_sized(self.word_bytes()) == 0 && self.run_end < self.avail {
             // From slot 0: its new entries carry the consumer phase [FACTS §11].
             let n = (self.avail - self.run_end) as usize;
             return match self.mem.entry_view(0, n, self.ring.phase()) {
@@ -554,7 +563,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Iterator for Drain<'_, R, M, Z> {
     fn next(&mut self) -> Option<Self::Item> {
         loop {
             // The hot path: the view's next entry, nothing else inlined.
-            if let Some(e) = self.view.next_sized(self.mem.entry_view_word_bytes()) {
+            if let Some(e) = self.view.next_sized(self.word_bytes()) {
                 return Some(Ok(e));
             }
             match self.advance() {
