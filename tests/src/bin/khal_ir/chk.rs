@@ -25,59 +25,32 @@
 //! `j`, `m<pct>` that percentage outside every window (the error path).
 
 use std::hint::black_box;
-use std::ptr::NonNull;
 
 use khal_core::csr::{BinarySearch, CellIndex, Csr, CsrRegion, Lookup, RegionTable};
 use khal_core::dma::{DmaMemory, StaticDma};
-use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing,
-};
+use khal_core::notific::{ConsumeMode, NqEntry, NqRing};
 use khal_core::{DeviceAddr, Mmio};
 use khal_std::DmaBuf;
 
 use crate::kernels::*;
+use crate::nqsetup::{bench_engine, bench_ring, consume_mode, nq_reg};
 
 /// Entries drained per NQ scenario (whole rounds of `k`: 4095 at 3).
 const TOTAL: usize = 4096;
 
-/// The device: its next slot and pass (the phase it writes is the pass's
-/// parity, 1 on the first pass [004 §3]).
-pub struct ChkDev {
-    next: u32,
-    pass: u32,
-    cap: u32,
-    regs: NonNull<u32>,
-}
-
-/// The device writes `k` entries and publishes the tail (not counted).
+/// The device writes `k` entries and publishes the tail (not counted): the
+/// shared device (`kernels::NqDev`, tag 0x0A00: dword 0 the slot, dword 2
+/// the pass), entered here, beside this checker's kernels.
 #[inline(never)]
-pub fn ir_chkdev_write<R: DmaMemory>(mem: &R, dev: &mut ChkDev, k: u32) {
-    for _ in 0..k {
-        let mut e = [0u8; 16];
-        e[..4].copy_from_slice(&(dev.next | 0x0A00).to_le_bytes());
-        e[3] = if dev.pass & 1 == 0 { 0x80 } else { 0 };
-        e[8..12].copy_from_slice(&dev.pass.to_le_bytes());
-        let _ = mem.write(dev.next as usize * 16, &e);
-        dev.next += 1;
-        if dev.next == dev.cap {
-            dev.next = 0;
-            dev.pass += 1;
-        }
-    }
-    // SAFETY: dword NQ0_TAIL_OFF / 4 of the live register buffer.
-    unsafe {
-        dev.regs
-            .as_ptr()
-            .add(NQ0_TAIL_OFF as usize / 4)
-            .write_volatile(dev.next * 16)
-    };
+pub fn ir_chkdev_write<R: DmaMemory>(mem: &R, dev: &mut NqDev, k: u32) {
+    dev.write(mem, k);
 }
 
 /// One khal drain per round.
 #[inline(never)]
 pub fn ir_chk_drain<M: Mmio, R: DmaMemory>(
     ring: &mut NqRing<R, M>,
-    dev: &mut ChkDev,
+    dev: &mut NqDev,
     out: &mut [NqEntry],
     k: u32,
     want: usize,
@@ -98,7 +71,7 @@ pub fn ir_chk_drain<M: Mmio, R: DmaMemory>(
 #[inline(never)]
 pub fn ir_chk_iter<M: Mmio, R: DmaMemory>(
     ring: &mut NqRing<R, M>,
-    dev: &mut ChkDev,
+    dev: &mut NqDev,
     out: &mut [NqEntry],
     k: u32,
     want: usize,
@@ -189,7 +162,7 @@ pub fn ir_chk_cref<M: Mmio, R: DmaMemory>(
     mem: &R,
     s: &mut CState,
     phase: bool,
-    dev: &mut ChkDev,
+    dev: &mut NqDev,
     out: &mut [NqEntry],
     k: u32,
     want: usize,
@@ -274,23 +247,10 @@ fn nq<R: DmaMemory>(f: &[&str], mem: R) -> Option<u64> {
     let ring_ptr = mem.bus_addr() as usize as *const NqEntry;
     let mut regs = Regs::new();
     let regs_ptr = regs.ptr();
-    let w: &'static _ = Box::leak(Box::new(window(regs_ptr)?));
-    let mut e = NotificEngine::init(w, BASE, EngineConfig::tpb(BpMode::All)).ok()?;
-    let tail_mode = consumer == "tail" || consumer == "ctail";
-    let cmode = if tail_mode {
-        ConsumeMode::Tail
-    } else {
-        ConsumeMode::Phase
-    };
-    let mut ring =
-        NqRing::configure_host(mem, e.queue(0).ok()?, NqConfig::new(ring_n * 16, cmode)).ok()?;
-    ring.enable(&mut e, &mut NoDelay).ok()?;
-    let mut dev = ChkDev {
-        next: 0,
-        pass: 0,
-        cap: ring_n,
-        regs: regs_ptr,
-    };
+    let mut e = bench_engine(regs_ptr)?;
+    let tail_mode = consume_mode(consumer) == ConsumeMode::Tail;
+    let mut ring = bench_ring(&mut e, mem, 0, ring_n, consume_mode(consumer), None)?;
+    let mut dev = NqDev::new(nq_reg(regs_ptr, 0, NQ0_TAIL_OFF)?, ring_n, 0x0A00);
     let mut out = vec![NqEntry::default(); out_n as usize];
     let mut s = CState {
         ring: ring_ptr,
@@ -304,7 +264,8 @@ fn nq<R: DmaMemory>(f: &[&str], mem: R) -> Option<u64> {
         let two = f.get(5) == Some(&"2");
         let mut d = NoDelay;
         for _ in 0..filled {
-            ir_chkdev_write(ring.memory(), &mut dev, 1);
+            // Set-up: the device's write is not a kernel's (not counted).
+            dev.write(ring.memory(), 1);
             let n = if cstyle {
                 if tail_mode {
                     c_tail(e.mmio(), &mut s, &mut out)

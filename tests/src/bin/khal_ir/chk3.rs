@@ -59,23 +59,18 @@ use std::ptr::NonNull;
 
 use khal_core::csr::{BinarySearch, Csr, CsrRegion, RegionTable};
 use khal_core::dma::{DmaMemory, StaticDma};
-use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing,
-};
+use khal_core::notific::{ConsumeMode, NotificEngine, NqEntry, NqRing};
 use khal_core::{DeviceAddr, Mmio, Result};
 use khal_std::DmaBuf;
 
 use crate::kernels::*;
+use crate::nqsetup::{bench_engine, bench_ring, consume_mode, nq_reg, Win};
 
 /// Entries of the `k`-per-poll scenarios (whole rounds of `k`).
 const TOTAL: usize = 4096;
 
 /// Polls of the bursty pattern.
 const BURST_POLLS: usize = 1800;
-
-/// Stride of the NQ register block: NQ 1's registers are 40 bytes after
-/// NQ 0's (10-queue flavour) [FACTS §10].
-const NQ_STRIDE: u64 = 40;
 
 /// The per-poll arrivals: `b` (bursty, see the module docs) or `k` per poll.
 fn pattern(spec: &str) -> Option<Vec<u32>> {
@@ -110,36 +105,13 @@ fn simulate(pat: &[u32], out: u32) -> (usize, u32) {
     (total, peak)
 }
 
-/// The device of one ring: its next slot and pass, the sequence number of
-/// its next entry, and the ring's tail register.
-pub struct Dev3 {
-    next: u32,
-    pass: u32,
-    seq: u32,
-    cap: u32,
-    tail: NonNull<u32>,
-}
-
-/// The device writes `k` entries (dword 0: slot, phase bit 31 = the pass's
-/// parity, 1 on the first pass [FACTS §11]; dword 1: a sequence number) and
-/// publishes the tail. Not counted (second toggle).
+/// The device writes `k` entries (dword 0: slot | 0x5100, phase bit 31 = the
+/// pass's parity, 1 on the first pass [FACTS §11]; dword 1: a sequence
+/// number) and publishes the tail: the shared device (`kernels::NqDev`),
+/// entered here, beside this checker's kernels. Not counted (second toggle).
 #[inline(never)]
-pub fn ir_k3dev_write<R: DmaMemory>(mem: &R, dev: &mut Dev3, k: u32) {
-    for _ in 0..k {
-        let mut e = [0u8; 16];
-        let phase = if dev.pass & 1 == 0 { 0x8000_0000u32 } else { 0 };
-        e[..4].copy_from_slice(&(dev.next | 0x5100 | phase).to_le_bytes());
-        e[4..8].copy_from_slice(&dev.seq.to_le_bytes());
-        let _ = mem.write(dev.next as usize * 16, &e);
-        dev.seq += 1;
-        dev.next += 1;
-        if dev.next == dev.cap {
-            dev.next = 0;
-            dev.pass += 1;
-        }
-    }
-    // SAFETY: the tail register's dword inside the live register buffer.
-    unsafe { dev.tail.as_ptr().write_volatile(dev.next * 16) };
+pub fn ir_k3dev_write<R: DmaMemory>(mem: &R, dev: &mut NqDev, k: u32) {
+    dev.write(mem, k);
 }
 
 /// A C driver's state for one ring: its memory, registers, head, phase.
@@ -204,7 +176,7 @@ fn c_phase(s: &mut C3, out: &mut [NqEntry]) -> usize {
 #[inline(never)]
 pub fn ir_k3_drain<M: Mmio, R: DmaMemory>(
     ring: &mut NqRing<R, M>,
-    dev: &mut Dev3,
+    dev: &mut NqDev,
     out: &mut [NqEntry],
     pat: &[u32],
 ) -> usize {
@@ -224,7 +196,7 @@ pub fn ir_k3_drain<M: Mmio, R: DmaMemory>(
 #[inline(never)]
 pub fn ir_k3_iter<M: Mmio, R: DmaMemory>(
     ring: &mut NqRing<R, M>,
-    dev: &mut Dev3,
+    dev: &mut NqDev,
     out: &mut [NqEntry],
     pat: &[u32],
 ) -> usize {
@@ -253,39 +225,42 @@ pub fn ir_k3_iter<M: Mmio, R: DmaMemory>(
     total
 }
 
-/// One C phase poll per poll.
-#[inline(never)]
-pub fn ir_k3_cphase<R: DmaMemory>(
-    mem: &R,
-    s: &mut C3,
-    dev: &mut Dev3,
-    out: &mut [NqEntry],
-    pat: &[u32],
-) -> usize {
-    let mut total = 0;
-    for &k in pat {
-        ir_k3dev_write(mem, dev, k);
-        total += c_phase(s, out);
-    }
-    total
+/// A C kernel of one ring, `$name`: per poll the device's arrivals, then
+/// one `$poll` (`c_phase` or `c_tail`). A macro, not a generic helper: each
+/// kernel is the same source as when it was written out twice, so it
+/// compiles as it was measured (a generic helper taking the poll changed
+/// the C phase kernels' code and counts).
+macro_rules! c_kernel {
+    ($(#[$doc:meta])* $name:ident, $poll:ident) => {
+        $(#[$doc])*
+        #[inline(never)]
+        pub fn $name<R: DmaMemory>(
+            mem: &R,
+            s: &mut C3,
+            dev: &mut NqDev,
+            out: &mut [NqEntry],
+            pat: &[u32],
+        ) -> usize {
+            let mut total = 0;
+            for &k in pat {
+                ir_k3dev_write(mem, dev, k);
+                total += $poll(s, out);
+            }
+            total
+        }
+    };
 }
 
-/// One C tail poll per poll.
-#[inline(never)]
-pub fn ir_k3_ctail<R: DmaMemory>(
-    mem: &R,
-    s: &mut C3,
-    dev: &mut Dev3,
-    out: &mut [NqEntry],
-    pat: &[u32],
-) -> usize {
-    let mut total = 0;
-    for &k in pat {
-        ir_k3dev_write(mem, dev, k);
-        total += c_tail(s, out);
-    }
-    total
-}
+c_kernel!(
+    /// One C phase poll per poll.
+    ir_k3_cphase,
+    c_phase
+);
+c_kernel!(
+    /// One C tail poll per poll.
+    ir_k3_ctail,
+    c_tail
+);
 
 /// Two rings polled alternately through khal `drain`.
 #[inline(never)]
@@ -293,8 +268,8 @@ pub fn ir_k3_ctail<R: DmaMemory>(
 pub fn ir_k3_pair_drain<M: Mmio, R: DmaMemory>(
     a: &mut NqRing<R, M>,
     b: &mut NqRing<R, M>,
-    da: &mut Dev3,
-    db: &mut Dev3,
+    da: &mut NqDev,
+    db: &mut NqDev,
     oa: &mut [NqEntry],
     ob: &mut [NqEntry],
     pat: &[u32],
@@ -317,55 +292,47 @@ pub fn ir_k3_pair_drain<M: Mmio, R: DmaMemory>(
     total
 }
 
-/// Two rings polled alternately through the C phase poll.
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-pub fn ir_k3_pair_cphase<R: DmaMemory>(
-    ma: &R,
-    mb: &R,
-    sa: &mut C3,
-    sb: &mut C3,
-    da: &mut Dev3,
-    db: &mut Dev3,
-    oa: &mut [NqEntry],
-    ob: &mut [NqEntry],
-    pat: &[u32],
-) -> usize {
-    let mut total = 0;
-    let len = pat.len();
-    for (i, &k) in pat.iter().enumerate() {
-        ir_k3dev_write(ma, da, k);
-        ir_k3dev_write(mb, db, pat[(i + 7) % len]);
-        total += c_phase(sa, oa);
-        total += c_phase(sb, ob);
-    }
-    total
+/// A C kernel of two rings polled alternately, `$name`, through `$poll`
+/// (a macro for the reason of [`c_kernel`]).
+macro_rules! c_pair_kernel {
+    ($(#[$doc:meta])* $name:ident, $poll:ident) => {
+        $(#[$doc])*
+        #[inline(never)]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name<R: DmaMemory>(
+            ma: &R,
+            mb: &R,
+            sa: &mut C3,
+            sb: &mut C3,
+            da: &mut NqDev,
+            db: &mut NqDev,
+            oa: &mut [NqEntry],
+            ob: &mut [NqEntry],
+            pat: &[u32],
+        ) -> usize {
+            let mut total = 0;
+            let len = pat.len();
+            for (i, &k) in pat.iter().enumerate() {
+                ir_k3dev_write(ma, da, k);
+                ir_k3dev_write(mb, db, pat[(i + 7) % len]);
+                total += $poll(sa, oa);
+                total += $poll(sb, ob);
+            }
+            total
+        }
+    };
 }
 
-/// Two rings polled alternately through the C tail poll.
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-pub fn ir_k3_pair_ctail<R: DmaMemory>(
-    ma: &R,
-    mb: &R,
-    sa: &mut C3,
-    sb: &mut C3,
-    da: &mut Dev3,
-    db: &mut Dev3,
-    oa: &mut [NqEntry],
-    ob: &mut [NqEntry],
-    pat: &[u32],
-) -> usize {
-    let mut total = 0;
-    let len = pat.len();
-    for (i, &k) in pat.iter().enumerate() {
-        ir_k3dev_write(ma, da, k);
-        ir_k3dev_write(mb, db, pat[(i + 7) % len]);
-        total += c_tail(sa, oa);
-        total += c_tail(sb, ob);
-    }
-    total
-}
+c_pair_kernel!(
+    /// Two rings polled alternately through the C phase poll.
+    ir_k3_pair_cphase,
+    c_phase
+);
+c_pair_kernel!(
+    /// Two rings polled alternately through the C tail poll.
+    ir_k3_pair_ctail,
+    c_tail
+);
 
 /// `N` iterations of one or two khal polls that find nothing.
 #[inline(never)]
@@ -385,31 +352,35 @@ pub fn ir_k3_idle<M: Mmio, R: DmaMemory>(
     total
 }
 
-/// `N` iterations of one or two C phase polls that find nothing.
-#[inline(never)]
-pub fn ir_k3_cidlep(s: &mut C3, out: &mut [NqEntry], two: bool) -> usize {
-    let mut total = 0;
-    for _ in 0..N {
-        total += c_phase(s, out);
-        if two {
-            total += c_phase(s, out);
+/// A C idle kernel, `$name`: `N` iterations of one or two `$poll`s that
+/// find nothing (a macro for the reason of [`c_kernel`]).
+macro_rules! c_idle_kernel {
+    ($(#[$doc:meta])* $name:ident, $poll:ident) => {
+        $(#[$doc])*
+        #[inline(never)]
+        pub fn $name(s: &mut C3, out: &mut [NqEntry], two: bool) -> usize {
+            let mut total = 0;
+            for _ in 0..N {
+                total += $poll(s, out);
+                if two {
+                    total += $poll(s, out);
+                }
+            }
+            total
         }
-    }
-    total
+    };
 }
 
-/// `N` iterations of one or two C tail polls that find nothing.
-#[inline(never)]
-pub fn ir_k3_cidlet(s: &mut C3, out: &mut [NqEntry], two: bool) -> usize {
-    let mut total = 0;
-    for _ in 0..N {
-        total += c_tail(s, out);
-        if two {
-            total += c_tail(s, out);
-        }
-    }
-    total
-}
+c_idle_kernel!(
+    /// `N` iterations of one or two C phase polls that find nothing.
+    ir_k3_cidlep,
+    c_phase
+);
+c_idle_kernel!(
+    /// `N` iterations of one or two C tail polls that find nothing.
+    ir_k3_cidlet,
+    c_tail
+);
 
 /// A ring's memory over `backend` (`dmabuf`, or `static`: khal-core's
 /// `StaticDma` over one of two `static_dma!` buffers).
@@ -443,8 +414,6 @@ pub fn scenario(spec: &str) -> Option<u64> {
     }
 }
 
-type Win = &'static khal_core::mmio::volatile::VolatileWindow;
-
 /// One ring of `ring_n` entries on queue `q`, enabled; its device; the C
 /// driver's state over the same memory and registers.
 fn one_ring<R: DmaMemory>(
@@ -454,33 +423,19 @@ fn one_ring<R: DmaMemory>(
     q: u32,
     ring_n: u32,
     mode: ConsumeMode,
-) -> Option<(NqRing<R, Win>, Dev3, C3)> {
+) -> Option<(NqRing<R, Win>, NqDev, C3)> {
     let ring_ptr = mem.bus_addr() as usize as *const NqEntry;
-    let mut ring =
-        NqRing::configure_host(mem, e.queue(q).ok()?, NqConfig::new(ring_n * 16, mode)).ok()?;
-    ring.enable(e, &mut NoDelay).ok()?;
-    let off = |o: u64| (o + NQ_STRIDE * q as u64) as usize / 4;
-    // SAFETY: NQ `q`'s tail dword (q < 10) lies inside the live register
-    // buffer of WINDOW_BYTES.
-    let tail = unsafe { regs.as_ptr().add(off(NQ0_TAIL_OFF)) };
-    // SAFETY: likewise its head dword.
-    let head_reg = unsafe { regs.as_ptr().add(off(NQ0_HEAD_OFF)) };
-    let dev = Dev3 {
-        next: 0,
-        pass: 0,
-        seq: 0,
-        cap: ring_n,
-        tail: NonNull::new(tail)?,
-    };
+    let ring = bench_ring(e, mem, q, ring_n, mode, None)?;
+    let tail = nq_reg(regs, q, NQ0_TAIL_OFF)?;
     let c = C3 {
         ring: ring_ptr,
-        tail,
-        head_reg,
+        tail: tail.as_ptr(),
+        head_reg: nq_reg(regs, q, NQ0_HEAD_OFF)?.as_ptr(),
         mask: ring_n - 1,
         head: 0,
         phase: 0x8000_0000,
     };
-    Some((ring, dev, c))
+    Some((ring, NqDev::new(tail, ring_n, 0x5100), c))
 }
 
 /// The sequence number (dword 1) of the entries in `out`: the last drained
@@ -499,13 +454,8 @@ fn nq<R: DmaMemory>(f: &[&str], ma: R, mb: R) -> Option<u64> {
     }
     let mut regs = Regs::new();
     let regs_ptr = regs.ptr();
-    let w: Win = Box::leak(Box::new(window(regs_ptr)?));
-    let mut e = NotificEngine::init(w, BASE, EngineConfig::tpb(BpMode::All)).ok()?;
-    let mode = if consumer == "tail" || consumer == "ctail" {
-        ConsumeMode::Tail
-    } else {
-        ConsumeMode::Phase
-    };
+    let mut e = bench_engine(regs_ptr)?;
+    let mode = consume_mode(consumer);
     let (mut ra, mut da, mut sa) = one_ring(&mut e, regs_ptr, ma, 0, ring_n, mode)?;
     if kind == "k3idle" {
         let two = f.get(4) == Some(&"2");
@@ -513,7 +463,8 @@ fn nq<R: DmaMemory>(f: &[&str], ma: R, mb: R) -> Option<u64> {
         // One pass, one entry per call: the head wraps back to slot 0.
         let mut d = NoDelay;
         for _ in 0..ring_n {
-            ir_k3dev_write(ra.memory(), &mut da, 1);
+            // Set-up: the device's write is not a kernel's (not counted).
+            da.write(ra.memory(), 1);
             let n = match consumer {
                 "cphase" => c_phase(&mut sa, &mut out),
                 "ctail" => c_tail(&mut sa, &mut out),

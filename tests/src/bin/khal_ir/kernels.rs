@@ -165,19 +165,6 @@ impl DelayNs for NoDelay {
 /// Ring size of the drain kernels: 4096 entries (64 KiB), as the anchors' goal 5.
 pub const RING_ENTRIES: u32 = 4096;
 
-/// Fill every slot of `mem` with an entry whose phase bit says "new" to a
-/// consumer in phase 0 (the device's first pass writes phase 1) [FACTS §11].
-pub fn fill_first_pass<R: DmaMemory>(mem: &R) -> Result<()> {
-    for i in 0..RING_ENTRIES as usize {
-        let mut e = [0u8; 16];
-        e[..4].copy_from_slice(&(i as u32).to_le_bytes());
-        e[3] |= 0x80;
-        e[4..8].copy_from_slice(&0xC0DE_0000u32.to_le_bytes());
-        mem.write(i * 16, &e)?;
-    }
-    Ok(())
-}
-
 /// Drain the whole (full) ring in phase mode, in `max_batch` calls; returns
 /// the number drained. One head write per non-empty call, no register read.
 /// The entries land in `out` (the caller's), so the copies cannot be elided;
@@ -566,66 +553,118 @@ pub fn ir_c_ref<M: Mmio>(
     let mask = cap - 1;
     let mut head = 0u32;
     let mut total = 0usize;
-    while let Ok(tail) = mmio.read32(base.add(NQ0_TAIL_OFF)) {
-        let avail = (tail / 16).wrapping_sub(head) & mask;
-        let n = (avail as usize).min(out.len());
-        if n == 0 {
-            break;
-        }
-        for (k, slot) in out.iter_mut().take(n).enumerate() {
-            let idx = (head + k as u32) & mask;
-            // SAFETY: `idx < cap` and `ring` points to `cap` live entries
-            // (the caller's ring buffer); an unaligned-safe plain read of a
-            // `Copy` 16-byte entry, as C's `out[k] = ring[idx]`.
-            *slot = unsafe { ring.add(idx as usize).read_unaligned() };
-        }
-        head = (head + n as u32) & mask;
-        if mmio.write32(base.add(NQ0_HEAD_OFF), head * 16).is_err() {
-            break;
-        }
+    while let Some(n) = c_poll(mmio, base, ring, mask, &mut head, out) {
         total += n;
     }
     total
 }
 
-/// The device of the one-arrival-per-call scenarios (`nq:tailarr`,
-/// `nq:crefarr`): its next slot and pass, and the register buffer it
-/// publishes its tail in.
-pub struct ArrivalDev {
-    /// The slot it writes next.
-    pub next: u32,
-    /// Completed passes over the ring (its entries' phase bit is 1 on even
-    /// passes, 0 on odd ones [FACTS §11]).
-    pub pass: u32,
-    /// The first dword of the live register buffer.
-    pub regs: NonNull<u32>,
+/// One poll of the C-style reference: ONE tail read through `mmio`, a
+/// plain per-entry struct copy out of the ring (masked index, no bounds or
+/// phase checks), ONE head write; the number copied, or `None` when nothing
+/// was new or a register access failed (the kernels stop there).
+#[inline(always)]
+fn c_poll<M: Mmio>(
+    mmio: &M,
+    base: DeviceAddr,
+    ring: *const NqEntry,
+    mask: u32,
+    head: &mut u32,
+    out: &mut [NqEntry],
+) -> Option<usize> {
+    let tail = mmio.read32(base.add(NQ0_TAIL_OFF)).ok()?;
+    let n = (((tail / 16).wrapping_sub(*head) & mask) as usize).min(out.len());
+    if n == 0 {
+        return None;
+    }
+    for (k, slot) in out.iter_mut().take(n).enumerate() {
+        let idx = (*head + k as u32) & mask;
+        // SAFETY: `idx <= mask < cap` and `ring` points to `cap` live entries
+        // (the caller's ring buffer); an unaligned-safe plain read of a
+        // `Copy` 16-byte entry, as C's `out[k] = ring[idx]`.
+        *slot = unsafe { ring.add(idx as usize).read_unaligned() };
+    }
+    *head = (*head + n as u32) & mask;
+    mmio.write32(base.add(NQ0_HEAD_OFF), *head * 16).ok()?;
+    Some(n)
 }
 
-/// The device writes one entry into its next slot (bytes 0..4 the slot,
-/// its phase bit that of the pass; bytes 4..8 the pass) and publishes the
-/// tail (the byte offset of the slot after it [FACTS §11]). Not counted: the
-/// bench excludes `ir_nqdev_*` with a second `--toggle-collect`.
-#[inline(never)]
-pub fn ir_nqdev_write<R: DmaMemory>(mem: &R, dev: &mut ArrivalDev) {
-    let mut e = [0u8; 16];
-    e[..4].copy_from_slice(&dev.next.to_le_bytes());
-    e[3] = if dev.pass.is_multiple_of(2) { 0x80 } else { 0 };
-    e[4..8].copy_from_slice(&dev.pass.to_le_bytes());
-    let _ = mem.write(dev.next as usize * 16, &e);
-    dev.next += 1;
-    if dev.next == RING_ENTRIES {
-        dev.next = 0;
-        dev.pass += 1;
+/// The device of every NQ scenario that has one (the side-by-side's
+/// one-arrival-per-call rings, the checkers' rounds): the slot it writes
+/// next, its pass, the sequence number of its next entry, and the ring's
+/// tail register. Each kernel module calls it through its own
+/// `#[inline(never)]` entry point (`ir_nqdev_write` here, `ir_verdev_write`,
+/// `ir_chkdev_write`, `ir_k3dev_write`), which the scripts exclude from the
+/// count with a second `--toggle-collect`; kept beside its kernels, so they
+/// compile as they were measured.
+pub struct NqDev {
+    next: u32,
+    pass: u32,
+    seq: u32,
+    cap: u32,
+    tag: u32,
+    tail: NonNull<u32>,
+}
+
+impl NqDev {
+    /// The device of a ring of `cap` entries whose tail register is `tail`
+    /// (`nqsetup::nq_reg`); `tag` is or-ed into every entry's dword 0.
+    pub fn new(tail: NonNull<u32>, cap: u32, tag: u32) -> Self {
+        NqDev {
+            next: 0,
+            pass: 0,
+            seq: 0,
+            cap,
+            tag,
+            tail,
+        }
     }
-    // SAFETY: dword NQ0_TAIL_OFF / 4 lies inside the live register buffer of
-    // WINDOW_BYTES (the caller's), written through the raw pointer the
-    // window also uses (no reference into the window's memory is created).
-    unsafe {
-        dev.regs
-            .as_ptr()
-            .add(NQ0_TAIL_OFF as usize / 4)
-            .write_volatile(dev.next * 16)
+
+    /// Write `k` entries (see [`nq_entry`]) at the next slots and publish
+    /// the tail: the byte offset of the slot after the last [FACTS §11].
+    #[inline(always)]
+    pub fn write<R: DmaMemory>(&mut self, mem: &R, k: u32) {
+        for _ in 0..k {
+            let e = nq_entry(self.next, self.pass, self.seq, self.tag);
+            let _ = mem.write(self.next as usize * 16, &e);
+            self.seq += 1;
+            self.next += 1;
+            if self.next == self.cap {
+                self.next = 0;
+                self.pass += 1;
+            }
+        }
+        // SAFETY: `tail` is a register dword inside the live register buffer
+        // (the caller's), written through the raw pointer the window also
+        // uses (no reference into the window's memory is created).
+        unsafe { self.tail.as_ptr().write_volatile(self.next * 16) };
+    }
+}
+
+/// The entry the device writes into `slot` on pass `pass` as its `seq`-th:
+/// dword 0 is the slot or-ed with `tag`, its bit 31 the phase bit, 1 on
+/// even passes (the first) and 0 on odd ones [FACTS §11]; dword 1 is `seq`,
+/// dword 2 `pass`. The checks after each run read them back.
+#[inline(always)]
+pub fn nq_entry(slot: u32, pass: u32, seq: u32, tag: u32) -> [u8; 16] {
+    let phase = if pass.is_multiple_of(2) {
+        0x8000_0000
+    } else {
+        0
     };
+    let mut e = [0u8; 16];
+    e[..4].copy_from_slice(&(slot | tag | phase).to_le_bytes());
+    e[4..8].copy_from_slice(&seq.to_le_bytes());
+    e[8..12].copy_from_slice(&pass.to_le_bytes());
+    e
+}
+
+/// The device writes one entry and publishes the tail (the side-by-side's
+/// one-arrival-per-call kernels). Not counted: the bench excludes
+/// `ir_nqdev_*` with a second `--toggle-collect`.
+#[inline(never)]
+pub fn ir_nqdev_write<R: DmaMemory>(mem: &R, dev: &mut NqDev) {
+    dev.write(mem, 1);
 }
 
 /// One arrival per call: `total` times, the device writes one entry and
@@ -635,7 +674,7 @@ pub fn ir_nqdev_write<R: DmaMemory>(mem: &R, dev: &mut ArrivalDev) {
 #[inline(never)]
 pub fn ir_nq_arrive<M: Mmio, R: DmaMemory>(
     ring: &mut NqRing<R, M>,
-    dev: &mut ArrivalDev,
+    dev: &mut NqDev,
     out: &mut [NqEntry],
     total: usize,
 ) -> usize {
@@ -663,7 +702,7 @@ pub fn ir_c_arrive<M: Mmio, R: DmaMemory>(
     mem: &R,
     ring: *const NqEntry,
     cap: u32,
-    dev: &mut ArrivalDev,
+    dev: &mut NqDev,
     out: &mut [NqEntry],
     total: usize,
 ) -> usize {
@@ -672,24 +711,9 @@ pub fn ir_c_arrive<M: Mmio, R: DmaMemory>(
     let mut got = 0usize;
     while got < total {
         ir_nqdev_write(mem, dev);
-        let Ok(tail) = mmio.read32(base.add(NQ0_TAIL_OFF)) else {
+        let Some(n) = c_poll(mmio, base, ring, mask, &mut head, out) else {
             break;
         };
-        let n = (((tail / 16).wrapping_sub(head) & mask) as usize).min(out.len());
-        if n == 0 {
-            break;
-        }
-        for (k, slot) in out.iter_mut().take(n).enumerate() {
-            let idx = (head + k as u32) & mask;
-            // SAFETY: `idx < cap` and `ring` points to `cap` live entries
-            // (the caller's ring buffer); an unaligned-safe plain read of a
-            // `Copy` 16-byte entry, as C's `out[k] = ring[idx]`.
-            *slot = unsafe { ring.add(idx as usize).read_unaligned() };
-        }
-        head = (head + n as u32) & mask;
-        if mmio.write32(base.add(NQ0_HEAD_OFF), head * 16).is_err() {
-            break;
-        }
         got += n;
     }
     got

@@ -18,6 +18,7 @@
 mod chk;
 mod chk3;
 mod kernels;
+mod nqsetup;
 mod refs;
 mod ver;
 
@@ -26,12 +27,11 @@ use std::process::ExitCode;
 
 use khal_core::csr::{BinarySearch, CellIndex};
 use khal_core::dma::{DmaMemory, StaticDma};
-use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing,
-};
+use khal_core::notific::{BpMode, ConsumeMode, EngineConfig, NotificEngine, NqEntry, NqRing};
 use khal_std::{Counting, DmaBuf};
 
 use kernels::*;
+use nqsetup::{bench_engine, bench_ring, consume_mode, nq_reg, write_pass, Win};
 use refs::{PlainRing, VolatileRing};
 
 fn usage() -> ExitCode {
@@ -46,37 +46,16 @@ fn usage() -> ExitCode {
 }
 
 /// Bring up a notific engine over a window of `regs`, configure NQ 0 as a
-/// phase-mode ring over `mem`, enable it (which zeroes it), then fill it.
+/// phase-mode ring over `mem` with `max_batch` (`None`: the default cap),
+/// enable it (which zeroes it), then write the device's first pass.
 fn ring_setup<R: DmaMemory>(
     regs: &mut Regs,
     mem: R,
-) -> Option<(
-    NotificEngine<&'static khal_core::mmio::volatile::VolatileWindow>,
-    NqRing<R, &'static khal_core::mmio::volatile::VolatileWindow>,
-)> {
-    ring_setup_batch(regs, mem, None)
-}
-
-/// [`ring_setup`] with a `max_batch` (`None`: the default cap).
-fn ring_setup_batch<R: DmaMemory>(
-    regs: &mut Regs,
-    mem: R,
     batch: Option<u32>,
-) -> Option<(
-    NotificEngine<&'static khal_core::mmio::volatile::VolatileWindow>,
-    NqRing<R, &'static khal_core::mmio::volatile::VolatileWindow>,
-)> {
-    // Leaked: the engine and its queue token share the window (`&W` is
-    // `Copy`); one window per measured run.
-    let w: &'static _ = Box::leak(Box::new(window(regs.ptr())?));
-    let mut e = NotificEngine::init(w, BASE, EngineConfig::tpb(BpMode::All)).ok()?;
-    let mut cfg = NqConfig::new(RING_ENTRIES * 16, ConsumeMode::Phase);
-    if let Some(b) = batch {
-        cfg = cfg.with_max_batch(b);
-    }
-    let mut ring = NqRing::configure_host(mem, e.queue(0).ok()?, cfg).ok()?;
-    ring.enable(&mut e, &mut NoDelay).ok()?;
-    fill_first_pass(ring.memory()).ok()?;
+) -> Option<(NotificEngine<Win>, NqRing<R, Win>)> {
+    let mut e = bench_engine(regs.ptr())?;
+    let ring = bench_ring(&mut e, mem, 0, RING_ENTRIES, ConsumeMode::Phase, batch)?;
+    write_pass(ring.memory(), 0).ok()?;
     Some((e, ring))
 }
 
@@ -84,21 +63,15 @@ fn counts() -> Option<String> {
     let mut regs = Regs::new();
     let w = Counting::new(window(regs.ptr())?);
     let mut e = NotificEngine::init(&w, BASE, EngineConfig::tpb(BpMode::All)).ok()?;
-    let cfg = NqConfig::new(RING_ENTRIES * 16, ConsumeMode::Phase);
-    let mut ring = NqRing::configure_host(
-        DmaBuf::new(RING_ENTRIES as usize * 16, 4096).ok()?,
-        e.queue(0).ok()?,
-        cfg,
-    )
-    .ok()?;
-    ring.enable(&mut e, &mut NoDelay).ok()?;
+    let mem = DmaBuf::new(RING_ENTRIES as usize * 16, 4096).ok()?;
+    let mut ring = bench_ring(&mut e, mem, 0, RING_ENTRIES, ConsumeMode::Phase, None)?;
     let mut out = vec![NqEntry::default(); 128];
     // Three full passes (3 wraps) so the phase flips are exercised.
     let (mut drained, mut calls_nonempty, mut idle_writes, mut idle_reads) =
         (0u64, 0u64, 0u64, 0u64);
     let (mut reads, mut writes) = (0u64, 0u64);
     for pass in 0..3u32 {
-        device_pass(ring.memory(), pass)?;
+        write_pass(ring.memory(), pass).ok()?;
         loop {
             w.reset();
             let n = ring.drain(&mut NoDelay, &mut out).ok()?;
@@ -123,22 +96,6 @@ fn counts() -> Option<String> {
     ))
 }
 
-/// Write the device's pass `pass` over the whole ring: phase 1 on even
-/// passes, 0 on odd ones [FACTS §11].
-fn device_pass<R: DmaMemory>(mem: &R, pass: u32) -> Option<()> {
-    for i in 0..RING_ENTRIES as usize {
-        let mut b = [0u8; 16];
-        b[..4].copy_from_slice(&(i as u32).to_le_bytes());
-        b[3] = if pass.is_multiple_of(2) {
-            b[3] | 0x80
-        } else {
-            b[3] & 0x7F
-        };
-        mem.write(i * 16, &b).ok()?;
-    }
-    Some(())
-}
-
 /// Drain a full ring (refilled outside the timing) against a `memcpy` of the
 /// same ring, `REPS` interleaved times; medians in ns.
 fn time_ring<R: DmaMemory>(mem: R, src_ptr: *const u8) -> Option<(u128, u128)> {
@@ -153,7 +110,7 @@ fn time_ring_batch<R: DmaMemory>(
 ) -> Option<(u128, u128)> {
     const REPS: usize = 21;
     let mut regs = Regs::new();
-    let (_e, mut ring) = ring_setup_batch(&mut regs, mem, batch)?;
+    let (_e, mut ring) = ring_setup(&mut regs, mem, batch)?;
     let mut out = vec![NqEntry::default(); batch.unwrap_or(128) as usize];
     let bytes = RING_ENTRIES as usize * 16;
     let mut dst = vec![0u8; bytes];
@@ -161,7 +118,7 @@ fn time_ring_batch<R: DmaMemory>(
     for pass in 0..REPS as u32 {
         // The ring was filled by `ring_setup` for pass 0.
         if pass > 0 {
-            device_pass(ring.memory(), pass)?;
+            write_pass(ring.memory(), pass).ok()?;
         }
         let t = std::time::Instant::now();
         let n = ir_nq_drain(&mut ring, &mut out);
@@ -191,15 +148,15 @@ fn time_sound_vs_old(batch: u32) -> Option<(u128, u128, u128)> {
     const REPS: usize = 101;
     let bytes = RING_ENTRIES as usize * 16;
     let (mut ra, mut rb) = (Regs::new(), Regs::new());
-    let (_ea, mut a) = ring_setup_batch(&mut ra, DmaBuf::new(bytes, 4096).ok()?, Some(batch))?;
-    let (_eb, mut b) = ring_setup_batch(&mut rb, VolatileRing::new(bytes), Some(batch))?;
+    let (_ea, mut a) = ring_setup(&mut ra, DmaBuf::new(bytes, 4096).ok()?, Some(batch))?;
+    let (_eb, mut b) = ring_setup(&mut rb, VolatileRing::new(bytes), Some(batch))?;
     let mut out = vec![NqEntry::default(); batch as usize];
     let mut dst = vec![0u8; bytes];
     let (mut ta, mut tb, mut tc) = (Vec::new(), Vec::new(), Vec::new());
     for pass in 0..REPS as u32 {
         if pass > 0 {
-            device_pass(a.memory(), pass)?;
-            device_pass(b.memory(), pass)?;
+            write_pass(a.memory(), pass).ok()?;
+            write_pass(b.memory(), pass).ok()?;
         }
         let t = std::time::Instant::now();
         let na = ir_nq_drain(&mut a, &mut out);
@@ -335,33 +292,18 @@ fn nq_run<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) -> 
     }
     let mut regs = Regs::new();
     let regs_ptr = regs.ptr();
-    let w: &'static _ = Box::leak(Box::new(window(regs_ptr)?));
-    let mut e = NotificEngine::init(w, BASE, EngineConfig::tpb(BpMode::All)).ok()?;
-    let cmode = if mode == "tail" {
-        ConsumeMode::Tail
-    } else {
-        ConsumeMode::Phase
-    };
+    let mut e = bench_engine(regs_ptr)?;
     // `phasedef`: `batch` entries per call through an `out` of `batch`,
     // the ring's default `max_batch` (an independent caller's usual shape).
-    let cfg = if mode == "phasedef" {
-        NqConfig::new(RING_ENTRIES * 16, cmode)
-    } else {
-        NqConfig::new(RING_ENTRIES * 16, cmode).with_max_batch(batch)
-    };
-    let mut ring = NqRing::configure_host(mem, e.queue(0).ok()?, cfg).ok()?;
-    ring.enable(&mut e, &mut NoDelay).ok()?;
-    fill_first_pass(ring.memory()).ok()?;
+    let max_batch = (mode != "phasedef").then_some(batch);
+    let mut ring = bench_ring(&mut e, mem, 0, RING_ENTRIES, consume_mode(mode), max_batch)?;
+    write_pass(ring.memory(), 0).ok()?;
     // The device's tail: 4095 entries published (byte offset of slot 4095).
-    // SAFETY: dword NQ0_TAIL_OFF / 4 lies inside the live `regs` buffer of
-    // WINDOW_BYTES; it is written through the raw pointer the window also
-    // uses (no reference into the window's memory is created).
-    unsafe {
-        regs_ptr
-            .as_ptr()
-            .add(NQ0_TAIL_OFF as usize / 4)
-            .write_volatile((RING_ENTRIES - 1) * 16)
-    };
+    let tail = nq_reg(regs_ptr, 0, NQ0_TAIL_OFF)?;
+    // SAFETY: `tail` is a dword inside the live `regs` buffer, written
+    // through the raw pointer the window also uses (no reference into the
+    // window's memory is created).
+    unsafe { tail.as_ptr().write_volatile((RING_ENTRIES - 1) * 16) };
     let mut out = vec![NqEntry::default(); batch as usize];
     let (got, want) = match mode {
         "phase" | "phasedef" => (ir_nq_drain(&mut ring, &mut out), RING_ENTRIES),
@@ -406,16 +348,9 @@ fn nq_run<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) -> 
 fn nq_arrive<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) -> Option<u64> {
     let mut regs = Regs::new();
     let regs_ptr = regs.ptr();
-    let w: &'static _ = Box::leak(Box::new(window(regs_ptr)?));
-    let mut e = NotificEngine::init(w, BASE, EngineConfig::tpb(BpMode::All)).ok()?;
-    let cfg = NqConfig::new(RING_ENTRIES * 16, ConsumeMode::Tail).with_max_batch(batch);
-    let mut ring = NqRing::configure_host(mem, e.queue(0).ok()?, cfg).ok()?;
-    ring.enable(&mut e, &mut NoDelay).ok()?;
-    let mut dev = ArrivalDev {
-        next: 0,
-        pass: 0,
-        regs: regs_ptr,
-    };
+    let mut e = bench_engine(regs_ptr)?;
+    let mut ring = bench_ring(&mut e, mem, 0, RING_ENTRIES, ConsumeMode::Tail, Some(batch))?;
+    let mut dev = NqDev::new(nq_reg(regs_ptr, 0, NQ0_TAIL_OFF)?, RING_ENTRIES, 0);
     let mut out = vec![NqEntry::default(); batch as usize];
     let want = 2 * RING_ENTRIES as usize;
     let got = if mode == "tailarr" {
@@ -436,10 +371,11 @@ fn nq_arrive<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) 
         eprintln!("{mode}: drained {got}, expected {want}");
         return None;
     }
-    // The last entry drained is the device's last: slot 4095 of pass 1.
-    let raw = out[0].bytes();
-    if u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]]) != RING_ENTRIES - 1
-        || u32::from_le_bytes([raw[4], raw[5], raw[6], raw[7]]) != 1
+    // The last entry drained is the device's last: slot 4095 of pass 1
+    // (phase bit 0), its 8192nd.
+    if out[0].dword_le(0) != Some(RING_ENTRIES - 1)
+        || out[0].dword_le(1) != Some(want as u32 - 1)
+        || out[0].dword_le(2) != Some(1)
     {
         eprintln!("{mode}: the last entry drained is not the device's last");
         return None;
@@ -531,13 +467,13 @@ fn main() -> ExitCode {
                 let Some(mem) = DmaBuf::new(RING_ENTRIES as usize * 16, 4096).ok() else {
                     return ExitCode::FAILURE;
                 };
-                let Some((_e, mut ring)) = ring_setup(&mut regs, mem) else {
+                let Some((_e, mut ring)) = ring_setup(&mut regs, mem, None) else {
                     return ExitCode::FAILURE;
                 };
                 ir_nq_drain(&mut ring, &mut out)
             } else {
                 let Some((_e, mut ring)) =
-                    ring_setup(&mut regs, WordRing::new(RING_ENTRIES as usize * 16))
+                    ring_setup(&mut regs, WordRing::new(RING_ENTRIES as usize * 16), None)
                 else {
                     return ExitCode::FAILURE;
                 };

@@ -17,61 +17,29 @@
 //! a `RegionTable<_, CellIndex>` (`:s` at the end: the default binary search).
 
 use std::hint::black_box;
-use std::ptr::NonNull;
 
 use khal_core::csr::{BinarySearch, CellIndex, Csr, CsrRegion, Lookup, RegionTable};
 use khal_core::dma::{DmaMemory, StaticDma};
-use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing,
-};
+use khal_core::notific::{NqEntry, NqRing};
 use khal_core::{DeviceAddr, Mmio};
 use khal_std::DmaBuf;
 
 use crate::kernels::*;
-
-/// The device's side: next slot, pass.
-pub struct Dev {
-    next: u32,
-    pass: u32,
-    cap: u32,
-    regs: NonNull<u32>,
-}
+use crate::nqsetup::{bench_engine, bench_ring, consume_mode, nq_reg};
 
 /// Write `k` entries at the device's next slots (phase = pass parity) and
-/// publish the tail. Excluded from the count (second toggle).
+/// publish the tail: the shared device (`kernels::NqDev`), entered here,
+/// beside this checker's kernels. Excluded from the count (second toggle).
 #[inline(never)]
-pub fn ir_verdev_write<R: DmaMemory>(mem: &R, dev: &mut Dev, k: u32) {
-    for _ in 0..k {
-        let i = dev.next;
-        let mut b = [0u8; 16];
-        b[..4].copy_from_slice(&i.to_le_bytes());
-        b[3] = if dev.pass.is_multiple_of(2) {
-            b[3] | 0x80
-        } else {
-            b[3] & 0x7F
-        };
-        b[4..8].copy_from_slice(&0xC0DE_0000u32.to_le_bytes());
-        let _ = mem.write(i as usize * 16, &b);
-        dev.next += 1;
-        if dev.next == dev.cap {
-            dev.next = 0;
-            dev.pass += 1;
-        }
-    }
-    // SAFETY: dword NQ0_TAIL_OFF/4 of the live register buffer.
-    unsafe {
-        dev.regs
-            .as_ptr()
-            .add(NQ0_TAIL_OFF as usize / 4)
-            .write_volatile(dev.next * 16)
-    };
+pub fn ir_verdev_write<R: DmaMemory>(mem: &R, dev: &mut NqDev, k: u32) {
+    dev.write(mem, k);
 }
 
 /// Rounds through `NqRing::drain` (phase or tail mode).
 #[inline(never)]
 pub fn ir_ver_drain<M: Mmio, R: DmaMemory>(
     ring: &mut NqRing<R, M>,
-    dev: &mut Dev,
+    dev: &mut NqDev,
     out: &mut [NqEntry],
     k: u32,
     idle: u32,
@@ -96,7 +64,7 @@ pub fn ir_ver_drain<M: Mmio, R: DmaMemory>(
 #[inline(never)]
 pub fn ir_ver_iter<M: Mmio, R: DmaMemory>(
     ring: &mut NqRing<R, M>,
-    dev: &mut Dev,
+    dev: &mut NqDev,
     out: &mut [NqEntry],
     k: u32,
     idle: u32,
@@ -176,7 +144,7 @@ pub fn ir_ver_cref<M: Mmio, R: DmaMemory>(
     mem: &R,
     ring: *const NqEntry,
     cap: u32,
-    dev: &mut Dev,
+    dev: &mut NqDev,
     out: &mut [NqEntry],
     k: u32,
     idle: u32,
@@ -218,28 +186,14 @@ fn run<R: DmaMemory>(f: &[&str], mem: R) -> Option<u64> {
     let ring_ptr = mem.bus_addr() as usize as *const NqEntry;
     let mut regs = Regs::new();
     let regs_ptr = regs.ptr();
-    let w: &'static _ = Box::leak(Box::new(window(regs_ptr)?));
-    let mut e = NotificEngine::init(w, BASE, EngineConfig::tpb(BpMode::All)).ok()?;
-    let cmode = if consumer == "tail" {
-        ConsumeMode::Tail
-    } else {
-        ConsumeMode::Phase
-    };
-    let mut cfg = NqConfig::new(ring_n * 16, cmode);
-    if mb != 0 {
-        cfg = cfg.with_max_batch(mb);
-    }
-    let mut ring = NqRing::configure_host(mem, e.queue(0).ok()?, cfg).ok()?;
-    ring.enable(&mut e, &mut NoDelay).ok()?;
-    let mut dev = Dev {
-        next: 0,
-        pass: 0,
-        cap: ring_n,
-        regs: regs_ptr,
-    };
+    let mut e = bench_engine(regs_ptr)?;
+    let max_batch = (mb != 0).then_some(mb);
+    let mut ring = bench_ring(&mut e, mem, 0, ring_n, consume_mode(consumer), max_batch)?;
+    let mut dev = NqDev::new(nq_reg(regs_ptr, 0, NQ0_TAIL_OFF)?, ring_n, 0);
     let mut out = vec![NqEntry::default(); out_n as usize];
     if idle_case {
-        ir_verdev_write(ring.memory(), &mut dev, k);
+        // Set-up: the device's write is not a kernel's (not counted).
+        dev.write(ring.memory(), k);
         let mut got = 0;
         let mut d = NoDelay;
         while got < k as usize {
