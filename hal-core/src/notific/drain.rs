@@ -67,13 +67,18 @@ fn too_far_ahead(claimed: u32, capacity: u32) -> Error {
 impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// Tail mode: how many entries this drain may take, `want > 0`: the
     /// entries known from the last tail read, or one tail read (checked) and
-    /// the bounded wait for the last entry to land. Out of line: the phase
-    /// path never calls it. (The iterator's; [`NqRing::drain`] reads the
-    /// tail in [`NqRing::drain_tail`].)
-    #[inline(never)]
+    /// the bounded wait for the last entry to land (none when nothing is
+    /// pending). The iterator's, out of line (the phase path never calls
+    /// it); on bare metal also [`NqRing::drain_tail`]'s, inlined there (that
+    /// function is out of line itself: one call level, not two).
+    #[cfg_attr(not(target_os = "none"), inline(never))]
+    #[cfg_attr(target_os = "none", inline(always))]
     fn tail_budget<D: DelayNs + ?Sized>(&mut self, delay: &mut D, want: u32) -> Result<u32> {
         if self.known() == 0 {
             let count = self.read_tail_count()?;
+            if count == 0 {
+                return Ok(0);
+            }
             self.wait_arrival(delay, count)?;
             self.set_known(count);
         }
@@ -102,7 +107,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     ///
     /// The same MMIO accesses, entries and errors as the general path
     /// ([`NqRing::tail_budget`], then [`NqRing::take_known`]), which bare
-    /// metal keeps (firmware size, below). Out-of-line results are taken
+    /// metal keeps but for the one-entry take (firmware size, below). Out-of-line results are taken
     /// apart here (`?`, then `Ok`), so that no `Result` of the drain goes
     /// through memory on the phase path's exits (as `drain_wrapped`).
     #[cfg(not(target_os = "none"))]
@@ -168,16 +173,18 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
 
     /// Tail mode's [`NqRing::drain`] into a non-empty `out` on bare metal:
     /// the entries known, or one tail read and the bounded wait for the last
-    /// pending entry ([`NqRing::tail_budget`], shared with the iterator),
-    /// then [`NqRing::take_known`]: the general path, without the hosts'
-    /// one-entry path, which grew each firmware image by about 1 KB
-    /// (fw-cayman's `.text` from 7928 to 8860 bytes, against a ceiling 64
-    /// above it; the one-entry take alone, through `take_next`, 184 bytes
-    /// for 204 -> 154 executed instructions on thumbv7em). Nothing pending
-    /// ends the call after the tail read (the idle poll: thumbv7em 147 -> 88
-    /// executed instructions, riscv32 165 -> 124; no `.text` added).
+    /// pending entry ([`NqRing::tail_budget`]); then one entry (one arriving
+    /// per call) taken from the load of its phase ([`NqRing::take_next`]),
+    /// more through [`NqRing::take_new`]'s run, and the one head write
+    /// ([`NqRing::consume_taken`]). Not the hosts' one-entry path, which
+    /// grew each firmware image by about 1 KB (fw-cayman's `.text` from 7928
+    /// to 8860 bytes). Nothing pending ends the call after the tail read.
+    ///
+    /// Out of line (issue 12): inlined, its registers were saved and
+    /// restored by every phase-mode call too (riscv32's idle poll and
+    /// one-entry drain 8 executed instructions more each).
     #[cfg(target_os = "none")]
-    #[inline(always)]
+    #[inline(never)]
     fn drain_tail<D: DelayNs + ?Sized>(
         &mut self,
         delay: &mut D,
@@ -188,14 +195,23 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         if avail == 0 {
             return Ok(0);
         }
-        self.take_known(avail, out)
+        // One entry (one arriving per call): copied from the load of its
+        // phase ([`NqRing::take_next`]), not through the run's set-up.
+        let n = if avail == 1 {
+            let Some(slot) = out.first_mut() else {
+                return Ok(0);
+            };
+            u32::from(self.take_next(slot)? == Next::Taken)
+        } else {
+            self.take_new(avail, out)?
+        };
+        self.consume_taken(avail, n)
     }
 
     /// Tail mode: the entry at `next` into `slot`, if its phase says new
     /// (one load of its first word, [`DmaMemory::peek_entry`]), taken from
     /// that load ([`DmaMemory::take_peeked`]: an Acquire fence, its other
     /// words). Nothing is consumed.
-    #[cfg(not(target_os = "none"))]
     #[inline(always)]
     fn take_next(&self, slot: &mut NqEntry) -> Result<Next> {
         let peek = self
@@ -253,13 +269,25 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
 
     /// Tail mode: drain `avail` of the entries known pending (all landed;
     /// `avail` at most `out.len()` and `max_batch`; 0: nothing taken or
-    /// written): the copy ([`NqRing::take_new`]), the overrun fault if
-    /// one is not new, then the one head write. Inlined (a full ring read
-    /// once and drained many calls long: out of line, the call and its
-    /// `Result` in memory cost about 2 Ir per entry at 8 per call).
+    /// written): the copy ([`NqRing::take_new`]), then
+    /// [`NqRing::consume_taken`]. Inlined (a full ring read once and
+    /// drained many calls long: out of line, the call and its `Result` in
+    /// memory cost about 2 Ir per entry at 8 per call). Hosts only (bare
+    /// metal's `drain_tail` takes one entry its own way, then the same
+    /// `consume_taken`).
+    #[cfg(not(target_os = "none"))]
     #[inline(always)]
     fn take_known(&mut self, avail: u32, out: &mut [NqEntry]) -> Result<u32> {
         let n = self.take_new(avail, out)?;
+        self.consume_taken(avail, n)
+    }
+
+    /// Tail mode: `n` of `avail` entries known pending were copied: fewer
+    /// is the overrun fault (they had landed: the wait of the tail read
+    /// that counted them); otherwise they are consumed, with the one head
+    /// write.
+    #[inline(always)]
+    fn consume_taken(&mut self, avail: u32, n: u32) -> Result<u32> {
         if n < avail {
             return Err(self.overrun(avail));
         }
@@ -533,7 +561,6 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
 }
 
 /// What [`NqRing::take_next`] found at `next`.
-#[cfg(not(target_os = "none"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Next {
     /// New, and copied.

@@ -832,7 +832,6 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
 
     /// The consumer phase as bit 31 of a word (the other bits are not
     /// meaningful): what [`crate::dma::EntryPeek`]'s new test takes.
-    #[cfg(not(target_os = "none"))]
     #[inline(always)]
     pub(super) const fn phase_word(&self) -> u32 {
         self.batch_phase
