@@ -50,6 +50,7 @@ pub fn all(r: &mut Runner<'_>) {
     r.run("nq_single_queue_golden", nq_single_queue_golden);
     r.run("nq_phase_mode_three_wraps", nq_phase_mode_three_wraps);
     r.run("nq_tail_mode_three_wraps", nq_tail_mode_three_wraps);
+    r.run("nq_phase_mode_three_wraps_out1", nq_phase_mode_three_wraps_out1);
     r.run("nq_drain_iter_commits_once", nq_drain_iter_commits_once);
     r.run(
         "static_dma_translated_bus_address",
@@ -348,20 +349,23 @@ fn nq_single_queue_golden(win: &VolatileWindow) -> Outcome {
     Ok(())
 }
 
-/// Post and drain `3 * capacity + 5` entries on queue `idx` in `mode`: every
-/// entry once, in order, with the phase of its pass; one head write per
-/// non-empty drain (the cursor as a byte offset), none per empty poll; phase
-/// mode reads no register, tail mode at most one per drain.
-fn three_wraps(win: &VolatileWindow, idx: u32, mode: ConsumeMode) -> Outcome {
+/// Post and drain `3 * capacity + 5` entries on queue `idx` in `mode`,
+/// through an `out` of `len` (1 to 8) entries: every entry once, in order,
+/// with the phase of its pass; one head write per non-empty drain (the
+/// cursor as a byte offset), none per empty poll; phase mode reads no
+/// register, tail mode at most one per drain.
+fn three_wraps(win: &VolatileWindow, idx: u32, mode: ConsumeMode, len: usize) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
     let mut e = ok!(NotificEngine::init(
         &rec,
         NOTIFIC,
         EngineConfig::tpb(BpMode::None)
     ));
-    let mem = match mode {
-        ConsumeMode::Phase => khal::core::static_dma!(256),
-        ConsumeMode::Tail => khal::core::static_dma!(256),
+    // One static buffer per caller (each hands its buffer out once).
+    let mem = match (mode, len) {
+        (ConsumeMode::Phase, 1) => khal::core::static_dma!(256),
+        (ConsumeMode::Phase, _) => khal::core::static_dma!(256),
+        (ConsumeMode::Tail, _) => khal::core::static_dma!(256),
     };
     let mem = StaticDma::identity(ok!(mem.ok_or(Error::OutOfMemory)));
     let mut ring = ok!(NqRing::configure_host(
@@ -376,7 +380,8 @@ fn three_wraps(win: &VolatileWindow, idx: u32, mode: ConsumeMode) -> Outcome {
     let total = 3 * cap + 5;
     let seq0 = dev.seq;
     let (mut posted, mut got, mut flips) = (0u64, 0u64, 0u64);
-    let mut out = [NqEntry::default(); 8];
+    let mut all = [NqEntry::default(); 8];
+    let out = ok!(all.get_mut(..len).ok_or(Error::InvalidArgument("out")));
     let mut step = 0u32;
     while got < total {
         step += 1;
@@ -387,7 +392,7 @@ fn three_wraps(win: &VolatileWindow, idx: u32, mode: ConsumeMode) -> Outcome {
         loop {
             rec.clear();
             let phase = ring.phase();
-            let n = ok!(ring.drain(&mut d, &mut out));
+            let n = ok!(ring.drain(&mut d, out));
             let (reads, writes) = rec.counts();
             match mode {
                 ConsumeMode::Phase => check_eq!(reads, 0),
@@ -419,11 +424,17 @@ fn three_wraps(win: &VolatileWindow, idx: u32, mode: ConsumeMode) -> Outcome {
 }
 
 fn nq_phase_mode_three_wraps(win: &VolatileWindow) -> Outcome {
-    three_wraps(win, 2, ConsumeMode::Phase)
+    three_wraps(win, 2, ConsumeMode::Phase, 8)
 }
 
 fn nq_tail_mode_three_wraps(win: &VolatileWindow) -> Outcome {
-    three_wraps(win, 6, ConsumeMode::Tail)
+    three_wraps(win, 6, ConsumeMode::Tail, 8)
+}
+
+/// One entry per call: each pass ends with the call whose one entry is the
+/// ring's last (the wrap's commit alone, the `out` filled).
+fn nq_phase_mode_three_wraps_out1(win: &VolatileWindow) -> Outcome {
+    three_wraps(win, 5, ConsumeMode::Phase, 1)
 }
 
 fn nq_drain_iter_commits_once(win: &VolatileWindow) -> Outcome {

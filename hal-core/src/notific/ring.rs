@@ -538,7 +538,6 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// Phase mode's commit of the entries up to the ring's end: the head
     /// written 0 [FACTS §11], then the cursor to slot 0 and the phase
     /// flipped; a refused write consumes nothing.
-    #[cfg(not(target_os = "none"))]
     #[inline(always)]
     pub(super) fn commit_wrap(&mut self) -> Result<()> {
         self.queue.write_head(0)?;
