@@ -113,84 +113,73 @@ fn one_entry_per_call_is_one_tail_read_and_one_head_write_across_wraps() {
     }
 }
 
-/// The tail says one entry is pending but its phase has not landed: the
-/// bounded wait, then `Timeout` within the budget, the tail read once and
-/// nothing written or consumed; once it lands, the next call drains it.
+/// A tail the one-entry path cannot trust yet, at one entry per call, at
+/// either size of `out`: an entry it counts that has not landed (the
+/// bounded wait, then `Timeout` within the budget), then lies (misaligned,
+/// at the ring's end, far outside it, all ones: each its typed fault at
+/// once, no wait). Each is the one tail read and nothing else (nothing
+/// written or consumed); the truth, the entry landed, drains it once.
 #[test]
-fn an_entry_the_tail_counts_that_never_lands_times_out_within_budget() {
-    let t = traced();
-    let buf = DmaBuf::new(4 * 16, 4096).unwrap();
-    let mut r = ring(&t, &buf, 4, 4);
-    let clock = SimClock::new();
-    let mut d = SimDelay::new(&clock);
-    let mut out = [NqEntry::default(); 4];
-    // Slot 0 still holds the zeroed ring's phase 0: not written yet.
-    set_tail(&t, 16);
-    t.clear();
-    assert!(matches!(r.drain(&mut d, &mut out), Err(Error::Timeout(_))));
-    assert_eq!(t.ops(), vec![(R, TAIL, 16)]);
-    assert_eq!(r.next_index(), 0);
-    let slept = d.slept_ns();
-    assert!(
-        slept > 0 && slept <= SMALL.total_us() * 1000,
-        "slept {slept} ns"
-    );
-    // It lands: one tail read, one head write.
-    post(&buf, 0, 7, true);
-    t.clear();
-    assert_eq!(r.drain(&mut d, &mut out), Ok(1));
-    assert_eq!(out[0].bytes(), &entry(7, true));
-    assert_eq!(t.ops(), vec![(R, TAIL, 16), (W, HEAD, 16)]);
-    assert_eq!(d.slept_ns(), slept, "landed: no wait");
-}
-
-/// A lying tail at one entry per call (misaligned, at the ring's end, far
-/// outside it, all ones): its typed fault at once (no wait), the one tail
-/// read and nothing else; the truth then drains the entry once.
-#[test]
-fn a_lying_tail_at_one_per_call_is_its_typed_fault_at_once() {
-    let t = traced();
-    let buf = DmaBuf::new(4 * 16, 4096).unwrap();
-    let mut r = ring(&t, &buf, 4, 4);
-    let clock = SimClock::new();
-    let mut d = SimDelay::new(&clock);
-    let mut out = [NqEntry::default(); 1];
-    post(&buf, 0, 0, true);
-    set_tail(&t, 16);
-    assert_eq!(r.drain(&mut d, &mut out), Ok(1));
-    post(&buf, 1, 1, true);
-    let tail_addr = r.queue().tail_addr().get();
-    for (lie, want) in [
-        (0x18, Fault::MisalignedTail { tail: 0x18 }),
-        (0x21, Fault::MisalignedTail { tail: 0x21 }),
-        (
-            64,
-            Fault::TailOutOfRing {
-                tail: 64,
-                ring_bytes: 64,
-            },
-        ),
-        (
-            0x1000_0000,
-            Fault::TailOutOfRing {
-                tail: 0x1000_0000,
-                ring_bytes: 64,
-            },
-        ),
-        (u32::MAX, Fault::all_ones(tail_addr)),
-    ] {
-        set_tail(&t, lie);
+fn an_untrusted_tail_at_one_per_call_is_its_typed_error_then_the_truth_drains() {
+    for out_len in [1, 4] {
+        let t = traced();
+        let buf = DmaBuf::new(4 * 16, 4096).unwrap();
+        let mut r = ring(&t, &buf, 4, 4);
+        let clock = SimClock::new();
+        let mut d = SimDelay::new(&clock);
+        let mut backing = [NqEntry::default(); 4];
+        let out = &mut backing[..out_len];
+        post(&buf, 0, 0, true);
+        set_tail(&t, 16);
+        assert_eq!(r.drain(&mut d, out), Ok(1));
+        // Slot 1 still holds the zeroed ring's phase 0: not written yet.
+        set_tail(&t, 32);
         t.clear();
-        assert_eq!(r.drain(&mut d, &mut out), Err(Error::DeviceFault(want)));
-        assert_eq!(t.ops(), vec![(R, TAIL, lie)], "tail {lie:#x}");
+        assert!(matches!(r.drain(&mut d, out), Err(Error::Timeout(_))));
+        assert_eq!(t.ops(), vec![(R, TAIL, 32)]);
         assert_eq!(r.next_index(), 1);
+        let slept = d.slept_ns();
+        assert!(
+            slept > 0 && slept <= SMALL.total_us() * 1000,
+            "slept {slept} ns"
+        );
+        // It lands; the tail lies.
+        post(&buf, 1, 1, true);
+        let tail_addr = r.queue().tail_addr().get();
+        for (lie, want) in [
+            (0x18, Fault::MisalignedTail { tail: 0x18 }),
+            (0x21, Fault::MisalignedTail { tail: 0x21 }),
+            (
+                64,
+                Fault::TailOutOfRing {
+                    tail: 64,
+                    ring_bytes: 64,
+                },
+            ),
+            (
+                0x1000_0000,
+                Fault::TailOutOfRing {
+                    tail: 0x1000_0000,
+                    ring_bytes: 64,
+                },
+            ),
+            (u32::MAX, Fault::all_ones(tail_addr)),
+        ] {
+            set_tail(&t, lie);
+            t.clear();
+            assert_eq!(r.drain(&mut d, out), Err(Error::DeviceFault(want)));
+            assert_eq!(t.ops(), vec![(R, TAIL, lie)], "tail {lie:#x}");
+            assert_eq!(r.next_index(), 1);
+        }
+        assert_eq!(d.slept_ns(), slept, "a lie: no wait");
+        // The truth: one tail read, one head write, the entry once.
+        set_tail(&t, 32);
+        t.clear();
+        assert_eq!(r.drain(&mut d, out), Ok(1));
+        assert_eq!(out[0].bytes(), &entry(1, true));
+        assert_eq!(t.ops(), vec![(R, TAIL, 32), (W, HEAD, 32)]);
+        assert_eq!(d.slept_ns(), slept, "landed: no wait");
     }
-    assert_eq!(d.slept_ns(), 0);
-    set_tail(&t, 2 * 16);
-    t.clear();
-    assert_eq!(r.drain(&mut d, &mut out), Ok(1));
-    assert_eq!(out[0].bytes(), &entry(1, true));
-    assert_eq!(t.ops(), vec![(R, TAIL, 32), (W, HEAD, 32)]);
 }
 
 /// Ring memory that rewrites one slot (armed by the test) when the ring

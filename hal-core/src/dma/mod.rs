@@ -424,8 +424,9 @@ pub trait DmaMemory {
     /// entry's bytes are loaded after its phase and an Acquire fence; the
     /// run stops at the first entry that is not new. The entry is checked as
     /// in [`DmaMemory::peek_entry`] (and the run as in
-    /// [`DmaMemory::read_new_entries`]) before any load; an index whose byte
-    /// offset does not fit a `usize` is outside ([`crate::Error::OutOfRange`]).
+    /// [`DmaMemory::read_new_entries`]) before any load; an index at or past
+    /// the memory's whole entries is refused as [`entry_index_past`] says
+    /// (its index, the entries), before any load.
     ///
     /// The default: [`DmaMemory::peek_entry`], then
     /// [`DmaMemory::take_peeked`] alone or [`DmaMemory::read_new_entries`]
@@ -445,14 +446,16 @@ pub trait DmaMemory {
     where
         Self: Sized,
     {
-        let Some(offset) = at.checked_mul(NQ_ENTRY_BYTES) else {
-            return Err(crate::Error::out_of_range(
-                "dma nq entry",
-                u64::MAX,
-                self.len() as u64,
-            ));
+        // The peek's own check refuses an entry past the memory; that
+        // refusal (and an index whose byte offset does not fit) is then
+        // told as the index's: sorted out after the refusal, so an entry
+        // taken pays no second check. `offset`: the product checked here.
+        let offset = at.wrapping_mul(NQ_ENTRY_BYTES);
+        let peek = match at.checked_mul(NQ_ENTRY_BYTES).map(|o| self.peek_entry(o)) {
+            Some(Ok(peek)) => peek,
+            Some(Err(e)) if at < self.len() / NQ_ENTRY_BYTES => return Err(e),
+            _ => return Err(entry_index_past(at, self.len() / NQ_ENTRY_BYTES)),
         };
-        let peek = self.peek_entry(offset)?;
         if !peek.is_new(old) {
             return Ok(0);
         }
@@ -466,6 +469,16 @@ pub trait DmaMemory {
         let out = out.get_mut(..n).unwrap_or_default();
         self.read_new_entries(offset, out, peek.phase())
     }
+}
+
+/// The refusal of NQ entry index `at`, at or past the memory's `entries`
+/// whole entries: the one error of every `take_new_at` (the provided
+/// [`DmaMemory::take_new_at`] and the word backends'), its value the index
+/// and its limit the entries (no byte offset to build, nor to overflow, on
+/// 32-bit targets).
+#[inline(always)]
+pub fn entry_index_past(at: usize, entries: usize) -> crate::Error {
+    crate::Error::out_of_range("dma nq entry index", at as u64, entries as u64)
 }
 
 /// Refuse an NQ entry at `offset` that is not on a 16-byte boundary
@@ -662,10 +675,21 @@ mod tests {
         // the default takes nothing past its phase checks.
         assert_eq!(m.take_new_at(0, 0, || false, || 3, &mut out), Ok(0));
         assert_eq!(m.take_new_at(0, 0, || true, || 3, &mut []), Ok(0));
-        assert!(m.take_new_at(3, 0, || true, || 3, &mut out).is_err());
-        assert!(m
-            .take_new_at(usize::MAX, 0, || true, || 3, &mut out)
-            .is_err());
+        // An index past the ring: its index and the ring's entries, as the
+        // word backends say it; also one whose byte offset would not fit.
+        let loads = m.1.get();
+        let past = |value| crate::Error::OutOfRange {
+            what: "dma nq entry index",
+            value,
+            limit: 3,
+        };
+        assert_eq!(m.take_new_at(3, 0, || true, || 3, &mut out), Err(past(3)));
+        assert_eq!(m.take_new_at(7, 0, || true, || 3, &mut out), Err(past(7)));
+        assert_eq!(
+            m.take_new_at(usize::MAX, 0, || true, || 3, &mut out),
+            Err(past(u32::MAX))
+        );
+        assert_eq!(m.1.get(), loads, "a refused index loads nothing");
     }
 
     #[test]

@@ -612,7 +612,7 @@ impl<W: AtomicWord> AtomicWords<'_, W> {
         // builds it once.
         // Its value the index and its limit the entries (no product to
         // build, nor to overflow, on 32-bit targets).
-        let outside = out_of_range("dma nq entry index", at, entries.len());
+        let outside = super::entry_index_past(at, entries.len());
         if at >= entries.len() {
             return Err(outside);
         }
@@ -920,10 +920,14 @@ mod tests {
             v.take_new_at(6, 0, || m(true), || l(2), &mut out),
             Err(Error::out_of_range("dma nq entry index", 6, 6))
         );
-        assert!(matches!(
+        assert_eq!(
             v.take_new_at(usize::MAX / 8, 0, || m(true), || l(2), &mut out),
-            Err(Error::OutOfRange { .. })
-        ));
+            Err(Error::OutOfRange {
+                what: "dma nq entry index",
+                value: (usize::MAX / 8).min(u32::MAX as usize) as u32,
+                limit: 6
+            })
+        );
         let mut e = [5u8; 16];
         e[PHASE_BYTE] = PHASE_MASK;
         v.write(80, &e).unwrap();
