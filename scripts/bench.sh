@@ -49,7 +49,7 @@ TWO=$(ir typed_write_opaque typed_write_opaque)
 log "callgrind: NQ drain"
 DD=$(ir nq_drain_dmabuf nq_drain); DW=$(ir nq_drain_word nq_drain); MC=$(ir memcpy memcpy)
 SSE=$(ir copy_sse copy_sse)
-log "callgrind: NQ side by side (phase / phase at the default max_batch / tail / drain_iter / C-style reference; DmaBuf and StaticDma; 1, 8, 64, 1024 per call)"
+log "callgrind: NQ side by side (phase / phase at the default max_batch / tail / drain_iter / C-style reference / C over raw pointers; DmaBuf and StaticDma; 1, 8, 64, 1024 per call)"
 kernel_of() { case $1 in iter) echo nq_iter;; cref) echo c_ref;; idle) echo nq_idle;; *) echo nq_drain;; esac; }
 SIDE="{"
 sep=""
@@ -66,6 +66,14 @@ for b in 1 8 64 1024; do
   done
   # The default max_batch (128) with an out of <b> entries: what a caller
   # who never sets max_batch runs (issue 12; at 1, the one-entry path).
+  # The C references over raw pointers (khal_ir craw.rs: the third
+  # checker's C phase poll and C tail poll, the registers through raw
+  # volatile pointers with no Mmio window check, as C firmware writes them)
+  # over the same ring and register buffer: 4096 / 4095 entries.
+  v=$(ir "nq:crawphase:dmabuf:$b" c_raw_phase)
+  row="$row,\"c_raw_phase\":$v"
+  v=$(ir "nq:crawtail:dmabuf:$b" c_raw_tail)
+  row="$row,\"c_raw_tail\":$v"
   v=$(ir "nq:phasedef:dmabuf:$b" nq_drain)
   row="$row,\"phasedef\":$v"
   v=$(ir "nq:phasedef:static:$b" nq_drain)
@@ -103,7 +111,9 @@ ira() {
 }
 ARR_T=$(ira nq:tailarr:dmabuf:1 nq_arrive); ARR_TS=$(ira nq:tailarr:static:1 nq_arrive)
 ARR_C=$(ira nq:crefarr:dmabuf:1 c_arrive)
-ARRIVAL="{\"tail\":$ARR_T,\"tail_static\":$ARR_TS,\"cref\":$ARR_C,\"tail_vs_cref\":$(ratio "$ARR_T" "$ARR_C"),\"target_max_vs_cref\":1.3}"
+# The same arrivals through the C tail poll over raw pointers (craw.rs).
+ARR_CR=$(ira nq:crawarr:dmabuf:1 c_raw_arrive)
+ARRIVAL="{\"tail\":$ARR_T,\"tail_static\":$ARR_TS,\"cref\":$ARR_C,\"tail_vs_cref\":$(ratio "$ARR_T" "$ARR_C"),\"target_max_vs_cref\":1.3,\"c_raw_tail\":$ARR_CR,\"tail_vs_c_raw_tail\":$(ratio "$ARR_T" "$ARR_CR")}"
 log "callgrind: CSR lookup"
 C4=$(ir csr_lookup_4 csr_lookup); C8=$(ir csr_lookup_8 csr_lookup); C256=$(ir csr_lookup_256 csr_lookup); RT=$(ir raw_translate raw_translate)
 # Two more 8-window layouts (khal_ir kernels.rs): irregular sizes and gaps

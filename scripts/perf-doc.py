@@ -103,14 +103,49 @@ w("glibc's `memcpy` of 64 KiB runs `__memcpy_avx_unaligned_erms`, which uses "
   % (f(ir["nq_drain_per_entry"]["memcpy_per_entry"]), f(ir["nq_drain_per_entry"]["sse_copy_per_entry"], 2)))
 
 w("## NQ consumers side by side (Ir per drained entry, one run)\n")
-w("| entries per call | phase | phase, default `max_batch` | tail | `drain_iter` | C-style reference | phase, `StaticDma` | phase, default `max_batch`, `StaticDma` | tail, `StaticDma` | `drain_iter`, `StaticDma` | phase, pre-issue-14 copy |")
-w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+w("| entries per call | phase | phase, default `max_batch` | tail | `drain_iter` | C-style reference | C over raw pointers: phase poll | C over raw pointers: tail poll | phase, `StaticDma` | phase, default `max_batch`, `StaticDma` | tail, `StaticDma` | `drain_iter`, `StaticDma` | phase, pre-issue-14 copy |")
+w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 for b in ["1", "8", "64", "1024"]:
     r = side[b]
-    w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+    w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
         b, f(r["phase"]), f(r.get("phasedef")), f(r["tail"]), f(r["iter"]), f(r["cref"]),
+        f(r.get("c_raw_phase")), f(r.get("c_raw_tail")),
         f(r["phase_static"]), f(r.get("phasedef_static")), f(r["tail_static"]), f(r["iter_static"]), f(r.get("phase_volatile"))))
 w("")
+if all(side[b].get("c_raw_phase") is not None and side[b].get("c_raw_tail") is not None
+       for b in ["1", "8", "64", "1024"]):
+    def vs(k, c):
+        # khal's figure against a C one at every size: "35.0 / 27.0 (1.30×)".
+        return ", ".join("%s per call %s / %s (%.2f×)" % (b, f(side[b][k]), f(side[b][c]),
+                                                         side[b][k] / side[b][c])
+                         for b in ["1", "8", "64", "1024"])
+    def where(k, c):
+        # The sizes at which khal's figure is at or below the C one, and above.
+        le = [b for b in ["1", "8", "64", "1024"] if side[b][k] <= side[b][c]]
+        gt = [b for b in ["1", "8", "64", "1024"] if side[b][k] > side[b][c]]
+        if not gt:
+            return "at or below it at every size"
+        if not le:
+            return "above it at every size"
+        return "at or below it at %s per call, above it at %s" % (", ".join(le), ", ".join(gt))
+    w("\"C over raw pointers\" are the third checker's C references (`khal_ir` `craw.rs`, "
+      "written as C firmware writes them) over the same ring memory and register buffer: "
+      "the registers through raw volatile pointers (`readl` / `writel`), so they pay no "
+      "address check, where the \"C-style reference\" column, issue 12's reference, goes "
+      "through the same `Mmio` window as khal (its gates stay on it). The **phase poll** "
+      "tests each entry's phase bit (one volatile load), fences, copies the entry as a "
+      "struct, advances the head and flips the expected phase at the wrap, and writes the "
+      "head once per non-empty call; the **tail poll** reads the tail once per call, copies "
+      "`(tail/16 - head) & mask` entries and writes the head once. Neither checks the "
+      "tail, the entry's bounds or the head slot as khal does. What they show: what the "
+      "window check costs C (the tail poll at 1 per call: %s over raw pointers, %s through "
+      "`Mmio`); khal's phase drain against the C phase poll (khal / C): %s: %s (khal tests "
+      "a run, then copies it in bulk; the C poll pays a test and a struct copy per entry, "
+      "and khal's one-entry call pays its checks); khal's tail drain against the C tail "
+      "poll: %s: %s (khal reads and checks the tail, waits for the last entry's phase and "
+      "writes the head through a checked slot).\n"
+      % (f(side["1"]["c_raw_tail"]), f(side["1"]["cref"]), vs("phase", "c_raw_phase"),
+         where("phase", "c_raw_phase"), vs("tail", "c_raw_tail"), where("tail", "c_raw_tail")))
 w("\"phase\" is a ring configured with `max_batch` equal to the entries per call "
   "(`max_batch(1)` at 1); \"default `max_batch`\" is a ring that never sets it (128) "
   "drained with an `out` of that many entries (so at 1024 it takes 128 per call).\n")
@@ -130,6 +165,11 @@ if isinstance(arr, dict):
       "and writes the head once; the full-ring `tail` column above reads the tail once for "
       "many calls.\n" % (f(arr["tail"]), f(arr["tail_static"]), f(arr["cref"]),
                           arr["tail"] / arr["cref"], verdict(arr["tail"] <= 1.3 * arr["cref"])))
+    if arr.get("c_raw_tail") is not None:
+        w("The same arrivals through the C tail poll over raw pointers (`nq:crawarr`, "
+          "no window check): **%s Ir per entry**; khal's drain is %.2f× that (the Mmio "
+          "C-style poll %.2f×).\n" % (f(arr["c_raw_tail"]), arr["tail"] / arr["c_raw_tail"],
+                                         arr["cref"] / arr["c_raw_tail"]))
 
 snd = tm.get("sound_dmabuf_vs_pre_issue14")
 if isinstance(snd, dict):

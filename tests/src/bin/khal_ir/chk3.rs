@@ -63,6 +63,7 @@ use khal_core::notific::{ConsumeMode, NotificEngine, NqEntry, NqRing};
 use khal_core::{DeviceAddr, Mmio, Result};
 use khal_std::DmaBuf;
 
+use crate::craw::{c_phase, c_tail, C3};
 use crate::kernels::*;
 use crate::nqsetup::{bench_engine, bench_ring, consume_mode, nq_reg, Win};
 
@@ -112,64 +113,6 @@ fn simulate(pat: &[u32], out: u32) -> (usize, u32) {
 #[inline(never)]
 pub fn ir_k3dev_write<R: DmaMemory>(mem: &R, dev: &mut NqDev, k: u32) {
     dev.write(mem, k);
-}
-
-/// A C driver's state for one ring: its memory, registers, head, phase.
-pub struct C3 {
-    ring: *const NqEntry,
-    tail: *const u32,
-    head_reg: *mut u32,
-    mask: u32,
-    head: u32,
-    /// The expected phase as bit 31 of dword 0 (phase mode).
-    phase: u32,
-}
-
-/// C tail-mode poll: `readl(tail)`, masked copy, `writel(head)`.
-#[inline(always)]
-fn c_tail(s: &mut C3, out: &mut [NqEntry]) -> usize {
-    // SAFETY: the live tail register (a raw `readl`).
-    let tail = unsafe { s.tail.read_volatile() };
-    let n = (((tail / 16).wrapping_sub(s.head) & s.mask) as usize).min(out.len());
-    if n == 0 {
-        return 0;
-    }
-    for (i, o) in out[..n].iter_mut().enumerate() {
-        // SAFETY: the index is masked below the ring's entry count.
-        *o = unsafe { s.ring.add(((s.head + i as u32) & s.mask) as usize).read() };
-    }
-    s.head = (s.head + n as u32) & s.mask;
-    // SAFETY: the live head register (a raw `writel`).
-    unsafe { s.head_reg.write_volatile(s.head * 16) };
-    n
-}
-
-/// C phase-mode poll: per entry the phase bit of dword 0 (a volatile load),
-/// a compiler fence (x86: loads are not reordered with loads), the struct
-/// copy, the head and phase advanced; one `writel(head)` if any.
-#[inline(always)]
-fn c_phase(s: &mut C3, out: &mut [NqEntry]) -> usize {
-    let mut n = 0;
-    while n < out.len() {
-        // SAFETY: head <= mask < ring entries: dword 0 of a live entry.
-        let w0 = unsafe { s.ring.add(s.head as usize).cast::<u32>().read_volatile() };
-        if (w0 ^ s.phase) & 0x8000_0000 != 0 {
-            break;
-        }
-        std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::Acquire);
-        // SAFETY: as above.
-        out[n] = unsafe { s.ring.add(s.head as usize).read() };
-        n += 1;
-        s.head = (s.head + 1) & s.mask;
-        if s.head == 0 {
-            s.phase ^= 0x8000_0000;
-        }
-    }
-    if n > 0 {
-        // SAFETY: the live head register.
-        unsafe { s.head_reg.write_volatile(s.head * 16) };
-    }
-    n
 }
 
 /// One khal `drain` per poll.
@@ -427,14 +370,7 @@ fn one_ring<R: DmaMemory>(
     let ring_ptr = mem.bus_addr() as usize as *const NqEntry;
     let ring = bench_ring(e, mem, q, ring_n, mode, None)?;
     let tail = nq_reg(regs, q, NQ0_TAIL_OFF)?;
-    let c = C3 {
-        ring: ring_ptr,
-        tail: tail.as_ptr(),
-        head_reg: nq_reg(regs, q, NQ0_HEAD_OFF)?.as_ptr(),
-        mask: ring_n - 1,
-        head: 0,
-        phase: 0x8000_0000,
-    };
+    let c = C3::new(ring_ptr, tail, nq_reg(regs, q, NQ0_HEAD_OFF)?, ring_n);
     Some((ring, NqDev::new(tail, ring_n, 0x5100), c))
 }
 

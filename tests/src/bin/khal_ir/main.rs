@@ -17,6 +17,7 @@
 
 mod chk;
 mod chk3;
+mod craw;
 mod kernels;
 mod nqsetup;
 mod refs;
@@ -30,6 +31,7 @@ use khal_core::dma::{DmaMemory, StaticDma};
 use khal_core::notific::{BpMode, ConsumeMode, EngineConfig, NotificEngine, NqEntry, NqRing};
 use khal_std::{Counting, DmaBuf};
 
+use craw::{ir_c_raw_arrive, ir_c_raw_phase, ir_c_raw_tail, C3};
 use kernels::*;
 use nqsetup::{bench_engine, bench_ring, consume_mode, nq_reg, write_pass, Win};
 use refs::{PlainRing, VolatileRing};
@@ -40,7 +42,7 @@ fn usage() -> ExitCode {
          typed_array_write|typed_write_opaque|nq_drain_dmabuf|nq_drain_word|memcpy|\
          csr_lookup_4|csr_lookup_8|csr_lookup_8s|csr_lookup_64c|csr_lookup_64s|csr_lookup_256c|csr_lookup_8b|csr_lookup_8m|csr_lookup_256|raw_translate|dispatch_static_axi|dispatch_any_axi|\
          dispatch_static_rmw|dispatch_any_rmw|counts|time|\
-         nq:<phase|tail|iter|cref|idle|tailarr|crefarr>:<dmabuf|static|word>:<batch>>"
+         nq:<phase|phasedef|tail|iter|cref|crawphase|crawtail|idle|idle2|tailarr|crefarr|crawarr>:<dmabuf|static|word|volatile|plain>:<batch>>"
     );
     ExitCode::from(2)
 }
@@ -233,6 +235,9 @@ fn time() -> Option<String> {
 /// - `iter`: `NqRing::drain_iter`, phase mode, every item copied out;
 /// - `cref`: the C-style reference consumer (`ir_c_ref`) over the same window
 ///   and ring memory (4095 entries, as `tail`);
+/// - `crawphase` / `crawtail`: the third checker's C phase poll / C tail poll
+///   (`craw.rs`: registers through raw volatile pointers, no window check)
+///   over the same ring memory and register buffer (4096 / 4095 entries);
 /// - `idle`: after draining, `N` phase-mode calls with nothing new (the
 ///   figure is per call, the kernel's loop included);
 /// - `idle2`: the same loop making two calls per iteration (`idle2 - idle`
@@ -241,8 +246,9 @@ fn time() -> Option<String> {
 ///   empty tail-mode ring (`max_batch` = `batch`, an `out` of `batch`), and
 ///   per call the device writes one entry and publishes its tail
 ///   (`ir_nqdev_write`, not counted), then one `NqRing::drain`
-///   (`ir_nq_arrive`) or one C-style poll (`ir_c_arrive`); two passes over
-///   the ring (8192 entries, one wrap).
+///   (`ir_nq_arrive`) or one C-style poll (`ir_c_arrive`); `crawarr`: one
+///   C tail poll over raw pointers (`ir_c_raw_arrive`); two passes over the
+///   ring (8192 entries, one wrap).
 ///
 /// Backends: `dmabuf` (khal-std), `static` (khal-core's `StaticDma`), `word`
 /// (a minimal `DmaMemory`), `volatile` (the pre-issue-14 `DmaBuf`, unsound
@@ -287,7 +293,7 @@ fn nq_scenario(spec: &str) -> Option<u64> {
 }
 
 fn nq_run<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) -> Option<u64> {
-    if mode == "tailarr" || mode == "crefarr" {
+    if mode.ends_with("arr") {
         return nq_arrive(mode, mem, ring_ptr, batch);
     }
     let mut regs = Regs::new();
@@ -319,6 +325,19 @@ fn nq_run<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) -> 
             ),
             RING_ENTRIES - 1,
         ),
+        "crawphase" | "crawtail" => {
+            let mut c = C3::new(
+                ring_ptr.cast::<NqEntry>(),
+                tail,
+                nq_reg(regs_ptr, 0, NQ0_HEAD_OFF)?,
+                RING_ENTRIES,
+            );
+            if mode == "crawphase" {
+                (ir_c_raw_phase(&mut c, &mut out), RING_ENTRIES)
+            } else {
+                (ir_c_raw_tail(&mut c, &mut out), RING_ENTRIES - 1)
+            }
+        }
         "idle" | "idle2" => {
             if ir_nq_drain(&mut ring, &mut out) != RING_ENTRIES as usize {
                 return None;
@@ -355,7 +374,12 @@ fn nq_arrive<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) 
     let want = 2 * RING_ENTRIES as usize;
     let got = if mode == "tailarr" {
         ir_nq_arrive(&mut ring, &mut dev, &mut out, want)
-    } else {
+    } else if mode == "crawarr" {
+        let tail = nq_reg(regs_ptr, 0, NQ0_TAIL_OFF)?;
+        let head = nq_reg(regs_ptr, 0, NQ0_HEAD_OFF)?;
+        let mut c = C3::new(ring_ptr.cast::<NqEntry>(), tail, head, RING_ENTRIES);
+        ir_c_raw_arrive(ring.memory(), &mut c, &mut dev, &mut out, want)
+    } else if mode == "crefarr" {
         ir_c_arrive(
             e.mmio(),
             BASE,
@@ -366,6 +390,8 @@ fn nq_arrive<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) 
             &mut out,
             want,
         )
+    } else {
+        return None;
     };
     if got != want {
         eprintln!("{mode}: drained {got}, expected {want}");
