@@ -29,11 +29,15 @@ BIN="$TARGET_DIR/release/khal_ir"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-# ir <scenario> <kernel>: Ir of the kernel per operation (awk float).
+# ir <scenario> <kernel> [<device>]: Ir of the kernel per operation (awk
+# float). <device>: the scenario's device writes inside the kernel are
+# excluded by a second toggle (*ir_<device>_*).
 ir() {
-  local scen=$1 kernel=$2 out ops total
+  local scen=$1 kernel=$2 dev=${3:-} out ops total
+  local toggles=(--toggle-collect="*ir_${kernel}*")
+  [[ -n "$dev" ]] && toggles+=(--toggle-collect="*ir_${dev}_*")
   out=$(valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.$scen" \
-        --collect-atstart=no --toggle-collect="*ir_${kernel}*" "$BIN" "$scen" 2>/dev/null)
+        --collect-atstart=no "${toggles[@]}" "$BIN" "$scen" 2>/dev/null)
   ops=${out#ops=}
   total=$(awk '/^summary:/ {print $2}' "$WORK/cg.$scen")
   [[ -n "$total" && -n "$ops" && "$ops" -gt 0 ]] || { log "no callgrind total for $scen"; exit 1; }
@@ -99,20 +103,10 @@ POLL_S=$(awk -v a="$IDLE2_S" -v b="$IDLE_S" 'BEGIN{printf "%.3f", a-b}')
 # (ir_nqdev_write, excluded by a second toggle), then one NqRing::drain
 # through an out of 1 (DmaBuf, StaticDma) or one C-style poll (ir_c_arrive:
 # the side-by-side reference's poll); two passes (8192 entries, one wrap).
-ira() {
-  local scen=$1 kernel=$2 out ops total
-  out=$(valgrind --tool=callgrind --callgrind-out-file="$WORK/cga.$scen" \
-        --collect-atstart=no --toggle-collect="*ir_${kernel}*" --toggle-collect="*ir_nqdev_*" \
-        "$BIN" "$scen" 2>/dev/null)
-  ops=${out#ops=}
-  total=$(awk '/^summary:/ {print $2}' "$WORK/cga.$scen")
-  [[ -n "$total" && -n "$ops" && "$ops" -gt 0 ]] || { log "no callgrind total for $scen"; exit 1; }
-  awk -v t="$total" -v n="$ops" 'BEGIN { printf "%.3f", t / n }'
-}
-ARR_T=$(ira nq:tailarr:dmabuf:1 nq_arrive); ARR_TS=$(ira nq:tailarr:static:1 nq_arrive)
-ARR_C=$(ira nq:crefarr:dmabuf:1 c_arrive)
+ARR_T=$(ir nq:tailarr:dmabuf:1 nq_arrive nqdev); ARR_TS=$(ir nq:tailarr:static:1 nq_arrive nqdev)
+ARR_C=$(ir nq:crefarr:dmabuf:1 c_arrive nqdev)
 # The same arrivals through the C tail poll over raw pointers (craw.rs).
-ARR_CR=$(ira nq:crawarr:dmabuf:1 c_raw_arrive)
+ARR_CR=$(ir nq:crawarr:dmabuf:1 c_raw_arrive nqdev)
 ARRIVAL="{\"tail\":$ARR_T,\"tail_static\":$ARR_TS,\"cref\":$ARR_C,\"tail_vs_cref\":$(ratio "$ARR_T" "$ARR_C"),\"target_max_vs_cref\":1.3,\"c_raw_tail\":$ARR_CR,\"tail_vs_c_raw_tail\":$(ratio "$ARR_T" "$ARR_CR")}"
 log "callgrind: CSR lookup"
 C4=$(ir csr_lookup_4 csr_lookup); C8=$(ir csr_lookup_8 csr_lookup); C256=$(ir csr_lookup_256 csr_lookup); RT=$(ir raw_translate raw_translate)
@@ -129,21 +123,11 @@ C64C=$(ir csr_lookup_64c csr_lookup); C64S=$(ir csr_lookup_64s csr_lookup); C256
 # the C-style poll under the same pattern; the idle poll through an `out` of
 # one; a 6-window CSR layout with two close pairs in a wide span (uniform,
 # and 90% in one window of a pair); 16 and 17 windows.
-irv() {
-  local scen=$1 kernel=$2 out ops total
-  out=$(valgrind --tool=callgrind --callgrind-out-file="$WORK/cgv.$scen" \
-        --collect-atstart=no --toggle-collect="*ir_${kernel}*" --toggle-collect="*ir_verdev_*" \
-        "$BIN" "$scen" 2>/dev/null)
-  ops=${out#ops=}
-  total=$(awk '/^summary:/ {print $2}' "$WORK/cgv.$scen")
-  [[ -n "$total" && -n "$ops" && "$ops" -gt 0 ]] || { log "no callgrind total for $scen"; exit 1; }
-  awk -v t="$total" -v n="$ops" 'BEGIN { printf "%.3f", t / n }'
-}
 log "callgrind: checker cases (trickle, idle through an out of one, CSR layouts)"
-VT16=$(irv v:phase:dmabuf:4096:16:0:1:0 ver_drain); VT1=$(irv v:phase:dmabuf:4096:1:0:1:0 ver_drain)
-VTS16=$(irv v:phase:static:4096:16:0:1:0 ver_drain); VTC=$(irv v:cref:dmabuf:4096:16:1:1:0 ver_cref)
-VTS1=$(irv v:phase:static:4096:1:0:1:0 ver_drain)
-VTI16=$(irv v:iter:dmabuf:4096:16:0:1:0 ver_iter)
+VT16=$(ir v:phase:dmabuf:4096:16:0:1:0 ver_drain verdev); VT1=$(ir v:phase:dmabuf:4096:1:0:1:0 ver_drain verdev)
+VTS16=$(ir v:phase:static:4096:16:0:1:0 ver_drain verdev); VTC=$(ir v:cref:dmabuf:4096:16:1:1:0 ver_cref verdev)
+VTS1=$(ir v:phase:static:4096:1:0:1:0 ver_drain verdev)
+VTI16=$(ir v:iter:dmabuf:4096:16:0:1:0 ver_iter verdev)
 VI1D=$(ir vidle:dmabuf:4096:1:4096 nq_idle); VI1D2=$(ir vidle:dmabuf:4096:1:4096:2 nq_idle)
 VI1S=$(ir vidle:static:4096:1:4096 nq_idle); VI1S2=$(ir vidle:static:4096:1:4096:2 nq_idle)
 VC6=$(ir vcsr:r6 csr_lookup); VC6H=$(ir vcsr:r6:2 csr_lookup); VR6=$(ir vraw:r6 raw_translate)
@@ -167,16 +151,6 @@ CHECKER="{\"trickle_1_per_poll_ir_per_entry\":{\"phase_out16_default_max_batch\"
 # read finds nothing; StaticDma, DmaBuf); `csr_write` through the cell
 # index on layouts the authors did not try (3 windows in 0x140 bytes, windows
 # at powers of two apart, 16 windows one hot, misses).
-irc() {
-  local scen=$1 kernel=$2 out ops total
-  out=$(valgrind --tool=callgrind --callgrind-out-file="$WORK/cgc.$scen" \
-        --collect-atstart=no --toggle-collect="*ir_${kernel}*" --toggle-collect="*ir_chkdev_*" \
-        "$BIN" "$scen" 2>/dev/null)
-  ops=${out#ops=}
-  total=$(awk '/^summary:/ {print $2}' "$WORK/cgc.$scen")
-  [[ -n "$total" && -n "$ops" && "$ops" -gt 0 ]] || { log "no callgrind total for $scen"; exit 1; }
-  awk -v t="$total" -v n="$ops" 'BEGIN { printf "%.3f", t / n }'
-}
 log "callgrind: second checker's cases (NQ per-call sizes, wrap, tail, iter, idle after a wrap; CSR layouts)"
 CHK2_NQ="{"
 sep=""
@@ -188,7 +162,7 @@ for c in phase:dmabuf:4096:1:1 cphase:dmabuf:4096:1:1 ctail:dmabuf:4096:1:1 \
          tail:dmabuf:4096:1:1 tail:dmabuf:8:1:1 tail:dmabuf:4096:2:2 tail:dmabuf:4096:8:8 iter:dmabuf:4096:1:1 iter:dmabuf:4096:8:8 \
          phase:dmabuf:4096:16:1 phase:static:4096:16:1 cphase:dmabuf:4096:16:1 ctail:dmabuf:4096:16:1; do
   case $c in c*) k=chk_cref;; iter*) k=chk_iter;; *) k=chk_drain;; esac
-  CHK2_NQ="$CHK2_NQ$sep\"$c\":$(irc "c:$c" $k)"; sep=","
+  CHK2_NQ="$CHK2_NQ$sep\"$c\":$(ir "c:$c" $k chkdev)"; sep=","
 done
 CHK2_NQ="$CHK2_NQ}"
 CHK2_IDLE="{"
@@ -196,14 +170,14 @@ sep=""
 for c in phase:static:4096:4096:x:1 phase:static:4096:4096:x:128 phase:static:4096:5:x:1 phase:static:8:8:x:1 \
          phase:dmabuf:4096:4096:x:1 cphase:static:4096:4096:x:1 ctail:static:4096:4096:x:1 \
          tail:static:4096:4096:x:1 tail:dmabuf:4096:4096:x:1; do
-  a=$(irc "cidle:${c/:x:/:1:}" chk_); b=$(irc "cidle:${c/:x:/:2:}" chk_)
+  a=$(ir "cidle:${c/:x:/:1:}" chk_ chkdev); b=$(ir "cidle:${c/:x:/:2:}" chk_ chkdev)
   CHK2_IDLE="$CHK2_IDLE$sep\"${c/:x:/:out}\":$(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.3f", b-a}')"; sep=","
 done
 CHK2_IDLE="$CHK2_IDLE}"
 CHK2_CSR="{"
 sep=""
 for c in c3:u p8:u g16:u g16:h13 m8:u m8:m50 m8:m100; do
-  CHK2_CSR="$CHK2_CSR$sep\"$c\":{\"cell_index\":$(irc "ccsr:$c" chk_csr),\"binary_search\":$(irc "ccsr:$c:s" chk_csr),\"raw_add\":$(irc "craw:$c" chk_raw)}"; sep=","
+  CHK2_CSR="$CHK2_CSR$sep\"$c\":{\"cell_index\":$(ir "ccsr:$c" chk_csr chkdev),\"binary_search\":$(ir "ccsr:$c:s" chk_csr chkdev),\"raw_add\":$(ir "craw:$c" chk_raw chkdev)}"; sep=","
 done
 CHK2_CSR="$CHK2_CSR}"
 CHECKER="${CHECKER%\}},\"second\":{\"nq_ir_per_entry\":$CHK2_NQ,\"idle_poll_ir\":$CHK2_IDLE,\"csr_write_ir\":$CHK2_CSR}}"
