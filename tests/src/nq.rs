@@ -1,6 +1,8 @@
-//! The traced NQ set-up of the drain tests (`notific_trickle.rs`,
-//! `notific_drain_edges.rs`): a 10-queue notific block over a plain
-//! register file, recorded by `Trace`, and a host ring on its queue 3.
+//! The traced NQ set-up of the notific tests: a notific block at [`BASE`]
+//! over a plain register file, recorded by `Trace` ([`traced`]: every
+//! `notific_*` test that records its accesses), and for the drain tests
+//! (`notific_trickle.rs`, `notific_drain_edges.rs`) a 10-queue host ring on
+//! its queue 3.
 
 use khal_core::notific::regs::{self, NOTIFIC};
 use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqRing};

@@ -5,24 +5,14 @@
 //! what was last written, so the read-modify-writes are visible).
 
 use khal_core::dma::DmaMemory;
-use khal_core::notific::regs::{self, NOTIFIC};
 use khal_core::notific::{
     BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqRing, UartMode,
 };
 use khal_core::wait::Budget;
-use khal_core::{DeviceAddr, Error, Mmio};
+use khal_core::{Error, Mmio};
 use khal_std::trace::Op::{Read as R, Write as W};
 use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
-
-const BASE: DeviceAddr = DeviceAddr(0x3053_5000);
-
-fn traced() -> Trace<HeapMmio> {
-    Trace::new(HeapMmio::new(BASE, regs::NOTIFIC_BLOCK_BYTES as usize)).with_block(
-        BASE,
-        regs::NOTIFIC_BLOCK_BYTES,
-        &NOTIFIC,
-    )
-}
+use khal_tests::nq::{traced, BASE};
 
 fn ten(t: &Trace<HeapMmio>, bp: u32) -> NotificEngine<&Trace<HeapMmio>> {
     let e = NotificEngine::init_raw(t, Some(BASE), 10, bp, 0).unwrap();

@@ -7,23 +7,13 @@ mod golden;
 
 use golden::Access;
 use khal_core::dma::DmaMemory;
-use khal_core::notific::regs::{self, NOTIFIC};
 use khal_core::notific::{
     BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqRing, UartMode,
 };
-use khal_core::{DeviceAddr, Mmio};
+use khal_core::Mmio;
 use khal_std::trace::Op;
-use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
-
-const BASE: DeviceAddr = DeviceAddr(0x3053_5000);
-
-fn traced() -> Trace<HeapMmio> {
-    Trace::new(HeapMmio::new(BASE, regs::NOTIFIC_BLOCK_BYTES as usize)).with_block(
-        BASE,
-        regs::NOTIFIC_BLOCK_BYTES,
-        &NOTIFIC,
-    )
-}
+use khal_std::{DmaBuf, SimDelay};
+use khal_tests::nq::{traced, BASE};
 
 fn want(p: &[Access]) -> Vec<(Op, u64, u32)> {
     p.iter()

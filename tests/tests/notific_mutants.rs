@@ -7,24 +7,15 @@
 //! whatever the register read. (Mutants `idx < 3`, `idx <= 4` and
 //! `r ^ 0x200` passed every test before these; see docs/TESTING.md.)
 
-use khal_core::notific::regs::{self, NOTIFIC};
 use khal_core::notific::{BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqRing};
-use khal_core::{DeviceAddr, Mmio};
+use khal_core::Mmio;
 use khal_std::trace::Op::{self, Read as R, Write as W};
-use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
+use khal_std::{DmaBuf, SimDelay};
+use khal_tests::nq::{traced, BASE};
 
-const BASE: DeviceAddr = DeviceAddr(0x3053_5000);
 /// A coal_ctrl value with the stream-enable bits set, so the pulse's
 /// read-modify-write is visible in both of its writes.
 const COAL: u32 = 0x3C00;
-
-fn traced() -> Trace<HeapMmio> {
-    Trace::new(HeapMmio::new(BASE, regs::NOTIFIC_BLOCK_BYTES as usize)).with_block(
-        BASE,
-        regs::NOTIFIC_BLOCK_BYTES,
-        &NOTIFIC,
-    )
-}
 
 /// Reset queue `idx` of an engine with `num_queues` queues (10 or 1) and
 /// return the trace of the reset alone.

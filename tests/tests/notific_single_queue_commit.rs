@@ -10,16 +10,14 @@
 use std::cell::Cell;
 
 use khal_core::notific::entry::{PHASE_BYTE, PHASE_MASK};
-use khal_core::notific::regs::{self, NOTIFIC};
 use khal_core::notific::{
     BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal_core::{DeviceAddr, Error, Mmio, Result};
 use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
+use khal_tests::nq::{traced, BASE};
 
 use khal_core::dma::DmaMemory;
-
-const BASE: DeviceAddr = DeviceAddr(0x3053_5000);
 
 /// A window that refuses writes to one address while `refuse` is set.
 struct RefuseAt<'t> {
@@ -42,11 +40,7 @@ impl Mmio for RefuseAt<'_> {
 
 #[test]
 fn a_refused_head_write_consumes_nothing() {
-    let t = Trace::new(HeapMmio::new(BASE, regs::NOTIFIC_BLOCK_BYTES as usize)).with_block(
-        BASE,
-        regs::NOTIFIC_BLOCK_BYTES,
-        &NOTIFIC,
-    );
+    let t = traced();
     // One queue: the single-queue flavour; its head has no stride.
     let w = RefuseAt {
         inner: &t,
@@ -95,11 +89,7 @@ fn a_refused_head_write_consumes_nothing() {
 /// cursor and the phase as they were; the retry takes the same entry once.
 #[test]
 fn a_refused_head_write_at_the_ring_end_consumes_nothing() {
-    let t = Trace::new(HeapMmio::new(BASE, regs::NOTIFIC_BLOCK_BYTES as usize)).with_block(
-        BASE,
-        regs::NOTIFIC_BLOCK_BYTES,
-        &NOTIFIC,
-    );
+    let t = traced();
     let w = RefuseAt {
         inner: &t,
         addr: BASE.add(0x10C),

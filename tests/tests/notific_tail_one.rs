@@ -11,15 +11,14 @@ use std::cell::Cell;
 use khal_core::dma::DmaMemory;
 use khal_core::error::Fault;
 use khal_core::notific::entry::{NqEntry, PHASE_BYTE, PHASE_MASK};
-use khal_core::notific::regs::{self, NOTIFIC};
 use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqRing};
 use khal_core::wait::Budget;
-use khal_core::{DeviceAddr, Error, Mmio};
+use khal_core::{Error, Mmio};
 use khal_std::delay::SimClock;
 use khal_std::trace::Op::{Read as R, Write as W};
 use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
+use khal_tests::nq::{traced, BASE};
 
-const BASE: DeviceAddr = DeviceAddr(0x3053_5000);
 /// Queue 2 of the 10-queue flavour: its tail and head registers [004 §2]
 /// (`0x110` / `0x10C` + 40 per queue).
 const TAIL: u64 = 0x110 + 2 * 40;
@@ -29,14 +28,6 @@ const SMALL: Budget = Budget {
     period_us: 100,
     polls: 20,
 };
-
-fn traced() -> Trace<HeapMmio> {
-    Trace::new(HeapMmio::new(BASE, regs::NOTIFIC_BLOCK_BYTES as usize)).with_block(
-        BASE,
-        regs::NOTIFIC_BLOCK_BYTES,
-        &NOTIFIC,
-    )
-}
 
 /// A tail-mode host ring of `cap` entries on queue 2 over `mem`, `max_batch`
 /// entries a call, the small budget; the trace cleared.
