@@ -88,35 +88,38 @@ impl C3 {
     }
 }
 
-/// The side-by-side's full ring through the C phase poll: polls until one
-/// finds nothing (each takes `min(new, out.len())`); returns the number
-/// drained.
-#[inline(never)]
-pub fn ir_c_raw_phase(s: &mut C3, out: &mut [NqEntry]) -> usize {
-    let mut total = 0;
-    loop {
-        let n = c_phase(s, out);
-        if n == 0 {
-            return total;
+/// A side-by-side full-ring kernel, `$name`: `$poll`s until one finds
+/// nothing (each takes `min(new, out.len())`); returns the number drained.
+/// A macro, as chk3.rs's C kernels: each kernel is its own source.
+macro_rules! c_ring_kernel {
+    ($(#[$doc:meta])* $name:ident, $poll:ident) => {
+        $(#[$doc])*
+        #[inline(never)]
+        pub fn $name(s: &mut C3, out: &mut [NqEntry]) -> usize {
+            let mut total = 0;
+            loop {
+                let n = $poll(s, out);
+                if n == 0 {
+                    return total;
+                }
+                total += n;
+            }
         }
-        total += n;
-    }
+    };
 }
 
-/// The side-by-side's full ring through the C tail poll: polls until one
-/// finds nothing (each one tail read, `min(pending, out.len())` copies, one
-/// head write); returns the number drained.
-#[inline(never)]
-pub fn ir_c_raw_tail(s: &mut C3, out: &mut [NqEntry]) -> usize {
-    let mut total = 0;
-    loop {
-        let n = c_tail(s, out);
-        if n == 0 {
-            return total;
-        }
-        total += n;
-    }
-}
+c_ring_kernel!(
+    /// The full ring through the C phase poll (per entry a phase test and a
+    /// struct copy, one head write per call).
+    ir_c_raw_phase,
+    c_phase
+);
+c_ring_kernel!(
+    /// The full ring through the C tail poll (one tail read,
+    /// `min(pending, out.len())` copies, one head write per call).
+    ir_c_raw_tail,
+    c_tail
+);
 
 /// The device's one arrival inside [`ir_c_raw_arrive`]; not counted (the
 /// bench's `ir_nqdev_*` toggle). Its own entry point, beside its kernel: a
