@@ -117,6 +117,23 @@ C8B=$(ir csr_lookup_8b csr_lookup); C8M=$(ir csr_lookup_8m csr_lookup)
 # 64 windows both ways, 256 through the cell index (where the search wins).
 C8S=$(ir csr_lookup_8s csr_lookup)
 C64C=$(ir csr_lookup_64c csr_lookup); C64S=$(ir csr_lookup_64s csr_lookup); C256C=$(ir csr_lookup_256c csr_lookup)
+# Per call (khal_ir csr.rs, issue 12's CSR row): one #[inline(never)]
+# csr_read per access, against one raw add and the same load, each returning
+# its Result, over a backend that loads at the translated address; the
+# default lookup (the cell index) and the binary search on each layout
+# (<layout>[_cap<N>]: the table's capacity when not the window count;
+# khal_ir csr.rs names the layouts: c3 and p8 were built to defeat a cell
+# index); a refused access (every address outside every window).
+CSRP="{"
+sep=""
+for l in fw2:4 s3 b4 c5 r5 c6 r6 c7 p7 b8 8b 8m c8 t8 c3 p8 b16 g16 b64; do
+  lay=${l%%:*}; cap=""; key=$lay
+  [[ "$l" == *:* ]] && { cap=${l#*:}; key="${lay}_cap$cap"; }
+  d=$(ir "csrp:cell:$lay:$cap" csrp_khal); bs=$(ir "csrp:search:$lay:$cap" csrp_khal); r=$(ir "csrp:raw:$lay" csrp_raw)
+  CSRP="$CSRP$sep\"$key\":{\"default\":$d,\"binary_search\":$bs,\"raw_add\":$r,\"default_over_raw_add\":$(awk -v a="$d" -v b="$r" 'BEGIN{printf "%.3f", a-b}'),\"binary_search_over_raw_add\":$(awk -v a="$bs" -v b="$r" 'BEGIN{printf "%.3f", a-b}')}"
+  sep=","
+done
+CSRP="$CSRP,\"miss_b8\":{\"default\":$(ir csrp:cell:b8:8:miss csrp_khal),\"binary_search\":$(ir csrp:search:b8:8:miss csrp_khal)},\"target_over_raw_add_max\":10}"
 # The independent checker's cases (khal_ir ver.rs): one entry arriving per
 # poll (the device's writes excluded by a second toggle on ir_verdev_*),
 # through an `out` of 16 at the default max_batch, through an `out` of 1, and
@@ -177,7 +194,7 @@ CHK2_IDLE="$CHK2_IDLE}"
 CHK2_CSR="{"
 sep=""
 for c in c3:u p8:u g16:u g16:h13 m8:u m8:m50 m8:m100; do
-  CHK2_CSR="$CHK2_CSR$sep\"$c\":{\"cell_index\":$(ir "ccsr:$c" chk_csr chkdev),\"binary_search\":$(ir "ccsr:$c:s" chk_csr chkdev),\"raw_add\":$(ir "craw:$c" chk_raw chkdev)}"; sep=","
+  CHK2_CSR="$CHK2_CSR$sep\"$c\":{\"cell_index\":$(ir "ccsr:$c" chk_csr chkdev),\"binary_search\":$(ir "ccsr:$c:s" chk_csr chkdev),\"default\":$(ir "ccsr:$c:d" chk_csr chkdev),\"raw_add\":$(ir "craw:$c" chk_raw chkdev)}"; sep=","
 done
 CHK2_CSR="$CHK2_CSR}"
 CHECKER="${CHECKER%\}},\"second\":{\"nq_ir_per_entry\":$CHK2_NQ,\"idle_poll_ir\":$CHK2_IDLE,\"csr_write_ir\":$CHK2_CSR}}"
@@ -289,6 +306,7 @@ cat <<JSON
     "register_array_write": {"typed": $TAW, "raw": $RAW, "typed_vs_raw": $(ratio "$TAW" "$RAW"), "target": 1.00},
     "register_write_opaque_window": {"typed": $TWO, "raw": $RW, "typed_vs_raw": $(ratio "$TWO" "$RW")},
     "nq_drain_per_entry": {"dmabuf": $DD, "word_ring": $DW, "memcpy_per_entry": $MC, "sse_copy_per_entry": $SSE, "target_max": 20},
+    "csr_per_call": $CSRP,
     "csr_lookup": {"windows_4": $C4, "windows_8": $C8, "windows_256": $C256, "ratio_256_vs_4": $(ratio "$C256" "$C4"), "raw_add": $RT, "over_raw_add_4": $(awk -v a="$C4" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "over_raw_add_8": $(awk -v a="$C8" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "windows_8_irregular": $C8B, "windows_8_mesh": $C8M, "windows_8_binary_search": $C8S, "windows_64_cell_index": $C64C, "windows_64_binary_search": $C64S, "windows_256_cell_index": $C256C, "over_raw_add_8_binary_search": $(awk -v a="$C8S" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "over_raw_add_8_irregular": $(awk -v a="$C8B" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "over_raw_add_8_mesh": $(awk -v a="$C8M" -v b="$RT" 'BEGIN{printf "%.3f", a-b}'), "target_over_raw_add_max": 10, "linear_scan_would_be": 64}
   },
   "nq_ir_per_entry_by_batch": $SIDE,

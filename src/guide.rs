@@ -34,13 +34,13 @@
 //! on it unchanged.
 //!
 //! ```
-//! use khal::core::csr::{CellIndex, Csr, CsrRegion, RegionTable};
+//! use khal::core::csr::{BinarySearch, CellIndex, Csr, CsrRegion, RegionTable};
 //! use khal::std_adapter::HeapMmio;
 //! use khal::{DeviceAddr, Error, Mmio};
 //!
 //! // Device addresses [0x20_0000_0000, +64 KiB) live at offset 0x1_0000 of the BAR.
 //! let bar = HeapMmio::new(DeviceAddr(0), 0x10_0000);
-//! let mut regions = RegionTable::<4>::new(); // the default lookup: a binary search
+//! let mut regions = RegionTable::<4>::new(); // the default lookup: a cell index
 //! regions.insert(CsrRegion::new(
 //!     DeviceAddr(0x20_0000_0000),
 //!     DeviceAddr(0x20_0001_0000),
@@ -59,18 +59,19 @@
 //!     other => unreachable!("{other:?}"),
 //! }
 //!
-//! // Hot accesses over 5 or more windows: opt in to the cell index.
-//! let mut many = RegionTable::<16, CellIndex>::new();
+//! // No memory beyond the slots, nothing built at insert: the binary search.
+//! let mut many = RegionTable::<16, BinarySearch>::new();
 //! for i in 0..8u64 {
 //!     let start = 0x20_0000_0000 + i * 0x10_0000;
 //!     many.insert(CsrRegion::identity(DeviceAddr(start), DeviceAddr(start + 0x1_0000), 0)?)?;
 //! }
 //! assert_eq!(many.translate(DeviceAddr(0x20_0030_0004))?, DeviceAddr(0x20_0030_0004));
 //! assert_eq!(many.translate(DeviceAddr(0x20_0031_0000)), Err(Error::no_region(0x20_0031_0000)));
-//! // The index is memory every such table carries: about 3 KiB.
-//! assert_eq!(core::mem::size_of::<RegionTable<4>>(), 232);
-//! assert!(core::mem::size_of::<RegionTable<16, CellIndex>>() > core::mem::size_of::<RegionTable<16>>() + 3000);
-//! let csr = Csr::new(HeapMmio::new(DeviceAddr(0x20_0000_0000), 0x80_0000), many); // Csr<_, 16, CellIndex>
+//! // The cell index is memory the table carries: 96 bytes a slot.
+//! assert_eq!(core::mem::size_of::<RegionTable<4, BinarySearch>>(), 232);
+//! assert_eq!(core::mem::size_of::<RegionTable<4>>(), 232 + 392);
+//! assert_eq!(core::mem::size_of::<RegionTable<4, CellIndex<4>>>(), 232 + 392);
+//! let csr = Csr::new(HeapMmio::new(DeviceAddr(0x20_0000_0000), 0x80_0000), many); // Csr<_, 16, BinarySearch>
 //! assert_eq!(csr.read32(DeviceAddr(0x20_0070_FFFC))?, 0);
 //! # Ok::<(), Error>(())
 //! ```
@@ -79,25 +80,26 @@
 //! same one, and the answers, errors and error addresses are the same with
 //! either, only their speed differs):
 //!
-//! - `RegionTable<N>` (the default, `BinarySearch`): nothing beyond the
-//!   slots (56 bytes each and a word: `RegionTable<4>` is 232 bytes), nothing
-//!   to rebuild; an access is an unrolled binary search (`log2 N` steps; for
+//! - `RegionTable<N>` (the default, `CellIndex<N>`): `4 N` cells, one
+//!   picked by a multiply, then one or two compares. Measured per
+//!   `csr_read` call at +8 instructions over a raw add on every ordinary
+//!   layout of 2 to 64 windows (+9.6 on irregular sizes and gaps), against
+//!   the binary search's +12.75 at 8 windows and +24 at 64
+//!   (`docs/PERFORMANCE.md`). Layouts built to defeat the cells cost more
+//!   (three small windows in one cell +12.5, eight windows a power of two
+//!   apart +16.5), and so does a refused access (78 instructions against
+//!   71). The cost: `96 N + 8` bytes more in the table (and `Csr`), and
+//!   the index is rebuilt at each `insert` and `remove_device` (a search
+//!   over multipliers), so fill it once at bring-up. `CellIndex` alone is
+//!   128 cells whatever `N`.
+//! - `RegionTable<N, BinarySearch>`: nothing beyond the slots (56 bytes
+//!   each and a word: `RegionTable<4, BinarySearch>` is 232 bytes), nothing
+//!   to build; an access is an unrolled binary search (`log2 N` steps; for
 //!   5 to 32 slots a decision tree of constant probes) and one compare, the
-//!   same cost on every layout. Keep it for up to 4 windows, for accesses
-//!   that are not hot, for firmware short of RAM, for tables changed often,
-//!   for layouts that defeat the cells (below), and past about 128 windows
-//!   (there the cells crowd and the search alone is faster).
-//! - `RegionTable<N, CellIndex>`: for hot accesses through 5 to about 128
-//!   windows. An access is a multiply, one compare and the test: measured
-//!   `csr_read` at about 8.0 instructions over a raw add from 5 to 64 windows,
-//!   against the binary search's 10.8 at 8 windows, 12.9 at 16 and 19.5 at
-//!   64 (`docs/PERFORMANCE.md`). Layouts that defeat the cells cost more
-//!   than the search (three small windows inside one cell +12.9, windows at
-//!   powers of two apart +17.8, against the search's +10.8), and so does a
-//!   refused access (78 instructions against 72). The cost: 3,104 bytes more in every such
-//!   table (and `Csr`), and the index is rebuilt at each `insert` and
-//!   `remove_device`: filling a table of 16 windows takes about 0.7 ms, of 64
-//!   about 25 ms (x86-64, release), so fill it once at bring-up.
+//!   same cost on every layout. Pick it for firmware short of code or RAM
+//!   (the index's build is about 3.7 KB of Cortex-M4 code; the firmware
+//!   images pick it), for tables changed often, for layouts that defeat the
+//!   cells, and for accesses that are not hot.
 //!
 //! # Bring up a notification engine and drain an NQ ring
 //!

@@ -16,7 +16,7 @@
 //!   is refused whole: nothing is accessed.
 #![no_main]
 
-use khal_core::csr::{CellIndex, Csr, CsrRegion, RegionTable};
+use khal_core::csr::{BinarySearch, CellIndex, Csr, CsrRegion, RegionTable};
 use khal_core::{DeviceAddr, Error, Mmio};
 use khal_fuzz::{Access, Input, RecMmio};
 use libfuzzer_sys::fuzz_target;
@@ -269,8 +269,8 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(table.remove_device(gone), model.len() - kept.len());
     // The binary search's decision tree (capacities 5 to 32): capacity 8
     // and 12 (slots 12..16 of its tree pruned), every kept window.
-    let mut tree8 = RegionTable::<CAP>::new();
-    let mut tree12 = RegionTable::<12>::new();
+    let mut tree8 = RegionTable::<CAP, BinarySearch>::new();
+    let mut tree12 = RegionTable::<12, BinarySearch>::new();
     for w in &kept {
         let r = CsrRegion::new(
             DeviceAddr(w.start),
@@ -282,7 +282,7 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(tree8.insert(r), Ok(()));
         assert_eq!(tree12.insert(r), Ok(()));
     }
-    let mut small = RegionTable::<4>::new();
+    let mut small = RegionTable::<4, BinarySearch>::new();
     let mut in_small: Vec<W> = Vec::new();
     for w in kept.iter().take(4) {
         let r = CsrRegion::new(

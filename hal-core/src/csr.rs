@@ -17,11 +17,11 @@
 //!   a region is "used" by being in the table, and the device is the one
 //!   [`Mmio`] backend the [`Csr`] wraps.
 //! - [`RegionTable<N, L>`] is the region array, fixed capacity `N` (no heap),
-//!   **kept sorted by `start`** with overlaps refused at insert, so a lookup is a
-//!   binary search (`O(log N)`; the `csr` bench compares 4 and 256 windows:
-//!   [`BinarySearch`], the default `L`), or, opted in with
-//!   `RegionTable<N, CellIndex>`, a cell index built at insert ([`CellIndex`],
-//!   about 3 KiB more; see [`RegionTable`]). The C `find_region_for` takes "the
+//!   **kept sorted by `start`** with overlaps refused at insert. A lookup goes
+//!   through a cell index built at insert ([`CellIndex<N>`](CellIndex), the
+//!   default `L`: `96 N` bytes more) or, named as
+//!   `RegionTable<N, BinarySearch>`, a binary search with no memory and no
+//!   build (`O(log N)`; see [`RegionTable`] for the choice). The C `find_region_for` takes "the
 //!   first region whose `[start, end)` holds the address"; with no overlaps
 //!   there is at most one, so the order of the search does not change the
 //!   answer.
@@ -210,7 +210,7 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 
 /// The registered regions of one device: at most `N`, sorted by `start`, never
 /// overlapping [000 §1]; `L` is how a lookup finds the region of an address
-/// ([`BinarySearch`], the default, or [`CellIndex`]).
+/// ([`CellIndex<N>`](CellIndex), the default, or [`BinarySearch`]).
 ///
 /// # The fast path (both lookups)
 ///
@@ -224,8 +224,9 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 ///   increasing (regions are sorted, disjoint and at least 4 bytes long).
 /// - `span[i]`: how many valid dword addresses the region has, i.e. how many
 ///   `p = key + 4k` satisfy `p <= end - 4` [000 §1].
-/// - `dev[i]`: the translation of `key[i]` (`device_addr + o`): the
-///   translation of a valid `p` is `dev + 4k`.
+/// - `delta[i]`: what the translation adds to an address of region `i`
+///   (`device_addr - start`, wrapping): the translation of a valid `p` is
+///   `p + delta[i]`, one add.
 ///
 /// An access at `p` is valid in region `i` exactly when
 /// `(p - key[i]).rotate_right(2) < span[i]` (wrapping subtraction): the
@@ -233,39 +234,35 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 /// key wraps to a value no `span` reaches, so bounds `[start, end - 4]` and the
 /// alignment of the translated address are one unsigned compare.
 ///
-/// Which region to test:
+/// Which region to test (issue 12's row "CSR lookup with at most 8 windows
+/// at most 10 instructions over a raw add", measured per `csr_read` call:
+/// callgrind, x86-64, against one raw add and the same load, both an
+/// `#[inline(never)]` call returning its `Result`, `docs/PERFORMANCE.md`):
 ///
-/// - [`BinarySearch`] (the default; no memory beyond the slots): the last
-///   slot with `key[i] <= p`, by a binary search over all `N` slots (`N` is
-///   a constant, so the search is fully unrolled). Up to 4 slots and past
-///   32, a loop of steps each carrying the slot found so far (2 steps for 4
-///   slots, 8 for 256, about 2.5 instructions each); from 5 to 32 slots, a
-///   decision tree whose probes are constant slots and whose last step
-///   subtracts a compare's carry from the upper slot of a pair (no slot
-///   carried from step to step; slots past `N` pruned at compile time).
-///   Measured (callgrind, `csr_read`, Ir over a raw add of 7.0): 4 windows
-///   +9.5; 8 windows +10.76 on every 8-window layout of the bench and both
-///   checkers (+12.0 before the tree); 6 windows +9.66; 16 +12.88 (+14.5);
-///   17 +15.42 (+16.6); 64 +19.5, 256 +24.5 (the loop). Issue 12's
-///   "≤ 8 windows ≤ +10" holds by default for a table of 6 slots (+9.66),
-///   not of 8 (+10.76).
-/// - [`CellIndex`] (opt in: `RegionTable<N, CellIndex>`, about 3 KiB
-///   more): one cell of 128 picked by a multiply, owning two entries that
-///   hold copies of the fast-path words of its regions, and one compare
-///   choosing between them; see its docs. About +8.0 in the ordinary
-///   layouts measured from 5 to 64 windows, with no step in `N` (the
-///   accesses a cell does not resolve take the binary search; past about
-///   128 regions the cells crowd and the binary search alone is faster);
-///   layouts built to defeat the cells are dearer than the search (three
-///   windows in one cell +13.4, windows at powers of two apart +18.9:
-///   `docs/PERFORMANCE.md`).
+/// - [`CellIndex<N>`](CellIndex) (the default): `4 N` cells (the largest
+///   power of two at most that), one picked by a multiply; the cell's entry,
+///   then the next, is tested (see its docs). +8 over the raw add on every
+///   ordinary layout of 2 to 64 windows the bench and the checkers have
+///   (+9.6 on irregular sizes and gaps); dearer on layouts built to defeat
+///   the cells (three windows in one cell +12.5, eight a power of two
+///   apart +16.5). Memory: `96 N + 8` bytes (392 for `N = 4`); the index is
+///   rebuilt at each [`Self::insert`] and [`Self::remove_device`] (a
+///   multiplier search, about 3.7 KB of Cortex-M4 code). `CellIndex` alone
+///   (`CellIndex<32>`) is 128 cells whatever `N`.
+/// - [`BinarySearch`] (no memory beyond the slots, nothing to build): the
+///   last slot with `key[i] <= p`, by a binary search over all `N` slots
+///   (`N` is a constant, so the search is fully unrolled). Up to 4 slots and
+///   past 32, a loop of steps each carrying the slot found so far (2 steps
+///   for 4 slots, 8 for 256); from 5 to 32 slots, a decision tree whose
+///   probes are constant slots and whose last step subtracts a compare's
+///   carry from the upper slot of a pair. +13.0 over the raw add at 4 slots,
+///   +12.75 at 8, +14.9 at 16, +24.0 at 64, the same on every layout. The
+///   firmware images name it: smallest code, no RAM beyond the slots.
 ///
-/// Why the index is a type parameter rather than chosen by `N`: a stable
-/// Rust type cannot size a field by a test on `N`, so a table holding the
-/// index for `N > 4` would hold it for every `N` (it did: a 4-slot table
-/// was 496 bytes, 264 of them an unused index; now 232, and a firmware
-/// image's zero fill with it). The default keeps small tables small and
-/// `Csr<M, 4>` unchanged; a caller wanting the faster lookup names it.
+/// Why a type parameter rather than a choice made at run time: a test of
+/// which lookup a table uses would cost every access; the type costs
+/// nothing, and the default's memory grows with `N` (a stable Rust type can
+/// size a field by `N`, as `[[u64; 4]; N]`, not by a test on it).
 ///
 /// Either way a region the fast path does not accept takes the slow path
 /// ([`Self::find`] and [`CsrRegion::translate`]), which gives the exact error
@@ -275,7 +272,8 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 /// `lookup_matches_a_linear_model`, both lookups).
 ///
 /// Size: 56 bytes per slot and one word (232 bytes for `N = 4`), plus the
-/// [`CellIndex`] if chosen.
+/// lookup's own: `96 M + 8` bytes for a `CellIndex<M>`, none for the
+/// [`BinarySearch`].
 ///
 /// The used slots are the LAST `len` of the arrays; the unused ones come first
 /// and are all zero (key 0, span 0: they sort below every region and never
@@ -285,13 +283,14 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 /// (the `heapless::Vec` it replaces pulled in `memmove`/`memcpy`, 21% of a
 /// firmware image's `.text`).
 #[derive(Clone)]
-pub struct RegionTable<const N: usize, L: Lookup = BinarySearch> {
+pub struct RegionTable<const N: usize, L: Lookup = CellIndex<N>> {
     regions: [CsrRegion; N],
     key: [u64; N],
     span: [u64; N],
-    dev: [u64; N],
+    delta: [u64; N],
     len: usize,
-    /// The lookup's own data (nothing for [`BinarySearch`]).
+    /// The lookup's own data (nothing for [`BinarySearch`], the cells of a
+    /// [`CellIndex`]).
     index: L,
 }
 
@@ -305,20 +304,26 @@ pub trait Lookup: sealed::Sealed + Clone + core::fmt::Debug + Sized {
     /// Rebuild the lookup's data after the table changed.
     #[doc(hidden)]
     fn rebuild<const N: usize>(table: &mut RegionTable<N, Self>);
-    /// The answer of [`RegionTable::translate`] for an access at `a`.
+    /// The translation of a dword access at `a` if the lookup's one test
+    /// accepts it, else `None` (then [`Self::slow`] answers).
     #[doc(hidden)]
-    fn translate<const N: usize>(table: &RegionTable<N, Self>, a: u64) -> Result<DeviceAddr>;
+    fn fast<const N: usize>(table: &RegionTable<N, Self>, a: u64) -> Option<DeviceAddr>;
+    /// The exact answer for an access [`Self::fast`] did not accept: the
+    /// translation, or the error of [000 §1].
+    #[doc(hidden)]
+    fn slow<const N: usize>(table: &RegionTable<N, Self>, a: u64) -> Result<DeviceAddr>;
 }
 
 /// Keeps [`Lookup`] to the two lookups of this module.
 mod sealed {
     pub trait Sealed {}
     impl Sealed for super::BinarySearch {}
-    impl Sealed for super::CellIndex {}
+    impl<const M: usize> Sealed for super::CellIndex<M> {}
 }
 
-/// The default [`Lookup`]: a branch-free binary search over the slots, no
-/// memory of its own (see [`RegionTable`]).
+/// The [`Lookup`] with no memory of its own and nothing to build: a
+/// branch-free binary search over the slots (`RegionTable<N, BinarySearch>`;
+/// see [`RegionTable`] for the choice).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BinarySearch;
 
@@ -329,175 +334,116 @@ impl Lookup for BinarySearch {
     fn rebuild<const N: usize>(_: &mut RegionTable<N, Self>) {}
 
     #[inline(always)]
-    fn translate<const N: usize>(table: &RegionTable<N, Self>, a: u64) -> Result<DeviceAddr> {
-        table.search(a)
+    fn fast<const N: usize>(table: &RegionTable<N, Self>, a: u64) -> Option<DeviceAddr> {
+        table.search_fast(a)
+    }
+
+    #[inline(always)]
+    fn slow<const N: usize>(table: &RegionTable<N, Self>, a: u64) -> Result<DeviceAddr> {
+        let slot = table.slot_of(a);
+        table.refuse(slot, a)
     }
 }
 
-/// Cells of a [`CellIndex`], and how many address bits pick one.
-const CELL_BITS: u32 = 7;
-const CELLS: usize = 1 << CELL_BITS;
-
-/// The [`Lookup`] for tables of 5 to about 128 regions: a cell index built at
-/// insert and removal, about 3 KiB (`RegionTable<N, CellIndex>`).
+/// The [`Lookup`] that finds the region of an address through a cell index
+/// built at insert and removal: one multiply picks a cell, and the cell's
+/// entry, then the next entry, is tested. The default of
+/// [`RegionTable<N>`](RegionTable) is `CellIndex<N>`: `4 N` cells (see
+/// [`RegionTable`] for the choice); `CellIndex` alone is `CellIndex<32>`,
+/// 128 cells, for a table of any capacity.
 ///
-/// A cell is the top 7 bits of `p * mul` (wrapping): with `mul = 2^(57 - s)`
-/// that is bits `s..s + 7` of the address, with a sum of two powers of two
-/// it adds a second group of address bits in (a multiply rather than a shift
-/// by a variable amount: on x86-64 that needs the count in `cl`, which costs
-/// moves).
+/// `CELLS`, the cells in use, is the largest power of two at most `4 M`;
+/// each has one entry, a copy of one region's fast-path words (`key`,
+/// `span`, `delta`, see [`RegionTable`]) or empty (span 0).
 ///
-/// The index is a row of `CELLS + 1` **entries**, each a copy of one
-/// region's fast-path words (`key`, `span`, `dev`, see [`RegionTable`]) or
-/// empty (key `u64::MAX`, span 0). Cell `c` owns entries `c` and `c + 1`,
-/// and an access at `p` in it tests entry `c + 1` when `p` is at or above
-/// that entry's key, else entry `c`:
+/// A cell is the top `log2 CELLS` bits of `p * mul` (wrapping): with `mul` a
+/// power of two that is a group of address bits; with a sum of two powers
+/// it adds a second group in (a multiply rather than a shift by a variable
+/// amount: on x86-64 that needs the count in `cl`, which costs moves).
+/// Cell `c` tests entry `c`, then entry `c + 1` (modulo `CELLS`):
 ///
 /// ```text
-/// c = (p * mul) >> 57;  i = c + (p >= key[c + 1]);  t = (p - key[i]).rotate_right(2);  t < span[i]
+/// c = (p * mul) >> (64 - log2 CELLS);  test(c)  or  test((c + 1) mod CELLS)
+/// test(i) = (p - key[i]).rotate_right(2) < span[i]  then  p + delta[i]
 /// ```
 ///
-/// (a multiply, a shift, one compare choosing the entry, the test; the cell
-/// and the entry index fixed arrays, so no bounds check is left). A cell
-/// holding valid addresses of two regions has the lower in entry `c` and
-/// the higher in entry `c + 1`: a valid `p` of the higher region is at or
-/// above its key, one of the lower below it (the regions are disjoint), so
-/// **one compare picks the region, with no second test, whichever of the
-/// two is accessed**. A cell of one region has it in entry `c` (and an empty
-/// entry or a higher region after it) or in entry `c + 1`. Neighbouring
-/// cells share an entry, so the build walks the cells in order and gives
-/// each entry the region both cells want; where they want different ones
-/// (two cells side by side each holding two regions and no region across
-/// their border), or a cell holds three or more regions, some valid
-/// accesses are not accepted by their cell.
+/// So a region whose valid addresses are the only ones in a cell costs a
+/// multiply, a shift and the test (8 instructions over the raw add on
+/// x86-64). Neighbouring cells share an entry: the build walks the cells in
+/// order and gives each entry the region its cell accesses most, and a
+/// second region of a cell the next entry when the next cell leaves it
+/// free or wants the same region (a window spanning the border). A cell
+/// holding three regions, or two whose next entry another region holds,
+/// does not resolve all its addresses: those take the binary search of
+/// [`BinarySearch`], then the slow path if that misses too: the exact
+/// answer, a little later. The cells only decide how fast an answer comes.
 ///
-/// The build tries each power, then the best one plus each lower power, and
-/// keeps the `mul` that leaves the fewest cells not resolving all their
-/// valid addresses. An access the cell does not accept (invalid, or one of
-/// those) takes the binary search of [`BinarySearch`], then the slow path
-/// if that misses too: the exact answer, a little later. So there is no
-/// capacity limit and no step where the binary search takes over for the
-/// whole table: it takes over per cell, for the cells the build could not
-/// resolve, which tables of up to about 64 regions of similar size rarely
-/// have (each region needs a cell border of its own).
+/// The build tries each power of two, then the three best plus each lower
+/// power, and keeps the multiplier whose entries cost least: the accesses
+/// a cell finds in its next entry, plus six times those it does not
+/// resolve, each region's accesses spread evenly over its cells.
 ///
-/// Measured (callgrind, `csr_read`, Ir over a raw add of 7.0; `khal_ir`
-/// scenarios, see `docs/PERFORMANCE.md`): +8.0 for 8 windows of 64 KiB
-/// 1 MiB apart, 8 irregular windows, 8 windows in two clusters 2^47 apart
-/// (the mesh halves of [000 §2]), the checker's 6 windows in two close
-/// pairs over 60 GiB (uniform, and 90% of the accesses in one window), 16,
-/// 17 and 32 windows; +8.3 for 7 windows of 64 bytes beside one of 1 GiB
-/// whose cells alias theirs (it loses the cell before each small one). The
-/// binary search (its decision tree): 8 windows +10.76, 16 +12.88, 17
-/// +15.42.
+/// Measured per `csr_read` call over the raw add it replaces (callgrind,
+/// x86-64, `docs/PERFORMANCE.md`): +8 at 2 to 64 windows on the ordinary
+/// layouts of the bench and the checkers (a window in its cell's own
+/// entry); an access found in the next entry pays one test more (+13); one
+/// its cell does not resolve takes the binary search after the miss.
 ///
-/// 64 windows: +8.0 (binary search +19.5). Where the binary search takes
-/// over: past about twice the cells, regions crowd the cells and their
-/// accesses pay a miss before the search (256 windows: +36.3 against the
-/// search's +24.5), so large tables keep [`BinarySearch`].
-///
-/// Size: `3 x 129` words and the multiplier (3 104 bytes), in every table
-/// using it. The build (at insert and removal) tries about 60 to 230
-/// multipliers, each `O(N x cells)`: filling a table of 16 regions takes
-/// about 0.7 ms, 64 about 25 ms (x86-64, release).
+/// Size: `3 x 4 M` words and the multiplier (`96 M + 8` bytes; 392 for
+/// `M = 4`, 776 for 8). The build (at insert and removal) tries about 60
+/// to 230 multipliers; a crowding bound skips most, the rest cost
+/// `O(N x CELLS)`.
 #[derive(Clone)]
-pub struct CellIndex {
-    /// The entries' fast-path words (type docs): cell `c` owns `c` and `c + 1`.
-    key: [u64; CELLS + 1],
-    span: [u64; CELLS + 1],
-    dev: [u64; CELLS + 1],
-    /// The cell multiplier: `(p * mul) >> (64 - CELL_BITS)` is `p`'s cell.
+pub struct CellIndex<const M: usize = 32> {
+    /// The entries' fast-path words (type docs), `4 M` of them, of which
+    /// the first `CELLS` are used.
+    key: [[u64; 4]; M],
+    span: [[u64; 4]; M],
+    delta: [[u64; 4]; M],
+    /// The cell multiplier: `(p * mul) >> (64 - BITS)` is `p`'s cell.
     mul: u64,
 }
 
-impl core::fmt::Debug for CellIndex {
+impl<const M: usize> CellIndex<M> {
+    /// How many address bits pick a cell: `CELLS` is the largest power of
+    /// two at most `4 M` (2 for `M = 0`).
+    const BITS: u32 = if M == 0 { 1 } else { (4 * M).ilog2() };
+    /// The cells (and the entries) in use.
+    const CELLS: usize = 1 << Self::BITS;
+
+    /// `p`'s cell.
+    #[inline(always)]
+    fn cell(&self, a: u64) -> usize {
+        (a.wrapping_mul(self.mul) >> (64 - Self::BITS)) as usize
+    }
+
+    /// The translation of `a` if it is a valid access of entry `i`'s region
+    /// (the test of [`RegionTable`]'s type docs).
+    #[inline(always)]
+    fn test(&self, i: usize, a: u64) -> Option<DeviceAddr> {
+        let word = |w: &[[u64; 4]; M]| w.as_flattened().get(i).copied().unwrap_or(0);
+        let t = a.wrapping_sub(word(&self.key)).rotate_right(2);
+        (t < word(&self.span)).then(|| DeviceAddr(a.wrapping_add(word(&self.delta))))
+    }
+}
+
+impl<const M: usize> core::fmt::Debug for CellIndex<M> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("CellIndex")
-            .field("cells", &CELLS)
+            .field("cells", &Self::CELLS)
             .field("mul", &format_args!("{:#x}", self.mul))
             .finish_non_exhaustive()
     }
 }
 
-/// What the build of a [`CellIndex`] has decided for one entry.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Entry {
-    /// Nothing yet: empty unless a later cell wants a region in it.
-    Free,
-    /// The cell before it tests its region in the entry before: this one
-    /// may hold that region or a higher one (or stay empty), not a lower.
-    Above(usize),
-    /// This region (a slot).
-    Region(usize),
-}
-
-impl Entry {
-    /// Whether a cell may put slot `w` here.
-    fn admits(self, w: usize) -> bool {
-        match self {
-            Entry::Free => true,
-            Entry::Above(f) => w >= f,
-            Entry::Region(r) => r == w,
-        }
-    }
-}
-
-impl CellIndex {
-    /// The entries for the cells' regions (`sets`), walking the cells in
-    /// order, and the weight of the valid addresses their cells do not
-    /// resolve (type docs).
-    fn chain<const N: usize>(sets: &CellSets<N>) -> ([Entry; CELLS + 1], u32) {
-        let w = |r: usize| sets.weight.get(r).copied().unwrap_or(0);
-        let mut e = [Entry::Free; CELLS + 1];
-        let mut lost = 0u32;
-        for (c, &(n, [p, q], all)) in sets.cell.iter().enumerate() {
-            let (Some(&here), Some(&next)) = (e.get(c), e.get(c + 1)) else {
-                continue;
-            };
-            let (here, next) = match n {
-                0 => (here, next),
-                1 if here.admits(p) => (Entry::Region(p), Entry::Above(p)),
-                // The entry before is another region's: this one goes
-                // after it, where every valid address of it is at or above
-                // its key.
-                1 => (here, Entry::Region(p)),
-                _ => {
-                    // Two regions (the two kept of a crowded cell, which
-                    // loses the others): the lower first.
-                    let (lo, hi) = (p.min(q), p.max(q));
-                    lost += all.saturating_sub(w(p) + w(q));
-                    // The entry is the cell before's (its region, or one
-                    // at or above it): one of the two cells loses a
-                    // region's addresses in it; the one losing less.
-                    let here = match here {
-                        Entry::Above(r) | Entry::Region(r) if !here.admits(lo) => {
-                            lost += w(r).min(w(lo));
-                            if w(r) >= w(lo) {
-                                here
-                            } else {
-                                Entry::Region(lo)
-                            }
-                        }
-                        _ => Entry::Region(lo),
-                    };
-                    (here, Entry::Region(hi))
-                }
-            };
-            if let Some([a, b]) = e.get_mut(c..c + 2) {
-                (*a, *b) = (here, next);
-            }
-        }
-        (e, lost)
-    }
-}
-
 /// The regions of each cell under one multiplier: what the build of a
 /// [`CellIndex`] works from ([`RegionTable::cell_sets`]).
-struct CellSets<const N: usize> {
-    /// Per cell: how many regions have a valid address in it (up to 255),
-    /// the two of them a cell keeps (slots; `N` for none; the two with the
-    /// largest weight, ties the lower slot), and the weight of all of them.
-    cell: [(u8, [usize; 2], u32); CELLS],
+struct CellSets<const N: usize, const M: usize> {
+    /// Per cell (the first `CELLS` of `4 M`): how many regions have a valid
+    /// address in it (up to 255), the two of them a cell keeps (slots; `N`
+    /// for none; the two with the largest weight, ties the lower slot), and
+    /// the weight of all of them.
+    cell: [[(u8, [usize; 2], u32); 4]; M],
     /// Per slot: the share of its accesses in each cell it has valid
     /// addresses in, `CELLS / cells` (at least 1; 0 for none), if every
     /// region is accessed as often, uniformly over its addresses. A small
@@ -506,29 +452,37 @@ struct CellSets<const N: usize> {
     weight: [u32; N],
 }
 
-impl Lookup for CellIndex {
+impl<const M: usize> Lookup for CellIndex<M> {
     const EMPTY: Self = CellIndex {
-        key: [0; CELLS + 1],
-        span: [0; CELLS + 1],
-        dev: [0; CELLS + 1],
+        key: [[0; 4]; M],
+        span: [[0; 4]; M],
+        delta: [[0; 4]; M],
         mul: 1,
     };
 
-    /// The multiplier leaving the fewest unresolved cells, then the entries.
+    /// The multiplier whose entries cost least ([`RegionTable::chain`]),
+    /// then the entries.
     fn rebuild<const N: usize>(table: &mut RegionTable<N, Self>) {
-        // The score of `m`: the regions left unresolved in a cell, summed
-        // over the cells. The regions past two of crowded cells
-        // ([`RegionTable::crowding`], cheap) are a lower bound of it, so the
-        // full walk runs only for a multiplier that may win.
-        let score = |m: u64, best: u32| -> u32 {
-            if table.crowding(m, best) >= best {
+        // The score of `m`: the cost of its entries. The regions past two
+        // of crowded cells ([`RegionTable::crowding`], cheap) are lost at
+        // least, so the full walk runs only for a multiplier that may win.
+        // The build's scratch, filled in place for each multiplier (no
+        // array of cells is returned by value).
+        let mut sets = CellSets {
+            cell: [[(0u8, [N; 2], 0u32); 4]; M],
+            weight: [0; N],
+        };
+        let mut entries = [[None; 4]; M];
+        let mut score = |m: u64, best: u32| -> u32 {
+            if table.crowding(m, best).saturating_mul(LOST) >= best {
                 return best;
             }
-            Self::chain::<N>(&table.cell_sets(m)).1
+            table.cell_sets(m, &mut sets);
+            table.chain(&sets, &mut entries)
         };
-        // A power of two first: cell = bits `shift..shift + CELL_BITS`. The
+        // A power of two first: cell = a group of `BITS` address bits. The
         // three best (ties: the smaller shift) are kept.
-        let top = 64 - CELL_BITS;
+        let top = 64 - Self::BITS;
         let mut bases = [(u32::MAX, 1u64 << top); 3];
         for x in (0..=top).rev() {
             let worst = bases.iter().map(|b| b.0).max().unwrap_or(u32::MAX);
@@ -563,88 +517,145 @@ impl Lookup for CellIndex {
                 }
             }
         }
-        let (entries, _) = Self::chain::<N>(&table.cell_sets(mul));
+        table.cell_sets(mul, &mut sets);
+        table.chain(&sets, &mut entries);
         let RegionTable {
             key,
             span,
-            dev,
+            delta,
             index,
             ..
         } = table;
         index.mul = mul;
-        for (at, e) in entries.iter().enumerate() {
-            let words = match *e {
-                Entry::Region(w) => (
-                    key.get(w).copied().unwrap_or(u64::MAX),
-                    span.get(w).copied().unwrap_or(0),
-                    dev.get(w).copied().unwrap_or(0),
-                ),
-                // Empty: no address is above the key (but `u64::MAX`, which
-                // then meets span 0: a miss).
-                Entry::Free | Entry::Above(_) => (u64::MAX, 0, 0),
-            };
+        let words = |w: Option<usize>| match w {
+            Some(w) => (
+                key.get(w).copied().unwrap_or(0),
+                span.get(w).copied().unwrap_or(0),
+                delta.get(w).copied().unwrap_or(0),
+            ),
+            // Empty: span 0, nothing matches.
+            None => (0, 0, 0),
+        };
+        for (at, e) in entries.as_flattened().iter().enumerate() {
             if let (Some(k), Some(s), Some(d)) = (
-                index.key.get_mut(at),
-                index.span.get_mut(at),
-                index.dev.get_mut(at),
+                index.key.as_flattened_mut().get_mut(at),
+                index.span.as_flattened_mut().get_mut(at),
+                index.delta.as_flattened_mut().get_mut(at),
             ) {
-                (*k, *s, *d) = words;
+                (*k, *s, *d) = words(*e);
             }
         }
     }
 
     #[inline(always)]
-    fn translate<const N: usize>(table: &RegionTable<N, Self>, a: u64) -> Result<DeviceAddr> {
+    fn fast<const N: usize>(table: &RegionTable<N, Self>, a: u64) -> Option<DeviceAddr> {
         let x = &table.index;
-        // The cell (type docs): below `CELLS`, so `c + 1` and the entry
-        // index the arrays without a check.
-        let c = (a.wrapping_mul(x.mul) >> (64 - CELL_BITS)) as usize;
-        let i = c + 1 - usize::from(a < x.key.get(c + 1).copied().unwrap_or(0));
-        let s = x.span.get(i).copied().unwrap_or(0);
-        let t = a
-            .wrapping_sub(x.key.get(i).copied().unwrap_or(0))
-            .rotate_right(2);
-        if t < s {
-            // `t < span`: `dev + 4t` is at most `device_addr + end - start - 4`.
-            let d = x.dev.get(i).copied().unwrap_or(0);
-            return Ok(DeviceAddr(d.wrapping_add(t << 2)));
-        }
-        table.cell_miss(i, t)
+        let c = x.cell(a);
+        // Entry `c`, then entry `c + 1`: where the build put the cell's
+        // regions (the [`CellIndex`] docs).
+        x.test(c, a)
+            .or_else(|| x.test((c + 1) & (Self::CELLS - 1), a))
+    }
+
+    /// The binary search answers an access the cell did not accept (a
+    /// valid address the cell does not lead to, or the slow path's exact
+    /// error).
+    #[inline(always)]
+    fn slow<const N: usize>(table: &RegionTable<N, Self>, a: u64) -> Result<DeviceAddr> {
+        table.search(a)
     }
 }
 
-impl<const N: usize> RegionTable<N, CellIndex> {
-    /// An access the [`CellIndex`] cell did not accept, from the entry `i`
-    /// it tested and `t`: the address is `key + t.rotate_left(2)` (taking
-    /// `t` rather than the address lets the fast path subtract in place).
-    /// The binary search answers (a valid address the cell does not lead
-    /// to, or the slow path's exact error).
-    #[cold]
-    #[inline(never)]
-    fn cell_miss(&self, i: usize, t: u64) -> Result<DeviceAddr> {
-        let k = self.index.key.get(i).copied().unwrap_or(0);
-        self.search(k.wrapping_add(t.rotate_left(2)))
+/// What an access a cell does not resolve costs, in units of the next
+/// entry's test (the binary search and the miss path against one more
+/// test; measured about 30 Ir against 5).
+const LOST: u32 = 6;
+
+/// The build of a [`CellIndex`].
+impl<const N: usize, const M: usize> RegionTable<N, CellIndex<M>> {
+    /// The cells slot `j`'s valid addresses fall in under multiplier `m`:
+    /// `(first cell, how many more)`, at most all `CELLS`; `None` for a
+    /// region without valid addresses. Multiplying is linear modulo 2^64, so
+    /// the addresses `key..=last` map onto one arc of `(last - key) * m`
+    /// from `key * m`; the cells that arc crosses (a superset when `m` is
+    /// above a cell's width: a superset only costs speed).
+    fn arc(&self, j: usize, m: u64) -> Option<(usize, usize)> {
+        if self.span.get(j).copied().unwrap_or(0) == 0 {
+            return None;
+        }
+        let bits = CellIndex::<M>::BITS;
+        let from = u128::from(self.key(j).wrapping_mul(m));
+        let len = u128::from(self.last_valid(j) - self.key(j)) * u128::from(m);
+        let cells = ((from + len) >> (64 - bits)) - (from >> (64 - bits));
+        let first = (from >> (64 - bits)) as usize;
+        Some((first, cells.min(CellIndex::<M>::CELLS as u128 - 1) as usize))
     }
 
-    /// The regions of each cell under multiplier `m` ([`CellSets`]).
-    fn cell_sets(&self, m: u64) -> CellSets<N> {
-        let mut sets = CellSets {
-            cell: [(0u8, [N; 2], 0u32); CELLS],
-            weight: [0; N],
-        };
+    /// How crowded the cells would be under multiplier `m`: for each cell
+    /// holding valid addresses of three or more regions, the regions past
+    /// two (their accesses in it take the binary search). Counted with a
+    /// difference array over the regions' arcs: `O(N + CELLS)`; stops at
+    /// `bound` (the best so far).
+    fn crowding(&self, m: u64, bound: u32) -> u32 {
+        let cells = CellIndex::<M>::CELLS;
+        let mut diff = [[0i32; 4]; M];
+        let diff = diff.as_flattened_mut();
+        let mut all = 0;
+        for j in self.first()..N {
+            let Some((c0, n)) = self.arc(j, m) else {
+                continue;
+            };
+            if n >= cells - 1 {
+                all += 1;
+                continue;
+            }
+            // `+1` at the arc's first cell, `-1` after its last (a mark at
+            // `cells` or past it is never summed).
+            let (from, to) = (c0 % cells, (c0 + n) % cells + 1);
+            let mut mark = |i: usize, d: i32| {
+                if let Some(x) = diff.get_mut(i) {
+                    *x += d;
+                }
+            };
+            mark(from, 1);
+            mark(to, -1);
+            if from >= to {
+                // Wraps past the last cell.
+                mark(0, 1);
+            }
+        }
+        let mut n = all;
+        let mut score = 0u32;
+        for d in diff.iter().take(cells) {
+            n += d;
+            score += u32::try_from(n - 2).unwrap_or(0);
+            if score >= bound {
+                break;
+            }
+        }
+        score
+    }
+
+    /// The regions of each cell under multiplier `m`, into `sets`
+    /// ([`CellSets`]).
+    fn cell_sets(&self, m: u64, sets: &mut CellSets<N, M>) {
+        let cells = CellIndex::<M>::CELLS;
+        sets.cell.as_flattened_mut().fill((0, [N; 2], 0));
+        sets.weight.fill(0);
         for j in self.first()..N {
             if let (Some((_, n)), Some(w)) = (self.arc(j, m), sets.weight.get_mut(j)) {
-                *w = (CELLS / (n + 1)) as u32;
+                *w = (cells / n.saturating_add(1)).max(1) as u32;
             }
         }
         let w = sets.weight;
         let w = |r: usize| w.get(r).copied().unwrap_or(0);
+        let cell = sets.cell.as_flattened_mut();
         for j in self.first()..N {
             let Some((c0, n)) = self.arc(j, m) else {
                 continue;
             };
             for i in 0..=n {
-                let Some((count, p, all)) = sets.cell.get_mut((c0 + i) % CELLS) else {
+                let Some((count, p, all)) = cell.get_mut((c0 + i) % cells) else {
                     continue;
                 };
                 *p = match *p {
@@ -657,7 +668,90 @@ impl<const N: usize> RegionTable<N, CellIndex> {
                 *all += w(j);
             }
         }
-        sets
+    }
+
+    /// The entries for the cells' regions (`sets`), walking the cells in
+    /// order, into `entries`; returns their cost: the weight of the valid
+    /// addresses a cell finds in its next entry (one test more), plus
+    /// [`LOST`] times the weight of those it finds in neither (they take the
+    /// binary search).
+    fn chain(&self, sets: &CellSets<N, M>, entries: &mut [[Option<usize>; 4]; M]) -> u32 {
+        let cells = CellIndex::<M>::CELLS;
+        let w = |r: usize| sets.weight.get(r).copied().unwrap_or(0);
+        let e = entries.as_flattened_mut();
+        e.fill(None);
+        let (mut lost, mut second) = (0u32, 0u32);
+        for (c, &(n, [p, q], all)) in sets.cell.as_flattened().iter().take(cells).enumerate() {
+            // Entry `c` may already hold the region the cell before tests
+            // next; entry `c + 1` is free, but for the last cell, whose next
+            // entry is entry 0 (the first cell's).
+            let here = e.get(c).copied().flatten();
+            let next_at = (c + 1) % cells;
+            let pinned = if next_at == 0 {
+                e.first().copied().flatten()
+            } else {
+                None
+            };
+            // This cell's region `r` in its next entry: found there if that
+            // entry is free or holds `r`, else lost.
+            let mut next = None;
+            let mut put_next = |r: usize| {
+                if pinned.or(next).is_none_or(|x| x == r) {
+                    second += w(r);
+                    next = Some(r);
+                } else {
+                    lost += w(r);
+                }
+            };
+            // The crowded cell's regions past two (not kept).
+            let crowd = all.saturating_sub(w(p) + w(q) * u32::from(q != N));
+            let here = match n {
+                0 => here,
+                // Its own entry, unless the cell before took it.
+                1 if here.is_none_or(|r| r == p) => Some(p),
+                1 => {
+                    put_next(p);
+                    here
+                }
+                _ => {
+                    // Two regions (the two kept of a crowded cell, which
+                    // loses the others): the heavier in its own entry
+                    // where that is free.
+                    match here {
+                        None => {
+                            put_next(q);
+                            Some(p)
+                        }
+                        Some(r) if r == p => {
+                            put_next(q);
+                            here
+                        }
+                        Some(r) if r == q => {
+                            put_next(p);
+                            here
+                        }
+                        // The cell before's region holds the entry: this
+                        // cell tests the heavier of its two next, and loses
+                        // the other.
+                        Some(_) => {
+                            put_next(p);
+                            put_next(q);
+                            here
+                        }
+                    }
+                }
+            };
+            lost += if n >= 2 { crowd } else { 0 };
+            if let Some(x) = e.get_mut(c) {
+                *x = here;
+            }
+            if next.is_some() && pinned.is_none() {
+                if let Some(x) = e.get_mut(next_at) {
+                    *x = next;
+                }
+            }
+        }
+        lost.saturating_mul(LOST).saturating_add(second)
     }
 }
 
@@ -684,13 +778,13 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
             regions: [EMPTY_SLOT; N],
             key: [0; N],
             span: [0; N],
-            dev: [0; N],
+            delta: [0; N],
             len: 0,
             index: L::EMPTY,
         }
     }
 
-    /// The fast-path words `(key, span, dev)` of `r` (see the type docs).
+    /// The fast-path words `(key, span, delta)` of `r` (see the type docs).
     const fn fast_words(r: &CsrRegion) -> (u64, u64, u64) {
         // The offset of the first aligned translation: `device_addr + o` is a
         // multiple of 4.
@@ -699,9 +793,11 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
         // `(len - o) / 4` of them (none when `len - o < 4`). `len >= 4 > o`
         // (invariant of `CsrRegion::new`): no wrap, and no branch.
         let span = (r.end - r.start - o) / 4;
-        // `o < 4 <= end - start`, so neither sum wraps (`new` checked
+        // `o < 4 <= end - start`: the key does not wrap. The delta wraps
+        // when the window is forwarded below its start: `p + delta` is then
+        // `device_addr + (p - start)`, in range (`new` checked
         // `device_addr + (end - start)`).
-        (r.start + o, span, r.device_addr + o)
+        (r.start + o, span, r.device_addr.wrapping_sub(r.start))
     }
 
     /// Index of the first used slot (`N - len`).
@@ -751,66 +847,6 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
         Ok(())
     }
 
-    /// The cells slot `j`'s valid addresses fall in under multiplier `m`:
-    /// `(first cell, how many more)`, at most all `CELLS`; `None` for a
-    /// region without valid addresses. Multiplying is linear modulo 2^64, so
-    /// the addresses `key..=last` map onto one arc of `(last - key) * m`
-    /// from `key * m`; the cells that arc crosses (a superset when `m` is
-    /// above a cell's width: a superset only costs speed).
-    fn arc(&self, j: usize, m: u64) -> Option<(usize, usize)> {
-        if self.span.get(j).copied().unwrap_or(0) == 0 {
-            return None;
-        }
-        let from = u128::from(self.key(j).wrapping_mul(m));
-        let len = u128::from(self.last_valid(j) - self.key(j)) * u128::from(m);
-        let cells = ((from + len) >> (64 - CELL_BITS)) - (from >> (64 - CELL_BITS));
-        let first = (from >> (64 - CELL_BITS)) as usize;
-        Some((first, cells.min(CELLS as u128 - 1) as usize))
-    }
-
-    /// How crowded the cells of a [`CellIndex`] would be under multiplier
-    /// `m`: for each cell holding valid addresses of three or more regions,
-    /// the regions past two (their accesses in it take the binary search; a
-    /// cell of two costs nothing, see [`CellIndex`]). Counted with a difference array
-    /// over the regions' arcs: `O(N + CELLS)`; stops at `bound` (the best so
-    /// far).
-    fn crowding(&self, m: u64, bound: u32) -> u32 {
-        let mut diff = [0i32; CELLS + 1];
-        let mut all = 0;
-        for j in self.first()..N {
-            let Some((c0, n)) = self.arc(j, m) else {
-                continue;
-            };
-            if n >= CELLS - 1 {
-                all += 1;
-                continue;
-            }
-            let (from, to) = (c0 % CELLS, (c0 + n) % CELLS + 1);
-            let mut mark = |i: usize, d: i32| {
-                if let Some(x) = diff.get_mut(i) {
-                    *x += d;
-                }
-            };
-            mark(from, 1);
-            mark(to, -1);
-            if from >= to {
-                // Wraps past the last cell.
-                mark(CELLS, -1);
-                mark(0, 1);
-            }
-        }
-        let mut n = all;
-        let mut score = 0u32;
-        for d in diff.iter().take(CELLS) {
-            n += d;
-            score += u32::try_from(n - 2).unwrap_or(0);
-            if score >= bound {
-                break;
-            }
-        }
-        score
-    }
-
     /// The last valid access address of slot `w` (its key if it has none).
     fn last_valid(&self, w: usize) -> u64 {
         // `key + 4 (span - 1)` is at most `end - 4`: no wrap.
@@ -826,7 +862,7 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
                 self.regions.get(j),
                 self.key.get_mut(j),
                 self.span.get_mut(j),
-                self.dev.get_mut(j),
+                self.delta.get_mut(j),
             ) {
                 (*k, *s, *d) = Self::fast_words(r);
             }
@@ -886,19 +922,36 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
     /// [`Error::NoRegion`] or [`Error::OutOfWindow`].
     #[inline]
     pub fn translate(&self, p: DeviceAddr) -> Result<DeviceAddr> {
-        L::translate(self, p.get())
+        match L::fast(self, p.get()) {
+            Some(d) => Ok(d),
+            None => self.translate_slow(p),
+        }
     }
 
-    /// The [`BinarySearch`] lookup: the last slot with `key <= a`, then the
-    /// fast-path test (see the type docs).
+    /// The exact answer for an access the lookup's fast test did not
+    /// accept ([`Lookup::slow`]): out of line, so the fast path keeps no
+    /// frame for it.
+    #[cold]
+    #[inline(never)]
+    fn translate_slow(&self, p: DeviceAddr) -> Result<DeviceAddr> {
+        L::slow(self, p.get())
+    }
+
+    /// The [`BinarySearch`] lookup's answer: the last slot with `key <= a`,
+    /// then the fast-path test (see the type docs), then the exact answer.
     #[inline(always)]
     fn search(&self, a: u64) -> Result<DeviceAddr> {
         let slot = self.slot_of(a);
-        let (t, s, d) = self.fast(slot, a);
-        if t < s {
-            return Ok(DeviceAddr(d.wrapping_add(t << 2)));
+        match self.test(slot, a) {
+            Some(d) => Ok(d),
+            None => self.refuse(slot, a),
         }
-        self.refuse(slot, t)
+    }
+
+    /// The [`BinarySearch`] lookup's fast test: the slot, then one compare.
+    #[inline(always)]
+    fn search_fast(&self, a: u64) -> Option<DeviceAddr> {
+        self.test(self.slot_of(a), a)
     }
 
     /// The slot the [`BinarySearch`] tests for an access at `a`: the last
@@ -995,23 +1048,20 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
         self.key.get(w).copied().unwrap_or(0)
     }
 
-    /// `(t, span, dev)` of slot `w` for an access at `a`: `t` is the dword
-    /// index of `a` in the region, and `a` is a valid access of it exactly
-    /// when `t < span` (see the type docs). A slot past the end has span 0:
-    /// nothing matches it.
+    /// The translation of a dword access at `a` if it is a valid access of
+    /// slot `w`: `t`, the dword index of `a` in the region, is below `span`
+    /// (see the type docs); the translation is then `a + delta`. A slot past
+    /// the end has span 0: nothing matches it.
     #[inline(always)]
-    fn fast(&self, w: usize, a: u64) -> (u64, u64, u64) {
-        let k = self.key(w);
+    fn test(&self, w: usize, a: u64) -> Option<DeviceAddr> {
+        let t = a.wrapping_sub(self.key(w)).rotate_right(2);
         let s = self.span.get(w).copied().unwrap_or(0);
-        let d = self.dev.get(w).copied().unwrap_or(0);
-        (a.wrapping_sub(k).rotate_right(2), s, d)
+        (t < s).then(|| DeviceAddr(a.wrapping_add(self.delta.get(w).copied().unwrap_or(0))))
     }
 
-    /// The answer for an access the fast path did not resolve, from the
-    /// slot it tried and `t`: the address is `key[slot] + t.rotate_left(2)`
-    /// (taking `t` rather than the address lets the fast path subtract in
-    /// place, one move fewer per access). The answer is the C-shaped one
-    /// ([`Self::find`], then [`CsrRegion::translate`]): the exact error.
+    /// The answer for an access at `a` the fast path did not resolve, from
+    /// the slot it tried. The answer is the C-shaped one ([`Self::find`],
+    /// then [`CsrRegion::translate`]): the exact error.
     ///
     /// `slot` is the last slot whose key is at or below `p` (or the first
     /// slot the search can return, when none is), so the region holding `p`,
@@ -1022,15 +1072,19 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
     /// `slot + 1` holds `p` only in the bytes before its key (the alignment
     /// offset, `o < 4`). Testing those two is the binary search of `find`
     /// without its steps (on hosts: a refused access 72.0 Ir instead of
-    /// 83.5 through the default lookup, `docs/PERFORMANCE.md`).
+    /// 83.5 through the binary search, when it was reached from the search
+    /// itself; now the miss path searches again first, `docs/PERFORMANCE.md`).
     #[cold]
     #[inline(never)]
-    fn refuse(&self, slot: usize, t: u64) -> Result<DeviceAddr> {
-        let p = DeviceAddr(self.key(slot).wrapping_add(t.rotate_left(2)));
+    fn refuse(&self, slot: usize, a: u64) -> Result<DeviceAddr> {
+        let p = DeviceAddr(a);
         // On bare metal `find` instead: the same answer from the code the
         // array forms share (the two tests cost 68 bytes of .text there).
         #[cfg(target_os = "none")]
-        let region = self.find(p);
+        let region = {
+            let _ = slot;
+            self.find(p)
+        };
         #[cfg(not(target_os = "none"))]
         let region = {
             let holds = |i: usize| self.regions.get(i).filter(|r| r.holds(p));
@@ -1061,8 +1115,8 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
 }
 
 /// The `csr_*` layer over an inner backend `M`, with up to `N` regions
-/// looked up through `L` (the [`BinarySearch`] unless named: a
-/// `Csr<M, 8, CellIndex>` holds a [`RegionTable<8, CellIndex>`]).
+/// looked up through `L` (the cell index `CellIndex<N>` unless named: a
+/// `Csr<M, 8, BinarySearch>` holds a [`RegionTable<8, BinarySearch>`]).
 ///
 /// ```
 /// use khal_core::csr::{Csr, CsrRegion, RegionTable};
@@ -1089,9 +1143,14 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
 /// # Ok::<(), Error>(())
 /// ```
 #[derive(Debug)]
-pub struct Csr<M, const N: usize, L: Lookup = BinarySearch> {
+pub struct Csr<M, const N: usize, L: Lookup = CellIndex<N>> {
     inner: M,
-    regions: Option<RegionTable<N, L>>,
+    /// The registered table; with none registered, an empty one (every
+    /// lookup misses, and the miss path answers [`Error::NoRegionTable`]),
+    /// so an access tests nothing before its lookup.
+    table: RegionTable<N, L>,
+    /// Whether a table is registered (read on the miss path only).
+    registered: bool,
     /// Region lookups done so far: lets the tests assert "one lookup per
     /// `axi_write`". Compiled into test builds only, so it costs nothing in
     /// firmware.
@@ -1104,7 +1163,8 @@ impl<M, const N: usize, L: Lookup> Csr<M, N, L> {
     pub fn new(inner: M, regions: RegionTable<N, L>) -> Self {
         Csr {
             inner,
-            regions: Some(regions),
+            table: regions,
+            registered: true,
             #[cfg(test)]
             lookups: core::sync::atomic::AtomicUsize::new(0),
         }
@@ -1117,7 +1177,8 @@ impl<M, const N: usize, L: Lookup> Csr<M, N, L> {
     pub fn with_empty_table(inner: M) -> Self {
         Csr {
             inner,
-            regions: Some(RegionTable::new()),
+            table: RegionTable::new(),
+            registered: true,
             #[cfg(test)]
             lookups: core::sync::atomic::AtomicUsize::new(0),
         }
@@ -1129,7 +1190,8 @@ impl<M, const N: usize, L: Lookup> Csr<M, N, L> {
     pub fn unregistered(inner: M) -> Self {
         Csr {
             inner,
-            regions: None,
+            table: RegionTable::new(),
+            registered: false,
             #[cfg(test)]
             lookups: core::sync::atomic::AtomicUsize::new(0),
         }
@@ -1137,23 +1199,28 @@ impl<M, const N: usize, L: Lookup> Csr<M, N, L> {
 
     /// Register (or replace) the region table.
     pub fn register(&mut self, regions: RegionTable<N, L>) {
-        self.regions = Some(regions);
+        self.table = regions;
+        self.registered = true;
     }
 
     /// Deregister the table (`csr_deregister` [000 §1]), giving it back.
     pub fn deregister(&mut self) -> Option<RegionTable<N, L>> {
-        self.regions.take()
+        if !self.registered {
+            return None;
+        }
+        self.registered = false;
+        Some(core::mem::take(&mut self.table))
     }
 
     /// The registered table, if any.
     pub fn regions(&self) -> Option<&RegionTable<N, L>> {
-        self.regions.as_ref()
+        self.registered.then_some(&self.table)
     }
 
     /// The registered table, to register more regions in place (firmware
     /// builds its table inside the `Csr`, so the table is never moved).
     pub fn regions_mut(&mut self) -> Option<&mut RegionTable<N, L>> {
-        self.regions.as_mut()
+        self.registered.then_some(&mut self.table)
     }
 
     /// The inner backend.
@@ -1168,25 +1235,46 @@ impl<M, const N: usize, L: Lookup> Csr<M, N, L> {
         #[cfg(test)]
         self.lookups
             .fetch_add(1, core::sync::atomic::Ordering::Relaxed);
-        let table = self.regions.as_ref().ok_or(Error::NoRegionTable)?;
-        table.find(p).ok_or(Error::no_region(p.get()))
+        self.regions()
+            .ok_or(Error::NoRegionTable)?
+            .find(p)
+            .ok_or(Error::no_region(p.get()))
     }
 
-    /// The single-dword path of `csr_read` / `csr_write`: table present, then
-    /// lookup and bounds check in one step ([`RegionTable::translate`]). On
-    /// bare metal one out-of-line copy for every `csr_read` / `csr_write`
-    /// site (issue 12: inlined, each site held the whole lookup; -128 B
-    /// .text fw-cayman); inlined on hosts, so the lookup benches are unchanged.
-    #[cfg_attr(target_os = "none", inline(never))]
-    #[cfg_attr(not(target_os = "none"), inline)]
-    fn lookup_translate(&self, p: DeviceAddr) -> Result<DeviceAddr> {
+    /// The single-dword lookup of `csr_read` / `csr_write`: the table's
+    /// one fast test (lookup, bounds and alignment, [`Lookup::fast`]), the
+    /// translation if it accepts `p`. Nothing is tested before it: with no
+    /// table registered the table is empty and the test fails.
+    #[inline(always)]
+    fn lookup_fast(&self, p: DeviceAddr) -> Option<DeviceAddr> {
         #[cfg(test)]
         self.lookups
             .fetch_add(1, core::sync::atomic::Ordering::Relaxed);
-        self.regions
-            .as_ref()
-            .ok_or(Error::NoRegionTable)?
-            .translate(p)
+        L::fast(&self.table, p.get())
+    }
+
+    /// The single-dword lookup on bare metal: one out-of-line copy shared
+    /// by every `csr_read` / `csr_write` site (issue 12: inlined at each
+    /// site, the lookup cost 128 B of fw-cayman's .text, and 132 B more as
+    /// the fast test and its miss calls).
+    #[cfg(target_os = "none")]
+    #[inline(never)]
+    fn lookup_translate(&self, p: DeviceAddr) -> Result<DeviceAddr> {
+        match self.lookup_fast(p) {
+            Some(d) => Ok(d),
+            None => self.lookup_slow(p),
+        }
+    }
+
+    /// The exact answer for a dword access the fast test did not accept:
+    /// no table registered ([`Error::NoRegionTable`]), else the lookup's
+    /// slow path ([`Lookup::slow`]: the translation, or the error of
+    /// [000 §1]).
+    fn lookup_slow(&self, p: DeviceAddr) -> Result<DeviceAddr> {
+        if !self.registered {
+            return Err(Error::NoRegionTable);
+        }
+        L::slow(&self.table, p.get())
     }
 
     #[cfg(test)]
@@ -1196,21 +1284,55 @@ impl<M, const N: usize, L: Lookup> Csr<M, N, L> {
 }
 
 impl<M: Mmio, const N: usize, L: Lookup> Csr<M, N, L> {
-    /// `csr_read`: one dword at `p` [000 §1]. Always inlined on bare metal:
-    /// its work is the call to the shared lookup and one load, and out of
-    /// line its caller copies the `Result` through memory (issue 12: -104 B
-    /// .text fw-cayman); `#[inline]` on hosts, as before.
+    /// `csr_read`: one dword at `p` [000 §1].
+    ///
+    /// On hosts the lookup's fast test is inlined and a miss is a tail call
+    /// to `csr_read_miss`, so the access keeps no frame. On bare
+    /// metal every site calls one shared `lookup_translate` instead
+    /// (inlined at each site, the search cost 132 B of fw-cayman's .text)
+    /// and `csr_read` itself is always inlined: out of line its caller
+    /// copies the `Result` through memory (issue 12: -104 B .text fw-cayman).
     #[cfg_attr(target_os = "none", inline(always))]
     #[cfg_attr(not(target_os = "none"), inline)]
     pub fn csr_read(&self, p: DeviceAddr) -> Result<u32> {
-        let d = self.lookup_translate(p)?;
+        #[cfg(target_os = "none")]
+        return self.inner.read32(self.lookup_translate(p)?);
+        #[cfg(not(target_os = "none"))]
+        match self.lookup_fast(p) {
+            Some(d) => self.inner.read32(d),
+            None => self.csr_read_miss(p),
+        }
+    }
+
+    /// `csr_read` of an address the fast test did not accept: out of line
+    /// and last, so the fast path keeps no frame for it (a tail call).
+    #[cfg(not(target_os = "none"))]
+    #[cold]
+    #[inline(never)]
+    fn csr_read_miss(&self, p: DeviceAddr) -> Result<u32> {
+        let d = self.lookup_slow(p)?;
         self.inner.read32(d)
     }
 
-    /// `csr_write`: one dword at `p` [000 §1].
+    /// `csr_write`: one dword at `p` [000 §1] (as [`Self::csr_read`]).
     #[inline]
     pub fn csr_write(&self, p: DeviceAddr, value: u32) -> Result<()> {
-        let d = self.lookup_translate(p)?;
+        #[cfg(target_os = "none")]
+        return self.inner.write32(self.lookup_translate(p)?, value);
+        #[cfg(not(target_os = "none"))]
+        match self.lookup_fast(p) {
+            Some(d) => self.inner.write32(d, value),
+            None => self.csr_write_miss(p, value),
+        }
+    }
+
+    /// `csr_write` of an address the fast test did not accept (as
+    /// [`Self::csr_read_miss`]).
+    #[cfg(not(target_os = "none"))]
+    #[cold]
+    #[inline(never)]
+    fn csr_write_miss(&self, p: DeviceAddr, value: u32) -> Result<()> {
+        let d = self.lookup_slow(p)?;
         self.inner.write32(d, value)
     }
 
@@ -1560,6 +1682,8 @@ mod tests {
             // The index's build is safe code and slow under Miri.
             if !cfg!(miri) {
                 one::<N, CellIndex>(regions);
+                // The default: `4 N` cells.
+                one::<N, CellIndex<N>>(regions);
             }
         }
         fn one<const N: usize, L: Lookup>(regions: &[(u64, u64, u64)]) {
@@ -1664,7 +1788,7 @@ mod tests {
     #[cfg_attr(miri, ignore)]
     fn the_search_finds_every_valid_address_itself() {
         fn check<const N: usize>(used: usize) {
-            let mut t = RegionTable::<N>::new();
+            let mut t = RegionTable::<N, BinarySearch>::new();
             let n = used.min(N) as u64;
             // Inserted out of order; lengths and alignment offsets vary.
             for k in 0..n {
@@ -1680,7 +1804,7 @@ mod tests {
                 ))
                 .unwrap();
             }
-            let valid = |t: &RegionTable<N>| {
+            let valid = |t: &RegionTable<N, BinarySearch>| {
                 for (j, r) in t.as_slice().iter().enumerate() {
                     let slot = N - t.len() + j;
                     let (s, e) = (r.start().get(), r.end().get());
@@ -1724,12 +1848,9 @@ mod tests {
         all::<40>();
     }
 
-    /// Whether the cell index alone (the one entry its cell picks) accepts `a`.
+    /// Whether the cell index alone (its cell's two entries) accepts `a`.
     fn index_accepts<const N: usize>(t: &RegionTable<N, CellIndex>, a: u64) -> bool {
-        let x = &t.index;
-        let c = (a.wrapping_mul(x.mul) >> (64 - CELL_BITS)) as usize;
-        let i = if a >= x.key[c + 1] { c + 1 } else { c };
-        a.wrapping_sub(x.key[i]).rotate_right(2) < x.span[i]
+        CellIndex::fast(t, a).is_some()
     }
 
     /// The cell index leads every valid address of these tables to its
@@ -1861,23 +1982,37 @@ mod tests {
         );
     }
 
-    /// The default lookup carries nothing: a table is its slots and its
-    /// length (issue 12: `RegionTable<4>` carried an unused 264-byte index);
-    /// the cell index is paid only by the tables that name it.
+    /// The binary search carries nothing: a table is its slots and its
+    /// length (issue 12: `RegionTable<4>` once carried an unused 264-byte
+    /// index); the cell index (the default, `CellIndex<N>`) carries `4 N`
+    /// entries of three words and its multiplier, in proportion to the
+    /// capacity; `CellIndex` alone is 128 cells.
     #[test]
-    fn only_the_cell_index_costs_memory() {
+    fn what_each_lookup_costs_in_memory() {
         use core::mem::size_of;
         let slot = size_of::<CsrRegion>() + 3 * size_of::<u64>();
         // The length, padded to at most one `u64` (targets differ).
         let len = size_of::<u64>();
         assert_eq!(size_of::<BinarySearch>(), 0);
-        assert!(size_of::<RegionTable<4>>() <= 4 * slot + len);
-        assert!(size_of::<RegionTable<64>>() <= 64 * slot + len);
+        assert!(size_of::<RegionTable<4, BinarySearch>>() <= 4 * slot + len);
+        assert!(size_of::<RegionTable<64, BinarySearch>>() <= 64 * slot + len);
+        for (size, m) in [
+            (size_of::<CellIndex<8>>(), 8),
+            (size_of::<CellIndex<4>>(), 4),
+            (size_of::<CellIndex<1>>(), 1),
+            (size_of::<CellIndex>(), 32),
+        ] {
+            assert_eq!(size, (3 * 4 * m + 1) * size_of::<u64>());
+        }
+        assert_eq!(CellIndex::<8>::CELLS, 32);
+        assert_eq!(CellIndex::<5>::CELLS, 16);
+        assert_eq!(CellIndex::<1>::CELLS, 4);
+        assert_eq!(CellIndex::<0>::CELLS, 2);
+        assert_eq!(CellIndex::<32>::CELLS, 128);
         assert_eq!(
-            size_of::<CellIndex>(),
-            (3 * (CELLS + 1) + 1) * size_of::<u64>()
+            size_of::<RegionTable<4>>(),
+            size_of::<RegionTable<4, BinarySearch>>() + size_of::<CellIndex<4>>()
         );
-        assert!(size_of::<RegionTable<8, CellIndex>>() >= 8 * slot + size_of::<CellIndex>());
     }
 
     #[test]

@@ -35,7 +35,7 @@ use core::ptr::NonNull;
 use core::sync::atomic::{compiler_fence, Ordering};
 
 use embedded_hal::delay::DelayNs;
-use khal::core::csr::{Csr, CsrRegion};
+use khal::core::csr::{BinarySearch, Csr, CsrRegion, Lookup};
 use khal::core::dma::{DmaBuffer, DmaMemory, StaticDma};
 use khal::core::mmio::bound::BoundReg;
 use khal::core::mmio::volatile::VolatileWindow;
@@ -86,10 +86,23 @@ pub fn tcp_drain(ring: &mut Ring<'_>, out: &mut [NqEntry]) -> usize {
     ring.drain(&mut NoDelay, out).unwrap_or(usize::MAX)
 }
 
-/// khal: `csr_write` through the CSR layer (`Csr<_, 4>`, default lookup).
+/// khal: `csr_write` through the CSR layer (`Csr<_, 4>`, the default
+/// lookup: the cell index, 16 cells).
 #[no_mangle]
 #[inline(never)]
 pub fn tcp_csr_write(csr: &Csr<&VolatileWindow, 4>, p: DeviceAddr, v: u32) -> bool {
+    csr.csr_write(p, v).is_ok()
+}
+
+/// khal: the same through the binary search (`Csr<_, 4, BinarySearch>`,
+/// what the firmware images choose for size).
+#[no_mangle]
+#[inline(never)]
+pub fn tcp_csr_write_bs(
+    csr: &Csr<&VolatileWindow, 4, BinarySearch>,
+    p: DeviceAddr,
+    v: u32,
+) -> bool {
     csr.csr_write(p, v).is_ok()
 }
 
@@ -272,6 +285,22 @@ markers! {
     tcm_c_csr_write = 19;
     tcm_c_one1 = 20;
     tcm_c_one_idle1 = 21;
+    tcm_csr_write_bs = 22;
+}
+
+/// The default lookup of a `Csr<_, 4>`.
+type CellIndex4 = khal::core::csr::CellIndex<4>;
+
+/// The CSR layer of the register-write probes: two regions of 2 KiB over
+/// the window, looked up through `L`.
+fn csr_of<L: Lookup>(win: &VolatileWindow) -> Option<Csr<&VolatileWindow, 4, L>> {
+    let mut csr = Csr::<&VolatileWindow, 4, L>::with_empty_table(win);
+    let t = csr.regions_mut()?;
+    let r0 = CsrRegion::identity(WINDOW_BASE, WINDOW_BASE.add(0x800), 0).ok()?;
+    let r1 = CsrRegion::identity(WINDOW_BASE.add(0x800), WINDOW_BASE.add(0x1000), 1).ok()?;
+    t.insert(r0).ok()?;
+    t.insert(r1).ok()?;
+    Some(csr)
 }
 
 /// One scenario: its marker, then [`CALLS`] evaluations of `$call` (the
@@ -523,19 +552,21 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     }
     tcm_none();
 
-    // Register writes: the CSR layer (2 regions), the window, a bound
-    // register, a raw store.
-    let mut csr = Csr::<&VolatileWindow, 4>::with_empty_table(win);
-    let Some(t) = csr.regions_mut() else {
+    // Register writes: the CSR layer (2 regions; the default lookup and the
+    // binary search), the window, a bound register, a raw store.
+    let Some(csr) = csr_of::<CellIndex4>(win) else {
         return false;
     };
-    let r0 = CsrRegion::identity(WINDOW_BASE, WINDOW_BASE.add(0x800), 0);
-    let r1 = CsrRegion::identity(WINDOW_BASE.add(0x800), WINDOW_BASE.add(0x1000), 1);
-    let (Ok(r0), Ok(r1)) = (r0, r1) else {
+    let Some(csr_bs) = csr_of::<BinarySearch>(win) else {
         return false;
     };
-    if t.insert(r0).is_err() || t.insert(r1).is_err() {
-        return false;
+    let csr_write_bs = black_box(
+        tcp_csr_write_bs as fn(&Csr<&VolatileWindow, 4, BinarySearch>, DeviceAddr, u32) -> bool,
+    );
+    tcm_csr_write_bs();
+    for i in 0..CALLS {
+        let p = WINDOW_BASE.add(0x10 + 0x800 * u64::from(i & 1));
+        ok &= csr_write_bs(&csr_bs, black_box(p), i);
     }
     let csr_write =
         black_box(tcp_csr_write as fn(&Csr<&VolatileWindow, 4>, DeviceAddr, u32) -> bool);

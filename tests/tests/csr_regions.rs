@@ -462,5 +462,12 @@ proptest! {
         check_against_model::<8, CellIndex>(&ws, order, &addrs, remove)?;
         check_against_model::<17, CellIndex>(&ws, order, &addrs, remove)?;
         check_against_model::<64, CellIndex>(&ws, order, &addrs, remove)?;
+        // The default lookup (`CellIndex<N>`: 4 N cells).
+        check_against_model::<1, CellIndex<1>>(&ws, order, &addrs, remove)?;
+        check_against_model::<2, CellIndex<2>>(&ws, order, &addrs, remove)?;
+        check_against_model::<4, CellIndex<4>>(&ws, order, &addrs, remove)?;
+        check_against_model::<7, CellIndex<7>>(&ws, order, &addrs, remove)?;
+        check_against_model::<8, CellIndex<8>>(&ws, order, &addrs, remove)?;
+        check_against_model::<16, CellIndex<16>>(&ws, order, &addrs, remove)?;
     }
 }

@@ -330,7 +330,7 @@ fn nq<R: DmaMemory>(f: &[&str], mem: R) -> Option<u64> {
 // ---------------------------------------------------------------- CSR
 
 /// Windows: (start above 0x40_0000_0000, length), identity mapped.
-fn layout(name: &str) -> Option<Vec<(u64, u64)>> {
+pub fn layout(name: &str) -> Option<Vec<(u64, u64)>> {
     Some(match name {
         // Three 64-byte windows inside 0x140 bytes, and 5 spread ones (8).
         "c3" => vec![
@@ -362,7 +362,7 @@ fn layout(name: &str) -> Option<Vec<(u64, u64)>> {
     })
 }
 
-const CBASE: u64 = 0x40_0000_0000;
+pub const CBASE: u64 = 0x40_0000_0000;
 
 /// `N` addresses (a fixed LCG): see the module docs for `mode`.
 fn addrs(l: &[(u64, u64)], mode: &str) -> Option<Vec<DeviceAddr>> {
@@ -405,12 +405,10 @@ fn addrs(l: &[(u64, u64)], mode: &str) -> Option<Vec<DeviceAddr>> {
     Some(v)
 }
 
-/// `csr_write` of every address; returns how many were accepted.
+/// `csr_write` of every address (a store at the translated address);
+/// returns how many were accepted.
 #[inline(never)]
-pub fn ir_chk_csr<const CAP: usize, L: Lookup>(
-    csr: &Csr<NullMmio, CAP, L>,
-    a: &[DeviceAddr],
-) -> u32 {
+pub fn ir_chk_csr<const CAP: usize, L: Lookup>(csr: &Csr<Sink, CAP, L>, a: &[DeviceAddr]) -> u32 {
     let mut ok = 0u32;
     for (i, &x) in a.iter().enumerate() {
         ok += csr.csr_write(x, i as u32).is_ok() as u32;
@@ -418,14 +416,13 @@ pub fn ir_chk_csr<const CAP: usize, L: Lookup>(
     ok
 }
 
-/// The raw add over the same addresses (the reference).
+/// The raw add over the same addresses and the same store (the
+/// reference).
 #[inline(never)]
-pub fn ir_chk_raw(a: &[DeviceAddr]) -> u64 {
-    let mut s = 0u64;
-    for &x in a {
-        s = s.wrapping_add(black_box(x.get().wrapping_sub(CBASE)));
+pub fn ir_chk_raw(sink: &Sink, a: &[DeviceAddr], base: u64) {
+    for (i, &x) in a.iter().enumerate() {
+        sink.store(x.get().wrapping_sub(base), i as u32);
     }
-    s
 }
 
 fn csr_run<const CAP: usize, L: Lookup>(l: &[(u64, u64)], a: &[DeviceAddr]) -> Option<u64> {
@@ -450,7 +447,7 @@ fn csr_run<const CAP: usize, L: Lookup>(l: &[(u64, u64)], a: &[DeviceAddr]) -> O
                 .any(|&(s, n)| x.get() >= CBASE + s && x.get() < CBASE + s + n)
         })
         .count() as u32;
-    let csr = Csr::new(NullMmio, t);
+    let csr = Csr::new(Sink::new(), t);
     let got = ir_chk_csr(&csr, a);
     if got != want {
         eprintln!("csr: {got} accepted, {want} inside a window");
@@ -465,14 +462,18 @@ pub fn csr_scenario(spec: &str) -> Option<u64> {
     let l = layout(f.get(1)?)?;
     let a = addrs(&l, f.get(2)?)?;
     if f[0] == "craw" {
-        black_box(ir_chk_raw(&a));
+        ir_chk_raw(&Sink::new(), &a, black_box(CBASE));
         return Some(a.len() as u64);
     }
-    match (l.len(), f.get(3) == Some(&"s")) {
-        (8, false) => csr_run::<8, CellIndex>(&l, &a),
-        (16, false) => csr_run::<16, CellIndex>(&l, &a),
-        (8, true) => csr_run::<8, BinarySearch>(&l, &a),
-        (16, true) => csr_run::<16, BinarySearch>(&l, &a),
+    // `:s` the binary search, `:d` the default lookup (`CellIndex<N>`, 4 N
+    // cells), neither `CellIndex` (128 cells).
+    match (l.len(), f.get(3).copied()) {
+        (8, None) => csr_run::<8, CellIndex>(&l, &a),
+        (16, None) => csr_run::<16, CellIndex>(&l, &a),
+        (8, Some("s")) => csr_run::<8, BinarySearch>(&l, &a),
+        (16, Some("s")) => csr_run::<16, BinarySearch>(&l, &a),
+        (8, Some("d")) => csr_run::<8, CellIndex<8>>(&l, &a),
+        (16, Some("d")) => csr_run::<16, CellIndex<16>>(&l, &a),
         _ => None,
     }
 }

@@ -37,7 +37,8 @@
 //! iterations of 1 or 2 polls that find nothing: `(2) - (1)` is one poll.
 //!
 //! CSR: `k3csr:<layout>:<addresses>` `csr_read` through the default
-//! `RegionTable<N>` (the binary search; capacity = the layout's windows, or
+//! `RegionTable<N>` (the cell index since the default changed, the binary
+//! search before; capacity = the layout's windows, or
 //! 4 for `fw2`, as the firmware declares it) over a backend whose access is
 //! one volatile load from a 64 KiB buffer at the translated address;
 //! `k3raw:` the raw add over the same addresses and the same load;
@@ -57,10 +58,10 @@
 use std::hint::black_box;
 use std::ptr::NonNull;
 
-use khal_core::csr::{BinarySearch, Csr, CsrRegion, RegionTable};
+use khal_core::csr::{Csr, CsrRegion, Lookup, RegionTable};
 use khal_core::dma::{DmaMemory, StaticDma};
 use khal_core::notific::{ConsumeMode, NotificEngine, NqEntry, NqRing};
-use khal_core::{DeviceAddr, Mmio, Result};
+use khal_core::{DeviceAddr, Mmio};
 use khal_std::DmaBuf;
 
 use crate::craw::{c_phase, c_tail, C3};
@@ -486,53 +487,8 @@ fn nq<R: DmaMemory>(f: &[&str], ma: R, mb: R) -> Option<u64> {
 
 // ---------------------------------------------------------------- CSR
 
-/// The inner backend of the CSR cases: an access is one volatile load or
-/// store of a 64 KiB buffer at the translated address (so the translation
-/// is used, as a real access uses it); the references make the same access.
-pub struct Sink {
-    buf: NonNull<u32>,
-}
-
-const SINK_MASK: u64 = 0xFFFC;
-
-impl Sink {
-    fn new() -> Self {
-        let b: &'static mut [u32] = Box::leak(vec![0u32; 0x4000].into_boxed_slice());
-        Sink {
-            buf: NonNull::from(&mut b[0]),
-        }
-    }
-
-    #[inline(always)]
-    fn slot(&self, a: u64) -> *mut u32 {
-        // SAFETY: `(a & 0xFFFC) / 4 < 0x4000`, inside the leaked buffer.
-        unsafe { self.buf.as_ptr().add(((a & SINK_MASK) / 4) as usize) }
-    }
-
-    #[inline(always)]
-    fn load(&self, a: u64) -> u32 {
-        // SAFETY: `slot` is inside the live buffer.
-        unsafe { self.slot(a).read_volatile() }
-    }
-
-    #[inline(always)]
-    fn store(&self, a: u64, v: u32) {
-        // SAFETY: as `load`.
-        unsafe { self.slot(a).write_volatile(v) }
-    }
-}
-
-impl Mmio for Sink {
-    #[inline(always)]
-    fn read32(&self, a: DeviceAddr) -> Result<u32> {
-        Ok(self.load(a.get()))
-    }
-    #[inline(always)]
-    fn write32(&self, a: DeviceAddr, v: u32) -> Result<()> {
-        self.store(a.get(), v);
-        Ok(())
-    }
-}
+// The CSR cases' backend is `kernels::Sink` (one volatile load or store
+// of a 64 KiB buffer at the translated address).
 
 /// 64 KiB: the firmware's CSR window size (`firmware/src/lib.rs`), used
 /// where the spec gives a base but no size.
@@ -551,7 +507,7 @@ const W64K: u64 = 0x1_0000;
 ///   is not traced for CAYMAN);
 /// - `c8`: CAYMAN: the 8 TPB tiles (4..7 in the mesh half);
 /// - `b8`: the layout of the bench's own `csr_lookup_8s` (not an arch's).
-fn csr_layout(name: &str) -> Option<Vec<(u64, u64)>> {
+pub fn csr_layout(name: &str) -> Option<Vec<(u64, u64)>> {
     const TPB: [u64; 8] = [
         0x20_0000_0000,
         0x30_0000_0000,
@@ -650,7 +606,7 @@ fn csr_addrs(l: &[(u64, u64)], mode: &str, count: usize) -> Option<Vec<u64>> {
 /// `csr_read` of every address: the sum of what was read and, in the high
 /// half, how many were refused.
 #[inline(never)]
-pub fn ir_k3_csr<const CAP: usize>(csr: &Csr<Sink, CAP, BinarySearch>, a: &[DeviceAddr]) -> u64 {
+pub fn ir_k3_csr<const CAP: usize, L: Lookup>(csr: &Csr<Sink, CAP, L>, a: &[DeviceAddr]) -> u64 {
     let (mut sum, mut refused) = (0u32, 0u32);
     for &p in a {
         match csr.csr_read(p) {
@@ -701,8 +657,8 @@ pub fn ir_k3_clin(sink: &Sink, t: &[CRegion], a: &[DeviceAddr]) -> u64 {
 
 /// `csr_write_array` of 8 registers per call.
 #[inline(never)]
-pub fn ir_k3_warr<const CAP: usize>(
-    csr: &Csr<Sink, CAP, BinarySearch>,
+pub fn ir_k3_warr<const CAP: usize, L: Lookup>(
+    csr: &Csr<Sink, CAP, L>,
     calls: &[[DeviceAddr; 8]],
 ) -> u32 {
     let mut ok = 0u32;

@@ -18,6 +18,7 @@
 mod chk;
 mod chk3;
 mod craw;
+mod csr;
 mod kernels;
 mod nqsetup;
 mod refs;
@@ -415,6 +416,8 @@ fn main() -> ExitCode {
     };
     let v = if which.starts_with("v:") || which.starts_with("vidle:") {
         Some(ver::scenario(&which))
+    } else if which.starts_with("csrp:") {
+        Some(csr::scenario(&which))
     } else if which.starts_with("vcsr:") {
         Some(ver::csr_scenario(&which))
     } else if which.starts_with("vraw:") {
@@ -611,7 +614,7 @@ fn main() -> ExitCode {
             let Some((_, addrs)) = csr_setup::<4, BinarySearch>(4) else {
                 return ExitCode::FAILURE;
             };
-            black_box(ir_raw_translate(&addrs, 0x20_0000_0000));
+            black_box(ir_raw_translate(&Sink::new(), &addrs, black_box(0)));
             N as u64
         }
         "time" => {
