@@ -392,7 +392,9 @@ impl Lookup for BinarySearch {
 /// Size: `3 x 4 M` words and the multiplier (`96 M + 8` bytes; 392 for
 /// `M = 4`, 776 for 8). The build (at insert and removal) tries about 60
 /// to 230 multipliers; a crowding bound skips most, the rest cost
-/// `O(N x CELLS)`.
+/// `O(N x CELLS)`; its scratch is on the stack, about `200 M` bytes on a
+/// 64-bit target (`M = 4`: under 1 KiB; `M = 64`: about 13 KiB), which a
+/// firmware stack must have at `insert`.
 #[derive(Clone)]
 pub struct CellIndex<const M: usize = 32> {
     /// The entries' fast-path words (type docs), `4 M` of them, of which
