@@ -223,7 +223,7 @@ rows = [
 cay = fw.get("fw-cayman") if isinstance(fw, dict) else None
 rows.append(("`fw-cayman` `.text` (bytes)", "—" if cay is None else "%d" % cay, "≤ 8192", cay is not None and cay <= 8192))
 # Issue 12's CSR row, per `csr_read` call (khal_ir csr.rs): the default
-# lookup (the cell index, 4 N cells) on every layout of at most 8 windows,
+# lookup (the cell index, 8 N cells) on every layout of at most 8 windows,
 # the two built against cells apart; then the binary search and the loop
 # kernel, which do not meet it.
 cpc = ir.get("csr_per_call")
@@ -769,7 +769,7 @@ if isinstance(cpc, dict):
       "`Ok`, over a backend that loads at the translated address (masked into a 64 KiB buffer, so "
       "the translation is computed as a real access computes it). 10 000 addresses per layout, "
       "each window as likely as another, a random dword in its first 1 MiB. The default lookup "
-      "is `CellIndex<N>` (`4 N` cells); the binary search is `RegionTable<N, BinarySearch>`.\n")
+      "is `CellIndex<N>` (`8 N` cells); the binary search is `RegionTable<N, BinarySearch>`.\n")
     w("| layout | windows | default (cell index) | over the raw add | binary search | over the raw add |")
     w("| --- | --- | --- | --- | --- | --- |")
     names = {"fw2_cap4": ("the firmware's 2 windows in a `Csr<_, 4>`", 2), "s3": ("SUNDA HBM 0, 1 and TPB", 3),
@@ -829,7 +829,7 @@ w("Measured and not kept (earlier sessions, in the bench's loop kernel then): a 
   "branch-free second level of the tree. This session: the cell index's one compare "
   "choosing between entries `c` and `c + 1` (`i = c + (p >= key[c + 1])`, 3 instructions "
   "more than testing entry `c` first on every ordinary layout: +11 per call); 16 cells "
-  "for 8 windows (`8b` +10.35; 32 cells: +9.6).\n")
+  "for 8 windows, and 4 cells a slot (`8b` +9.6, `r6` +10.5 with `4 N` cells; the default has `8 N`).\n")
 
 
 w("## Earlier targets (anchors §7), still measured\n")

@@ -69,8 +69,8 @@
 //! assert_eq!(many.translate(DeviceAddr(0x20_0031_0000)), Err(Error::no_region(0x20_0031_0000)));
 //! // The cell index is memory the table carries: 96 bytes a slot.
 //! assert_eq!(core::mem::size_of::<RegionTable<4, BinarySearch>>(), 232);
-//! assert_eq!(core::mem::size_of::<RegionTable<4>>(), 232 + 392);
-//! assert_eq!(core::mem::size_of::<RegionTable<4, CellIndex<4>>>(), 232 + 392);
+//! assert_eq!(core::mem::size_of::<RegionTable<4>>(), 232 + 776);
+//! assert_eq!(core::mem::size_of::<RegionTable<4, CellIndex<4>>>(), 232 + 776);
 //! let csr = Csr::new(HeapMmio::new(DeviceAddr(0x20_0000_0000), 0x80_0000), many); // Csr<_, 16, BinarySearch>
 //! assert_eq!(csr.read32(DeviceAddr(0x20_0070_FFFC))?, 0);
 //! # Ok::<(), Error>(())
@@ -80,15 +80,15 @@
 //! same one, and the answers, errors and error addresses are the same with
 //! either, only their speed differs):
 //!
-//! - `RegionTable<N>` (the default, `CellIndex<N>`): `4 N` cells, one
+//! - `RegionTable<N>` (the default, `CellIndex<N>`): `8 N` cells, one
 //!   picked by a multiply, then one or two compares. Measured per
 //!   `csr_read` call at +8 instructions over a raw add on every ordinary
-//!   layout of 2 to 64 windows (+9.6 on irregular sizes and gaps), against
+//!   layout of 2 to 64 windows (at most +9.64, two close pairs), against
 //!   the binary search's +12.75 at 8 windows and +24 at 64
 //!   (`docs/PERFORMANCE.md`). Layouts built to defeat the cells cost more
 //!   (three small windows in one cell +12.5, eight windows a power of two
-//!   apart +16.5), and so does a refused access (78 instructions against
-//!   71). The cost: `96 N + 8` bytes more in the table (and `Csr`), and
+//!   apart +18.3), and so does a refused access (78 instructions against
+//!   71). The cost: `192 N + 8` bytes more in the table (and `Csr`), and
 //!   the index is rebuilt at each `insert` and `remove_device` (a search
 //!   over multipliers), so fill it once at bring-up. `CellIndex` alone is
 //!   128 cells whatever `N`.

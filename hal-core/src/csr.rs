@@ -19,7 +19,7 @@
 //! - [`RegionTable<N, L>`] is the region array, fixed capacity `N` (no heap),
 //!   **kept sorted by `start`** with overlaps refused at insert. A lookup goes
 //!   through a cell index built at insert ([`CellIndex<N>`](CellIndex), the
-//!   default `L`: `96 N` bytes more) or, named as
+//!   default `L`: `192 N` bytes more) or, named as
 //!   `RegionTable<N, BinarySearch>`, a binary search with no memory and no
 //!   build (`O(log N)`; see [`RegionTable`] for the choice). The C `find_region_for` takes "the
 //!   first region whose `[start, end)` holds the address"; with no overlaps
@@ -239,16 +239,16 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 /// callgrind, x86-64, against one raw add and the same load, both an
 /// `#[inline(never)]` call returning its `Result`, `docs/PERFORMANCE.md`):
 ///
-/// - [`CellIndex<N>`](CellIndex) (the default): `4 N` cells (the largest
+/// - [`CellIndex<N>`](CellIndex) (the default): `8 N` cells (the largest
 ///   power of two at most that), one picked by a multiply; the cell's entry,
 ///   then the next, is tested (see its docs). +8 over the raw add on every
 ///   ordinary layout of 2 to 64 windows the bench and the checkers have
-///   (+9.6 on irregular sizes and gaps); dearer on layouts built to defeat
+///   (at most +9.64, on two close pairs; +8.2 on irregular sizes and gaps); dearer on layouts built to defeat
 ///   the cells (three windows in one cell +12.5, eight a power of two
-///   apart +16.5). Memory: `96 N + 8` bytes (392 for `N = 4`); the index is
+///   apart +18.3). Memory: `192 N + 8` bytes (776 for `N = 4`); the index is
 ///   rebuilt at each [`Self::insert`] and [`Self::remove_device`] (a
 ///   multiplier search, about 3.7 KB of Cortex-M4 code). `CellIndex` alone
-///   (`CellIndex<32>`) is 128 cells whatever `N`.
+///   (`CellIndex<16>`) is 128 cells whatever `N`.
 /// - [`BinarySearch`] (no memory beyond the slots, nothing to build): the
 ///   last slot with `key[i] <= p`, by a binary search over all `N` slots
 ///   (`N` is a constant, so the search is fully unrolled). Up to 4 slots and
@@ -272,7 +272,7 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 /// `lookup_matches_a_linear_model`, both lookups).
 ///
 /// Size: 56 bytes per slot and one word (232 bytes for `N = 4`), plus the
-/// lookup's own: `96 M + 8` bytes for a `CellIndex<M>`, none for the
+/// lookup's own: `192 M + 8` bytes for a `CellIndex<M>`, none for the
 /// [`BinarySearch`].
 ///
 /// The used slots are the LAST `len` of the arrays; the unused ones come first
@@ -348,11 +348,11 @@ impl Lookup for BinarySearch {
 /// The [`Lookup`] that finds the region of an address through a cell index
 /// built at insert and removal: one multiply picks a cell, and the cell's
 /// entry, then the next entry, is tested. The default of
-/// [`RegionTable<N>`](RegionTable) is `CellIndex<N>`: `4 N` cells (see
-/// [`RegionTable`] for the choice); `CellIndex` alone is `CellIndex<32>`,
+/// [`RegionTable<N>`](RegionTable) is `CellIndex<N>`: `8 N` cells (see
+/// [`RegionTable`] for the choice); `CellIndex` alone is `CellIndex<16>`,
 /// 128 cells, for a table of any capacity.
 ///
-/// `CELLS`, the cells in use, is the largest power of two at most `4 M`;
+/// `CELLS`, the cells in use, is the largest power of two at most `8 M`;
 /// each has one entry, a copy of one region's fast-path words (`key`,
 /// `span`, `delta`, see [`RegionTable`]) or empty (span 0).
 ///
@@ -389,27 +389,31 @@ impl Lookup for BinarySearch {
 /// entry); an access found in the next entry pays one test more (+13); one
 /// its cell does not resolve takes the binary search after the miss.
 ///
-/// Size: `3 x 4 M` words and the multiplier (`96 M + 8` bytes; 392 for
-/// `M = 4`, 776 for 8). The build (at insert and removal) tries about 60
+/// Size: `3 x 8 M` words and the multiplier (`192 M + 8` bytes; 776 for
+/// `M = 4`, 1 544 for 8). The build (at insert and removal) tries about 60
 /// to 230 multipliers; a crowding bound skips most, the rest cost
-/// `O(N x CELLS)`; its scratch is on the stack, about `200 M` bytes on a
-/// 64-bit target (`M = 4`: under 1 KiB; `M = 64`: about 13 KiB), which a
+/// `O(N x CELLS)`; its scratch is on the stack, about `400 M` bytes on a
+/// 64-bit target (`M = 4`: under 2 KiB; `M = 64`: about 26 KiB), which a
 /// firmware stack must have at `insert`.
 #[derive(Clone)]
-pub struct CellIndex<const M: usize = 32> {
-    /// The entries' fast-path words (type docs), `4 M` of them, of which
+pub struct CellIndex<const M: usize = 16> {
+    /// The entries' fast-path words (type docs), `8 M` of them, of which
     /// the first `CELLS` are used.
-    key: [[u64; 4]; M],
-    span: [[u64; 4]; M],
-    delta: [[u64; 4]; M],
+    key: [[u64; PER_SLOT]; M],
+    span: [[u64; PER_SLOT]; M],
+    delta: [[u64; PER_SLOT]; M],
     /// The cell multiplier: `(p * mul) >> (64 - BITS)` is `p`'s cell.
     mul: u64,
 }
 
+/// Cells per slot of a [`CellIndex<M>`]: `CELLS` is the largest power of
+/// two at most `PER_SLOT x M`.
+const PER_SLOT: usize = 8;
+
 impl<const M: usize> CellIndex<M> {
     /// How many address bits pick a cell: `CELLS` is the largest power of
-    /// two at most `4 M` (2 for `M = 0`).
-    const BITS: u32 = if M == 0 { 1 } else { (4 * M).ilog2() };
+    /// two at most `8 M` (2 for `M = 0`).
+    const BITS: u32 = if M == 0 { 1 } else { (PER_SLOT * M).ilog2() };
     /// The cells (and the entries) in use.
     const CELLS: usize = 1 << Self::BITS;
 
@@ -423,7 +427,7 @@ impl<const M: usize> CellIndex<M> {
     /// (the test of [`RegionTable`]'s type docs).
     #[inline(always)]
     fn test(&self, i: usize, a: u64) -> Option<DeviceAddr> {
-        let word = |w: &[[u64; 4]; M]| w.as_flattened().get(i).copied().unwrap_or(0);
+        let word = |w: &[[u64; PER_SLOT]; M]| w.as_flattened().get(i).copied().unwrap_or(0);
         let t = a.wrapping_sub(word(&self.key)).rotate_right(2);
         (t < word(&self.span)).then(|| DeviceAddr(a.wrapping_add(word(&self.delta))))
     }
@@ -441,11 +445,11 @@ impl<const M: usize> core::fmt::Debug for CellIndex<M> {
 /// The regions of each cell under one multiplier: what the build of a
 /// [`CellIndex`] works from ([`RegionTable::cell_sets`]).
 struct CellSets<const N: usize, const M: usize> {
-    /// Per cell (the first `CELLS` of `4 M`): how many regions have a valid
+    /// Per cell (the first `CELLS` of `8 M`): how many regions have a valid
     /// address in it (up to 255), the two of them a cell keeps (slots; `N`
     /// for none; the two with the largest weight, ties the lower slot), and
     /// the weight of all of them.
-    cell: [[(u8, [usize; 2], u32); 4]; M],
+    cell: [[(u8, [usize; 2], u32); PER_SLOT]; M],
     /// Per slot: the share of its accesses in each cell it has valid
     /// addresses in, `CELLS / cells` (at least 1; 0 for none), if every
     /// region is accessed as often, uniformly over its addresses. A small
@@ -456,9 +460,9 @@ struct CellSets<const N: usize, const M: usize> {
 
 impl<const M: usize> Lookup for CellIndex<M> {
     const EMPTY: Self = CellIndex {
-        key: [[0; 4]; M],
-        span: [[0; 4]; M],
-        delta: [[0; 4]; M],
+        key: [[0; PER_SLOT]; M],
+        span: [[0; PER_SLOT]; M],
+        delta: [[0; PER_SLOT]; M],
         mul: 1,
     };
 
@@ -471,10 +475,10 @@ impl<const M: usize> Lookup for CellIndex<M> {
         // The build's scratch, filled in place for each multiplier (no
         // array of cells is returned by value).
         let mut sets = CellSets {
-            cell: [[(0u8, [N; 2], 0u32); 4]; M],
+            cell: [[(0u8, [N; 2], 0u32); PER_SLOT]; M],
             weight: [0; N],
         };
-        let mut entries = [[None; 4]; M];
+        let mut entries = [[None; PER_SLOT]; M];
         let mut score = |m: u64, best: u32| -> u32 {
             if table.crowding(m, best).saturating_mul(LOST) >= best {
                 return best;
@@ -600,7 +604,7 @@ impl<const N: usize, const M: usize> RegionTable<N, CellIndex<M>> {
     /// `bound` (the best so far).
     fn crowding(&self, m: u64, bound: u32) -> u32 {
         let cells = CellIndex::<M>::CELLS;
-        let mut diff = [[0i32; 4]; M];
+        let mut diff = [[0i32; PER_SLOT]; M];
         let diff = diff.as_flattened_mut();
         let mut all = 0;
         for j in self.first()..N {
@@ -677,7 +681,7 @@ impl<const N: usize, const M: usize> RegionTable<N, CellIndex<M>> {
     /// addresses a cell finds in its next entry (one test more), plus
     /// [`LOST`] times the weight of those it finds in neither (they take the
     /// binary search).
-    fn chain(&self, sets: &CellSets<N, M>, entries: &mut [[Option<usize>; 4]; M]) -> u32 {
+    fn chain(&self, sets: &CellSets<N, M>, entries: &mut [[Option<usize>; PER_SLOT]; M]) -> u32 {
         let cells = CellIndex::<M>::CELLS;
         let w = |r: usize| sets.weight.get(r).copied().unwrap_or(0);
         let e = entries.as_flattened_mut();
@@ -1684,7 +1688,7 @@ mod tests {
             // The index's build is safe code and slow under Miri.
             if !cfg!(miri) {
                 one::<N, CellIndex>(regions);
-                // The default: `4 N` cells.
+                // The default: `8 N` cells.
                 one::<N, CellIndex<N>>(regions);
             }
         }
@@ -1986,7 +1990,7 @@ mod tests {
 
     /// The binary search carries nothing: a table is its slots and its
     /// length (issue 12: `RegionTable<4>` once carried an unused 264-byte
-    /// index); the cell index (the default, `CellIndex<N>`) carries `4 N`
+    /// index); the cell index (the default, `CellIndex<N>`) carries `8 N`
     /// entries of three words and its multiplier, in proportion to the
     /// capacity; `CellIndex` alone is 128 cells.
     #[test]
@@ -2002,15 +2006,15 @@ mod tests {
             (size_of::<CellIndex<8>>(), 8),
             (size_of::<CellIndex<4>>(), 4),
             (size_of::<CellIndex<1>>(), 1),
-            (size_of::<CellIndex>(), 32),
+            (size_of::<CellIndex>(), 16),
         ] {
-            assert_eq!(size, (3 * 4 * m + 1) * size_of::<u64>());
+            assert_eq!(size, (3 * 8 * m + 1) * size_of::<u64>());
         }
-        assert_eq!(CellIndex::<8>::CELLS, 32);
-        assert_eq!(CellIndex::<5>::CELLS, 16);
-        assert_eq!(CellIndex::<1>::CELLS, 4);
+        assert_eq!(CellIndex::<8>::CELLS, 64);
+        assert_eq!(CellIndex::<6>::CELLS, 32);
+        assert_eq!(CellIndex::<1>::CELLS, 8);
         assert_eq!(CellIndex::<0>::CELLS, 2);
-        assert_eq!(CellIndex::<32>::CELLS, 128);
+        assert_eq!(CellIndex::<16>::CELLS, 128);
         assert_eq!(
             size_of::<RegionTable<4>>(),
             size_of::<RegionTable<4, BinarySearch>>() + size_of::<CellIndex<4>>()

@@ -462,7 +462,7 @@ proptest! {
         check_against_model::<8, CellIndex>(&ws, order, &addrs, remove)?;
         check_against_model::<17, CellIndex>(&ws, order, &addrs, remove)?;
         check_against_model::<64, CellIndex>(&ws, order, &addrs, remove)?;
-        // The default lookup (`CellIndex<N>`: 4 N cells).
+        // The default lookup (`CellIndex<N>`: 8 N cells).
         check_against_model::<1, CellIndex<1>>(&ws, order, &addrs, remove)?;
         check_against_model::<2, CellIndex<2>>(&ws, order, &addrs, remove)?;
         check_against_model::<4, CellIndex<4>>(&ws, order, &addrs, remove)?;

@@ -465,7 +465,7 @@ pub fn csr_scenario(spec: &str) -> Option<u64> {
         ir_chk_raw(&Sink::new(), &a, black_box(CBASE));
         return Some(a.len() as u64);
     }
-    // `:s` the binary search, `:d` the default lookup (`CellIndex<N>`, 4 N
+    // `:s` the binary search, `:d` the default lookup (`CellIndex<N>`, 8 N
     // cells), neither `CellIndex` (128 cells).
     match (l.len(), f.get(3).copied()) {
         (8, None) => csr_run::<8, CellIndex>(&l, &a),

@@ -11,8 +11,9 @@
 //! lets the compiler drop the translation).
 //!
 //! Scenarios: `csrp:<lookup>:<layout>[:<cap>]` (`lookup` = `search` for
-//! `RegionTable<CAP, BinarySearch>`, `cell` for `RegionTable<CAP,
-//! CellIndex>`; `cap` defaults to the layout's window count) and
+//! `RegionTable<CAP, BinarySearch>`, `cell` for the default `RegionTable<CAP>`
+//! (`CellIndex<CAP>`), `cell128` for `RegionTable<CAP, CellIndex>` (128
+//! cells); `cap` defaults to the layout's window count) and
 //! `csrp:raw:<layout>`; `csrp:<lookup>:<layout>:<cap>:miss` for refused
 //! accesses. The kernel is `ir_csrp_khal` or `ir_csrp_raw`.
 
@@ -146,6 +147,23 @@ fn run<const CAP: usize, L: Lookup>(l: &Layout, a: &[DeviceAddr], miss: bool) ->
     Some(a.len() as u64)
 }
 
+/// Through the default lookup, `CellIndex<CAP>` (`8 CAP` cells).
+fn by_cap_default(cap: usize, l: &Layout, a: &[DeviceAddr], miss: bool) -> Option<u64> {
+    match cap {
+        2 => run::<2, CellIndex<2>>(l, a, miss),
+        3 => run::<3, CellIndex<3>>(l, a, miss),
+        4 => run::<4, CellIndex<4>>(l, a, miss),
+        5 => run::<5, CellIndex<5>>(l, a, miss),
+        6 => run::<6, CellIndex<6>>(l, a, miss),
+        7 => run::<7, CellIndex<7>>(l, a, miss),
+        8 => run::<8, CellIndex<8>>(l, a, miss),
+        16 => run::<16, CellIndex<16>>(l, a, miss),
+        64 => run::<64, CellIndex<64>>(l, a, miss),
+        256 => run::<256, CellIndex<256>>(l, a, miss),
+        _ => None,
+    }
+}
+
 fn by_cap<L: Lookup>(cap: usize, l: &Layout, a: &[DeviceAddr], miss: bool) -> Option<u64> {
     match cap {
         2 => run::<2, L>(l, a, miss),
@@ -162,7 +180,7 @@ fn by_cap<L: Lookup>(cap: usize, l: &Layout, a: &[DeviceAddr], miss: bool) -> Op
     }
 }
 
-/// `csrp:<search|cell|raw>:<layout>[:<cap>[:miss]]`.
+/// `csrp:<search|cell|cell128|raw>:<layout>[:<cap>[:miss]]`.
 pub fn scenario(spec: &str) -> Option<u64> {
     let f: Vec<&str> = spec.split(':').collect();
     let l = layout(f.get(2)?)?;
@@ -174,7 +192,10 @@ pub fn scenario(spec: &str) -> Option<u64> {
     let a = addrs(&l, miss);
     match *f.get(1)? {
         "search" => by_cap::<BinarySearch>(cap, &l, &a, miss),
-        "cell" => by_cap::<CellIndex>(cap, &l, &a, miss),
+        // The default, `CellIndex<CAP>`; `cell128`: `CellIndex` alone (128
+        // cells whatever the capacity).
+        "cell" => by_cap_default(cap, &l, &a, miss),
+        "cell128" => by_cap::<CellIndex>(cap, &l, &a, miss),
         "raw" => {
             let sink = Sink::new();
             // The translation of an identity window is `p - 0`; `8b` is not
