@@ -17,6 +17,7 @@
 
 mod chk;
 mod chk3;
+mod chk4;
 mod craw;
 mod csr;
 mod kernels;
@@ -416,6 +417,8 @@ fn main() -> ExitCode {
     };
     let v = if which.starts_with("v:") || which.starts_with("vidle:") {
         Some(ver::scenario(&which))
+    } else if which.starts_with("k4:") || which.starts_with("k4chk:") {
+        Some(chk4::scenario(&which))
     } else if which.starts_with("csrp:") {
         Some(csr::scenario(&which))
     } else if which.starts_with("vcsr:") {
