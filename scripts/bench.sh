@@ -206,6 +206,24 @@ CHECKER="${CHECKER%\}},\"second\":{\"nq_ir_per_entry\":$CHK2_NQ,\"idle_poll_ir\"
 log "callgrind: third checker's cases (scripts/bench-third.sh)"
 THIRD=$(bash scripts/bench-third.sh "$BIN")
 CHECKER="${CHECKER%\}},\"third\":$THIRD}"
+# The fourth checker's CSR cases (khal_ir chk4.rs): a driver's bring-up
+# routine of K dependent accesses to different windows per #[inline(never)]
+# call (K = 1: one read alone), through the default Csr<_, N>, the binary
+# search, raw pointers with a fixed translation and a C linear scan; every
+# answer checked against a linear model. Ir per access.
+log "callgrind: fourth checker's CSR routines (chk4.rs)"
+FOURTH="{"
+sep=""
+for l in fw2:4 c8 b8 8b r8s4 p8 r64; do
+  lay=${l%%:*}; cap=""; key=$lay
+  [[ "$l" == *:* ]] && { cap=":${l#*:}"; key="${lay}_cap${l#*:}"; }
+  for k in 1 4 8; do
+    FOURTH="$FOURTH$sep\"$key:$k\":{\"default\":$(ir "k4:cell:$lay:$k$cap" k4_khal),\"binary_search\":$(ir "k4:search:$lay:$k$cap" k4_khal),\"raw\":$(ir "k4:raw:$lay:$k$cap" k4_raw),\"c_scan\":$(ir "k4:scan:$lay:$k$cap" k4_scan)}"
+    sep=","
+  done
+done
+FOURTH="$FOURTH}"
+CHECKER="${CHECKER%\}},\"fourth\":$FOURTH}"
 log "thumbv7em register access (disassembly of firmware/fw-probe)"
 PROBE=$(bash scripts/access-probe.sh | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps({k: v["instructions"] for k, v in d.items()}))')
 log "executed instructions per call on thumbv7em and riscv32 (QEMU trace of ontarget/khal-tcount)"

@@ -242,6 +242,14 @@ if isinstance(cpc, dict):
     rows.append(("the same, `RegionTable<N, BinarySearch>` (no index; what the firmware images name), 8 windows / `Csr<_, 4>` of 2",
                  "+%s / +%s" % (f(cpc["b8"]["binary_search_over_raw_add"]), f(cpc["fw2_cap4"]["binary_search_over_raw_add"])),
                  "≤ +10", cpc["b8"]["binary_search_over_raw_add"] <= 10))
+f4 = (j.get("checker_cases") or {}).get("fourth")
+if isinstance(f4, dict) and "c8:4" in f4:
+    rows.append(("the same in a driver's bring-up routine (the fourth checker: 4 / 8 dependent accesses to CAYMAN's 8 TPB windows per call, over raw pointers; default lookup)",
+                 "+%s / +%s per access (binary search +%s / +%s; a C linear scan %s / %s Ir against khal's %s / %s)" % (
+                     f(f4["c8:4"]["default"] - f4["c8:4"]["raw"]), f(f4["c8:8"]["default"] - f4["c8:8"]["raw"]),
+                     f(f4["c8:4"]["binary_search"] - f4["c8:4"]["raw"]), f(f4["c8:8"]["binary_search"] - f4["c8:8"]["raw"]),
+                     f(f4["c8:4"]["c_scan"]), f(f4["c8:8"]["c_scan"]), f(f4["c8:4"]["default"]), f(f4["c8:8"]["default"])),
+                 "≤ +10", max(f4["c8:4"]["default"] - f4["c8:4"]["raw"], f4["c8:8"]["default"] - f4["c8:8"]["raw"]) <= 10))
 rows.append(("the same in the loop kernel (10 000 `csr_read` in a loop against a loop of raw adds the compiler unrolls 4x), 8 windows, cell index",
              "+%s (%s vs %s)" % (f(csr["over_raw_add_8"]), f(csr["windows_8"]), f(csr["raw_add"])),
              "≤ +10", csr["over_raw_add_8"] <= 10))
@@ -664,6 +672,26 @@ if third:
     w("")
     w(THIRD_NOTES)
 
+if isinstance(f4, dict):
+    w("## The fourth checker's CSR routines (own kernels, references in the same run)\n")
+    w("`tests/src/bin/khal_ir/chk4.rs` (`checker_cases.fourth`): one `#[inline(never)]` call is a "
+      "driver's bring-up routine of `K` straight-line accesses to different windows, a read and "
+      "then a write whose value depends on the reads so far, the first refused access ending "
+      "it (`?`), the `Csr` behind `&` (`K` = 1: one read alone). References in the same run: "
+      "the same routine over raw pointers with a fixed translation, and over a C linear scan "
+      "of the region table ([000 §1] `find_region_for`, then the `[start, end - 4]` check). "
+      "Every call's answer is checked against a linear model, and `k4chk:<layout>` checks every "
+      "lookup at capacities 2 to 256 against it. Ir per access; `r8s4` and `r64` are random "
+      "layouts of 8 and 64 windows, `p8` one built to defeat a cell index. Why a routine costs "
+      "more per access than one read alone: each access's miss path is a call inside the "
+      "routine, so the routine saves callee-saved registers on entry (about 14 Ir a call), "
+      "which one read alone, whose miss is a tail call, does not.\n")
+    w("| layout, K | default (cell index) | over raw | binary search | over raw | raw pointers | C linear scan |")
+    w("| --- | --- | --- | --- | --- | --- | --- |")
+    for k, v in f4.items():
+        w("| `%s` | %s | +%s | %s | +%s | %s | %s |" % (k, f(v["default"]), f(v["default"] - v["raw"]), f(v["binary_search"]),
+                                                      f(v["binary_search"] - v["raw"]), f(v["raw"]), f(v["c_scan"])))
+    w("")
 w("## Register access on thumbv7em (instructions per access, from the disassembly)\n")
 w("| probe | instructions | what they are |")
 w("| --- | --- | --- |")

@@ -85,12 +85,16 @@
 //!   `csr_read` call at +8 instructions over a raw add on every ordinary
 //!   layout of 2 to 64 windows (at most +9.64, two close pairs), against
 //!   the binary search's +12.75 at 8 windows and +24 at 64
-//!   (`docs/PERFORMANCE.md`). Layouts built to defeat the cells cost more
+//!   (`docs/PERFORMANCE.md`); inside a routine of 4 to 8 accesses, +12.25
+//!   to +9.88 per access (the search +17.5 to +15.75), since each access's
+//!   miss path is a call. Layouts built to defeat the cells cost more
 //!   (three small windows in one cell +12.5, eight windows a power of two
 //!   apart +18.3), and so does a refused access (78 instructions against
 //!   71). The cost: `192 N + 8` bytes more in the table (and `Csr`), and
 //!   the index is rebuilt at each `insert` and `remove_device` (a search
-//!   over multipliers), so fill it once at bring-up. `CellIndex` alone is
+//!   over multipliers: filling a table with 8 windows costs about 1.5 M
+//!   instructions in all, with 64 about 430 M, seconds on a 100 MHz core),
+//!   so fill it once at bring-up. `CellIndex` alone is
 //!   128 cells whatever `N`.
 //! - `RegionTable<N, BinarySearch>`: nothing beyond the slots (56 bytes
 //!   each and a word: `RegionTable<4, BinarySearch>` is 232 bytes), nothing
