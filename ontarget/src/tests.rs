@@ -454,11 +454,9 @@ fn nq_drain_iter_commits_once(win: &VolatileWindow) -> Outcome {
     check_eq!(ok!(dev.post(5)), 5);
     rec.clear();
     let mut it = ok!(ring.drain_iter(&mut d, 16));
-    let mut k = 0u64;
-    for item in it.by_ref() {
+    for (k, item) in (0u64..).zip(it.by_ref()) {
         let entry = ok!(item);
         check_eq!(entry_seq(entry.bytes()), seq0 + k);
-        k += 1;
     }
     check_eq!(ok!(it.finish()), 5);
     // `finish` borrows the iterator: release it, and the ring with it.
