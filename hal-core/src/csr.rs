@@ -309,8 +309,9 @@ pub trait Lookup: sealed::Sealed + Clone + core::fmt::Debug + Sized {
     /// Rebuild the lookup's data after the table changed.
     #[doc(hidden)]
     fn rebuild<const N: usize>(table: &mut RegionTable<N, Self>);
-    /// The translation of a dword access at `a` if the lookup's one test
-    /// accepts it, else `None` (then [`Self::slow`] answers).
+    /// The translation of a dword access at `a` if the lookup's fast
+    /// tests accept it (the binary search's one test; the cell's entry,
+    /// then the next), else `None` (then [`Self::slow`] answers).
     #[doc(hidden)]
     fn fast<const N: usize>(table: &RegionTable<N, Self>, a: u64) -> Option<DeviceAddr>;
     /// The exact answer for an access [`Self::fast`] did not accept: the
