@@ -16,6 +16,8 @@
 //! cells); `cap` defaults to the layout's window count) and
 //! `csrp:raw:<layout>`; `csrp:<lookup>:<layout>:<cap>:miss` for refused
 //! accesses. The kernel is `ir_csrp_khal` or `ir_csrp_raw`.
+//! `csrfill:<layout>:<one|all>` (kernel `ir_csrfill`): what filling a
+//! default table costs, one `insert` per window or one `insert_all`.
 
 use std::hint::black_box;
 
@@ -178,6 +180,39 @@ fn by_cap<L: Lookup>(cap: usize, l: &Layout, a: &[DeviceAddr], miss: bool) -> Op
         256 => run::<256, L>(l, a, miss),
         _ => None,
     }
+}
+
+/// Fill a default table of capacity `CAP` with `l`'s windows: one
+/// `insert` each (`all` false), or one `insert_all` (the index built once).
+#[inline(never)]
+pub fn ir_csrfill<const CAP: usize>(l: &Layout, all: bool) -> Option<RegionTable<CAP>> {
+    let mut t = RegionTable::<CAP>::new();
+    let regions = l
+        .iter()
+        .map(|&(s, n, d)| CsrRegion::new(DeviceAddr(s), DeviceAddr(s + n), DeviceAddr(d), 0).ok());
+    if all {
+        t.insert_all(regions.collect::<Option<Vec<_>>>()?).ok()?;
+    } else {
+        for r in regions {
+            t.insert(r?).ok()?;
+        }
+    }
+    Some(t)
+}
+
+/// `csrfill:<layout>:<one|all>`: the cost of filling a default table with
+/// the layout's windows (capacity = the window count); `ops=` 1.
+pub fn fill_scenario(spec: &str) -> Option<u64> {
+    let f: Vec<&str> = spec.split(':').collect();
+    let l = layout(f.get(1)?)?;
+    let all = *f.get(2)? == "all";
+    let n = match l.len() {
+        8 => ir_csrfill::<8>(black_box(&l), all)?.len(),
+        16 => ir_csrfill::<16>(black_box(&l), all)?.len(),
+        64 => ir_csrfill::<64>(black_box(&l), all)?.len(),
+        _ => return None,
+    };
+    (n == l.len()).then_some(1)
 }
 
 /// `csrp:<search|cell|cell128|raw>:<layout>[:<cap>[:miss]]`.

@@ -421,6 +421,8 @@ fn main() -> ExitCode {
         Some(chk4::scenario(&which))
     } else if which.starts_with("csrp:") {
         Some(csr::scenario(&which))
+    } else if which.starts_with("csrfill:") {
+        Some(csr::fill_scenario(&which))
     } else if which.starts_with("vcsr:") {
         Some(ver::csr_scenario(&which))
     } else if which.starts_with("vraw:") {
