@@ -718,44 +718,42 @@ impl<const N: usize, const M: usize> RegionTable<N, CellIndex<M>> {
                 }
             };
             // The crowded cell's regions past two (not kept).
-            let crowd = all.saturating_sub(w(p) + w(q) * u32::from(q != N));
-            let here = match n {
-                0 => here,
-                // Its own entry, unless the cell before took it.
-                1 if here.is_none_or(|r| r == p) => Some(p),
-                1 => {
+            // The weight of a crowded cell's regions past the two it keeps
+            // (0 for a cell of one or two; `w(N)`, no region, is 0).
+            let crowd = all.saturating_sub(w(p) + w(q));
+            let here = match (n, here) {
+                (0, _) => here,
+                // One region: its own entry, unless the cell before took
+                // it for another; then the next.
+                (1, None) => Some(p),
+                (1, Some(r)) if r == p => here,
+                (1, Some(_)) => {
                     put_next(p);
                     here
                 }
-                _ => {
-                    // Two regions (the two kept of a crowded cell, which
-                    // loses the others): the heavier in its own entry
-                    // where that is free.
-                    match here {
-                        None => {
-                            put_next(q);
-                            Some(p)
-                        }
-                        Some(r) if r == p => {
-                            put_next(q);
-                            here
-                        }
-                        Some(r) if r == q => {
-                            put_next(p);
-                            here
-                        }
-                        // The cell before's region holds the entry: this
-                        // cell tests the heavier of its two next, and loses
-                        // the other.
-                        Some(_) => {
-                            put_next(p);
-                            put_next(q);
-                            here
-                        }
-                    }
+                // Two regions (the two kept of a crowded cell): the heavier
+                // in its own entry where that is free, the other next.
+                (_, None) => {
+                    put_next(q);
+                    Some(p)
+                }
+                (_, Some(r)) if r == p => {
+                    put_next(q);
+                    here
+                }
+                (_, Some(r)) if r == q => {
+                    put_next(p);
+                    here
+                }
+                // The cell before's region holds the entry: this cell
+                // tests the heavier of its two next, and loses the other.
+                (_, Some(_)) => {
+                    put_next(p);
+                    put_next(q);
+                    here
                 }
             };
-            lost += if n >= 2 { crowd } else { 0 };
+            lost += crowd;
             if let Some(x) = e.get_mut(c) {
                 *x = here;
             }

@@ -449,12 +449,15 @@ pub trait DmaMemory {
         // The peek's own check refuses an entry past the memory; that
         // refusal (and an index whose byte offset does not fit) is then
         // told as the index's: sorted out after the refusal, so an entry
-        // taken pays no second check. `offset`: the product checked here.
-        let offset = at.wrapping_mul(NQ_ENTRY_BYTES);
-        let peek = match at.checked_mul(NQ_ENTRY_BYTES).map(|o| self.peek_entry(o)) {
-            Some(Ok(peek)) => peek,
-            Some(Err(e)) if at < self.len() / NQ_ENTRY_BYTES => return Err(e),
-            _ => return Err(entry_index_past(at, self.len() / NQ_ENTRY_BYTES)),
+        // taken pays no second check.
+        let past = || entry_index_past(at, self.len() / NQ_ENTRY_BYTES);
+        let Some(offset) = at.checked_mul(NQ_ENTRY_BYTES) else {
+            return Err(past());
+        };
+        let peek = match self.peek_entry(offset) {
+            Ok(peek) => peek,
+            Err(e) if at < self.len() / NQ_ENTRY_BYTES => return Err(e),
+            Err(_) => return Err(past()),
         };
         if !peek.is_new(old) {
             return Ok(0);
