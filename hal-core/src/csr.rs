@@ -71,6 +71,9 @@ use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
 use crate::mmio::Mmio;
 
+mod window;
+pub use window::CsrWindow;
+
 /// One registered CSR window `{start, end, device_addr, device_id}` [000 §1].
 ///
 /// Valid accesses are the dwords at `p` with `start <= p <= end - 4`.
@@ -1527,9 +1530,9 @@ mod tests {
     /// A sparse register file recording every access, including bursts as
     /// one entry (so a test can see a burst was one call).
     #[derive(Default)]
-    struct Rec {
-        mem: RefCell<BTreeMap<u64, u32>>,
-        log: RefCell<Vec<(&'static str, u64, u32)>>,
+    pub(super) struct Rec {
+        pub(super) mem: RefCell<BTreeMap<u64, u32>>,
+        pub(super) log: RefCell<Vec<(&'static str, u64, u32)>>,
     }
 
     impl Mmio for Rec {
@@ -1554,12 +1557,12 @@ mod tests {
         }
     }
 
-    fn region(s: u64, e: u64, d: u64, id: u32) -> CsrRegion {
+    pub(super) fn region(s: u64, e: u64, d: u64, id: u32) -> CsrRegion {
         CsrRegion::new(DeviceAddr(s), DeviceAddr(e), DeviceAddr(d), id).unwrap()
     }
 
     /// Two adjacent windows: [0x1000, 0x1100) → 0x0, [0x1100, 0x1200) → 0x8000.
-    fn two_windows() -> Csr<Rec, 8> {
+    pub(super) fn two_windows() -> Csr<Rec, 8> {
         let mut t = RegionTable::new();
         t.insert(region(0x1100, 0x1200, 0x8000, 1)).unwrap();
         t.insert(region(0x1000, 0x1100, 0x0, 0)).unwrap();

@@ -35,9 +35,9 @@ use core::ptr::NonNull;
 use core::sync::atomic::{compiler_fence, Ordering};
 
 use embedded_hal::delay::DelayNs;
-use khal::core::csr::{BinarySearch, Csr, CsrRegion, Lookup};
+use khal::core::csr::{BinarySearch, Csr, CsrRegion, CsrWindow, Lookup};
 use khal::core::dma::{DmaBuffer, DmaMemory, StaticDma};
-use khal::core::mmio::bound::BoundReg;
+use khal::core::mmio::bound::{BoundBlock, BoundReg};
 use khal::core::mmio::volatile::VolatileWindow;
 use khal::core::notific::NqRing;
 use khal::core::notific::{BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry};
@@ -104,6 +104,33 @@ pub fn tcp_csr_write_bs(
     v: u32,
 ) -> bool {
     csr.csr_write(p, v).is_ok()
+}
+
+/// khal: a write through a `CsrWindow` (`Csr::window`: the region resolved
+/// once; the access tests the window and adds the translation), held by
+/// reference, over the `VolatileWindow` (which checks its own window).
+#[no_mangle]
+#[inline(never)]
+pub fn tcp_csr_window_write(w: &CsrWindow<'_, &VolatileWindow>, p: DeviceAddr, v: u32) -> bool {
+    w.write32(p, v).is_ok()
+}
+
+khal::core::register_block! {
+    /// The block the CSR block probe writes (2 KiB: one CSR region).
+    CSRBLK: "csrblk" {
+        /// A register of it.
+        CTRL @ 0x10, rw, "ctrl";
+    }
+}
+
+/// khal: a write of a constant register through a block bound by
+/// `Csr::bind_block` (the region resolved and the block bound in the window
+/// once), held by reference.
+#[no_mangle]
+#[inline(never)]
+pub fn tcp_csr_block_write(b: &BoundBlock<'_, 0x800>, v: u32) {
+    // The offset check folds (a constant register inside the block).
+    let _ = b.write(CTRL, v);
 }
 
 /// khal: the address-based `Mmio` write through the window (what the engines
@@ -286,6 +313,8 @@ markers! {
     tcm_c_one1 = 20;
     tcm_c_one_idle1 = 21;
     tcm_csr_write_bs = 22;
+    tcm_csr_window_write = 23;
+    tcm_csr_block_write = 24;
 }
 
 /// The default lookup of a `Csr<_, 4>`.
@@ -575,6 +604,35 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
         let p = WINDOW_BASE.add(0x10 + 0x800 * u64::from(i & 1));
         ok &= csr_write(&csr, black_box(p), i);
     }
+    // The same writes through windows resolved once (`Csr::window`), and a
+    // constant register of a block bound through the table.
+    let (Ok(w0), Ok(w1)) = (
+        csr.window(WINDOW_BASE, 0x800),
+        csr.window(WINDOW_BASE.add(0x800), 0x800),
+    ) else {
+        return false;
+    };
+    let csr_window_write = black_box(
+        tcp_csr_window_write as fn(&CsrWindow<'_, &VolatileWindow>, DeviceAddr, u32) -> bool,
+    );
+    tcm_csr_window_write();
+    for i in 0..CALLS {
+        let (w, p) = if i & 1 == 0 {
+            (&w0, WINDOW_BASE.add(0x10))
+        } else {
+            (&w1, WINDOW_BASE.add(0x810))
+        };
+        ok &= csr_window_write(w, black_box(p), i);
+    }
+    let Ok(blk) = csr.bind_block::<0x800>(WINDOW_BASE.add(0x800)) else {
+        return false;
+    };
+    let csr_block_write = black_box(tcp_csr_block_write as fn(&BoundBlock<'_, 0x800>, u32));
+    tcm_csr_block_write();
+    for i in 0..CALLS {
+        csr_block_write(&blk, i);
+    }
+    ok &= win.read32(WINDOW_BASE.add(0x810)) == Ok(CALLS - 1);
     // The C table: the same two regions' layout over its own RAM block.
     let Some(cmem) = static_dma!(0x1000).map(StaticDma::identity) else {
         return false;

@@ -305,4 +305,46 @@ mod tests {
         assert!(b.at(ARR, 4).is_err());
         assert!(b.at(ARR, 3).is_ok());
     }
+
+    #[test]
+    fn a_csr_block_is_bound_at_its_translation() {
+        use crate::csr::{Csr, CsrRegion, RegionTable};
+        const CSR: u64 = 0x20_0000_0000;
+        let mut buf = vec![0u32; 16];
+        {
+            let w = window(&mut buf, 0x1000);
+            let mut t = RegionTable::<2>::new();
+            // [CSR, +0x40) at 0x1000 of the window; [CSR + 0x1000, +0x100)
+            // at 0x1030, which the window holds 16 bytes of.
+            let region = |s: u64, e: u64, d: u64| {
+                CsrRegion::new(DeviceAddr(s), DeviceAddr(e), DeviceAddr(d), 0).unwrap()
+            };
+            t.insert(region(CSR, CSR + 0x40, 0x1000)).unwrap();
+            t.insert(region(CSR + 0x1000, CSR + 0x1100, 0x1030))
+                .unwrap();
+            let csr = Csr::new(&w, t);
+            let b = csr.bind_block::<0x20>(DeviceAddr(CSR + 0x10)).unwrap();
+            b.write(A, 0xA).unwrap();
+            b.write(Z, 0xF).unwrap();
+            assert_eq!(csr.csr_read(DeviceAddr(CSR + 0x10)), Ok(0xA));
+            assert_eq!(csr.csr_read(DeviceAddr(CSR + 0x2C)), Ok(0xF));
+            // The region refuses a block leaving it (its last dword) ...
+            assert_eq!(
+                csr.bind_block::<0x40>(DeviceAddr(CSR + 0x10)).map(|_| ()),
+                Err(Error::out_of_window(CSR + 0x4C))
+            );
+            assert_eq!(
+                csr.bind_block::<0x20>(DeviceAddr(CSR + 0x80)).map(|_| ()),
+                Err(Error::no_region(CSR + 0x80))
+            );
+            assert!(csr.bind_block::<6>(DeviceAddr(CSR)).is_err());
+            // ... and the inner window one whose translation leaves it.
+            assert!(csr.bind_block::<0x10>(DeviceAddr(CSR + 0x1000)).is_ok());
+            assert_eq!(
+                csr.bind_block::<0x20>(DeviceAddr(CSR + 0x1000)).map(|_| ()),
+                Err(Error::out_of_window(0x1050))
+            );
+        }
+        assert_eq!((buf[4], buf[11]), (0xA, 0xF));
+    }
 }
