@@ -17,6 +17,7 @@
 mod golden;
 
 mod asynch;
+mod csr;
 mod device;
 mod exec;
 mod harness;
@@ -60,6 +61,7 @@ fn run() -> ! {
     let mut r = harness::Runner::new(&win);
     tests::all(&mut r);
     asynch::all(&mut r);
+    csr::all(&mut r);
     let (passed, failed) = r.totals();
     semihosting::println!(
         "image {} done: {} passed, {} failed",
