@@ -209,8 +209,9 @@ CHECKER="${CHECKER%\}},\"third\":$THIRD}"
 # The fourth checker's CSR cases (khal_ir chk4.rs): a driver's bring-up
 # routine of K dependent accesses to different windows per #[inline(never)]
 # call (K = 1: one read alone), through the default Csr<_, N>, the binary
-# search, raw pointers with a fixed translation and a C linear scan; every
-# answer checked against a linear model. Ir per access.
+# search, raw pointers with a fixed translation, a C linear scan, and each
+# access through the `CsrWindow` of its window resolved before the call
+# (`Csr::window`); every answer checked against a linear model. Ir per access.
 log "callgrind: fourth checker's CSR routines (chk4.rs)"
 FOURTH="{"
 sep=""
@@ -218,7 +219,7 @@ for l in fw2:4 c8 b8 8b r8s4 p8 r64; do
   lay=${l%%:*}; cap=""; key=$lay
   [[ "$l" == *:* ]] && { cap=":${l#*:}"; key="${lay}_cap${l#*:}"; }
   for k in 1 4 8; do
-    FOURTH="$FOURTH$sep\"$key:$k\":{\"default\":$(ir "k4:cell:$lay:$k$cap" k4_khal),\"binary_search\":$(ir "k4:search:$lay:$k$cap" k4_khal),\"raw\":$(ir "k4:raw:$lay:$k$cap" k4_raw),\"c_scan\":$(ir "k4:scan:$lay:$k$cap" k4_scan)}"
+    FOURTH="$FOURTH$sep\"$key:$k\":{\"default\":$(ir "k4:cell:$lay:$k$cap" k4_khal),\"binary_search\":$(ir "k4:search:$lay:$k$cap" k4_khal),\"raw\":$(ir "k4:raw:$lay:$k$cap" k4_raw),\"c_scan\":$(ir "k4:scan:$lay:$k$cap" k4_scan),\"window\":$(ir "k4:win:$lay:$k$cap" k4_win)}"
     sep=","
   done
 done
