@@ -76,6 +76,40 @@
 //! # Ok::<(), Error>(())
 //! ```
 //!
+//! A driver that holds a register block for its whole life resolves it once:
+//! [`Csr::window`](crate::core::csr::Csr::window) looks the region up and
+//! checks the block's ends, and the [`CsrWindow`](crate::core::csr::CsrWindow)
+//! it returns is an `Mmio` whose access tests only that window and adds the
+//! translation (in a routine of 4 accesses, +6.75 instructions per access
+//! over raw pointers on every layout, where `csr_read` costs +12.25 and
+//! more). Over a `VolatileWindow`,
+//! [`Csr::bind_block`](crate::core::csr::Csr::bind_block) binds the block in
+//! the window: a constant register is then one store on the core.
+//!
+//! ```
+//! use khal::core::csr::{Csr, CsrRegion, RegionTable};
+//! use khal::core::notific::{BpMode, EngineConfig, Flavour, NotificEngine};
+//! use khal::std_adapter::model::{notific::NotificModel, DeviceModel};
+//! use khal::{DeviceAddr, Error, Mmio};
+//!
+//! // The device model answers at 0x3053_5000; the driver's CSR address of
+//! // that block is 0x20_0000_0000 (a window forwarded there).
+//! const ENS: DeviceAddr = DeviceAddr(0x3053_5000);
+//! let device = DeviceModel::new();
+//! device.mount(ENS, NotificModel::new(Flavour::TenQueue))?;
+//! let mut regions = RegionTable::<4>::new();
+//! regions.insert(CsrRegion::new(DeviceAddr(0x20_0000_0000), DeviceAddr(0x20_0000_1000), ENS, 0)?)?;
+//! let csr = Csr::new(&device, regions);
+//!
+//! // Resolved once; the engine runs on it as on any `Mmio`.
+//! let regs = csr.window(DeviceAddr(0x20_0000_0000), 0x1000)?;
+//! let engine = NotificEngine::init(&regs, DeviceAddr(0x20_0000_0000), EngineConfig::tpb(BpMode::None))?;
+//! assert_eq!(engine.base(), DeviceAddr(0x20_0000_0000));
+//! // Outside the window: refused by it, whatever the table holds there.
+//! assert_eq!(regs.read32(DeviceAddr(0x20_0000_1000)), Err(Error::out_of_window(0x20_0000_1000)));
+//! # Ok::<(), Error>(())
+//! ```
+//!
 //! Which lookup (the table's second type parameter; `Csr<M, N, L>` takes the
 //! same one, and the answers, errors and error addresses are the same with
 //! either, only their speed differs):

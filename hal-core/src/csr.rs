@@ -26,6 +26,9 @@
 //!   there is at most one, so the order of the search does not change the
 //!   answer.
 //! - [`Csr<M, N, L>`] is the `csr_*` layer itself over an inner backend `M`.
+//! - [`CsrWindow`] ([`Csr::window`]) and [`Csr::bind_block`]: a block of one
+//!   region resolved once, for a driver that holds its registers for its
+//!   whole life (khal's own; see the `window` module docs).
 //!
 //! # How a region's address maps to the device (the choice made here)
 //!
@@ -251,7 +254,8 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 ///   apart +18.3). In a driver's routine of several accesses each one's
 ///   miss path is a call, so the routine saves registers on entry: +12.25
 ///   per access at 4 accesses, +9.88 at 8 (the binary search +17.5 /
-///   +15.75; `tests/src/bin/khal_ir/chk4.rs`). Random layouts vary: of
+///   +15.75; `tests/src/bin/khal_ir/chk4.rs`); through windows resolved
+///   once ([`Csr::window`]) +6.75 / +7.0 on every layout. Random layouts vary: of
 ///   8 random windows, one layout measured +12.0 (the binary search
 ///   +11.75). Memory: `192 N + 8` bytes (776 for `N = 4`); the index is
 ///   rebuilt at each [`Self::insert`] and [`Self::remove_device`] (a
