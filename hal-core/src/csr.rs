@@ -249,9 +249,11 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 ///   power of two at most that), one picked by a multiply; the cell's entry,
 ///   then the next, is tested (see its docs). +8 over the raw add on every
 ///   ordinary layout of 2 to 64 windows the bench and the checkers have
-///   (at most +9.64, on two close pairs; +8.2 on irregular sizes and gaps); dearer on layouts built to defeat
-///   the cells (three windows in one cell +12.5, eight a power of two
-///   apart +18.3). In a driver's routine of several accesses each one's
+///   (at most +9.64, on two close pairs; +8.2 on irregular sizes and
+///   gaps), and on eight windows a power of two apart (built to defeat
+///   cells: +18.3 before the build tried Fibonacci multipliers); dearer
+///   on three windows in one cell (+12.5: a cell tests two entries, the
+///   third window takes the binary search). In a driver's routine of several accesses each one's
 ///   miss path is a call, so the routine saves registers on entry: +12.25
 ///   per access at 4 accesses, +9.88 at 8 (the binary search +17.5 /
 ///   +15.75; `tests/src/bin/khal_ir/chk4.rs`); through windows resolved
@@ -391,10 +393,13 @@ impl Lookup for BinarySearch {
 /// [`BinarySearch`], then the slow path if that misses too: the exact
 /// answer, a little later. The cells only decide how fast an answer comes.
 ///
-/// The build tries each power of two, then the three best plus each lower
-/// power, and keeps the multiplier whose entries cost least: the accesses
-/// a cell finds in its next entry, plus six times those it does not
-/// resolve, each region's accesses spread evenly over its cells.
+/// The build tries each power of two, then the Fibonacci multipliers
+/// (`2^64 / φ` shifted right, one per cell width: regions a power of two
+/// apart get cells of their own), then the three best powers plus each
+/// lower power, and keeps the multiplier whose entries cost least: the
+/// accesses a cell finds in its next entry, plus six times those it does
+/// not resolve, each region's accesses spread evenly over its cells. It
+/// stops at the first multiplier that costs nothing.
 ///
 /// Measured per `csr_read` call over the raw add it replaces (callgrind,
 /// x86-64, `docs/PERFORMANCE.md`): +8 at 2 to 64 windows on the ordinary
@@ -404,10 +409,12 @@ impl Lookup for BinarySearch {
 ///
 /// Size: `3 x 8 M` words and the multiplier (`192 M + 8` bytes; 776 for
 /// `M = 4`, 1 544 for 8). The build (at insert and removal) tries about 60
-/// to 230 multipliers; a crowding bound skips most, the rest cost
-/// `O(N x CELLS)`. Filling a table one `insert` at a time rebuilds it each
-/// time (callgrind on x86-64: 8 windows 1.7 M instructions in all, 64
-/// 433 M); [`RegionTable::insert_all`] builds it once (0.35 M / 12.9 M); its scratch is on the stack, about `400 M` bytes on a
+/// to 300 multipliers; a lower bound of the cost from the crowded cells
+/// skips most, the rest cost `O(N x CELLS)`. Filling a table one `insert`
+/// at a time rebuilds it each time (callgrind on x86-64: 8 windows 0.68 M
+/// instructions in all, 64 166 M); [`RegionTable::insert_all`] builds it
+/// once (0.13 M / 4.8 M; the eight a power of two apart 0.23 M, the three
+/// in one cell 0.78 M). Its scratch is on the stack, about `400 M` bytes on a
 /// 64-bit target (`M = 4`: under 2 KiB; `M = 64`: about 26 KiB), which a
 /// firmware stack must have at `insert`.
 #[derive(Clone)]
@@ -484,9 +491,9 @@ impl<const M: usize> Lookup for CellIndex<M> {
     /// The multiplier whose entries cost least ([`RegionTable::chain`]),
     /// then the entries.
     fn rebuild<const N: usize>(table: &mut RegionTable<N, Self>) {
-        // The score of `m`: the cost of its entries. The regions past two
-        // of crowded cells ([`RegionTable::crowding`], cheap) are lost at
-        // least, so the full walk runs only for a multiplier that may win.
+        // The score of `m`: the cost of its entries. Crowded cells give a
+        // lower bound of it ([`RegionTable::crowding`], cheap), so the
+        // full walk runs only for a multiplier that may win.
         // The build's scratch, filled in place for each multiplier (no
         // array of cells is returned by value).
         let mut sets = CellSets {
@@ -495,7 +502,7 @@ impl<const M: usize> Lookup for CellIndex<M> {
         };
         let mut entries = [[None; PER_SLOT]; M];
         let mut score = |m: u64, best: u32| -> u32 {
-            if table.crowding(m, best).saturating_mul(LOST) >= best {
+            if table.crowding(m, best) >= best {
                 return best;
             }
             table.cell_sets(m, &mut sets);
@@ -518,6 +525,23 @@ impl<const M: usize> Lookup for CellIndex<M> {
             }
         }
         let (mut best, mut mul) = bases.iter().copied().min_by_key(|b| b.0).unwrap_or((0, 1));
+        // Then the Fibonacci multipliers (2^64 / golden ratio, shifted
+        // right by 0 to 63: one per cell width): every address bit above
+        // the cell width moves the cell, so regions at powers of two apart
+        // that every group and pair of groups of bits alias get cells of
+        // their own (the second checker's eight windows at 2^16, 2^20, ...
+        // 2^40: a pair loses two of them; measured +18.3 Ir a call
+        // over the raw add, with this +8.0).
+        for x in 0..64 {
+            if best == 0 {
+                break;
+            }
+            let m = 0x9E37_79B9_7F4A_7C15u64 >> x;
+            let c = score(m, best);
+            if c < best {
+                (best, mul) = (c, m);
+            }
+        }
         // Then each of them plus a lower power: the cell adds a second
         // group of address bits, which separates regions a power of two
         // apart that the first aliases (the two mesh halves, 2^47 apart
@@ -612,22 +636,29 @@ impl<const N: usize, const M: usize> RegionTable<N, CellIndex<M>> {
         Some((first, cells.min(CellIndex::<M>::CELLS as u128 - 1) as usize))
     }
 
-    /// How crowded the cells would be under multiplier `m`: for each cell
-    /// holding valid addresses of three or more regions, the regions past
-    /// two (their accesses in it take the binary search). Counted with a
-    /// difference array over the regions' arcs: `O(N + CELLS)`; stops at
+    /// A lower bound of [`Self::chain`]'s cost under multiplier `m`, from
+    /// how crowded the cells are: a cell of two or more regions finds all
+    /// but its heaviest in the next entry or loses them, and loses those
+    /// past two, so it costs at least its weight less the heaviest weight
+    /// `h` of any region, plus `LOST - 1` times its weight less `2 h`.
+    /// Counted with difference arrays over the regions' arcs (each region's
+    /// weight as [`Self::cell_sets`] gives it): `O(N + CELLS)`; stops at
     /// `bound` (the best so far).
     fn crowding(&self, m: u64, bound: u32) -> u32 {
         let cells = CellIndex::<M>::CELLS;
-        let mut diff = [[0i32; PER_SLOT]; M];
+        let mut diff = [[(0i32, 0i32); PER_SLOT]; M];
         let diff = diff.as_flattened_mut();
-        let mut all = 0;
+        // Regions in every cell: how many, and their weight.
+        let mut all = (0, 0);
+        let mut heaviest = 0;
         for j in self.first()..N {
             let Some((c0, n)) = self.arc(j, m) else {
                 continue;
             };
+            let w = (cells / n.saturating_add(1)).max(1) as i32;
+            heaviest = heaviest.max(w);
             if n >= cells - 1 {
-                all += 1;
+                all = (all.0 + 1, all.1 + w);
                 continue;
             }
             // `+1` at the arc's first cell, `-1` after its last (a mark at
@@ -635,7 +666,7 @@ impl<const N: usize, const M: usize> RegionTable<N, CellIndex<M>> {
             let (from, to) = (c0 % cells, (c0 + n) % cells + 1);
             let mut mark = |i: usize, d: i32| {
                 if let Some(x) = diff.get_mut(i) {
-                    *x += d;
+                    *x = (x.0 + d, x.1 + d * w);
                 }
             };
             mark(from, 1);
@@ -645,13 +676,19 @@ impl<const N: usize, const M: usize> RegionTable<N, CellIndex<M>> {
                 mark(0, 1);
             }
         }
-        let mut n = all;
+        let (mut n, mut weight) = all;
         let mut score = 0u32;
         for d in diff.iter().take(cells) {
-            n += d;
-            score += u32::try_from(n - 2).unwrap_or(0);
-            if score >= bound {
-                break;
+            n += d.0;
+            weight += d.1;
+            if n >= 2 {
+                let over = |h: i32| u32::try_from(weight - h).unwrap_or(0);
+                score = score
+                    .saturating_add(over(heaviest))
+                    .saturating_add((LOST - 1).saturating_mul(over(2 * heaviest)));
+                if score >= bound {
+                    break;
+                }
             }
         }
         score
@@ -1931,7 +1968,7 @@ mod tests {
     // Safe code only, and slow under Miri (tens of thousands of lookups).
     #[cfg_attr(miri, ignore)]
     fn the_cell_index_resolves_valid_addresses_itself() {
-        fn check<const N: usize>(t: &RegionTable<N, CellIndex>) {
+        fn check<const N: usize, const M: usize>(t: &RegionTable<N, CellIndex<M>>) {
             for r in t.as_slice() {
                 let (s, e) = (r.start().get(), r.end().get());
                 let step = ((e - s) / 64).max(1);
@@ -1996,6 +2033,16 @@ mod tests {
         ] {
             let s = 0x20_0000_0000 + s;
             t.insert(region(s, s + len, s & 0xFFF_FFFF, 0)).unwrap();
+        }
+        check(&t);
+        // The second checker's windows a power of two apart (4 KiB at 0 and
+        // 2^16, 2^20, ... 2^40 above 2^38), in the default index of 8
+        // slots (64 cells): no group or pair of groups of address bits
+        // tells all eight apart; a Fibonacci multiplier does.
+        let mut t = RegionTable::<8>::new();
+        for i in [5u64, 0, 3, 6, 1, 4, 7, 2] {
+            let s = 0x40_0000_0000 + if i == 0 { 0 } else { 1 << (12 + 4 * i) };
+            t.insert(region(s, s + 0x1000, s, 0)).unwrap();
         }
         check(&t);
         // 17 and 40 windows (past where the index of 5 to 16 slots stopped).
