@@ -1,0 +1,301 @@
+//! `Csr::window` / `CsrWindow` [000 §1] against models (the fifth
+//! checker): for random region tables (odd sizes, translations not dword
+//! aligned, regions up to the top of the 64-bit space), random windows and
+//! random addresses, resolving answers exactly what a linear model of the
+//! table allows for one region, and a resolved window answers exactly
+//! "translate if `start <= p <= start + bytes - 4` and `(p - start) % 4 ==
+//! 0`, else `OutOfWindow(p)`", with one inner access per accepted access,
+//! in order, and none on a refusal.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use khal_core::csr::{BinarySearch, CellIndex, Csr, CsrRegion, Lookup, RegionTable};
+use khal_core::{DeviceAddr, Error, Mmio, Result};
+use khal_std::trace::Op;
+use khal_std::{Counting, HeapMmio, Trace};
+use proptest::prelude::*;
+
+/// `(start, length, device)` per region, sorted, not overlapping.
+type Layout = Vec<(u64, u64, u64)>;
+
+/// Any inner address is accepted; every access is logged (a burst once).
+#[derive(Default)]
+struct Rec {
+    mem: RefCell<BTreeMap<u64, u32>>,
+    log: RefCell<Vec<(&'static str, u64, usize)>>,
+}
+
+impl Mmio for Rec {
+    fn read32(&self, a: DeviceAddr) -> Result<u32> {
+        self.log.borrow_mut().push(("r", a.get(), 1));
+        Ok(*self.mem.borrow().get(&a.get()).unwrap_or(&0))
+    }
+    fn write32(&self, a: DeviceAddr, v: u32) -> Result<()> {
+        self.log.borrow_mut().push(("w", a.get(), 1));
+        self.mem.borrow_mut().insert(a.get(), v);
+        Ok(())
+    }
+    fn write_burst(&self, a: DeviceAddr, w: &[u32]) -> Result<()> {
+        self.log.borrow_mut().push(("b", a.get(), w.len()));
+        for (i, &v) in w.iter().enumerate() {
+            self.mem.borrow_mut().insert(a.get() + 4 * i as u64, v);
+        }
+        Ok(())
+    }
+}
+
+/// The region of `p` in the layout (linear: `start <= p < start + len`).
+fn region_of(l: &Layout, p: u64) -> Option<(u64, u64, u64)> {
+    l.iter().copied().find(|&(s, n, _)| s <= p && p - s < n)
+}
+
+/// The table's answer for a dword at `p`, from the layout [000 §1].
+fn table_model(l: &Layout, p: u64) -> Result<u64> {
+    let (s, n, d) = region_of(l, p).ok_or(Error::no_region(p))?;
+    if p > s + n - 4 || !(d + (p - s)).is_multiple_of(4) {
+        return Err(Error::out_of_window(p));
+    }
+    Ok(d + (p - s))
+}
+
+/// What `Csr::window(start, bytes)` answers: the device address of
+/// `start`, when every dword of the block is accepted by the table and in
+/// the region of `start`; else the first refusal.
+fn window_model(l: &Layout, start: u64, bytes: u64) -> std::result::Result<u64, Error> {
+    if bytes == 0 || !bytes.is_multiple_of(4) {
+        return Err(Error::InvalidArgument(""));
+    }
+    let first = table_model(l, start)?;
+    let (s, n, _) = region_of(l, start).expect("start is in a region");
+    let last = start.checked_add(bytes - 4);
+    match last {
+        Some(q) if q - s < n && table_model(l, q).is_ok() => Ok(first),
+        Some(q) => Err(Error::out_of_window(q)),
+        None => Err(Error::out_of_window(start)),
+    }
+}
+
+/// Random layouts: 1 to 8 regions of 4 to 300 bytes (any size), gaps of 0
+/// to 40 bytes (any alignment), device addresses anywhere below 2^48 (one
+/// in three not dword aligned); low, in the TPB band, or ending at the top
+/// of the address space.
+fn layouts() -> impl Strategy<Value = Layout> {
+    (
+        prop::collection::vec((4u64..300, 0u64..40, any::<u64>(), 0u8..3), 1..8),
+        0u8..3,
+    )
+        .prop_map(|(rs, base)| {
+            let span: u64 = rs.iter().map(|r| r.0 + r.1).sum();
+            let mut s = match base {
+                0 => 0x1000,
+                1 => 0x20_0000_0000,
+                _ => u64::MAX - span,
+            };
+            rs.iter()
+                .map(|&(n, gap, d, mis)| {
+                    s += gap;
+                    let dev = (d % (1 << 48)) & !3 | if mis == 0 { d & 3 } else { 0 };
+                    let r = (s, n, dev);
+                    s = s.wrapping_add(n);
+                    r
+                })
+                .collect()
+        })
+}
+
+fn table<const N: usize, L: Lookup>(l: &Layout) -> RegionTable<N, L> {
+    let mut t = RegionTable::<N, L>::new();
+    for (k, &(s, n, d)) in l.iter().enumerate().rev() {
+        let r = CsrRegion::new(
+            DeviceAddr(s),
+            DeviceAddr(s.wrapping_add(n)),
+            DeviceAddr(d),
+            k as u32,
+        );
+        // The top region may end at 2^64: then it ends at u64::MAX instead
+        // (one byte less), which the layout records below.
+        t.insert(r.expect("a valid region")).expect("inserted");
+    }
+    t
+}
+
+/// Keeps the top region below 2^64 (its end is exclusive).
+fn fix_top(mut l: Layout) -> Layout {
+    if let Some(r) = l.last_mut() {
+        if r.0.checked_add(r.1).is_none() {
+            r.1 = u64::MAX - r.0;
+        }
+    }
+    l.retain(|&(_, n, _)| n >= 4);
+    l
+}
+
+/// Addresses worth asking about a window `[s, s + b)`: its edges, one to
+/// three bytes off them, inside, and some far away.
+fn probes(s: u64, b: u64, extra: &[u64]) -> Vec<u64> {
+    let mut v = vec![0, 3, u64::MAX, u64::MAX - 3, u64::MAX - 7];
+    for d in 0..12u64 {
+        v.push(s.wrapping_sub(8).wrapping_add(d));
+        v.push(s.wrapping_add(b).wrapping_sub(8).wrapping_add(d));
+    }
+    v.extend(extra.iter().map(|&x| s.wrapping_add(x % b.max(1))));
+    v.extend_from_slice(extra);
+    v
+}
+
+fn check_layout<const N: usize, L: Lookup>(
+    l: &Layout,
+    picks: &[(usize, u64, u64)],
+    extra: &[u64],
+) -> std::result::Result<(), TestCaseError> {
+    let csr: Csr<Rec, N, L> = Csr::new(Rec::default(), table::<N, L>(l));
+    for &(k, off, dwords) in picks {
+        let (rs, rn, _) = l[k % l.len()];
+        let start = rs.wrapping_add(off % (rn + 8)).wrapping_sub(4);
+        let bytes = match dwords % 7 {
+            0 => dwords % 5, // 0 to 4: not always whole dwords
+            _ => 4 * (dwords % 80),
+        };
+        let got = csr.window(DeviceAddr(start), bytes);
+        let want = window_model(l, start, bytes);
+        match (&got, &want) {
+            (Err(Error::InvalidArgument(_)), Err(Error::InvalidArgument(_))) => continue,
+            (Ok(w), Ok(dev)) => {
+                prop_assert_eq!(
+                    (w.start().get(), w.len(), w.device_addr().get()),
+                    (start, bytes, *dev)
+                );
+            }
+            _ => {
+                prop_assert_eq!(
+                    got.map(|_| ()),
+                    want.map(|_| ()),
+                    "window({:#x}, {})",
+                    start,
+                    bytes
+                );
+                continue;
+            }
+        }
+        let w = got.expect("resolved");
+        let dev = want.expect("resolved");
+        // Every access of the window against its model (and, where the
+        // window takes it, against the table's own answer).
+        for p in probes(start, bytes, extra) {
+            let o = p.wrapping_sub(start);
+            let inside = o.is_multiple_of(4) && o <= bytes - 4;
+            csr.inner().log.borrow_mut().clear();
+            let r = w.read32(DeviceAddr(p));
+            let wr = w.write32(DeviceAddr(p), 0x5A);
+            let log = csr.inner().log.borrow().clone();
+            if inside {
+                let t = dev + o;
+                prop_assert_eq!(table_model(l, p), Ok(t));
+                prop_assert!(r.is_ok() && wr.is_ok(), "{:#x} in the window refused", p);
+                prop_assert_eq!(log, vec![("r", t, 1), ("w", t, 1)]);
+            } else {
+                prop_assert_eq!(r, Err(Error::out_of_window(p)));
+                prop_assert_eq!(wr, Err(Error::out_of_window(p)));
+                prop_assert!(log.is_empty(), "a refusal reached the device: {:?}", log);
+            }
+            // A burst of 0 to 3 dwords from `p`: whole or nothing.
+            for len in 0..4usize {
+                csr.inner().log.borrow_mut().clear();
+                let b = w.write_burst(DeviceAddr(p), &vec![7; len]);
+                let log = csr.inner().log.borrow().clone();
+                let room = (bytes - o.min(bytes)) / 4;
+                if !inside {
+                    prop_assert_eq!(b, Err(Error::out_of_window(p)));
+                    prop_assert!(log.is_empty());
+                } else if len as u64 > room {
+                    prop_assert_eq!(b, Err(Error::out_of_window(p + 4 * room)));
+                    prop_assert!(log.is_empty());
+                } else {
+                    prop_assert_eq!(b, Ok(()));
+                    let want: Vec<_> = if len == 0 {
+                        vec![]
+                    } else {
+                        vec![("b", dev + o, len)]
+                    };
+                    prop_assert_eq!(log, want);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn windows_answer_as_the_model(
+        l in layouts(),
+        picks in prop::collection::vec((0usize..8, any::<u64>(), any::<u64>()), 1..12),
+        extra in prop::collection::vec(any::<u64>(), 0..16),
+    ) {
+        let l = fix_top(l);
+        prop_assume!(!l.is_empty());
+        check_layout::<8, CellIndex<8>>(&l, &picks, &extra)?;
+        check_layout::<8, BinarySearch>(&l, &picks, &extra)?;
+        check_layout::<16, CellIndex>(&l, &picks, &extra)?;
+    }
+}
+
+#[test]
+fn a_window_with_no_table_is_refused() {
+    let u: Csr<Rec, 4> = Csr::with_empty_table(Rec::default());
+    assert!(u.window(DeviceAddr(0x1000), 4).is_err());
+    let mut c: Csr<Rec, 4> = Csr::with_empty_table(Rec::default());
+    let _ = c.deregister();
+    assert_eq!(
+        c.window(DeviceAddr(0x1000), 4).map(|_| ()),
+        Err(Error::NoRegionTable)
+    );
+}
+
+/// Over the trace and counting wrappers: one inner access per window
+/// access, in call order, at the translated address; nothing on a refusal.
+#[test]
+fn a_window_over_the_wrappers_is_one_access_each_in_order() {
+    const S: u64 = 0x20_0000_0000;
+    let mut t = RegionTable::<4>::new();
+    t.insert(CsrRegion::new(DeviceAddr(S), DeviceAddr(S + 0x100), DeviceAddr(0x40), 0).unwrap())
+        .unwrap();
+    let csr = Csr::new(
+        Counting::new(Trace::new(HeapMmio::new(DeviceAddr(0), 0x200))),
+        t,
+    );
+    let w = csr.window(DeviceAddr(S + 0x10), 0x20).unwrap();
+    w.write32(DeviceAddr(S + 0x10), 1).unwrap();
+    let v = w.read32(DeviceAddr(S + 0x10)).unwrap();
+    w.write32(DeviceAddr(S + 0x2C), v + 1).unwrap();
+    assert_eq!(
+        w.read32(DeviceAddr(S + 0x30)),
+        Err(Error::out_of_window(S + 0x30))
+    );
+    assert_eq!(
+        w.write32(DeviceAddr(S + 0xC), 9),
+        Err(Error::out_of_window(S + 0xC))
+    );
+    w.write_burst(DeviceAddr(S + 0x24), &[5, 6]).unwrap();
+    assert_eq!(
+        w.write_burst(DeviceAddr(S + 0x28), &[5, 6, 7]),
+        Err(Error::out_of_window(S + 0x30))
+    );
+    assert_eq!(w.read32(DeviceAddr(S + 0x28)), Ok(6));
+    let c = csr.inner();
+    assert_eq!((c.reads(), c.writes()), (2, 4));
+    assert_eq!(
+        c.inner().ops(),
+        vec![
+            (Op::Write, 0x50, 1),
+            (Op::Read, 0x50, 1),
+            (Op::Write, 0x6C, 2),
+            (Op::Write, 0x64, 5),
+            (Op::Write, 0x68, 6),
+            (Op::Read, 0x68, 6),
+        ]
+    );
+}
