@@ -225,6 +225,27 @@ for l in fw2:4 c8 b8 8b r8s4 p8 r64; do
 done
 FOURTH="$FOURTH}"
 CHECKER="${CHECKER%\}},\"fourth\":$FOURTH}"
+# The fifth checker's CSR window cases (khal_ir chk5.rs, kernels written
+# apart from chk4.rs): an engine holding three `CsrWindow`s as fields brings
+# itself up through `&self` (a read-modify-write, a bounded status poll,
+# writes from the reads; one call in four times out) against a raw base
+# pointer per block and against csr_read / csr_write; K = 2 / 3 / 4 / 16
+# chained accesses through windows over odd-sized, misaligned-translation
+# and top-of-address-space regions against raw pointers with a fixed
+# translation, and with one call in 8 refused (miss8); 16 registers filled
+# in a loop through one window. Ir per access (a refused access counted).
+log "callgrind: fifth checker's CSR windows (chk5.rs)"
+FIFTH="{"
+sep=""
+for l in e3 odd top; do
+  FIFTH="$FIFTH$sep\"eng:$l\":{\"window\":$(ir "k5eng:win:$l" k5_eng_win),\"raw\":$(ir "k5eng:raw:$l" k5_eng_raw),\"csr\":$(ir "k5eng:csr:$l" k5_eng_csr)}"
+  sep=","
+  for k in 2 3 4 16; do
+    FIFTH="$FIFTH,\"chain:$l:$k\":{\"window\":$(ir "k5ch:win:$l:$k" k5_ch_win),\"raw\":$(ir "k5ch:raw:$l:$k" k5_ch_raw),\"window_miss8\":$(ir "k5ch:win:$l:$k:miss8" k5_ch_win)}"
+  done
+done
+FIFTH="$FIFTH,\"fill16\":{\"window\":$(ir k5fill:win k5_fill_win),\"raw\":$(ir k5fill:raw k5_fill_raw),\"burst\":$(ir k5fill:burst k5_fill_burst),\"window_n\":$(ir k5fill:winn k5_fill_winn),\"raw_n\":$(ir k5fill:rawn k5_fill_rawn)}}"
+CHECKER="${CHECKER%\}},\"fifth\":$FIFTH}"
 log "thumbv7em register access (disassembly of firmware/fw-probe)"
 PROBE=$(bash scripts/access-probe.sh | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps({k: v["instructions"] for k, v in d.items()}))')
 log "executed instructions per call on thumbv7em and riscv32 (QEMU trace of ontarget/khal-tcount)"

@@ -82,6 +82,8 @@ expected = {
     "csr_window_write": ("tcp_csr_window_write", CALLS), "csr_block_write": ("tcp_csr_block_write", CALLS),
     "c_one1": ("tcp_c_one", CALLS), "c_one_idle1": ("tcp_c_one", CALLS), "window_write": ("tcp_window_write", CALLS),
     "bound_write": ("tcp_bound_write", CALLS), "raw_write": ("tcp_raw_write", CALLS),
+    "k5_block_rmw": ("tcp_k5_block_rmw", CALLS), "k5_window_read": ("tcp_k5_window_read", CALLS),
+    "k5_window_rmw": ("tcp_k5_window_rmw", CALLS), "k5_raw_rmw": ("tcp_k5_raw_rmw", CALLS),
 }
 out, bad = {"commit": os.environ.get("COMMIT", "unknown")}, []
 pc_re = re.compile(r"^Trace \d+: \S+ \[[0-9a-f]+/([0-9a-f]+)/[^\]]*\] ?(\S*)")

@@ -276,6 +276,51 @@ pub fn tcp_c_tail(s: &mut CState, out: &mut [[u32; 4]]) -> usize {
     n
 }
 
+/// The fifth checker: an engine holding a block bound through
+/// `Csr::bind_block` as a field (not a local the compiler sees whole).
+pub struct K5Eng<'w> {
+    blk: BoundBlock<'w, 0x800>,
+}
+
+/// The fifth checker: a read-modify-write (set bit 0) of a constant
+/// register of the engine's bound block.
+#[no_mangle]
+#[inline(never)]
+pub fn tcp_k5_block_rmw(e: &K5Eng<'_>) -> u32 {
+    let v = e.blk.read(CTRL).unwrap_or(0) | 1;
+    let _ = e.blk.write(CTRL, v);
+    v
+}
+
+/// The fifth checker: a read of a constant register through a `CsrWindow`
+/// (the window's start plus the offset, as a driver holding it writes).
+#[no_mangle]
+#[inline(never)]
+pub fn tcp_k5_window_read(w: &CsrWindow<'_, &VolatileWindow>) -> u32 {
+    w.read32(w.start().add(0x10)).unwrap_or(u32::MAX)
+}
+
+/// The fifth checker: the same read-modify-write through a `CsrWindow`.
+#[no_mangle]
+#[inline(never)]
+pub fn tcp_k5_window_rmw(w: &CsrWindow<'_, &VolatileWindow>) -> bool {
+    let p = w.start().add(0x10);
+    w.read32(p).and_then(|v| w.write32(p, v | 1)).is_ok()
+}
+
+/// The fifth checker's reference: a raw read-modify-write (set bit 0).
+#[no_mangle]
+#[inline(never)]
+fn tcp_k5_raw_rmw(p: *mut u32) -> u32 {
+    // SAFETY: called only by the driver with a pointer into the C driver's
+    // own register block (a live, aligned RAM word).
+    unsafe {
+        let v = p.read_volatile() | 1;
+        p.write_volatile(v);
+        v
+    }
+}
+
 // ------------------------------------------------------------------ markers
 
 /// One marker function per scenario (distinct bodies, so none is merged).
@@ -315,6 +360,10 @@ markers! {
     tcm_csr_write_bs = 22;
     tcm_csr_window_write = 23;
     tcm_csr_block_write = 24;
+    tcm_k5_block_rmw = 40;
+    tcm_k5_window_read = 41;
+    tcm_k5_window_rmw = 42;
+    tcm_k5_raw_rmw = 43;
 }
 
 /// The default lookup of a `Csr<_, 4>`.
@@ -671,6 +720,34 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     tcm_raw_write();
     for i in 0..CALLS {
         raw_write(cp.regs, i);
+    }
+    // The fifth checker: a read-modify-write of a constant register of a
+    // block bound through the table and held in a struct, a read and a
+    // read-modify-write through a window, the raw read-modify-write.
+    let Ok(blk) = csr.bind_block::<0x800>(WINDOW_BASE) else {
+        return false;
+    };
+    let k5 = K5Eng { blk };
+    let k5_block_rmw = black_box(tcp_k5_block_rmw as fn(&K5Eng<'_>) -> u32);
+    tcm_k5_block_rmw();
+    for _ in 0..CALLS {
+        ok &= k5_block_rmw(&k5) & 1 == 1;
+    }
+    let k5_window_read =
+        black_box(tcp_k5_window_read as fn(&CsrWindow<'_, &VolatileWindow>) -> u32);
+    tcm_k5_window_read();
+    for _ in 0..CALLS {
+        ok &= k5_window_read(&w0) & 1 == 1;
+    }
+    let k5_window_rmw = black_box(tcp_k5_window_rmw as fn(&CsrWindow<'_, &VolatileWindow>) -> bool);
+    tcm_k5_window_rmw();
+    for _ in 0..CALLS {
+        ok &= k5_window_rmw(&w0);
+    }
+    let k5_raw_rmw = black_box(tcp_k5_raw_rmw as fn(*mut u32) -> u32);
+    tcm_k5_raw_rmw();
+    for _ in 0..CALLS {
+        ok &= k5_raw_rmw(cp.regs) & 1 == 1;
     }
     tcm_none();
     ok

@@ -18,6 +18,7 @@
 mod chk;
 mod chk3;
 mod chk4;
+mod chk5;
 mod craw;
 mod csr;
 mod kernels;
@@ -419,6 +420,11 @@ fn main() -> ExitCode {
         Some(ver::scenario(&which))
     } else if which.starts_with("k4:") || which.starts_with("k4chk:") {
         Some(chk4::scenario(&which))
+    } else if ["k5eng:", "k5ch:", "k5fill:"]
+        .iter()
+        .any(|p| which.starts_with(p))
+    {
+        Some(chk5::scenario(&which))
     } else if which.starts_with("csrp:") {
         Some(csr::scenario(&which))
     } else if which.starts_with("csrfill:") {
