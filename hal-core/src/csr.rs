@@ -265,12 +265,13 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 ///   (`CellIndex<16>`) is 128 cells whatever `N`.
 /// - [`BinarySearch`] (no memory beyond the slots, nothing to build): the
 ///   last slot with `key[i] <= p`, by a binary search over all `N` slots
-///   (`N` is a constant, so the search is fully unrolled). Up to 4 slots and
-///   past 32, a loop of steps each carrying the slot found so far (2 steps
-///   for 4 slots, 8 for 256); from 5 to 32 slots, a decision tree whose
+///   (`N` is a constant, so the search is fully unrolled). Up to 2 slots and
+///   past 32, a loop of steps each carrying the slot found so far (1 step
+///   for 2 slots, 8 for 256); from 3 to 32 slots, a decision tree whose
 ///   probes are constant slots and whose last step subtracts a compare's
-///   carry from the upper slot of a pair. +13.0 over the raw add at 4 slots,
-///   +12.75 at 8, +14.9 at 16, +24.0 at 64, the same on every layout. The
+///   carry from the upper slot of a pair. +10.0 over the raw add for
+///   `Csr<_, 4>` of 2 regions (the firmware's), +10.5 at 4 slots, +12.75
+///   at 8, +14.9 at 16, +24.0 at 64, about the same on every layout. The
 ///   firmware images name it: smallest code, no RAM beyond the slots.
 ///
 /// Why a type parameter rather than a choice made at run time: a test of
@@ -1056,9 +1057,13 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
 
     /// The slot the [`BinarySearch`] tests for an access at `a`: the last
     /// slot with `key <= a` (an unused slot, or slot 0, when no region's key
-    /// is; the test then refuses). Up to 4 slots and past 32: the branch-free
-    /// search over all `N` slots (`N` is a constant, so it is unrolled: 2
-    /// steps for 4 slots, 8 for 256); 5 to 32: [`Self::tree`].
+    /// is; the test then refuses). Up to 2 slots and past 32: the branch-free
+    /// search over all `N` slots (`N` is a constant, so it is unrolled: 1
+    /// step for 2 slots, 8 for 256); 3 to 32: [`Self::tree`], whose path
+    /// for 4 slots is one branch and a compare's carry (per `csr_read` call
+    /// over the raw add: `Csr<_, 4>` of 2 regions +10.0, 4 of 4 +10.5,
+    /// where two branch-free steps cost +13.0; thumbv7em `csr_write` 64
+    /// executed instructions instead of 71, riscv32 81 instead of 86).
     #[inline(always)]
     fn slot_of(&self, a: u64) -> usize {
         // One step: the last slot with `key <= a` among `n` from `base`
@@ -1070,13 +1075,10 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
             (core::hint::select_unpredictable(go, probe, base), n - half)
         };
         let mut at = (0usize, N);
-        if N <= 4 {
+        if N <= 2 {
             // Written out: at `opt-level = "s"` (firmware) a loop stays a
             // loop.
             if N > 1 {
-                at = step(at);
-            }
-            if N > 2 {
                 at = step(at);
             }
             at.0
