@@ -5,6 +5,7 @@
 use core::cell::{Cell, RefCell};
 
 use khal::core::mmio::volatile::VolatileWindow;
+use khal::core::mmio::MmioSlot;
 use khal::{DeviceAddr, Mmio, Result};
 
 use crate::golden::{Access, Op};
@@ -12,10 +13,14 @@ use crate::golden::{Access, Op};
 /// Accesses one test records at most.
 pub const LOG: usize = 80;
 
-/// The window, with every access logged relative to `base`.
+/// The window, with every access logged relative to `base`. Its register
+/// slots are the window's (a slot access is the window's, logged), unless
+/// made by [`Rec::unslotted`] (the `Mmio` defaults: every access through
+/// the address).
 pub struct Rec<'w> {
     win: &'w VolatileWindow,
     base: DeviceAddr,
+    slots: bool,
     log: RefCell<[Access; LOG]>,
     len: Cell<usize>,
     overflow: Cell<bool>,
@@ -29,11 +34,21 @@ impl<'w> Rec<'w> {
         Rec {
             win,
             base,
+            slots: true,
             log: RefCell::new([(Op::Read, 0, 0); LOG]),
             len: Cell::new(0),
             overflow: Cell::new(false),
             reads: Cell::new(0),
             writes: Cell::new(0),
+        }
+    }
+
+    /// As [`Rec::new`], without slots of its own: every access takes the
+    /// address path (`read32` / `write32`), as a backend without slots does.
+    pub fn unslotted(win: &'w VolatileWindow, base: DeviceAddr) -> Self {
+        Rec {
+            slots: false,
+            ..Rec::new(win, base)
         }
     }
 
@@ -108,6 +123,38 @@ impl Mmio for Rec<'_> {
         self.win.write32(addr, value)?;
         self.push(Op::Write, addr, value);
         Ok(())
+    }
+
+    fn slot(&self, addr: DeviceAddr) -> MmioSlot {
+        if self.slots {
+            self.win.slot(addr)
+        } else {
+            MmioSlot::unchecked(addr)
+        }
+    }
+
+    fn write_slot(&self, slot: MmioSlot, value: u32) -> Result<()> {
+        if self.write_slot_direct(slot, value) {
+            return Ok(());
+        }
+        self.write32(slot.addr(), value)
+    }
+
+    fn read_slot(&self, slot: MmioSlot) -> Result<u32> {
+        if !self.slots {
+            return self.read32(slot.addr());
+        }
+        let v = self.win.read_slot(slot)?;
+        self.push(Op::Read, slot.addr(), v);
+        Ok(v)
+    }
+
+    fn write_slot_direct(&self, slot: MmioSlot, value: u32) -> bool {
+        let written = self.slots && self.win.write_slot_direct(slot, value);
+        if written {
+            self.push(Op::Write, slot.addr(), value);
+        }
+        written
     }
 }
 

@@ -51,6 +51,10 @@ pub fn all(r: &mut Runner<'_>) {
     r.run("nq_phase_mode_three_wraps", nq_phase_mode_three_wraps);
     r.run("nq_tail_mode_three_wraps", nq_tail_mode_three_wraps);
     r.run("nq_phase_mode_three_wraps_out1", nq_phase_mode_three_wraps_out1);
+    r.run(
+        "nq_phase_mode_three_wraps_out1_unslotted",
+        nq_phase_mode_three_wraps_out1_unslotted,
+    );
     r.run("nq_drain_iter_commits_once", nq_drain_iter_commits_once);
     r.run(
         "static_dma_translated_bus_address",
@@ -355,14 +359,26 @@ fn nq_single_queue_golden(win: &VolatileWindow) -> Outcome {
 /// cursor as a byte offset), none per empty poll; phase mode reads no
 /// register, tail mode at most one per drain.
 fn three_wraps(win: &VolatileWindow, idx: u32, mode: ConsumeMode, len: usize) -> Outcome {
-    let rec = Rec::new(win, NOTIFIC);
+    three_wraps_over(&Rec::new(win, NOTIFIC), win, idx, mode, len)
+}
+
+/// [`three_wraps`] through `rec` (with the window's slots, or without).
+fn three_wraps_over(
+    rec: &Rec<'_>,
+    win: &VolatileWindow,
+    idx: u32,
+    mode: ConsumeMode,
+    len: usize,
+) -> Outcome {
     let mut e = ok!(NotificEngine::init(
-        &rec,
+        rec,
         NOTIFIC,
         EngineConfig::tpb(BpMode::None)
     ));
-    // One static buffer per caller (each hands its buffer out once).
+    // One static buffer per caller (each hands its buffer out once; the
+    // two runs through an `out` of one are queues 5 and 4).
     let mem = match (mode, len) {
+        (ConsumeMode::Phase, 1) if idx == 5 => khal::core::static_dma!(256),
         (ConsumeMode::Phase, 1) => khal::core::static_dma!(256),
         (ConsumeMode::Phase, _) => khal::core::static_dma!(256),
         (ConsumeMode::Tail, _) => khal::core::static_dma!(256),
@@ -435,6 +451,13 @@ fn nq_tail_mode_three_wraps(win: &VolatileWindow) -> Outcome {
 /// ring's last (the wrap's commit alone, the `out` filled).
 fn nq_phase_mode_three_wraps_out1(win: &VolatileWindow) -> Outcome {
     three_wraps(win, 5, ConsumeMode::Phase, 1)
+}
+
+/// The same through a backend without slots: the head cannot be written
+/// directly, so every call that takes an entry leaves the quick step for
+/// the general path (issue 12, bare metal's `drain`).
+fn nq_phase_mode_three_wraps_out1_unslotted(win: &VolatileWindow) -> Outcome {
+    three_wraps_over(&Rec::unslotted(win, NOTIFIC), win, 4, ConsumeMode::Phase, 1)
 }
 
 fn nq_drain_iter_commits_once(win: &VolatileWindow) -> Outcome {

@@ -472,6 +472,66 @@ pub trait DmaMemory {
         let out = out.get_mut(..n).unwrap_or_default();
         self.read_new_entries(offset, out, peek.phase())
     }
+
+    /// Phase mode's quick step [004 §3], [FACTS §11] (issue 12, bare
+    /// metal: the drain's idle poll and one-entry take, which call nothing,
+    /// in front of an out-of-line general path). The entry `at` as in
+    /// [`DmaMemory::take_new_at`]: not new, [`TakeOne::Idle`] (nothing else
+    /// done, no closure called); new, and `out` has room for one only, or
+    /// `more()` says no second may be taken, or the entry after it is not
+    /// new: the entry copied into `out[0]` (after an Acquire fence),
+    /// [`TakeOne::One`]. Anything else is [`TakeOne::Other`], with nothing
+    /// consumed: the caller then takes what [`DmaMemory::take_new_at`]
+    /// takes. No error: an entry outside the memory is `Other` (nothing
+    /// loaded), and `take_new_at` refuses it.
+    ///
+    /// The default: [`DmaMemory::peek_entry`], and [`DmaMemory::take_peeked`]
+    /// when `out` has room for one or `more()` says no (the second entry is
+    /// left to `take_new_at`). The word backends
+    /// ([`AtomicWords::take_one_at`]) test the second entry too.
+    #[inline(always)]
+    fn take_one_at(
+        &self,
+        at: usize,
+        old: u32,
+        more: impl FnOnce() -> bool,
+        out: &mut [NqEntry],
+    ) -> TakeOne
+    where
+        Self: Sized,
+    {
+        let Some(Ok(peek)) = at.checked_mul(NQ_ENTRY_BYTES).map(|o| self.peek_entry(o)) else {
+            return TakeOne::Other;
+        };
+        if !peek.is_new(old) {
+            return TakeOne::Idle;
+        }
+        let Some((first, rest)) = out.split_first_mut() else {
+            return TakeOne::Other;
+        };
+        if !rest.is_empty() && more() {
+            return TakeOne::Other;
+        }
+        match self.take_peeked(peek, first) {
+            Ok(true) => TakeOne::One,
+            _ => TakeOne::Other,
+        }
+    }
+}
+
+/// What [`DmaMemory::take_one_at`] found (phase mode's quick step on bare
+/// metal, issue 12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TakeOne {
+    /// The entry is not new: nothing copied (the idle poll).
+    Idle,
+    /// The entry is new and copied into `out[0]`, alone.
+    One,
+    /// Anything else (the entry after it is new too, the entry is outside
+    /// the memory, `out` is empty, the copy saw a rewrite): nothing is
+    /// consumed, `out` may have been written; [`DmaMemory::take_new_at`]
+    /// decides.
+    Other,
 }
 
 /// The refusal of NQ entry index `at`, at or past the memory's `entries`
@@ -574,9 +634,9 @@ impl<T: DmaMemory + ?Sized> DmaMemory for &T {
     fn take_peeked(&self, peek: EntryPeek, out: &mut NqEntry) -> Result<bool> {
         (**self).take_peeked(peek, out)
     }
-    // `take_new_at` keeps its default here (the forwarded `peek_entry`,
-    // `take_peeked` and `read_new_entries`): a generic method cannot be
-    // forwarded to an unsized `T`.
+    // `take_new_at` and `take_one_at` keep their defaults here (the
+    // forwarded `peek_entry`, `take_peeked` and `read_new_entries`): a
+    // generic method cannot be forwarded to an unsized `T`.
 }
 
 #[cfg(test)]
@@ -693,6 +753,47 @@ mod tests {
             Err(past(u32::MAX))
         );
         assert_eq!(m.1.get(), loads, "a refused index loads nothing");
+    }
+
+    /// The default `take_one_at`: the first entry's phase byte tested
+    /// (nothing else on an idle poll), then the first alone through
+    /// `take_peeked`, or `Other` when a second may be taken.
+    #[test]
+    fn default_take_one_at_keeps_its_contract() {
+        use crate::notific::entry::PHASE_DWORD_BIT;
+        let mut ring = [0u8; 48];
+        ring[PHASE_BYTE] = PHASE_MASK;
+        let m = Bytes(&ring, Cell::new(0));
+        let mut out = [NqEntry::default(); 2];
+        let called = Cell::new(false);
+        let more = || {
+            called.set(true);
+            true
+        };
+        assert_eq!(
+            m.take_one_at(0, PHASE_DWORD_BIT, more, &mut out),
+            TakeOne::Idle
+        );
+        assert_eq!(
+            (m.1.get(), called.get()),
+            (1, false),
+            "one load, no closure"
+        );
+        assert_eq!(m.take_one_at(0, 0, more, &mut out), TakeOne::Other);
+        assert!(called.get());
+        assert_eq!(m.take_one_at(0, 0, || true, &mut []), TakeOne::Other);
+        // This backend's `read` copies nothing, so the copied phase does
+        // not match the peeked one: not taken.
+        assert_eq!(m.take_one_at(0, 0, || false, &mut out), TakeOne::Other);
+        // Past the memory (also an index whose byte offset does not fit):
+        // nothing loaded.
+        let loads = m.1.get();
+        assert_eq!(m.take_one_at(3, 0, || false, &mut out), TakeOne::Other);
+        assert_eq!(
+            m.take_one_at(usize::MAX, 0, || false, &mut out),
+            TakeOne::Other
+        );
+        assert_eq!(m.1.get(), loads);
     }
 
     #[test]

@@ -187,6 +187,20 @@ macro_rules! dma_memory_over_words {
             ) -> $crate::Result<usize> {
                 $view.take_new_at(at, old, more, limit, out)
             }
+
+            /// The first entry's phase word tested, the second's when
+            /// `out` has room for two, the first copied straight
+            /// ([`AtomicWords::take_one_at`]).
+            #[inline(always)]
+            fn take_one_at(
+                &$s,
+                at: usize,
+                old: u32,
+                more: impl FnOnce() -> bool,
+                out: &mut [$crate::notific::entry::NqEntry],
+            ) -> $crate::dma::TakeOne {
+                $view.take_one_at(at, old, more, out)
+            }
         }
     };
 }

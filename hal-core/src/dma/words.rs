@@ -26,7 +26,7 @@ use core::sync::atomic::{fence, AtomicU32, Ordering::Acquire, Ordering::Relaxed}
 use crate::error::{Error, Result};
 use crate::notific::entry::{NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_DWORD_BIT, PHASE_MASK};
 
-use super::{check_flag_run, flag_value, EntryPeek, NOT_ON_ENTRY};
+use super::{check_flag_run, flag_value, EntryPeek, TakeOne, NOT_ON_ENTRY};
 
 mod sealed {
     pub trait Sealed {}
@@ -677,6 +677,52 @@ impl<W: AtomicWord> AtomicWords<'_, W> {
     }
 }
 
+// Phase mode's quick step (issue 12, bare metal).
+impl<W: AtomicWord> AtomicWords<'_, W> {
+    /// [`DmaMemory::take_one_at`](super::DmaMemory::take_one_at) on one
+    /// view of the words: the entry `at` checked and its first word loaded
+    /// and tested (the idle poll ends here); if `out` has room for two and
+    /// `more`, the next entry's first word loaded and tested under the same
+    /// view (new too: [`TakeOne::Other`], nothing copied); then one Acquire
+    /// fence and the entry copied from the loaded word and its other words.
+    #[inline(always)]
+    pub fn take_one_at(
+        &self,
+        at: usize,
+        old: u32,
+        more: impl FnOnce() -> bool,
+        out: &mut [NqEntry],
+    ) -> TakeOne {
+        let entries = W::entries(self.words());
+        let Some(e0) = entries.get(at) else {
+            return TakeOne::Other;
+        };
+        let w0 = W::first(e0).load();
+        let p0 = phase_dword::<W>(w0);
+        if (p0 ^ old) & PHASE_DWORD_BIT == 0 {
+            return TakeOne::Idle;
+        }
+        let Some((o0, rest)) = out.split_first_mut() else {
+            return TakeOne::Other;
+        };
+        // A second entry may be taken (two tests, not one `&&`, as in
+        // `take_new_at`): new too when its phase bit is the first one's.
+        if !rest.is_empty() && more() {
+            // The pair from `at` (`at < entries.len()`: no overflow).
+            let Some([_, e1]) = entries.get(at..at + 2) else {
+                return TakeOne::Other;
+            };
+            if (phase_dword::<W>(W::first(e1).load()) ^ p0) & PHASE_DWORD_BIT == 0 {
+                return TakeOne::Other;
+            }
+        }
+        // The phase load said "new": order the entry's other loads after it.
+        fence(Acquire);
+        W::entry(w0, e0, o0);
+        TakeOne::One
+    }
+}
+
 /// The phase byte of `w` (an entry's first word) in the top byte of a `u32`
 /// (the form the consumer phase is kept in: one xor and a sign test).
 #[inline(always)]
@@ -936,6 +982,62 @@ mod tests {
             Err(Error::OutOfRange { .. })
         ));
         assert_eq!(v.take_new_at(5, 0, || m(false), || l(2), &mut out), Ok(1));
+    }
+
+    /// `take_one_at`: the idle test alone when the entry is not new; one
+    /// entry copied when `out` holds one, `more` says no, or the entry after
+    /// it is not new; anything else `Other`, nothing copied.
+    #[test]
+    fn take_one_at_takes_one_entry_or_leaves_it_to_the_run() {
+        use core::cell::Cell;
+        let w = words::<24>(); // 6 entries of 4-byte words
+        let v = AtomicWords::whole(&w);
+        // Entries 0, 1 and 3 new in phase 1 (other bits of the phase byte set).
+        for i in [0u8, 1, 3] {
+            let mut e = [i; 16];
+            e[PHASE_BYTE] = PHASE_MASK | 0x11;
+            v.write(usize::from(i) * 16, &e).unwrap();
+        }
+        let more = Cell::new(0);
+        let m = |yes: bool| {
+            more.set(more.get() + 1);
+            yes
+        };
+        let fresh = [NqEntry::default(); 3];
+        let mut out = fresh;
+        // Consumer phase 1: nothing new, no closure called, nothing written.
+        let old1 = PHASE_DWORD_BIT | 0x1234;
+        assert_eq!(v.take_one_at(0, old1, || m(true), &mut out), TakeOne::Idle);
+        assert_eq!((more.get(), out), (0, fresh));
+        // Consumer phase 0. Entry 0 is followed by a new one: left to the
+        // run, nothing copied.
+        assert_eq!(v.take_one_at(0, 0, || m(true), &mut out), TakeOne::Other);
+        assert_eq!((more.get(), out), (1, fresh));
+        // The same when `more` says no, or `out` holds one (not asked).
+        assert_eq!(v.take_one_at(0, 0, || m(false), &mut out), TakeOne::One);
+        assert_eq!((more.get(), out[0].bytes()[15], out[1]), (2, 0, fresh[1]));
+        assert_eq!(v.take_one_at(1, 0, || m(true), &mut out[..1]), TakeOne::One);
+        assert_eq!((more.get(), out[0].bytes()[15]), (2, 1));
+        // Entry 1 is followed by an old one, entry 3 too: taken alone.
+        assert_eq!(v.take_one_at(1, 0, || m(true), &mut out), TakeOne::One);
+        assert_eq!(v.take_one_at(3, 0, || m(true), &mut out), TakeOne::One);
+        assert_eq!((more.get(), out[0].bytes()[15]), (4, 3));
+        // The last entry when `more` says there is another (past the
+        // memory), an entry past the memory, an empty `out`: `Other`.
+        let mut e = [5u8; 16];
+        e[PHASE_BYTE] = PHASE_MASK;
+        v.write(80, &e).unwrap();
+        out = fresh;
+        assert_eq!(v.take_one_at(5, 0, || m(true), &mut out), TakeOne::Other);
+        assert_eq!(v.take_one_at(6, 0, || m(true), &mut out), TakeOne::Other);
+        assert_eq!(
+            v.take_one_at(usize::MAX, 0, || m(true), &mut out),
+            TakeOne::Other
+        );
+        assert_eq!(v.take_one_at(5, 0, || m(true), &mut []), TakeOne::Other);
+        assert_eq!(out, fresh);
+        assert_eq!(v.take_one_at(5, 0, || m(false), &mut out), TakeOne::One);
+        assert_eq!(out[0].bytes()[15], 5);
     }
 
     #[test]

@@ -67,6 +67,19 @@ pub trait Mmio {
     fn read_slot(&self, slot: MmioSlot) -> Result<u32> {
         self.read32(slot.addr())
     }
+
+    /// [`Mmio::write_slot`] when the backend reaches the slot's register
+    /// without a fallback (a slot it checked itself): written, `true`.
+    /// Otherwise `false`, and nothing is accessed: the caller then writes
+    /// through [`Mmio::write_slot`] (the fallback, the errors). For a hot
+    /// path that keeps its fallback out of line, so that the path itself
+    /// calls nothing (the NQ drain's head write on bare metal, issue 12).
+    /// The default accesses nothing.
+    #[inline(always)]
+    fn write_slot_direct(&self, slot: MmioSlot, value: u32) -> bool {
+        let _ = (slot, value);
+        false
+    }
 }
 
 impl<M: Mmio + ?Sized> Mmio for &M {
@@ -93,5 +106,9 @@ impl<M: Mmio + ?Sized> Mmio for &M {
     #[inline(always)]
     fn read_slot(&self, slot: MmioSlot) -> Result<u32> {
         (**self).read_slot(slot)
+    }
+    #[inline(always)]
+    fn write_slot_direct(&self, slot: MmioSlot, value: u32) -> bool {
+        (**self).write_slot_direct(slot, value)
     }
 }

@@ -353,8 +353,18 @@ impl Mmio for VolatileWindow {
     /// takes the address path of [`Mmio::write32`].
     #[inline(always)]
     fn write_slot(&self, slot: MmioSlot, value: u32) -> Result<()> {
+        if self.write_slot_direct(slot, value) {
+            return Ok(());
+        }
+        self.write_unslotted(slot.addr(), value)
+    }
+
+    /// The store of [`Mmio::write_slot`] for a slot inside the window (one
+    /// compare, then the store); `false` for any other (nothing written).
+    #[inline(always)]
+    fn write_slot_direct(&self, slot: MmioSlot, value: u32) -> bool {
         if slot.index() >= self.words {
-            return self.write_unslotted(slot.addr(), value);
+            return false;
         }
         // SAFETY: `index < words`: the dword lies inside the window, mapped
         // and writable by the constructor's contract, dword aligned (the
@@ -365,7 +375,7 @@ impl Mmio for VolatileWindow {
             let cell: &RW<u32> = &*self.dword(slot.index()).cast::<RW<u32>>();
             cell.write(value);
         }
-        Ok(())
+        true
     }
 
     /// As [`Mmio::write_slot`] here: one compare, then the load.
@@ -477,9 +487,43 @@ mod tests {
             let small = window(&mut other, 0x1000);
             let far = w.slot(DeviceAddr(0x100C));
             assert_eq!(small.write_slot(far, 9), Err(Error::out_of_window(0x100C)));
+            // The direct write: a slot of this window is written, any
+            // other is not (nothing written, `false`).
+            let s1 = w.slot(DeviceAddr(0x1004));
+            assert!(w.write_slot_direct(s1, 0x66));
+            assert!(!w.write_slot_direct(MmioSlot::unchecked(DeviceAddr(0x100C)), 9));
+            assert!(!small.write_slot_direct(far, 9));
+            assert!(
+                !small.write_slot_direct(s, 9),
+                "index 2 of a 2-dword window"
+            );
         }
-        assert_eq!(buf, [0, 0, 0x55, 0]);
+        assert_eq!(buf, [0, 0x66, 0x55, 0]);
         assert_eq!(other, [0, 0]);
+    }
+
+    /// A backend without slots of its own (the trait's defaults): a direct
+    /// slot write accesses nothing and says so.
+    #[test]
+    fn the_default_direct_slot_write_accesses_nothing() {
+        struct Addr(core::cell::Cell<u32>);
+        impl Mmio for Addr {
+            fn read32(&self, _: DeviceAddr) -> Result<u32> {
+                self.0.set(self.0.get() + 1);
+                Ok(0)
+            }
+            fn write32(&self, _: DeviceAddr, _: u32) -> Result<()> {
+                self.0.set(self.0.get() + 1);
+                Ok(())
+            }
+        }
+        let m = Addr(core::cell::Cell::new(0));
+        let s = m.slot(DeviceAddr(0x1000));
+        assert!(!m.write_slot_direct(s, 1));
+        assert!(!Mmio::write_slot_direct(&&m, s, 1), "the `&M` forwarding");
+        assert_eq!(m.0.get(), 0);
+        assert_eq!(m.write_slot(s, 1), Ok(()));
+        assert_eq!(m.0.get(), 1);
     }
 
     #[test]

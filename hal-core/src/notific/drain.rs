@@ -18,7 +18,11 @@
 //! A tail-mode drain of one entry arriving per call is, on hosts, one tail
 //! read checked by one compare, one load of that entry's phase (its
 //! arrival test and its new test), its copy from that load, and the head
-//! written with the tail just read (`NqRing::drain_tail`).
+//! written with the tail just read (`NqRing::drain_tail`). On bare metal
+//! the inlined part is phase mode's idle poll and one-entry take, which
+//! call nothing ([`DmaMemory::take_one_at`], the head written through
+//! [`crate::Mmio::write_slot_direct`]); everything else is one out-of-line
+//! call, so that the compiler saves no registers on those two paths.
 //!
 //! The iterator yields straight from the ring's memory (issue 12: it copied
 //! each entry twice, ring → a 16-entry chunk buffer → the caller): at most
@@ -180,11 +184,11 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// grew each firmware image by about 1 KB (fw-cayman's `.text` from 7928
     /// to 8860 bytes). Nothing pending ends the call after the tail read.
     ///
-    /// Out of line (issue 12): inlined, its registers were saved and
-    /// restored by every phase-mode call too (riscv32's idle poll and
-    /// one-entry drain 8 executed instructions more each).
+    /// Inlined into [`NqRing::drain_cold`], which is out of line (issue
+    /// 12: inlined into the caller, its registers were saved and restored
+    /// by every phase-mode call too).
     #[cfg(target_os = "none")]
-    #[inline(never)]
+    #[inline(always)]
     fn drain_tail<D: DelayNs + ?Sized>(
         &mut self,
         delay: &mut D,
@@ -331,6 +335,53 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         delay: &mut D,
         out: &mut [NqEntry],
     ) -> Result<usize> {
+        // Bare metal (issue 12): phase mode's idle poll and one-entry take
+        // call nothing (`drain_quick`), and everything else is one call
+        // (`drain_cold`), so that the compiler sets the frame up on that
+        // call's path alone: the idle poll and the one-entry take pay no
+        // saves and restores of the general path's registers.
+        #[cfg(target_os = "none")]
+        {
+            if self.phase_path(out.len()) {
+                if let Some(n) = self.drain_quick(out) {
+                    return Ok(n);
+                }
+            }
+            let mut r = Ok(0);
+            self.drain_cold(delay, out, &mut r);
+            r
+        }
+        #[cfg(not(target_os = "none"))]
+        self.drain_any(delay, out)
+    }
+
+    /// Bare metal: [`NqRing::drain_any`] out of line, the one call of
+    /// [`NqRing::drain`] (behind [`NqRing::drain_quick`]: tail mode, and
+    /// phase mode when the quick step took nothing). Issue 12, executed
+    /// instructions per call (thumbv7em / riscv32): the idle poll 27 / 37
+    /// -> 21 / 15, one new entry through an `out` of 1 50 / 61 -> 43 / 39.
+    /// The result through `r`, the last argument: returned, it would take
+    /// the first argument register, and every path of the caller moved its
+    /// arguments for it (3 instructions more on the idle poll).
+    #[cfg(target_os = "none")]
+    #[inline(never)]
+    fn drain_cold<D: DelayNs + ?Sized>(
+        &mut self,
+        delay: &mut D,
+        out: &mut [NqEntry],
+        r: &mut Result<usize>,
+    ) {
+        *r = self.drain_any(delay, out);
+    }
+
+    /// [`NqRing::drain`]'s general path: phase mode ([`NqRing::drain_phase`])
+    /// or tail mode (hosts: the whole drain, inlined into the caller).
+    #[inline(always)]
+    fn drain_any<D: DelayNs + ?Sized>(
+        &mut self,
+        delay: &mut D,
+        out: &mut [NqEntry],
+    ) -> Result<usize> {
         // Phase mode (a non-empty `out`), inlined into the caller: its idle
         // poll is one load; told apart by one compare.
         if self.phase_path(out.len()) {
@@ -354,6 +405,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// over the ring, and inlined it costs every call registers (issue 12,
     /// bare metal: riscv32's idle poll 41 -> 37 executed instructions, its
     /// one-entry drain 66 -> 61; thumbv7em's 28 -> 27, 51 -> 50).
+    #[cfg(not(target_os = "none"))]
     #[inline(never)]
     pub(super) fn drain_wrapped(&mut self, n: usize, out: &mut [NqEntry]) -> Result<usize> {
         // `out` filled (a wrap at one entry per call): nothing after the

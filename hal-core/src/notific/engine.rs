@@ -647,6 +647,15 @@ impl<M: Mmio> NqQueue<M> {
         self.mmio.write_slot(self.head, value)
     }
 
+    /// [`NqQueue::write_head`] when the backend writes the head's slot
+    /// without a fallback ([`Mmio::write_slot_direct`]): `true` if written,
+    /// `false` if nothing was accessed.
+    #[cfg(target_os = "none")]
+    #[inline(always)]
+    pub(super) fn write_head_direct(&self, value: u32) -> bool {
+        self.mmio.write_slot_direct(self.head, value)
+    }
+
     /// One read of `nq_tail_ptr`, unchecked.
     #[inline(always)]
     pub(super) fn read_tail(&self) -> Result<u32> {
