@@ -84,6 +84,7 @@ expected = {
     "bound_write": ("tcp_bound_write", CALLS), "raw_write": ("tcp_raw_write", CALLS),
     "k5_block_rmw": ("tcp_k5_block_rmw", CALLS), "k5_window_read": ("tcp_k5_window_read", CALLS),
     "k5_window_rmw": ("tcp_k5_window_rmw", CALLS), "k5_raw_rmw": ("tcp_k5_raw_rmw", CALLS),
+    "k5_drain1_win": ("tcp_k5_drain_win", CALLS), "k5_idle1_win": ("tcp_k5_drain_win", CALLS),
 }
 out, bad = {"commit": os.environ.get("COMMIT", "unknown")}, []
 pc_re = re.compile(r"^Trace \d+: \S+ \[[0-9a-f]+/([0-9a-f]+)/[^\]]*\] ?(\S*)")

@@ -308,6 +308,17 @@ pub fn tcp_k5_window_rmw(w: &CsrWindow<'_, &VolatileWindow>) -> bool {
     w.read32(p).and_then(|v| w.write32(p, v | 1)).is_ok()
 }
 
+/// The fifth checker: one `drain` poll of a ring whose engine runs on a
+/// `CsrWindow` over the `VolatileWindow` (a driver on a window unchanged).
+#[no_mangle]
+#[inline(never)]
+pub fn tcp_k5_drain_win(
+    ring: &mut NqRing<StaticDma, CsrWindow<'_, &VolatileWindow>>,
+    out: &mut [NqEntry],
+) -> usize {
+    ring.drain(&mut NoDelay, out).unwrap_or(usize::MAX)
+}
+
 /// The fifth checker's reference: a raw read-modify-write (set bit 0).
 #[no_mangle]
 #[inline(never)]
@@ -364,6 +375,8 @@ markers! {
     tcm_k5_window_read = 41;
     tcm_k5_window_rmw = 42;
     tcm_k5_raw_rmw = 43;
+    tcm_k5_drain1_win = 44;
+    tcm_k5_idle1_win = 45;
 }
 
 /// The default lookup of a `Csr<_, 4>`.
@@ -749,6 +762,52 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     for _ in 0..CALLS {
         ok &= k5_raw_rmw(cp.regs) & 1 == 1;
     }
+    // The fifth checker: the notific block behind a CSR region
+    // (0x20_0000_0000 forwarded to it), an engine brought up on the window
+    // of that region and a phase-mode ring of 64 on its queue 3, drained as
+    // `drain1` / `idle1` drain theirs (the earlier rings are done with).
+    const K5_CSR: DeviceAddr = DeviceAddr(0x20_0000_0000);
+    let mut k5_csr = Csr::<&VolatileWindow, 1, BinarySearch>::with_empty_table(win);
+    let Some(t) = k5_csr.regions_mut() else {
+        return false;
+    };
+    let Ok(r) = CsrRegion::new(K5_CSR, K5_CSR.add(0x1000), NOTIFIC, 0) else {
+        return false;
+    };
+    if t.insert(r).is_err() {
+        return false;
+    }
+    let Ok(w) = k5_csr.window(K5_CSR, 0x1000) else {
+        return false;
+    };
+    let Ok(mut k5_eng) = NotificEngine::init(w, K5_CSR, EngineConfig::tpb(BpMode::All)) else {
+        return false;
+    };
+    let (Some(b), Ok(q)) = (static_dma!(1024), k5_eng.queue(3)) else {
+        return false;
+    };
+    let Ok(mut ring) = NqRing::configure_host(
+        StaticDma::identity(b),
+        q,
+        NqConfig::new(BIG * 16, ConsumeMode::Phase),
+    ) else {
+        return false;
+    };
+    if ring.enable(&mut k5_eng, &mut NoDelay).is_err() {
+        return false;
+    }
+    let k5_drain = black_box(
+        tcp_k5_drain_win
+            as fn(&mut NqRing<StaticDma, CsrWindow<'_, &VolatileWindow>>, &mut [NqEntry]) -> usize,
+    );
+    let mut k5_out1 = [NqEntry::default(); 1];
+    let mut k5_dev = Dev::new(BIG);
+    scenario!(
+        ok,
+        tcm_k5_drain1_win,
+        k5_dev.post(ring.memory()) & (k5_drain(&mut ring, &mut k5_out1) == 1)
+    );
+    scenario!(ok, tcm_k5_idle1_win, k5_drain(&mut ring, &mut k5_out1) == 0);
     tcm_none();
     ok
 }
