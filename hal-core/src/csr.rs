@@ -249,17 +249,17 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 ///   power of two at most that), one picked by a multiply; the cell's entry,
 ///   then the next, is tested (see its docs). +8 over the raw add on every
 ///   ordinary layout of 2 to 64 windows the bench and the checkers have
-///   (at most +9.64, on two close pairs; +8.2 on irregular sizes and
-///   gaps), and on eight windows a power of two apart (built to defeat
-///   cells: +18.3 before the build tried Fibonacci multipliers); dearer
-///   on three windows in one cell (+12.5: a cell tests two entries, the
-///   third window takes the binary search). In a driver's routine of several accesses each one's
+///   (at most +8.51, on two close pairs; +8.06 on irregular sizes and
+///   gaps), and on the two built to defeat cells: eight windows a power
+///   of two apart +8.0, three windows in one cell +8.88 (+18.3 / +12.5
+///   before the build tried Fibonacci multipliers and cell borders
+///   between neighbours). In a driver's routine of several accesses each one's
 ///   miss path is a call, so the routine saves registers on entry: +12.25
 ///   per access at 4 accesses, +9.88 at 8 (the binary search +17.5 /
 ///   +15.75; `tests/src/bin/khal_ir/chk4.rs`); through windows resolved
 ///   once ([`Csr::window`]) +6.75 / +7.0 on every layout. Random layouts vary: of
-///   8 random windows, one layout measured +12.0 (the binary search
-///   +11.75). Memory: `192 N + 8` bytes (776 for `N = 4`); the index is
+///   8 random windows, one layout measured +8.34 (+12.0 before the cell
+///   borders between neighbours; the binary search +11.75). Memory: `192 N + 8` bytes (776 for `N = 4`); the index is
 ///   rebuilt at each [`Self::insert`] and [`Self::remove_device`] (a
 ///   multiplier search, about 3.7 KB of Cortex-M4 code). `CellIndex` alone
 ///   (`CellIndex<16>`) is 128 cells whatever `N`.
@@ -397,7 +397,10 @@ impl Lookup for BinarySearch {
 /// The build tries each power of two, then the Fibonacci multipliers
 /// (`2^64 / φ` shifted right, one per cell width: regions a power of two
 /// apart get cells of their own), then the three best powers plus each
-/// lower power, and keeps the multiplier whose entries cost least: the
+/// lower power, then, for two neighbouring regions the best so far puts in
+/// one cell, the multipliers of about its size that put a cell border
+/// between them (three windows in one cell: two keep it, the third has
+/// the next), and keeps the multiplier whose entries cost least: the
 /// accesses a cell finds in its next entry, plus six times those it does
 /// not resolve, each region's accesses spread evenly over its cells. It
 /// stops at the first multiplier that costs nothing.
@@ -410,12 +413,13 @@ impl Lookup for BinarySearch {
 ///
 /// Size: `3 x 8 M` words and the multiplier (`192 M + 8` bytes; 776 for
 /// `M = 4`, 1 544 for 8). The build (at insert and removal) tries about 60
-/// to 300 multipliers; a lower bound of the cost from the crowded cells
+/// to 300 multipliers, and up to 16 for each two neighbours sharing a
+/// cell; a lower bound of the cost from the crowded cells
 /// skips most, the rest cost `O(N x CELLS)`. Filling a table one `insert`
 /// at a time rebuilds it each time (callgrind on x86-64: 8 windows 0.68 M
 /// instructions in all, 64 166 M); [`RegionTable::insert_all`] builds it
 /// once (0.13 M / 4.8 M; the eight a power of two apart 0.23 M, the three
-/// in one cell 0.78 M). Its scratch is on the stack, about `400 M` bytes on a
+/// in one cell 0.80 M). Its scratch is on the stack, about `400 M` bytes on a
 /// 64-bit target (`M = 4`: under 2 KiB; `M = 64`: about 26 KiB), which a
 /// firmware stack must have at `insert`.
 #[derive(Clone)]
@@ -560,6 +564,36 @@ impl<const M: usize> Lookup for CellIndex<M> {
                 let c = score(m, best);
                 if c < best {
                     (best, mul) = (c, m);
+                }
+            }
+        }
+        // Then a cell border between two neighbours the best shares a cell
+        // between: the multipliers of about its size under which some
+        // multiple of the cell width falls between the last valid address
+        // `x1` of the one and the first `x2` of the next (`x1 m < t S <=
+        // x2 m`, `S` the cell width, for `t` near `x2 mul / S`). Three
+        // windows in one cell: two share it, the third has the next.
+        let width = 1u128 << (64 - Self::BITS);
+        for j in table.first() + 1..N {
+            let (x1, x2) = (table.last_valid(j - 1), table.key(j));
+            let cell = |x: u64, m: u64| x.wrapping_mul(m) >> (64 - Self::BITS);
+            if best == 0 || x1 == 0 || cell(x1, mul) != cell(x2, mul) {
+                continue;
+            }
+            let at = u128::from(mul) * u128::from(x2) / width;
+            for t in at.saturating_sub(8)..at + 8 {
+                let Some(tw) = t.checked_mul(width) else {
+                    continue;
+                };
+                let (lo, hi) = (tw.div_ceil(u128::from(x2)), tw.div_ceil(u128::from(x1)));
+                let Ok(m) = u64::try_from(lo) else {
+                    continue;
+                };
+                if lo < hi && m != 0 {
+                    let c = score(m, best);
+                    if c < best {
+                        (best, mul) = (c, m);
+                    }
                 }
             }
         }
@@ -2045,6 +2079,25 @@ mod tests {
         for i in [5u64, 0, 3, 6, 1, 4, 7, 2] {
             let s = 0x40_0000_0000 + if i == 0 { 0 } else { 1 << (12 + 4 * i) };
             t.insert(region(s, s + 0x1000, s, 0)).unwrap();
+        }
+        check(&t);
+        // The second checker's three 64-byte windows in 0x140 bytes (and
+        // five spread ones): no cell width splits them without splitting the
+        // 4 KiB and 1 MiB windows over every cell; a border between the
+        // second and the third, at a width near 1 GiB, does.
+        let mut t = RegionTable::<8>::new();
+        for (s, len) in [
+            (0x1_0000_0040, 0x40),
+            (0x0, 0x1000),
+            (0x7_0000_0000, 0x10_0000),
+            (0x8000_0000, 0x1000),
+            (0x1_0000_0100, 0x40),
+            (0x4000_0000, 0x1000),
+            (0x1_0000_0000, 0x40),
+            (0xC000_0000, 0x1000),
+        ] {
+            let s = 0x40_0000_0000 + s;
+            t.insert(region(s, s + len, s, 0)).unwrap();
         }
         check(&t);
         // 17 and 40 windows (past where the index of 5 to 16 slots stopped).
