@@ -4,8 +4,8 @@
 #
 #   scripts/bench-third.sh [path/to/khal_ir]   # default: target/release/khal_ir
 #
-# Each kernel is counted alone by callgrind (--toggle-collect=*ir_<kernel>*),
-# the device's writes excluded by a second toggle (*ir_k3dev_*), and divided
+# Each kernel is counted alone by callgrind (scripts/ir.sh: its inclusive
+# cost), the device's writes (*ir_k3dev_*) excluded, and divided
 # by the scenario's operation count (entries drained, accesses, registers
 # written, or N polls). Every khal figure has its references in the same run.
 set -euo pipefail
@@ -15,23 +15,25 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 log() { echo "[bench-third] $*" >&2; }
 
-ir3() {
-  local scen=$1 kernel=$2 out ops total
-  out=$(valgrind --tool=callgrind --callgrind-out-file="$WORK/cg" \
-        --collect-atstart=no --toggle-collect="*ir_${kernel}*" --toggle-collect="*ir_k3dev_*" \
-        "$BIN" "$scen" 2>/dev/null) || { log "$scen failed"; exit 1; }
-  ops=${out#ops=}
-  total=$(awk '/^summary:/ {print $2}' "$WORK/cg")
-  [[ -n "$total" && -n "$ops" && "$ops" -gt 0 ]] || { log "no callgrind total for $scen"; exit 1; }
-  awk -v t="$total" -v n="$ops" 'BEGIN { printf "%.3f", t / n }'
-}
+# The device's writes (*ir_k3dev_*) excluded from every kernel's count.
+source scripts/ir.sh
+ir3() { ir "$1" "$2" k3dev; }
 kern() { case $1 in cphase) echo k3_cphase;; ctail) echo k3_ctail;; iter) echo k3_iter;; *) echo k3_drain;; esac; }
 pkern() { case $1 in cphase) echo k3_pair_cphase;; ctail) echo k3_pair_ctail;; *) echo k3_pair_drain;; esac; }
+# rows <prefix> <kernel of a consumer> <case>...: one JSON object, each
+# case's Ir per entry of `khal_ir <prefix><case>` through the kernel that
+# `<kernel of a consumer>` names for the case's consumer (its first field).
+rows() {
+  local pre=$1 kof=$2 j="{" sep="" s
+  shift 2
+  for s in "$@"; do
+    j="$j$sep\"$s\":$(ir3 "$pre$s" "$("$kof" "${s%%:*}")")"; sep=","
+  done
+  echo "$j}"
+}
 
 log "NQ: bursty arrivals, ring of 64, k per call, tail mode, drain_iter"
-NQ="{"
-sep=""
-for s in \
+NQ=$(rows k3: kern \
   phase:dmabuf:4096:16:b iter:dmabuf:4096:16:b tail:dmabuf:4096:16:b cphase:dmabuf:4096:16:b ctail:dmabuf:4096:16:b \
   phase:dmabuf:4096:4:b cphase:dmabuf:4096:4:b ctail:dmabuf:4096:4:b \
   phase:static:64:16:b cphase:static:64:16:b ctail:static:64:16:b \
@@ -43,20 +45,13 @@ for s in \
   phase:dmabuf:4096:16:3 cphase:dmabuf:4096:16:3 ctail:dmabuf:4096:16:3 \
   phase:dmabuf:4096:16:8 cphase:dmabuf:4096:16:8 ctail:dmabuf:4096:16:8 \
   tail:dmabuf:4096:16:1 tail:dmabuf:4096:16:2 tail:dmabuf:4096:16:4 ctail:dmabuf:4096:16:4 tail:static:64:16:1 \
-  iter:dmabuf:4096:16:1 iter:dmabuf:4096:1:1 iter:static:64:16:1; do
-  NQ="$NQ$sep\"$s\":$(ir3 "k3:$s" "$(kern "${s%%:*}")")"; sep=","
-done
-NQ="$NQ}"
+  iter:dmabuf:4096:16:1 iter:dmabuf:4096:1:1 iter:static:64:16:1)
 
 log "NQ: two rings polled alternately"
-PAIR="{"
-sep=""
-for s in phase:dmabuf:4096:16:b cphase:dmabuf:4096:16:b ctail:dmabuf:4096:16:b \
-         phase:static:64:16:b cphase:static:64:16:b ctail:static:64:16:b \
-         phase:static:64:16:1 cphase:static:64:16:1 ctail:static:64:16:1; do
-  PAIR="$PAIR$sep\"$s\":$(ir3 "k3pair:$s" "$(pkern "${s%%:*}")")"; sep=","
-done
-PAIR="$PAIR}"
+PAIR=$(rows k3pair: pkern \
+  phase:dmabuf:4096:16:b cphase:dmabuf:4096:16:b ctail:dmabuf:4096:16:b \
+  phase:static:64:16:b cphase:static:64:16:b ctail:static:64:16:b \
+  phase:static:64:16:1 cphase:static:64:16:1 ctail:static:64:16:1)
 
 log "NQ: idle polls (one poll = two per iteration minus one)"
 IDLE="{"

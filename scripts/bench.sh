@@ -8,9 +8,8 @@
 # (the glibc memcpy reference is not: at 64 KiB glibc uses `rep movsb`, which
 # callgrind counts as one Ir per byte; `sse_copy_per_entry` is a 16-byte-move
 # copy loop callgrind counts as the CPU runs it; see docs/PERFORMANCE.md):
-# each measured kernel of tests/src/bin/khal_ir is collected alone
-# (--collect-atstart=no --toggle-collect=*ir_<kernel>*) and divided by its
-# operation count. Time figures are ratios of medians of interleaved runs,
+# each measured kernel of tests/src/bin/khal_ir is counted alone (its
+# inclusive cost, scripts/ir.sh) and divided by its operation count. Time figures are ratios of medians of interleaved runs,
 # measured in the same process. See docs/PERFORMANCE.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,20 +28,11 @@ BIN="$TARGET_DIR/release/khal_ir"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-# ir <scenario> <kernel> [<device>]: Ir of the kernel per operation (awk
-# float). <device>: the scenario's device writes inside the kernel are
-# excluded by a second toggle (*ir_<device>_*).
-ir() {
-  local scen=$1 kernel=$2 dev=${3:-} out ops total
-  local toggles=(--toggle-collect="*ir_${kernel}*")
-  [[ -n "$dev" ]] && toggles+=(--toggle-collect="*ir_${dev}_*")
-  out=$(valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.$scen" \
-        --collect-atstart=no "${toggles[@]}" "$BIN" "$scen" 2>/dev/null)
-  ops=${out#ops=}
-  total=$(awk '/^summary:/ {print $2}' "$WORK/cg.$scen")
-  [[ -n "$total" && -n "$ops" && "$ops" -gt 0 ]] || { log "no callgrind total for $scen"; exit 1; }
-  awk -v t="$total" -v n="$ops" 'BEGIN { printf "%.3f", t / n }'
-}
+# ir <scenario> <kernel> [<device>]: Ir of the kernel per operation
+# (scripts/ir.sh: the kernel's inclusive cost, its calls of the device's
+# writes *ir_<device>_* excluded; fails on a call graph it cannot split).
+source scripts/ir.sh
+python3 scripts/cg-kernel-test.py
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "null"; else printf "%.3f", a / b }'; }
 
 log "callgrind: registers"
@@ -100,7 +90,7 @@ POLL_D=$(awk -v a="$IDLE2_D" -v b="$IDLE_D" 'BEGIN{printf "%.3f", a-b}')
 POLL_S=$(awk -v a="$IDLE2_S" -v b="$IDLE_S" 'BEGIN{printf "%.3f", a-b}')
 # Tail mode at one arrival per call (issue 12): an empty 4096-entry tail-mode
 # ring, per call the device writes one entry and publishes its tail
-# (ir_nqdev_write, excluded by a second toggle), then one NqRing::drain
+# (ir_nqdev_write, its calls subtracted), then one NqRing::drain
 # through an out of 1 (DmaBuf, StaticDma) or one C-style poll (ir_c_arrive:
 # the side-by-side reference's poll); two passes (8192 entries, one wrap).
 ARR_T=$(ir nq:tailarr:dmabuf:1 nq_arrive nqdev); ARR_TS=$(ir nq:tailarr:static:1 nq_arrive nqdev)
@@ -135,7 +125,7 @@ for l in fw2:4 s3 b4 c5 r5 c6 r6 c7 p7 b8 8b 8m c8 t8 c3 p8 b16 g16 b64; do
 done
 CSRP="$CSRP,\"miss_b8\":{\"default\":$(ir csrp:cell:b8:8:miss csrp_khal),\"binary_search\":$(ir csrp:search:b8:8:miss csrp_khal)},\"target_over_raw_add_max\":10}"
 # The independent checker's cases (khal_ir ver.rs): one entry arriving per
-# poll (the device's writes excluded by a second toggle on ir_verdev_*),
+# poll (the device's writes, ir_verdev_*, subtracted),
 # through an `out` of 16 at the default max_batch, through an `out` of 1, and
 # the C-style poll under the same pattern; the idle poll through an `out` of
 # one; a 6-window CSR layout with two close pairs in a wide span (uniform,

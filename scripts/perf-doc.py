@@ -54,8 +54,9 @@ w("## How it measures\n")
 w("- **Instruction counts (Ir)** come from valgrind's callgrind. "
   "`tests/src/bin/khal_ir` holds one `#[inline(never)]` kernel per figure "
   "(`kernels.rs`, names `ir_*`); `scripts/bench.sh` runs the binary once per "
-  "scenario under `valgrind --tool=callgrind --collect-atstart=no "
-  "--toggle-collect=*ir_<kernel>*`, so only the kernel is counted, and divides by "
+  "scenario under `valgrind --tool=callgrind` and takes the kernel's inclusive Ir "
+  "(the calls into the functions named `*ir_<kernel>*`, an outlined closure included; "
+  "`scripts/ir.sh`, `scripts/cg-kernel.py`), so only the kernel is counted, and divides by "
   "the kernel's operation count (10 000 register accesses, lookups or idle polls; "
   "the entries of one 4096-entry ring). Setup is outside the kernel.")
 w("- **NQ side by side** (`khal_ir nq:<mode>:<backend>:<batch>`): one 4096-entry ring "
@@ -301,8 +302,8 @@ if chk:
     w("## The independent checker's cases (where the figures above do not carry over)\n")
     w("An independent re-measurement with its own cases (`tests/src/bin/khal_ir/ver.rs`, "
       "`scripts/bench.sh` `checker_cases`). **Trickle**: the device publishes one entry, "
-      "the consumer drains, repeated over the ring (the device's writes are not counted: a "
-      "second `--toggle-collect` on `ir_verdev_*`), khal and the C-style poll in the same "
+      "the consumer drains, repeated over the ring (the device's writes are not counted: the "
+      "kernel's calls of `ir_verdev_*` are subtracted), khal and the C-style poll in the same "
       "loop, so compare within the table, not with the side-by-side figures above (its loop "
       "costs more). Idle through an `out` of one: the same `idle2 - idle` difference as "
       "above. CSR `r6`: 6 windows in two close pairs and two loners over a 60 GiB span "
@@ -367,7 +368,7 @@ if sec:
     w("## The second checker's cases (own kernels, references in the same run)\n")
     w("`tests/src/bin/khal_ir/chk.rs`, `scripts/bench.sh` `checker_cases.second`. One drain call per "
       "arrival of `n` entries through an `out` of `n` at the default `max_batch` (the device's "
-      "writes are not counted: a second `--toggle-collect` on `ir_chkdev_*`); two C-style "
+      "writes are not counted: the kernel's calls of `ir_chkdev_*` are subtracted); two C-style "
       "references in the same loop: **C tail** (one tail read, masked copy, one head write: the "
       "bench's reference) and **C phase** (what a C driver does in phase mode: test the head "
       "entry's phase bit, copy, flip the expected phase at the wrap, one head write, no register "
@@ -568,7 +569,7 @@ if third:
     w("## The third checker's cases (own kernels; before = session 6 start, now = this run)\n")
     w("`tests/src/bin/khal_ir/chk3.rs`, `scripts/bench-third.sh` (`checker_cases.third`). One "
       "drain call per poll; before each poll the device writes that poll's entries and "
-      "publishes the tail (not counted: a second `--toggle-collect` on `ir_k3dev_*`). "
+      "publishes the tail (not counted: the kernel's calls of `ir_k3dev_*` are subtracted). "
       "**Bursty**: the arrivals per poll are 0, 0, 3, 0, 1, 5, then a fixed pseudo-random "
       "pattern over {0 ×6, 1 ×3, 2 ×2, 3 ×2, 5, 8, 12} (2.4 per poll on average; 1800 polls, "
       "the empty ones included, so an entry pays its share of the idle polls). The khal "

@@ -7,8 +7,12 @@
 # executed instruction); this script counts, for every call of a probe, the
 # instructions from the probe's entry to the first instruction back in the
 # driver (`tcount_drive`): the probe's frame, its body and everything it
-# calls, without the caller's call instruction. Deterministic: no timing, no
-# cache, the same count on every run of the same image.
+# calls (another probe's function included: nothing toggles), without the
+# caller's call instruction; --check also fails unless every count started
+# at a call in tcount_drive and ended right after it (a probe called from a
+# helper, or one calling back into the driver, would count something else).
+# Deterministic: no timing, no cache, the same count on every run of the
+# same image.
 #
 #   scripts/target-count.sh            # one JSON object on stdout
 #   scripts/target-count.sh --check    # also fail unless every scenario ran its
@@ -119,7 +123,7 @@ for line in open(results):
     calls = {}
     scen, probe, count = None, None, 0
     funcs, first_call = {}, {}
-    total = 0
+    total, pc, call_pc = 0, None, None
     if drive is None:
         bad.append("%s: no tcount_drive symbol" % short)
         continue
@@ -129,9 +133,17 @@ for line in open(results):
         if not m:
             continue
         total += 1
-        pc = int(m.group(1), 16)
+        last, pc = pc, int(m.group(1), 16)
         if probe is not None:
             if d0 <= pc < d1:
+                # The count ends where the probe's call returns to: the
+                # instruction after the driver's call (2 or 4 bytes on).
+                # Anything else (the probe called from a helper the driver
+                # calls, a probe calling back into the driver) would count
+                # what is not the probe's, or stop short.
+                if not (call_pc is not None and d0 <= call_pc < d1 and 2 <= pc - call_pc <= 4):
+                    bad.append("%s %s: %s entered from %s, back in tcount_drive at %#x: not a direct call's return"
+                               % (short, scen, probe, "%#x" % call_pc if call_pc is not None else "nowhere", pc))
                 calls.setdefault(scen, []).append((probe, count))
                 first_call.setdefault(scen, funcs)
                 probe = None
@@ -143,7 +155,7 @@ for line in open(results):
         if pc in markers:
             scen = markers[pc]
         elif pc in probes:
-            probe, count = probes[pc], 1
+            probe, count, call_pc = probes[pc], 1, last
             funcs = {probes[pc]: 1}
     text = open(outf).read()
     if status != "0" or "done" not in text:
@@ -167,7 +179,7 @@ for line in open(results):
                    % (short, sc.get("raw_write", {}).get("max"), raw))
     out[short] = {"qemu": qver.strip(), "trace_instructions": total, "instructions_per_call": sc}
 print(json.dumps(out, indent=1))
-for b in bad:
+for b in dict.fromkeys(bad):
     print("target-count: " + b, file=sys.stderr)
 if check and bad:
     sys.exit(1)
