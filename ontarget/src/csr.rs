@@ -137,6 +137,7 @@ fn csr_block(win: &VolatileWindow) -> Outcome {
     // A region forwarded past the window's end: the window refuses it.
     let mut far = Csr::<_, 1, BinarySearch>::with_empty_table(win);
     let end = crate::WINDOW_BASE.get() + crate::WINDOW_BYTES as u64;
+    // (Named by the block's last dword, a CSR address.)
     ok!(ok!(far.regions_mut().ok_or(Error::NoRegionTable)).insert(ok!(CsrRegion::new(
         DeviceAddr(CSR),
         DeviceAddr(CSR + 0x100),
@@ -145,7 +146,7 @@ fn csr_block(win: &VolatileWindow) -> Outcome {
     ))));
     check_eq!(
         far.bind_block::<0x10>(DeviceAddr(CSR)).map(|_| ()),
-        Err(Error::out_of_window(end + 8))
+        Err(Error::out_of_window(CSR + 0xC))
     );
     Ok(())
 }

@@ -44,7 +44,7 @@ use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
 use crate::mmio::bound::BoundBlock;
 use crate::mmio::volatile::VolatileWindow;
-use crate::mmio::Mmio;
+use crate::mmio::{Mmio, MmioSlot};
 
 /// `bytes` of one registered CSR region from `start`, resolved once through
 /// a [`Csr`] ([`Csr::window`]); an [`Mmio`] over the `Csr`'s inner backend.
@@ -98,16 +98,18 @@ pub struct CsrWindow<'c, M> {
 impl<M, const N: usize, L: Lookup> Csr<M, N, L> {
     /// Resolve `bytes` from `start` once: the region holding `start`
     /// (the one lookup of [000 §1]: [`Error::NoRegionTable`],
-    /// [`Error::NoRegion`]), then the first and the last dword against it
-    /// ([`Error::OutOfWindow`] for the first address it refuses: a block
-    /// leaving its region, or a translation not dword aligned).
+    /// [`Error::NoRegion`]), then the first and the last dword against it,
+    /// as `axi_write` checks a burst ([`Error::OutOfWindow`] naming `start`
+    /// when its translation is not dword aligned or it lies in the region's
+    /// last three bytes, else naming the block's last dword, `start + bytes
+    /// - 4`, when the block leaves the region).
     ///
     /// `bytes` must be a positive whole number of dwords, else
     /// [`Error::InvalidArgument`].
     pub fn window(&self, start: DeviceAddr, bytes: u64) -> Result<CsrWindow<'_, M>> {
         let dwords = whole_dwords(bytes)?;
         let region = self.lookup(start)?;
-        let device = resolve(region, start, dwords)?;
+        let device = resolve(region, start, bytes)?;
         Ok(CsrWindow {
             inner: &self.inner,
             start: start.get(),
@@ -123,18 +125,23 @@ impl<M: Borrow<VolatileWindow>, const N: usize, L: Lookup> Csr<M, N, L> {
     /// access through the block with a constant register is one load or
     /// store, with nothing of the CSR layer or the window checked again.
     ///
-    /// Refused as [`Self::window`] (the region, then the block in it), then
-    /// as [`VolatileWindow::bind_block`] (the translated block outside the
-    /// inner window: [`Error::OutOfWindow`]; `BYTES` 0 or not a whole
-    /// number of dwords: [`Error::InvalidArgument`]).
+    /// Refused as [`Self::window`] (the region, then the block in it;
+    /// `BYTES` 0 or not a whole number of dwords: [`Error::InvalidArgument`]),
+    /// then when the translated block leaves the inner window
+    /// ([`Error::OutOfWindow`] naming the block's last dword, as the region
+    /// check does: a CSR address, not the inner one).
     pub fn bind_block<const BYTES: usize>(
         &self,
         start: DeviceAddr,
     ) -> Result<BoundBlock<'_, BYTES>> {
-        let dwords = whole_dwords(BYTES as u64)?;
+        let bytes = BYTES as u64;
+        whole_dwords(bytes)?;
         let region = self.lookup(start)?;
-        let device = resolve(region, start, dwords)?;
-        self.inner.borrow().bind_block::<BYTES>(device)
+        let device = resolve(region, start, bytes)?;
+        self.inner
+            .borrow()
+            .bind_block::<BYTES>(device)
+            .map_err(|_| Error::out_of_window(start.get().wrapping_add(bytes - 4)))
     }
 }
 
@@ -149,11 +156,18 @@ fn whole_dwords(bytes: u64) -> Result<u64> {
     Ok(bytes / 4)
 }
 
-/// The inner address of `dwords` consecutive dwords from `start` in
-/// `region` (both ends checked: the region is contiguous).
-fn resolve(region: &CsrRegion, start: DeviceAddr, dwords: u64) -> Result<DeviceAddr> {
-    let n = usize::try_from(dwords).map_err(|_| Error::out_of_window(start.get()))?;
-    region.translate_run(start, n)
+/// The inner address of the `bytes` (a positive multiple of 4) from `start`
+/// in `region`: the first dword, then the last, `start + bytes - 4` (the
+/// region is contiguous). In 64 bits throughout, so a 32-bit core resolves
+/// a window of any size its region holds.
+fn resolve(region: &CsrRegion, start: DeviceAddr, bytes: u64) -> Result<DeviceAddr> {
+    let first = region.translate(start)?;
+    let last = start
+        .get()
+        .checked_add(bytes - 4)
+        .ok_or(Error::out_of_window(start.get()))?;
+    region.translate(DeviceAddr(last))?;
+    Ok(first)
 }
 
 impl<M> CsrWindow<'_, M> {
@@ -196,9 +210,12 @@ impl<M> CsrWindow<'_, M> {
         // `p` is valid: `(p - start) / 4 < dwords`, so the room left is
         // `dwords - that`, at least 1.
         let room = self.dwords - (p.get().wrapping_sub(self.start) / 4);
-        if words as u64 > room {
+        let n = words as u64;
+        if n > room {
+            // The burst's last dword, as `Csr::axi_write` and the
+            // `VolatileWindow`'s burst name it.
             return Err(Error::out_of_window(
-                p.get().wrapping_add(room.wrapping_mul(4)),
+                p.get().wrapping_add((n - 1).wrapping_mul(4)),
             ));
         }
         Ok(d)
@@ -224,6 +241,54 @@ impl<M: Mmio> Mmio for CsrWindow<'_, M> {
             return Ok(());
         }
         self.inner.write_burst(d, words)
+    }
+
+    /// The inner backend's slot of `addr`'s translation, when the window
+    /// accepts `addr` and the inner backend keeps a slot of its own (a
+    /// `VolatileWindow`: its dword index), so the accesses through it are
+    /// the inner backend's (the NQ head written on every drain: one compare
+    /// and the store on bare metal). Otherwise the address alone
+    /// ([`MmioSlot::unchecked`]): each access then goes through this
+    /// window's check, as [`Mmio::write32`] does.
+    #[inline(always)]
+    fn slot(&self, addr: DeviceAddr) -> MmioSlot {
+        match self.translate(addr) {
+            Ok(d) => {
+                let s = self.inner.slot(d);
+                if s.index() == usize::MAX {
+                    MmioSlot::unchecked(addr)
+                } else {
+                    s
+                }
+            }
+            Err(_) => MmioSlot::unchecked(addr),
+        }
+    }
+
+    /// Through the inner backend for a slot it made; else the address path.
+    #[inline(always)]
+    fn write_slot(&self, slot: MmioSlot, value: u32) -> Result<()> {
+        if slot.index() == usize::MAX {
+            self.write32(slot.addr(), value)
+        } else {
+            self.inner.write_slot(slot, value)
+        }
+    }
+
+    /// Through the inner backend for a slot it made; else the address path.
+    #[inline(always)]
+    fn read_slot(&self, slot: MmioSlot) -> Result<u32> {
+        if slot.index() == usize::MAX {
+            self.read32(slot.addr())
+        } else {
+            self.inner.read_slot(slot)
+        }
+    }
+
+    /// The inner backend's direct write for a slot it made; else `false`.
+    #[inline(always)]
+    fn write_slot_direct(&self, slot: MmioSlot, value: u32) -> bool {
+        slot.index() != usize::MAX && self.inner.write_slot_direct(slot, value)
     }
 }
 
@@ -301,6 +366,23 @@ mod tests {
         );
         assert_eq!(w.write_burst(DeviceAddr(0x112C), &[]), Ok(()));
         assert!(c.inner().log.borrow().is_empty());
+    }
+
+    #[test]
+    fn over_a_backend_without_slots_a_slot_is_the_window_address_path() {
+        let c = two_windows();
+        let w = c.window(DeviceAddr(0x1120), 16).unwrap();
+        let s = w.slot(DeviceAddr(0x1124));
+        assert_eq!(s, MmioSlot::unchecked(DeviceAddr(0x1124)));
+        assert!(!w.write_slot_direct(s, 1));
+        w.write_slot(s, 2).unwrap();
+        assert_eq!(w.read_slot(s), Ok(2));
+        let out = w.slot(DeviceAddr(0x1130));
+        assert_eq!(w.write_slot(out, 3), Err(Error::out_of_window(0x1130)));
+        assert_eq!(
+            *c.inner().log.borrow(),
+            vec![("w", 0x8024, 2), ("r", 0x8024, 2)]
+        );
     }
 
     #[test]

@@ -309,6 +309,7 @@ mod tests {
     #[test]
     fn a_csr_block_is_bound_at_its_translation() {
         use crate::csr::{Csr, CsrRegion, RegionTable};
+        use crate::mmio::MmioSlot;
         const CSR: u64 = 0x20_0000_0000;
         let mut buf = vec![0u32; 16];
         {
@@ -340,11 +341,32 @@ mod tests {
             assert!(csr.bind_block::<6>(DeviceAddr(CSR)).is_err());
             // ... and the inner window one whose translation leaves it.
             assert!(csr.bind_block::<0x10>(DeviceAddr(CSR + 0x1000)).is_ok());
+            // (named by the block's last dword, a CSR address).
             assert_eq!(
                 csr.bind_block::<0x20>(DeviceAddr(CSR + 0x1000)).map(|_| ()),
-                Err(Error::out_of_window(0x1050))
+                Err(Error::out_of_window(CSR + 0x101C))
+            );
+            // A window's slot is the inner window's (its dword index): the
+            // direct write reaches the translation; a refused address keeps
+            // the address path, refused by the window.
+            let regs = csr.window(DeviceAddr(CSR + 0x20), 0x10).unwrap();
+            let slot = regs.slot(DeviceAddr(CSR + 0x24));
+            assert_eq!(slot, w.slot(DeviceAddr(0x1024)));
+            assert!(regs.write_slot_direct(slot, 0x24));
+            regs.write_slot(slot, 0x25).unwrap();
+            assert_eq!(regs.read_slot(slot), Ok(0x25));
+            let outside = regs.slot(DeviceAddr(CSR + 0x30));
+            assert_eq!(outside, MmioSlot::unchecked(DeviceAddr(CSR + 0x30)));
+            assert!(!regs.write_slot_direct(outside, 1));
+            assert_eq!(
+                regs.write_slot(outside, 1),
+                Err(Error::out_of_window(CSR + 0x30))
+            );
+            assert_eq!(
+                regs.read_slot(outside),
+                Err(Error::out_of_window(CSR + 0x30))
             );
         }
-        assert_eq!((buf[4], buf[11]), (0xA, 0xF));
+        assert_eq!((buf[4], buf[9], buf[11], buf[12]), (0xA, 0x25, 0xF, 0));
     }
 }
