@@ -83,7 +83,7 @@ expected = {
     "c_tail_trickle16": ("tcp_c_tail", CALLS),
     "csr_write": ("tcp_csr_write", CALLS), "csr_write_bs": ("tcp_csr_write_bs", CALLS),
     "c_csr_write": ("tcp_c_csr_write", CALLS),
-    "csr_window_write": ("tcp_csr_window_write", CALLS), "csr_block_write": ("tcp_csr_block_write", CALLS),
+    "csr_window_write": ("tcp_csr_window_write", CALLS), "csr_block_write": ("tcp_csr_block_write", CALLS), "csr_bound_window_write": ("tcp_csr_bound_window_write", CALLS),
     "c_one1": ("tcp_c_one", CALLS), "c_one_idle1": ("tcp_c_one", CALLS), "window_write": ("tcp_window_write", CALLS),
     "bound_write": ("tcp_bound_write", CALLS), "raw_write": ("tcp_raw_write", CALLS),
     "k5_block_rmw": ("tcp_k5_block_rmw", CALLS), "k5_window_read": ("tcp_k5_window_read", CALLS),

@@ -82,9 +82,12 @@
 //! it returns is an `Mmio` whose access tests only that window and adds the
 //! translation (in a routine of 4 accesses, +6.75 instructions per access
 //! over raw pointers on every layout, where `csr_read` costs +12.25 and
-//! more). Over a `VolatileWindow`,
-//! [`Csr::bind_block`](crate::core::csr::Csr::bind_block) binds the block in
-//! the window: a constant register is then one store on the core.
+//! more). Over a `VolatileWindow` (firmware),
+//! [`Csr::bind_window`](crate::core::csr::Csr::bind_window) binds the part in
+//! the window as a window of its own answering the CSR addresses (an access
+//! is then the window's own check and store), and
+//! [`Csr::bind_block`](crate::core::csr::Csr::bind_block) binds a block: a
+//! constant register is then one store on the core.
 //!
 //! ```
 //! use khal::core::csr::{Csr, CsrRegion, RegionTable};

@@ -1,6 +1,7 @@
 //! The CSR layer on the core [000 §1]: `csr_write` / `csr_read` through both
 //! lookups (the cell index's build runs here too), windows resolved once
-//! (`Csr::window`) and blocks bound through the table (`Csr::bind_block`),
+//! (`Csr::window`), blocks and windows bound through the table
+//! (`Csr::bind_block`, `Csr::bind_window`),
 //! with 64-bit CSR addresses on a 32-bit core; every refusal writes nothing.
 
 use khal::core::csr::{BinarySearch, CellIndex, Csr, CsrRegion, Lookup};
@@ -23,6 +24,30 @@ pub fn all(r: &mut Runner<'_>) {
     r.run("csr_table_cell_index", csr_table::<CellIndex<4>>);
     r.run("csr_window_resolved_once", csr_window);
     r.run("csr_block_bound_once", csr_block);
+    r.run("csr_window_bound_in_the_window", csr_bound_window);
+}
+
+/// A window bound in the `VolatileWindow` (`Csr::bind_window`) answers the
+/// CSR addresses: its first and last dwords land at the translation, the
+/// dwords around it and the high word are refused by the window's own
+/// check, writing nothing; binding past the inner window is refused.
+fn csr_bound_window(win: &VolatileWindow) -> Outcome {
+    let csr = ok!(csr_of::<BinarySearch>(win));
+    let w = ok!(csr.bind_window(DeviceAddr(CSR + 0x1080), 0x10));
+    ok!(w.write32(DeviceAddr(CSR + 0x1080), 0xE0));
+    ok!(w.write32(DeviceAddr(CSR + 0x108C), 0xE3));
+    check_eq!(at(win, R1 + 0x80), Ok(0xE0));
+    check_eq!(at(win, R1 + 0x8C), Ok(0xE3));
+    for a in [CSR + 0x107C, CSR + 0x1090, CSR + 0x1082, CSR + 0x1080 + (1 << 32)] {
+        check_eq!(w.write32(DeviceAddr(a), 1), Err(Error::out_of_window(a)));
+    }
+    check_eq!(at(win, R1 + 0x7C), Ok(0));
+    check_eq!(at(win, R1 + 0x90), Ok(0));
+    check_eq!(
+        csr.bind_window(DeviceAddr(CSR + 0x10F0), 0x20).map(|_| ()),
+        Err(Error::out_of_window(CSR + 0x110C))
+    );
+    Ok(())
 }
 
 /// The window's dword at byte offset `off`.

@@ -37,7 +37,7 @@ use core::sync::atomic::{compiler_fence, Ordering};
 use embedded_hal::delay::DelayNs;
 use khal::core::csr::{BinarySearch, Csr, CsrRegion, CsrWindow, Lookup};
 use khal::core::dma::{DmaBuffer, DmaMemory, StaticDma};
-use khal::core::mmio::bound::{BoundBlock, BoundReg};
+use khal::core::mmio::bound::{BoundBlock, BoundReg, BoundWindow};
 use khal::core::mmio::volatile::VolatileWindow;
 use khal::core::notific::NqRing;
 use khal::core::notific::{BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry};
@@ -112,6 +112,15 @@ pub fn tcp_csr_write_bs(
 #[no_mangle]
 #[inline(never)]
 pub fn tcp_csr_window_write(w: &CsrWindow<'_, &VolatileWindow>, p: DeviceAddr, v: u32) -> bool {
+    w.write32(p, v).is_ok()
+}
+
+/// khal: a write through a CSR window bound in the `VolatileWindow`
+/// (`Csr::bind_window`: the region resolved and the part bound once; the
+/// access is the window's own check and store), held by reference.
+#[no_mangle]
+#[inline(never)]
+pub fn tcp_csr_bound_window_write(w: &BoundWindow<'_>, p: DeviceAddr, v: u32) -> bool {
     w.write32(p, v).is_ok()
 }
 
@@ -371,6 +380,7 @@ markers! {
     tcm_csr_write_bs = 22;
     tcm_csr_window_write = 23;
     tcm_csr_block_write = 24;
+    tcm_csr_bound_window_write = 25;
     tcm_k5_block_rmw = 40;
     tcm_k5_window_read = 41;
     tcm_k5_window_rmw = 42;
@@ -685,6 +695,24 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
             (&w1, WINDOW_BASE.add(0x810))
         };
         ok &= csr_window_write(w, black_box(p), i);
+    }
+    let (Ok(b0), Ok(b1)) = (
+        csr.bind_window(WINDOW_BASE, 0x800),
+        csr.bind_window(WINDOW_BASE.add(0x800), 0x800),
+    ) else {
+        return false;
+    };
+    let csr_bound_window_write = black_box(
+        tcp_csr_bound_window_write as fn(&BoundWindow<'_>, DeviceAddr, u32) -> bool,
+    );
+    tcm_csr_bound_window_write();
+    for i in 0..CALLS {
+        let (w, p) = if i & 1 == 0 {
+            (&b0, WINDOW_BASE.add(0x10))
+        } else {
+            (&b1, WINDOW_BASE.add(0x810))
+        };
+        ok &= csr_bound_window_write(w, black_box(p), i);
     }
     let Ok(blk) = csr.bind_block::<0x800>(WINDOW_BASE.add(0x800)) else {
         return false;

@@ -1,6 +1,6 @@
-//! CSR windows resolved once ([`Csr::window`], [`Csr::bind_block`]): the
-//! region lookup of [000 §1] done when a driver binds the registers it
-//! holds, not on every access.
+//! CSR windows resolved once ([`Csr::window`], [`Csr::bind_window`],
+//! [`Csr::bind_block`]): the region lookup of [000 §1] done when a driver
+//! binds the registers it holds, not on every access.
 //!
 //! # Why
 //!
@@ -14,7 +14,7 @@
 //! tock-registers' `StaticRef`, Rust for Linux's `io::Io`): it can resolve
 //! that block's region once.
 //!
-//! # The two forms
+//! # The forms
 //!
 //! - [`CsrWindow`] ([`Csr::window`]): `bytes` of one registered region from
 //!   `start`, translated once. It is an [`Mmio`], so every driver runs on it
@@ -26,7 +26,13 @@
 //!   another registered region holds it: a window is one resolved part of
 //!   one region (khal's own rule, as [`VolatileWindow`] refuses what lies
 //!   outside it). Any inner backend: the device model, mmap, the trace
-//!   wrappers.
+//!   wrappers. It hands out the inner backend's register slots
+//!   ([`Mmio::slot`]), so a hot register (an NQ head) is the inner one's.
+//! - [`Csr::bind_window`] (the inner backend a [`VolatileWindow`]): the
+//!   region resolved once and the part bound in the inner window as a window
+//!   of its own answering the CSR addresses ([`BoundWindow`]): an access is
+//!   that window's own check, then the load or store, with no CSR test in
+//!   front of it.
 //! - [`Csr::bind_block`] (the inner backend a [`VolatileWindow`]): the
 //!   region is resolved once and the block bound in the inner window once
 //!   ([`VolatileWindow::bind_block`]), so an access with a constant register
@@ -42,7 +48,7 @@ use core::borrow::Borrow;
 use super::{Csr, CsrRegion, Lookup};
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
-use crate::mmio::bound::BoundBlock;
+use crate::mmio::bound::{BoundBlock, BoundWindow};
 use crate::mmio::volatile::VolatileWindow;
 use crate::mmio::{Mmio, MmioSlot};
 
@@ -142,6 +148,33 @@ impl<M: Borrow<VolatileWindow>, const N: usize, L: Lookup> Csr<M, N, L> {
             .borrow()
             .bind_block::<BYTES>(device)
             .map_err(|_| Error::out_of_window(start.get().wrapping_add(bytes - 4)))
+    }
+}
+
+impl<M: Borrow<VolatileWindow>, const N: usize, L: Lookup> Csr<M, N, L> {
+    /// Resolve `bytes` from `start` once, and bind them in the inner
+    /// [`VolatileWindow`] as a window of their own answering the CSR
+    /// addresses from `start` ([`VolatileWindow::bind_window`]): an access is
+    /// then the window's own (one check, then the load or store), with no
+    /// CSR test in front of it (a [`CsrWindow`] over a `VolatileWindow`
+    /// tests its window, then the inner window tests again).
+    ///
+    /// Refused as [`Self::window`] (the region, then the block in it;
+    /// `bytes` 0 or not a whole number of dwords: [`Error::InvalidArgument`]),
+    /// then when `start` is not dword aligned (the window answers dwords:
+    /// [`Error::InvalidArgument`]) or the translated part leaves the inner
+    /// window ([`Error::OutOfWindow`] naming its last dword, a CSR address).
+    pub fn bind_window(&self, start: DeviceAddr, bytes: usize) -> Result<BoundWindow<'_>> {
+        let b = bytes as u64;
+        whole_dwords(b)?;
+        let region = self.lookup(start)?;
+        let device = resolve(region, start, b)?;
+        match self.inner.borrow().bind_window(device, bytes, start) {
+            Err(Error::OutOfWindow { .. }) => {
+                Err(Error::out_of_window(start.get().wrapping_add(b - 4)))
+            }
+            other => other,
+        }
     }
 }
 

@@ -118,6 +118,101 @@ impl VolatileWindow {
     }
 }
 
+/// A part of a [`VolatileWindow`] bound once, answering its own device
+/// addresses ([`VolatileWindow::bind_window`]): the [`Csr`](crate::csr::Csr)
+/// layer's resolved window over a `VolatileWindow`
+/// ([`Csr::bind_window`](crate::csr::Csr::bind_window)), whose accesses are
+/// the window's own (one check, then the load or store), with no CSR test in
+/// front of them. It lends the part out only by reference (`Deref`), so it
+/// cannot outlive the window it borrows.
+#[derive(Debug)]
+pub struct BoundWindow<'w> {
+    part: VolatileWindow,
+    _window: PhantomData<&'w VolatileWindow>,
+}
+
+impl VolatileWindow {
+    /// Bind the `bytes` of this window from device address `base` as a
+    /// window of their own answering device addresses from `answers_at`.
+    ///
+    /// Refused with [`Error::OutOfWindow`]: a `base` that is not a dword of
+    /// this window (naming `base`), or a part running past its end (naming
+    /// `base + bytes`, as [`Self::bind_block`]). Refused with
+    /// [`Error::InvalidArgument`]: `bytes` 0 or not a whole number of dwords,
+    /// an `answers_at` not dword aligned, or `answers_at + bytes` past
+    /// `u64::MAX`.
+    pub fn bind_window(
+        &self,
+        base: DeviceAddr,
+        bytes: usize,
+        answers_at: DeviceAddr,
+    ) -> Result<BoundWindow<'_>> {
+        if bytes == 0 || !bytes.is_multiple_of(4) {
+            return Err(Error::InvalidArgument(
+                "bound window: size not a positive whole number of dwords",
+            ));
+        }
+        let fits = u64::try_from(bytes)
+            .ok()
+            .and_then(|b| answers_at.get().checked_add(b))
+            .is_some();
+        if !answers_at.get().is_multiple_of(4) || !fits {
+            return Err(Error::InvalidArgument(
+                "bound window: answering address not dword aligned or wrapping",
+            ));
+        }
+        let off = self.byte_offset(base)?;
+        // `off < len` (checked above), so `len - off` cannot wrap.
+        if bytes > self.len() - off {
+            return Err(Error::out_of_window(base.get().wrapping_add(bytes as u64)));
+        }
+        Ok(BoundWindow {
+            part: self.part(off, bytes / 4, answers_at.get()),
+            _window: PhantomData,
+        })
+    }
+}
+
+impl core::ops::Deref for BoundWindow<'_> {
+    type Target = VolatileWindow;
+
+    #[inline(always)]
+    fn deref(&self) -> &VolatileWindow {
+        &self.part
+    }
+}
+
+impl crate::Mmio for BoundWindow<'_> {
+    #[inline(always)]
+    fn read32(&self, addr: DeviceAddr) -> Result<u32> {
+        self.part.read32(addr)
+    }
+    #[inline(always)]
+    fn write32(&self, addr: DeviceAddr, value: u32) -> Result<()> {
+        self.part.write32(addr, value)
+    }
+    #[inline(always)]
+    fn write_burst(&self, addr: DeviceAddr, words: &[u32]) -> Result<()> {
+        self.part.write_burst(addr, words)
+    }
+    #[inline(always)]
+    fn slot(&self, addr: DeviceAddr) -> crate::mmio::MmioSlot {
+        self.part.slot(addr)
+    }
+    #[inline(always)]
+    fn write_slot(&self, slot: crate::mmio::MmioSlot, value: u32) -> Result<()> {
+        self.part.write_slot(slot, value)
+    }
+    #[inline(always)]
+    fn read_slot(&self, slot: crate::mmio::MmioSlot) -> Result<u32> {
+        self.part.read_slot(slot)
+    }
+    #[inline(always)]
+    fn write_slot_direct(&self, slot: crate::mmio::MmioSlot, value: u32) -> bool {
+        self.part.write_slot_direct(slot, value)
+    }
+}
+
 impl<'w, const BYTES: usize> BoundBlock<'w, BYTES> {
     /// The block's size in bytes.
     pub const fn len(&self) -> usize {
@@ -368,5 +463,114 @@ mod tests {
             );
         }
         assert_eq!((buf[4], buf[9], buf[11], buf[12]), (0xA, 0x25, 0xF, 0));
+    }
+
+    #[test]
+    fn a_bound_window_answers_its_own_addresses_inside_the_window() {
+        let mut buf = vec![0u32; 16];
+        {
+            let w = window(&mut buf, 0x1000);
+            // Bytes 0x10..0x30 of the window, answering from 0x8000.
+            let part = w
+                .bind_window(DeviceAddr(0x1010), 0x20, DeviceAddr(0x8000))
+                .unwrap();
+            assert_eq!((part.device_base(), part.len()), (DeviceAddr(0x8000), 0x20));
+            part.write32(DeviceAddr(0x8000), 1).unwrap();
+            part.write32(DeviceAddr(0x801C), 2).unwrap();
+            part.write_burst(DeviceAddr(0x8008), &[3, 4]).unwrap();
+            let s = part.slot(DeviceAddr(0x8004));
+            assert!(part.write_slot_direct(s, 5));
+            for a in [0x7FFC, 0x8020, 0x8002, 0x1010] {
+                assert_eq!(part.write32(DeviceAddr(a), 9), Err(Error::out_of_window(a)));
+            }
+            assert_eq!(w.read32(DeviceAddr(0x102C)), Ok(2));
+            // Refused: past the window (naming base + bytes), a base outside
+            // or misaligned, sizes, a misaligned or wrapping answer address.
+            assert_eq!(
+                w.bind_window(DeviceAddr(0x1010), 0x34, DeviceAddr(0))
+                    .map(|_| ()),
+                Err(Error::out_of_window(0x1044))
+            );
+            assert_eq!(
+                w.bind_window(DeviceAddr(0x1040), 4, DeviceAddr(0))
+                    .map(|_| ()),
+                Err(Error::out_of_window(0x1040))
+            );
+            assert_eq!(
+                w.bind_window(DeviceAddr(0x1002), 4, DeviceAddr(0))
+                    .map(|_| ()),
+                Err(Error::out_of_window(0x1002))
+            );
+            for (bytes, at) in [(0, 0), (6, 0), (4, 2), (8, u64::MAX - 3)] {
+                assert!(
+                    matches!(
+                        w.bind_window(DeviceAddr(0x1000), bytes, DeviceAddr(at)),
+                        Err(Error::InvalidArgument(_))
+                    ),
+                    "{bytes} {at:#x}"
+                );
+            }
+        }
+        assert_eq!(&buf[3..13], &[0, 1, 5, 3, 4, 0, 0, 0, 2, 0]);
+    }
+
+    /// `true` if the table translates `p` (a valid dword of a region).
+    fn csr_window_ok<const N: usize>(t: &crate::csr::RegionTable<N>, p: u64) -> bool {
+        t.translate(DeviceAddr(p)).is_ok()
+    }
+
+    #[test]
+    fn a_csr_window_is_bound_in_the_volatile_window() {
+        use crate::csr::{Csr, CsrRegion, RegionTable};
+        const CSR: u64 = 0x20_0000_0000;
+        let mut buf = vec![0u32; 16];
+        {
+            let w = window(&mut buf, 0x1000);
+            let mut t = RegionTable::<3>::new();
+            let region = |s: u64, e: u64, d: u64| {
+                CsrRegion::new(DeviceAddr(s), DeviceAddr(e), DeviceAddr(d), 0).unwrap()
+            };
+            t.insert(region(CSR, CSR + 0x40, 0x1000)).unwrap();
+            t.insert(region(CSR + 0x1000, CSR + 0x1100, 0x1030))
+                .unwrap();
+            // A region whose dwords start at a CSR address 2 bytes past a
+            // dword: a window of it resolves, a bound window cannot answer.
+            t.insert(region(CSR + 0x2002, CSR + 0x2012, 0x1004))
+                .unwrap();
+            assert!(csr_window_ok(&t, CSR + 0x2002));
+            let csr = Csr::new(&w, t);
+            let part = csr.bind_window(DeviceAddr(CSR + 0x10), 0x20).unwrap();
+            part.write32(DeviceAddr(CSR + 0x10), 7).unwrap();
+            part.write32(DeviceAddr(CSR + 0x2C), 8).unwrap();
+            assert_eq!(
+                part.write32(DeviceAddr(CSR + 0x30), 9),
+                Err(Error::out_of_window(CSR + 0x30))
+            );
+            assert_eq!(csr.csr_read(DeviceAddr(CSR + 0x2C)), Ok(8));
+            // Refused as a window is, then by the inner window (the last
+            // dword, a CSR address), and for a misaligned start.
+            assert_eq!(
+                csr.bind_window(DeviceAddr(CSR + 0x30), 0x20).map(|_| ()),
+                Err(Error::out_of_window(CSR + 0x4C))
+            );
+            assert!(csr.bind_window(DeviceAddr(CSR + 0x1000), 0x10).is_ok());
+            assert_eq!(
+                csr.bind_window(DeviceAddr(CSR + 0x1000), 0x20).map(|_| ()),
+                Err(Error::out_of_window(CSR + 0x101C))
+            );
+            assert_eq!(
+                csr.bind_window(DeviceAddr(CSR + 0x80), 4).map(|_| ()),
+                Err(Error::no_region(CSR + 0x80))
+            );
+            assert!(matches!(
+                csr.bind_window(DeviceAddr(CSR), 6),
+                Err(Error::InvalidArgument(_))
+            ));
+            assert!(matches!(
+                csr.bind_window(DeviceAddr(CSR + 0x2002), 8),
+                Err(Error::InvalidArgument(_))
+            ));
+        }
+        assert_eq!((buf[4], buf[11], buf[12]), (7, 8, 0));
     }
 }

@@ -236,6 +236,24 @@ impl VolatileWindow {
         unsafe { NonNull::new_unchecked(self.dword_at(off)) }
     }
 
+    /// The part of this window from byte offset `off` (which
+    /// [`Self::offset`] accepted) of `words` dwords (`off + 4 words <= len`,
+    /// checked by the caller), answering device addresses from
+    /// `device_base` (dword aligned, `device_base + 4 words` not past
+    /// `u64::MAX`, checked by the caller); for `mmio::bound`'s
+    /// [`BoundWindow`](super::bound::BoundWindow), which only lends it out
+    /// by reference while it borrows this window.
+    pub(super) fn part(&self, off: usize, words: usize, device_base: u64) -> VolatileWindow {
+        VolatileWindow {
+            // A range inside this window: the constructor's contract (mapped,
+            // no references, reads tolerated) holds for it as for the whole,
+            // for as long as this window is borrowed.
+            base: self.checked_dword(off),
+            device_base,
+            words,
+        }
+    }
+
     /// The dword index of `addr` ([`Self::offset`] / 4).
     #[inline(always)]
     fn index(&self, addr: DeviceAddr) -> Result<usize> {
