@@ -399,8 +399,8 @@ impl Lookup for BinarySearch {
 /// apart get cells of their own), then the three best powers plus each
 /// lower power, then, for two neighbouring regions the best so far puts in
 /// one cell, the multipliers of about its size that put a cell border
-/// between them (three windows in one cell: two keep it, the third has
-/// the next), and keeps the multiplier whose entries cost least: the
+/// between them (three windows in one cell: a border splits them one and
+/// two, one of the two in the next entry), and keeps the multiplier whose entries cost least: the
 /// accesses a cell finds in its next entry, plus six times those it does
 /// not resolve, each region's accesses spread evenly over its cells. It
 /// stops at the first multiplier that costs nothing.
@@ -567,12 +567,14 @@ impl<const M: usize> Lookup for CellIndex<M> {
                 }
             }
         }
-        // Then a cell border between two neighbours the best shares a cell
-        // between: the multipliers of about its size under which some
-        // multiple of the cell width falls between the last valid address
-        // `x1` of the one and the first `x2` of the next (`x1 m < t S <=
-        // x2 m`, `S` the cell width, for `t` near `x2 mul / S`). Three
-        // windows in one cell: two share it, the third has the next.
+        // Then a cell border between two neighbours the best puts in one
+        // cell: the multipliers of about its size under which a cell
+        // border falls between the last valid address `x1` of the one and
+        // the first `x2` of the next (`x1 m < t S <= x2 m`, `S = 2^(64 -
+        // BITS)` a cell of `p * m`, for `t` near `x2 mul / S`). Three
+        // windows in one cell: a border splits them one and two, one of
+        // the two in the next entry (measured +8.88 Ir a call over the raw
+        // add, +12.5 before, when the third took the binary search).
         let width = 1u128 << (64 - Self::BITS);
         for j in table.first() + 1..N {
             let (x1, x2) = (table.last_valid(j - 1), table.key(j));
