@@ -139,7 +139,7 @@
 //!   to build; an access is an unrolled binary search (`log2 N` steps; for
 //!   5 to 32 slots a decision tree of constant probes) and one compare, the
 //!   same cost on every layout. Pick it for firmware short of code or RAM
-//!   (the index's build is about 3.7 KB of Cortex-M4 code; the firmware
+//!   (the index's build is about 6.4 KB of Cortex-M4 code; the firmware
 //!   images pick it), for tables changed often, for layouts that defeat the
 //!   cells, and for accesses that are not hot.
 //!

@@ -142,7 +142,8 @@ pub fn csr_demo(w: &VolatileWindow) -> Result<u32> {
     // The table is built inside the `Csr` (`regions_mut`), never moved: a
     // moved table is a `memcpy` call the image would otherwise link. The
     // binary search, not the default cell index: no build code (the cell
-    // index's build is about 3.7 KB of this image's .text) and no memory
+    // index's build is about 6.4 KB of this image's .text: 14 076 bytes
+    // with it, 7 644 without) and no memory
     // beyond the slots.
     let mut csr = Csr::<_, 4, BinarySearch>::with_empty_table(w);
     let t = csr.regions_mut().ok_or(Error::NoRegionTable)?;

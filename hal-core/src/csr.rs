@@ -261,7 +261,7 @@ const EMPTY_SLOT: CsrRegion = CsrRegion {
 ///   8 random windows, one layout measured +8.34 (+12.0 before the cell
 ///   borders between neighbours; the binary search +11.75). Memory: `192 N + 8` bytes (776 for `N = 4`); the index is
 ///   rebuilt at each [`Self::insert`] and [`Self::remove_device`] (a
-///   multiplier search, about 3.7 KB of Cortex-M4 code). `CellIndex` alone
+///   multiplier search, about 6.4 KB of Cortex-M4 code). `CellIndex` alone
 ///   (`CellIndex<16>`) is 128 cells whatever `N`.
 /// - [`BinarySearch`] (no memory beyond the slots, nothing to build): the
 ///   last slot with `key[i] <= p`, by a binary search over all `N` slots
@@ -587,7 +587,12 @@ impl<const M: usize> Lookup for CellIndex<M> {
                 let Some(tw) = t.checked_mul(width) else {
                     continue;
                 };
-                let (lo, hi) = (tw.div_ceil(u128::from(x2)), tw.div_ceil(u128::from(x1)));
+                // Checked divisions (`x1 != 0` above, `x2 > x1`): a division
+                // the compiler cannot prove nonzero is a panic path, which a
+                // panic-never firmware image refuses to link.
+                let (Some(lo), Some(hi)) = (div_ceil(tw, x2), div_ceil(tw, x1)) else {
+                    continue;
+                };
                 let Ok(m) = u64::try_from(lo) else {
                     continue;
                 };
@@ -646,6 +651,14 @@ impl<const M: usize> Lookup for CellIndex<M> {
     fn slow<const N: usize>(table: &RegionTable<N, Self>, a: u64) -> Result<DeviceAddr> {
         table.search(a)
     }
+}
+
+/// `a / b` rounded up, `None` for `b == 0` (no panic path: the cell build
+/// runs in panic-never firmware).
+fn div_ceil(a: u128, b: u64) -> Option<u128> {
+    let b = u128::from(b);
+    let q = a.checked_div(b)?;
+    Some(q.wrapping_add(u128::from(a.checked_rem(b)? != 0)))
 }
 
 /// What an access a cell does not resolve costs, in units of the next
@@ -1019,7 +1032,11 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
                 .is_some_and(|r| r.device_id != device_id)
             {
                 kept -= 1;
-                self.regions.swap(kept, i);
+                // `kept <= i < N`; tested, so no bounds panic is linked into
+                // panic-never firmware.
+                if kept < N && i < N {
+                    self.regions.swap(kept, i);
+                }
             }
         }
         for r in self.regions.iter_mut().take(kept) {

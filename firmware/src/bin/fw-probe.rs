@@ -12,9 +12,10 @@
 use core::hint::black_box;
 
 use cortex_m_rt::entry;
+use khal_core::csr::{Csr, CsrRegion};
 use khal_core::mmio::bound::{BoundBlock, BoundReg};
 use khal_core::mmio::volatile::VolatileWindow;
-use khal_core::DeviceAddr;
+use khal_core::{DeviceAddr, Error, Result};
 use khal_firmware::{publish, window, WINDOW_ADDR};
 
 /// The probed register block: 4 KiB, one plain register, one array.
@@ -110,6 +111,24 @@ pub fn khal_probe_mmio_window_write(w: &VolatileWindow, v: u32) {
     let _ = CTRL.write(w, DeviceAddr(0), v);
 }
 
+/// Not an access probe: the default CSR lookup (the cell index) built,
+/// changed and used, so that a panic path in its build fails this image's
+/// link (the size images name the binary search and do not link the build).
+#[no_mangle]
+#[inline(never)]
+pub fn khal_csr_cell_linked(w: &VolatileWindow) -> Result<u32> {
+    let mut csr = Csr::<_, 4>::with_empty_table(w);
+    let t = csr.regions_mut().ok_or(Error::NoRegionTable)?;
+    let at = |a: u64, b: u64, id: u32| {
+        CsrRegion::identity(DeviceAddr(black_box(a)), DeviceAddr(black_box(b)), id)
+    };
+    t.insert_all([at(0, 0x40, 0)?, at(0x100, 0x140, 1)?, at(0x180, 0x1C0, 1)?])?;
+    t.insert(at(0x4_0000, 0x8_0000, 2)?)?;
+    t.remove_device(black_box(1));
+    csr.csr_write(black_box(DeviceAddr(0x10)), 1)?;
+    csr.csr_read(black_box(DeviceAddr(0x4_0010)))
+}
+
 #[entry]
 fn main() -> ! {
     let r = window().and_then(|w| {
@@ -128,6 +147,7 @@ fn main() -> ! {
         x ^= black_box(khal_probe_held_block_read as fn(&Holder<'_>) -> u32)(&h);
         black_box(khal_probe_held_block_array_write as fn(&Holder<'_>, u32))(&h, 5);
         black_box(khal_probe_mmio_window_write as fn(&VolatileWindow, u32))(&w, 6);
+        x ^= black_box(khal_csr_cell_linked as fn(&VolatileWindow) -> Result<u32>)(&w)?;
         Ok((x ^ h.state) as usize)
     });
     publish(r);
