@@ -713,6 +713,31 @@ if isinstance(f4, dict):
                                                                 ("+" + f(win - v["raw"])) if win is not None else "—",
                                                                 f(v["raw"]), f(v["c_scan"])))
     w("")
+f5 = (j.get("checker_cases") or {}).get("fifth")
+if isinstance(f5, dict):
+    w("## The fifth checker's CSR windows (own kernels, references in the same run)\n")
+    w("`tests/src/bin/khal_ir/chk5.rs` (`checker_cases.fifth`), written apart from chk4.rs: an "
+      "engine holding three `CsrWindow`s as fields brings itself up through `&self` (a "
+      "read-modify-write, a status poll of at most 8, writes from the reads; one call in four "
+      "times out) against a raw base pointer per block and against `csr_read` / `csr_write`; "
+      "`K` chained accesses each through its own window (`K` = 16: windows indexed in a loop, "
+      "neither form unrolled), with one call in 8 refused (`miss8`); 16 registers filled in a "
+      "loop through one window. Layouts: `e3` identity regions, `odd` lengths of 4k + 2 bytes "
+      "and translations 2 mod 4, `top` regions in the last 36 KiB of the 64-bit space. Ir per "
+      "access (a refused access counted); every answer checked against a model.\n")
+    w("| case | window | raw pointers | window over raw | other |")
+    w("| --- | --- | --- | --- | --- |")
+    for k, v in f5.items():
+        if k.startswith("eng:"):
+            w("| engine, `%s` | %s | %s | +%s | through `csr_read` / `csr_write` %s |" % (
+                k[4:], f(v["window"]), f(v["raw"]), f(v["window"] - v["raw"]), f(v["csr"])))
+        elif k.startswith("chain:"):
+            w("| K = %s chained, `%s` | %s | %s | +%s | one call in 8 refused: %s |" % (
+                k.split(":")[2], k.split(":")[1], f(v["window"]), f(v["raw"]), f(v["window"] - v["raw"]), f(v["window_miss8"])))
+        elif k == "fill16":
+            w("| 16 registers filled through one window | %s | %s | +%s | `write_burst` %s; a count from the caller: %s vs raw %s |" % (
+                f(v["window"]), f(v["raw"]), f(v["window"] - v["raw"]), f(v["burst"]), f(v["window_n"]), f(v["raw_n"])))
+    w("")
 w("## Register access on thumbv7em (instructions per access, from the disassembly)\n")
 w("| probe | instructions | what they are |")
 w("| --- | --- | --- |")
@@ -773,12 +798,16 @@ else:
         ("`Mmio::write32` through a CSR window bound in the `VolatileWindow` (`Csr::bind_window`), held by reference", "csr_bound_window_write", ["c_csr_write", "window_write"]),
         ("a constant register of a block bound through the table (`Csr::bind_block`), held by reference", "csr_block_write", ["raw_write"]),
         ("`Mmio::write32` through the `VolatileWindow` (the address path)", "window_write", ["raw_write"]),
+        ("the fifth checker: a read-modify-write of a constant register of a CSR block (`Csr::bind_block`) held in a struct", "k5_block_rmw", ["k5_raw_rmw"]),
+        ("the fifth checker: a read through a `CsrWindow` at `start + 0x10`", "k5_window_read", ["window_write"]),
+        ("the fifth checker: phase `drain`, one new entry, `out` of 1, the notification engine on a `CsrWindow`", "k5_drain1_win", ["drain1"]),
+        ("the fifth checker: the same ring's idle poll", "k5_idle1_win", ["idle1"]),
         ("`BoundReg::write`, the handle held by reference", "bound_write", ["raw_write"]),
     ]
     names = {"c_phase1": "C phase", "c_tail1": "C tail", "c_phase1_wrap": "C phase",
              "c_phase_trickle16": "C phase", "c_tail_trickle16": "C tail",
              "c_phase_idle1": "C phase", "c_tail_idle1": "C tail", "raw_write": "raw store",
-             "c_csr_write": "C `csr_write`", "window_write": "`VolatileWindow` write", "c_one1": "C take-one", "c_one_idle1": "C take-one"}
+             "c_csr_write": "C `csr_write`", "window_write": "`VolatileWindow` write", "k5_raw_rmw": "raw read-modify-write", "drain1": "the ring on the window itself", "idle1": "the ring on the window itself", "c_one1": "C take-one", "c_one_idle1": "C take-one"}
     w("| probe | " + " | ".join("%s: khal | %s: reference(s) | %s: khal / reference" % (t, t, t) for t in tgts) + " |")
     w("| --- |" + " --- | --- | --- |" * len(tgts))
     for label, k, refs in rows:
