@@ -387,6 +387,9 @@ markers! {
     tcm_k5_raw_rmw = 43;
     tcm_k5_drain1_win = 44;
     tcm_k5_idle1_win = 45;
+    tcm_burst2_16 = 60;
+    tcm_c_phase_burst2_16 = 61;
+    tcm_c_tail_burst2_16 = 62;
 }
 
 /// The default lookup of a `Csr<_, 4>`.
@@ -554,6 +557,12 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     // The same through an out of 16 (a trickle), then idle.
     scenario!(ok, tcm_trickle16, dev.post(big.memory()) & (drain(&mut big, &mut out16) == 1));
     scenario!(ok, tcm_idle16, drain(&mut big, &mut out16) == 0);
+    // Two new entries per call through an out of 16 (a small burst).
+    scenario!(
+        ok,
+        tcm_burst2_16,
+        dev.post(big.memory()) & dev.post(big.memory()) & (drain(&mut big, &mut out16) == 2)
+    );
     // The ring of 8: the call that takes slot 7 (the head wraps, the
     // expected phase flips), two passes.
     let mut dev8 = Dev::new(SMALL);
@@ -615,19 +624,30 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
                 tcm_c_phase1 as fn(),
                 tcm_c_phase_idle1,
                 tcm_c_phase_trickle16,
+                tcm_c_phase_burst2_16,
             ],
         ),
         (
             &mt,
             &mut ct,
             c_tail,
-            [tcm_c_tail1 as fn(), tcm_c_tail_idle1, tcm_c_tail_trickle16],
+            [
+                tcm_c_tail1 as fn(),
+                tcm_c_tail_idle1,
+                tcm_c_tail_trickle16,
+                tcm_c_tail_burst2_16,
+            ],
         ),
     ] {
         let mut d = Dev::new(BIG);
         scenario!(ok, names[0], d.post_c(m) & (f(s, &mut cout1) == 1));
         scenario!(ok, names[1], f(s, &mut cout1) == 0);
         scenario!(ok, names[2], d.post_c(m) & (f(s, &mut cout16) == 1));
+        scenario!(
+            ok,
+            names[3],
+            d.post_c(m) & d.post_c(m) & (f(s, &mut cout16) == 2)
+        );
         tcm_none();
     }
     // The leanest poll ("take one"), over a ring of its own.

@@ -474,32 +474,38 @@ pub trait DmaMemory {
     }
 
     /// Phase mode's quick step [004 §3], [FACTS §11] (issue 12, bare
-    /// metal: the drain's idle poll and one-entry take, which call nothing,
-    /// in front of an out-of-line general path). The entry `at` as in
-    /// [`DmaMemory::take_new_at`]: not new, [`TakeOne::Idle`] (nothing else
-    /// done, no closure called); new, and `out` has room for one only, or
-    /// `more()` says no second may be taken, or the entry after it is not
-    /// new: the entry copied into `out[0]` (after an Acquire fence),
-    /// [`TakeOne::One`]. Anything else is [`TakeOne::Other`], with nothing
-    /// consumed: the caller then takes what [`DmaMemory::take_new_at`]
-    /// takes. No error: an entry outside the memory is `Other` (nothing
-    /// loaded), and `take_new_at` refuses it.
+    /// metal: the drain's idle poll and the take of one or two entries,
+    /// which call nothing, in front of an out-of-line general path). The
+    /// entry `at` as in [`DmaMemory::take_new_at`]: not new,
+    /// [`TakeOne::Idle`] (nothing else done, no closure called); new, and
+    /// `out` has room for one only, or `more()` says no second may be taken
+    /// (`true` promises the entry after it is before the ring's end), or
+    /// the entry after it is not new: the entry copied into `out[0]` (after
+    /// an Acquire fence), [`TakeOne::One`]. Both new, and `out` has room for
+    /// two only, or `third()` says the entry after the second is not before
+    /// the ring's end, or that entry is not new: both copied,
+    /// [`TakeOne::Two`]. Anything else is [`TakeOne::Other`], with nothing
+    /// consumed (`out` may have been written): the caller then takes what
+    /// [`DmaMemory::take_new_at`] takes. No error: an entry outside the
+    /// memory is `Other` (nothing loaded), and `take_new_at` refuses it.
     ///
     /// The default: [`DmaMemory::peek_entry`], and [`DmaMemory::take_peeked`]
-    /// when `out` has room for one or `more()` says no (the second entry is
+    /// when `out` has room for one or `more()` says no (a second entry is
     /// left to `take_new_at`). The word backends
-    /// ([`AtomicWords::take_one_at`]) test the second entry too.
+    /// ([`AtomicWords::take_one_at`]) test the second and third entries.
     #[inline(always)]
     fn take_one_at(
         &self,
         at: usize,
         old: u32,
         more: impl FnOnce() -> bool,
+        third: impl FnOnce() -> bool,
         out: &mut [NqEntry],
     ) -> TakeOne
     where
         Self: Sized,
     {
+        let _ = third;
         let Some(Ok(peek)) = at.checked_mul(NQ_ENTRY_BYTES).map(|o| self.peek_entry(o)) else {
             return TakeOne::Other;
         };
@@ -527,10 +533,12 @@ pub enum TakeOne {
     Idle,
     /// The entry is new and copied into `out[0]`, alone.
     One,
-    /// Anything else (the entry after it is new too, the entry is outside
-    /// the memory, `out` is empty, the copy saw a rewrite): nothing is
-    /// consumed, `out` may have been written; [`DmaMemory::take_new_at`]
-    /// decides.
+    /// The entry and the one after it are new and copied into `out[0..2]`
+    /// (`out` holds two, or no third may be tested, or the third is not new).
+    Two,
+    /// Anything else (three new entries, the entry is outside the memory,
+    /// `out` is empty, the copy saw a rewrite): nothing is consumed, `out`
+    /// may have been written; [`DmaMemory::take_new_at`] decides.
     Other,
 }
 
@@ -771,7 +779,7 @@ mod tests {
             true
         };
         assert_eq!(
-            m.take_one_at(0, PHASE_DWORD_BIT, more, &mut out),
+            m.take_one_at(0, PHASE_DWORD_BIT, more, || true, &mut out),
             TakeOne::Idle
         );
         assert_eq!(
@@ -779,18 +787,27 @@ mod tests {
             (1, false),
             "one load, no closure"
         );
-        assert_eq!(m.take_one_at(0, 0, more, &mut out), TakeOne::Other);
+        assert_eq!(m.take_one_at(0, 0, more, || true, &mut out), TakeOne::Other);
         assert!(called.get());
-        assert_eq!(m.take_one_at(0, 0, || true, &mut []), TakeOne::Other);
+        assert_eq!(
+            m.take_one_at(0, 0, || true, || true, &mut []),
+            TakeOne::Other
+        );
         // This backend's `read` copies nothing, so the copied phase does
         // not match the peeked one: not taken.
-        assert_eq!(m.take_one_at(0, 0, || false, &mut out), TakeOne::Other);
+        assert_eq!(
+            m.take_one_at(0, 0, || false, || true, &mut out),
+            TakeOne::Other
+        );
         // Past the memory (also an index whose byte offset does not fit):
         // nothing loaded.
         let loads = m.1.get();
-        assert_eq!(m.take_one_at(3, 0, || false, &mut out), TakeOne::Other);
         assert_eq!(
-            m.take_one_at(usize::MAX, 0, || false, &mut out),
+            m.take_one_at(3, 0, || false, || true, &mut out),
+            TakeOne::Other
+        );
+        assert_eq!(
+            m.take_one_at(usize::MAX, 0, || false, || true, &mut out),
             TakeOne::Other
         );
         assert_eq!(m.1.get(), loads);

@@ -189,17 +189,18 @@ macro_rules! dma_memory_over_words {
             }
 
             /// The first entry's phase word tested, the second's when
-            /// `out` has room for two, the first copied straight
-            /// ([`AtomicWords::take_one_at`]).
+            /// `out` has room for two, the third's when both are new; one
+            /// or two copied straight ([`AtomicWords::take_one_at`]).
             #[inline(always)]
             fn take_one_at(
                 &$s,
                 at: usize,
                 old: u32,
                 more: impl FnOnce() -> bool,
+                third: impl FnOnce() -> bool,
                 out: &mut [$crate::notific::entry::NqEntry],
             ) -> $crate::dma::TakeOne {
-                $view.take_one_at(at, old, more, out)
+                $view.take_one_at(at, old, more, third, out)
             }
         }
     };

@@ -683,14 +683,17 @@ impl<W: AtomicWord> AtomicWords<'_, W> {
     /// view of the words: the entry `at` checked and its first word loaded
     /// and tested (the idle poll ends here); if `out` has room for two and
     /// `more`, the next entry's first word loaded and tested under the same
-    /// view (new too: [`TakeOne::Other`], nothing copied); then one Acquire
-    /// fence and the entry copied from the loaded word and its other words.
+    /// view; when it is new too and `out` has room for a third and
+    /// `third`, the third's (new too: [`TakeOne::Other`], nothing copied);
+    /// then one Acquire fence and the new entries copied from the loaded
+    /// words and their other words.
     #[inline(always)]
     pub fn take_one_at(
         &self,
         at: usize,
         old: u32,
         more: impl FnOnce() -> bool,
+        third: impl FnOnce() -> bool,
         out: &mut [NqEntry],
     ) -> TakeOne {
         let entries = W::entries(self.words());
@@ -712,14 +715,52 @@ impl<W: AtomicWord> AtomicWords<'_, W> {
             let Some([_, e1]) = entries.get(at..at + 2) else {
                 return TakeOne::Other;
             };
-            if (phase_dword::<W>(W::first(e1).load()) ^ p0) & PHASE_DWORD_BIT == 0 {
-                return TakeOne::Other;
+            let w1 = W::first(e1).load();
+            if (phase_dword::<W>(w1) ^ p0) & PHASE_DWORD_BIT == 0 {
+                return self.take_two(at, w0, w1, p0, third, out);
             }
         }
         // The phase load said "new": order the entry's other loads after it.
         fence(Acquire);
         W::entry(w0, e0, o0);
         TakeOne::One
+    }
+
+    /// [`AtomicWords::take_one_at`] when the entries `at` and `at + 1` are
+    /// both new (their first words `w0`, `w1`): both copied, unless `out`
+    /// has room for a third, `third()` and the third is new too (then
+    /// [`TakeOne::Other`], nothing copied: a run).
+    #[inline(always)]
+    fn take_two(
+        &self,
+        at: usize,
+        w0: W::Int,
+        w1: W::Int,
+        p0: u32,
+        third: impl FnOnce() -> bool,
+        out: &mut [NqEntry],
+    ) -> TakeOne {
+        let entries = W::entries(self.words());
+        let Some(([o0, o1], rest)) = out.split_first_chunk_mut::<2>() else {
+            return TakeOne::Other;
+        };
+        if !rest.is_empty() && third() {
+            // (`at + 1 < entries.len()`: no overflow.)
+            let Some([_, _, e2]) = entries.get(at..at + 3) else {
+                return TakeOne::Other;
+            };
+            if (phase_dword::<W>(W::first(e2).load()) ^ p0) & PHASE_DWORD_BIT == 0 {
+                return TakeOne::Other;
+            }
+        }
+        let Some([e0, e1]) = entries.get(at..at + 2) else {
+            return TakeOne::Other;
+        };
+        // One fence orders both entries' other loads after both phase loads.
+        fence(Acquire);
+        W::entry(w0, e0, o0);
+        W::entry(w1, e1, o1);
+        TakeOne::Two
     }
 }
 
@@ -986,58 +1027,88 @@ mod tests {
 
     /// `take_one_at`: the idle test alone when the entry is not new; one
     /// entry copied when `out` holds one, `more` says no, or the entry after
-    /// it is not new; anything else `Other`, nothing copied.
+    /// it is not new; two when both are new and `out` holds two, `third`
+    /// says no, or the third is not new; anything else `Other`, nothing
+    /// copied.
     #[test]
-    fn take_one_at_takes_one_entry_or_leaves_it_to_the_run() {
+    fn take_one_at_takes_one_or_two_entries_or_leaves_them_to_the_run() {
         use core::cell::Cell;
-        let w = words::<24>(); // 6 entries of 4-byte words
+        let w = words::<32>(); // 8 entries of 4-byte words
         let v = AtomicWords::whole(&w);
-        // Entries 0, 1 and 3 new in phase 1 (other bits of the phase byte set).
-        for i in [0u8, 1, 3] {
+        // Entries 0, 1, 2, 4 and 5 new in phase 1 (other bits of the
+        // phase byte set).
+        for i in [0u8, 1, 2, 4, 5] {
             let mut e = [i; 16];
             e[PHASE_BYTE] = PHASE_MASK | 0x11;
             v.write(usize::from(i) * 16, &e).unwrap();
         }
-        let more = Cell::new(0);
+        let calls = Cell::new(0);
         let m = |yes: bool| {
-            more.set(more.get() + 1);
+            calls.set(calls.get() + 1);
             yes
         };
         let fresh = [NqEntry::default(); 3];
         let mut out = fresh;
         // Consumer phase 1: nothing new, no closure called, nothing written.
         let old1 = PHASE_DWORD_BIT | 0x1234;
-        assert_eq!(v.take_one_at(0, old1, || m(true), &mut out), TakeOne::Idle);
-        assert_eq!((more.get(), out), (0, fresh));
-        // Consumer phase 0. Entry 0 is followed by a new one: left to the
-        // run, nothing copied.
-        assert_eq!(v.take_one_at(0, 0, || m(true), &mut out), TakeOne::Other);
-        assert_eq!((more.get(), out), (1, fresh));
-        // The same when `more` says no, or `out` holds one (not asked).
-        assert_eq!(v.take_one_at(0, 0, || m(false), &mut out), TakeOne::One);
-        assert_eq!((more.get(), out[0].bytes()[15], out[1]), (2, 0, fresh[1]));
-        assert_eq!(v.take_one_at(1, 0, || m(true), &mut out[..1]), TakeOne::One);
-        assert_eq!((more.get(), out[0].bytes()[15]), (2, 1));
-        // Entry 1 is followed by an old one, entry 3 too: taken alone.
-        assert_eq!(v.take_one_at(1, 0, || m(true), &mut out), TakeOne::One);
-        assert_eq!(v.take_one_at(3, 0, || m(true), &mut out), TakeOne::One);
-        assert_eq!((more.get(), out[0].bytes()[15]), (4, 3));
-        // The last entry when `more` says there is another (past the
-        // memory), an entry past the memory, an empty `out`: `Other`.
-        let mut e = [5u8; 16];
-        e[PHASE_BYTE] = PHASE_MASK;
-        v.write(80, &e).unwrap();
-        out = fresh;
-        assert_eq!(v.take_one_at(5, 0, || m(true), &mut out), TakeOne::Other);
-        assert_eq!(v.take_one_at(6, 0, || m(true), &mut out), TakeOne::Other);
+        let t = v.take_one_at(0, old1, || m(true), || m(true), &mut out);
+        assert_eq!((t, calls.get(), out), (TakeOne::Idle, 0, fresh));
+        // Consumer phase 0. Entries 0, 1, 2 new: left to the run (both
+        // closures asked), nothing copied.
+        let t = v.take_one_at(0, 0, || m(true), || m(true), &mut out);
+        assert_eq!((t, calls.get(), out), (TakeOne::Other, 2, fresh));
+        // One when `more` says no, or `out` holds one (neither asked).
+        let t = v.take_one_at(0, 0, || m(false), || m(true), &mut out);
         assert_eq!(
-            v.take_one_at(usize::MAX, 0, || m(true), &mut out),
+            (t, calls.get(), out[0].bytes()[15], out[1]),
+            (TakeOne::One, 3, 0, fresh[1])
+        );
+        let t = v.take_one_at(1, 0, || m(true), || m(true), &mut out[..1]);
+        assert_eq!((t, calls.get(), out[0].bytes()[15]), (TakeOne::One, 3, 1));
+        // Two when `third` says no, when `out` holds two (not asked), when
+        // the third is not new (entries 4, 5, then 6 old).
+        out = fresh;
+        let t = v.take_one_at(0, 0, || m(true), || m(false), &mut out);
+        let got = (out[0].bytes()[15], out[1].bytes()[15], out[2]);
+        assert_eq!((t, calls.get(), got), (TakeOne::Two, 5, (0, 1, fresh[2])));
+        let t = v.take_one_at(1, 0, || m(true), || m(true), &mut out[..2]);
+        let got = (out[0].bytes()[15], out[1].bytes()[15]);
+        assert_eq!((t, calls.get(), got), (TakeOne::Two, 6, (1, 2)));
+        let t = v.take_one_at(4, 0, || m(true), || m(true), &mut out);
+        let got = (out[0].bytes()[15], out[1].bytes()[15]);
+        assert_eq!((t, calls.get(), got), (TakeOne::Two, 8, (4, 5)));
+        // Entry 2 is followed by an old one: taken alone.
+        let t = v.take_one_at(2, 0, || m(true), || m(true), &mut out);
+        assert_eq!((t, out[0].bytes()[15]), (TakeOne::One, 2));
+        // Past the memory when the closures say there is more (the second
+        // of entry 7, the third of entries 6 and 7), an entry past the
+        // memory, an empty `out`: `Other`, nothing copied.
+        for i in [6u8, 7] {
+            let mut e = [i; 16];
+            e[PHASE_BYTE] = PHASE_MASK;
+            v.write(usize::from(i) * 16, &e).unwrap();
+        }
+        out = fresh;
+        for at in [7, 6, 8, usize::MAX] {
+            assert_eq!(
+                v.take_one_at(at, 0, || true, || true, &mut out),
+                TakeOne::Other
+            );
+        }
+        assert_eq!(
+            v.take_one_at(7, 0, || true, || true, &mut []),
             TakeOne::Other
         );
-        assert_eq!(v.take_one_at(5, 0, || m(true), &mut []), TakeOne::Other);
         assert_eq!(out, fresh);
-        assert_eq!(v.take_one_at(5, 0, || m(false), &mut out), TakeOne::One);
-        assert_eq!(out[0].bytes()[15], 5);
+        assert_eq!(
+            v.take_one_at(7, 0, || false, || true, &mut out),
+            TakeOne::One
+        );
+        assert_eq!(out[0].bytes()[15], 7);
+        assert_eq!(
+            v.take_one_at(6, 0, || true, || false, &mut out),
+            TakeOne::Two
+        );
     }
 
     #[test]

@@ -540,48 +540,61 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
 
     /// Phase mode's quick step on bare metal ([`NqRing::drain`] into a
     /// non-empty `out`), which calls nothing: [`DmaMemory::take_one_at`]
-    /// from `next` (the idle poll: `Some(0)`), and one new entry alone
-    /// (`out` of one, or the entry after it not new), committed through a
-    /// head slot the backend writes directly ([`Mmio::write_slot_direct`]):
-    /// the head written once, then the cursor moved (at the ring's last
-    /// slot: the head written 0, the cursor to slot 0, the phase flipped),
-    /// `Some(1)`. Anything else is `None`, with nothing consumed and nothing
-    /// written but maybe `out[0]`: the general path ([`NqRing::drain_phase`])
-    /// then drains from `next`, as if this step had not run.
+    /// from `next` (the idle poll: `Some(0)`), and one or two new entries
+    /// (the trickle; a small burst, the entry after them not new),
+    /// committed through a head slot the backend writes directly
+    /// ([`Mmio::write_slot_direct`]): the head written once, then the
+    /// cursor moved (at the ring's end: the head written 0, the cursor to
+    /// slot 0, the phase flipped), `Some(n)`. Anything else is `None`, with
+    /// nothing consumed and nothing written but maybe `out`: the general
+    /// path ([`NqRing::drain_phase`]) then drains from `next`, as if this
+    /// step had not run.
     #[cfg(target_os = "none")]
     #[inline(always)]
     pub(super) fn drain_quick(&mut self, out: &mut [NqEntry]) -> Option<usize> {
         let next = self.next;
         let more = || next < self.multi_below;
+        // The entry after the second before the ring's end (`next + 2 <
+        // capacity`, as `more` says of the second).
+        let third = || next + 1 < self.multi_below;
         match self
             .mem
-            .take_one_at(next as usize, self.batch_phase, more, out)
+            .take_one_at(next as usize, self.batch_phase, more, third, out)
         {
-            TakeOne::Idle => return Some(0),
-            TakeOne::Other => return None,
-            TakeOne::One => {}
+            TakeOne::Idle => Some(0),
+            TakeOne::Other => None,
+            // `next + 2 <= capacity <= 2^28`: no overflow.
+            TakeOne::One => self.commit_quick(next + 1).then_some(1),
+            TakeOne::Two => self.commit_quick(next + 2).then_some(2),
         }
-        // `next < capacity <= 2^28`: no overflow.
-        let pos = next + 1;
+    }
+
+    /// [`NqRing::drain_quick`]'s commit of the entries before `pos`
+    /// (`<= capacity`): the head written through a slot the backend writes
+    /// directly, then the cursor moved (at the ring's end: the head written
+    /// 0 [FACTS §11], the cursor to slot 0, the phase flipped); `false`,
+    /// with nothing written or moved, when the backend does not write it
+    /// directly.
+    #[cfg(target_os = "none")]
+    #[inline(always)]
+    fn commit_quick(&mut self, pos: u32) -> bool {
         if pos < self.capacity {
             if !self.queue.write_head_direct(pos * NQ_ENTRY_BYTES as u32) {
-                return None;
+                return false;
             }
             self.next = pos;
         } else {
-            // The ring's last slot: the head written 0 [FACTS §11], then
-            // the cursor to slot 0 and the phase flipped.
             if !self.queue.write_head_direct(0) {
-                return None;
+                return false;
             }
             self.next = 0;
             self.batch_phase ^= PHASE_DWORD_BIT;
         }
-        Some(1)
+        true
     }
 
     /// Phase mode's drain on bare metal when [`NqRing::drain_quick`] took
-    /// nothing (two or more new entries, a head slot the backend does not
+    /// nothing (three or more new entries, a head slot the backend does not
     /// write directly, an entry outside the memory): [`NqRing::take_new`]
     /// (the runs before and after the wrap, the copies' phases checked, the
     /// copy shared with tail mode), then the one head write
