@@ -11,6 +11,10 @@
 
 #[path = "../src/bin/khal_ir/kernels.rs"]
 mod kernels;
+// The kernels' setup draws addresses from it (none that this bench runs).
+#[path = "../src/bin/khal_ir/lcg.rs"]
+#[allow(dead_code)]
+mod lcg;
 
 use std::hint::black_box;
 

@@ -183,23 +183,10 @@ pub fn ir_chk_cref<M: Mmio, R: DmaMemory>(
     total
 }
 
-/// `N` iterations of `polls` khal idle polls (nothing new).
-#[inline(never)]
-pub fn ir_chk_idle<M: Mmio, R: DmaMemory>(
-    ring: &mut NqRing<R, M>,
-    out: &mut [NqEntry],
-    two: bool,
-) -> usize {
-    let mut d = NoDelay;
-    let mut total = 0;
-    for _ in 0..N {
-        total += ring.drain(&mut d, out).unwrap_or(1);
-        if two {
-            total += ring.drain(&mut d, out).unwrap_or(1);
-        }
-    }
-    total
-}
+khal_idle_kernel!(
+    /// `N` iterations of `polls` khal idle polls (nothing new).
+    ir_chk_idle
+);
 
 /// `N` iterations of `polls` C-style idle polls.
 #[inline(never)]

@@ -66,6 +66,7 @@ use khal_std::DmaBuf;
 
 use crate::craw::{c_phase, c_tail, C3};
 use crate::kernels::*;
+use crate::lcg::Lcg;
 use crate::nqsetup::{bench_engine, bench_ring, consume_mode, nq_reg, Win};
 
 /// Entries of the `k`-per-poll scenarios (whole rounds of `k`).
@@ -79,12 +80,9 @@ fn pattern(spec: &str) -> Option<Vec<u32>> {
     if spec == "b" {
         const TABLE: [u32; 16] = [0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 3, 3, 5, 8, 12];
         let mut v = vec![0, 0, 3, 0, 1, 5];
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut x = Lcg(0x2545_F491_4F6C_DD1D);
         while v.len() < BURST_POLLS {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            v.push(TABLE[(x >> 60) as usize]);
+            v.push(TABLE[(x.step() >> 60) as usize]);
         }
         return Some(v);
     }
@@ -206,6 +204,21 @@ c_kernel!(
     c_tail
 );
 
+/// The pair kernels' loop: per poll the device writes the pattern's next
+/// count to ring a (`$ma`, `$da`) and the pattern shifted by 7 polls to ring
+/// b, then `$polls` (both rings' polls, adding to the kernel's total). A
+/// macro: each kernel compiles as the loop written out in it.
+macro_rules! pair_loop {
+    ($pat:ident, $ma:expr, $mb:expr, $da:ident, $db:ident, $polls:block) => {
+        let len = $pat.len();
+        for (i, &k) in $pat.iter().enumerate() {
+            ir_k3dev_write($ma, $da, k);
+            ir_k3dev_write($mb, $db, $pat[(i + 7) % len]);
+            $polls
+        }
+    };
+}
+
 /// Two rings polled alternately through khal `drain`.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
@@ -220,10 +233,7 @@ pub fn ir_k3_pair_drain<M: Mmio, R: DmaMemory>(
 ) -> usize {
     let mut total = 0;
     let mut d = NoDelay;
-    let len = pat.len();
-    for (i, &k) in pat.iter().enumerate() {
-        ir_k3dev_write(a.memory(), da, k);
-        ir_k3dev_write(b.memory(), db, pat[(i + 7) % len]);
+    pair_loop!(pat, a.memory(), b.memory(), da, db, {
         match a.drain(&mut d, oa) {
             Ok(n) => total += n,
             Err(_) => return usize::MAX,
@@ -232,7 +242,7 @@ pub fn ir_k3_pair_drain<M: Mmio, R: DmaMemory>(
             Ok(n) => total += n,
             Err(_) => return usize::MAX,
         }
-    }
+    });
     total
 }
 
@@ -255,13 +265,10 @@ macro_rules! c_pair_kernel {
             pat: &[u32],
         ) -> usize {
             let mut total = 0;
-            let len = pat.len();
-            for (i, &k) in pat.iter().enumerate() {
-                ir_k3dev_write(ma, da, k);
-                ir_k3dev_write(mb, db, pat[(i + 7) % len]);
+            pair_loop!(pat, ma, mb, da, db, {
                 total += $poll(sa, oa);
                 total += $poll(sb, ob);
-            }
+            });
             total
         }
     };
@@ -278,23 +285,10 @@ c_pair_kernel!(
     c_tail
 );
 
-/// `N` iterations of one or two khal polls that find nothing.
-#[inline(never)]
-pub fn ir_k3_idle<M: Mmio, R: DmaMemory>(
-    ring: &mut NqRing<R, M>,
-    out: &mut [NqEntry],
-    two: bool,
-) -> usize {
-    let mut d = NoDelay;
-    let mut total = 0;
-    for _ in 0..N {
-        total += ring.drain(&mut d, out).unwrap_or(1);
-        if two {
-            total += ring.drain(&mut d, out).unwrap_or(1);
-        }
-    }
-    total
-}
+khal_idle_kernel!(
+    /// `N` iterations of one or two khal polls that find nothing.
+    ir_k3_idle
+);
 
 /// A C idle kernel, `$name`: `N` iterations of one or two `$poll`s that
 /// find nothing (a macro for the reason of [`c_kernel`]).
@@ -575,12 +569,10 @@ fn csr_addrs(l: &[(u64, u64)], mode: &str, count: usize) -> Option<Vec<u64>> {
     let w = weights(l.len(), mode != "u");
     let sum: u64 = w.iter().sum();
     let inside = |a: u64| l.iter().any(|&(s, n)| a >= s && a < s + n);
-    let mut x = 0x0DDB_1A5E_5BAD_5EEDu64;
+    let mut rng = Lcg(0x0DDB_1A5E_5BAD_5EED);
     let mut v = Vec::with_capacity(count);
     while v.len() < count {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        let x = rng.step();
         let mut r = (x >> 33) % sum;
         let mut i = 0;
         while r >= w[i] {

@@ -12,7 +12,7 @@
 //! (a `register_block!` handle over the firmware `VolatileWindow`) against a
 //! raw `write_volatile` / `read_volatile` of the same dword.
 
-#![allow(dead_code)] // each user (driver, bench) calls a subset
+#![allow(dead_code, unused_macros)] // each user (driver, bench) calls a subset
 
 use core::hint::black_box;
 use core::ptr::NonNull;
@@ -24,6 +24,8 @@ use khal_core::mmio::volatile::VolatileWindow;
 use khal_core::notific::ring::NqRing;
 use khal_core::notific::NqEntry;
 use khal_core::{DeviceAddr, Mmio, Result};
+
+use crate::lcg::Lcg;
 
 /// Operations per register / lookup kernel.
 pub const N: u32 = 10_000;
@@ -356,12 +358,10 @@ pub fn csr_setup<const CAP: usize, L: Lookup>(
         t.insert(CsrRegion::identity(DeviceAddr(s), DeviceAddr(s + 0x1_0000), 0).ok()?)
             .ok()?;
     }
-    let mut x = 0x1234_5678u64;
+    let mut rng = Lcg(0x1234_5678);
     let addrs = (0..N)
         .map(|_| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            let x = rng.step();
             let w = (x >> 33) % n as u64;
             let off = ((x >> 13) % 0x4000) * 4;
             DeviceAddr(0x20_0000_0000 + w * 0x10_0000 + off)
@@ -416,12 +416,10 @@ pub fn csr_setup_layout<const CAP: usize, L: Lookup>(
         t.insert(CsrRegion::new(DeviceAddr(s), DeviceAddr(s + len), DeviceAddr(d), 0).ok()?)
             .ok()?;
     }
-    let mut x = 0x9E37_79B9u64;
+    let mut rng = Lcg(0x9E37_79B9);
     let addrs = (0..N)
         .map(|_| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            let x = rng.step();
             let (s, len, d) = layout[((x >> 33) % 8) as usize];
             // The first offset whose translation is aligned, then a dword
             // step that stays at or below `end - 4`.
@@ -579,6 +577,34 @@ pub fn ir_nq_idle<M: Mmio, R: DmaMemory>(ring: &mut NqRing<R, M>, out: &mut [NqE
     }
     total
 }
+
+/// A checker's khal idle kernel, `$name`: `N` iterations of one or two
+/// `drain`s that find nothing (`two`), a failed poll counted as 1. A macro:
+/// each checker's kernel keeps its own name, which the bench counts it by,
+/// and compiles as the source written out in its file did.
+macro_rules! khal_idle_kernel {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[inline(never)]
+        pub fn $name<M: Mmio, R: DmaMemory>(
+            ring: &mut NqRing<R, M>,
+            out: &mut [NqEntry],
+            two: bool,
+        ) -> usize {
+            let mut d = NoDelay;
+            let mut total = 0;
+            for _ in 0..N {
+                total += ring.drain(&mut d, out).unwrap_or(1);
+                if two {
+                    total += ring.drain(&mut d, out).unwrap_or(1);
+                }
+            }
+            total
+        }
+    };
+}
+#[allow(unused_imports)] // the time bench that includes this file uses none
+pub(crate) use khal_idle_kernel;
 
 /// [`ir_nq_idle`] with two polls per iteration: the same loop, one more call
 /// and add per iteration, so `(idle2 - idle) / N` is one poll's cost alone.

@@ -22,6 +22,7 @@ mod chk5;
 mod craw;
 mod csr;
 mod kernels;
+mod lcg;
 mod nqsetup;
 mod refs;
 mod ver;
@@ -29,9 +30,10 @@ mod ver;
 use std::hint::black_box;
 use std::process::ExitCode;
 
-use khal_core::csr::{BinarySearch, CellIndex};
+use khal_core::csr::{BinarySearch, CellIndex, Csr, Lookup};
 use khal_core::dma::{DmaMemory, StaticDma};
 use khal_core::notific::{BpMode, ConsumeMode, EngineConfig, NotificEngine, NqEntry, NqRing};
+use khal_core::DeviceAddr;
 use khal_std::{Counting, DmaBuf};
 
 use craw::{ir_c_raw_arrive, ir_c_raw_phase, ir_c_raw_tail, C3};
@@ -412,6 +414,32 @@ fn nq_arrive<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) 
     Some(got as u64)
 }
 
+/// `csr_lookup_<layout>`: `N` `csr_read`s through [`ir_csr_lookup`] of
+/// the table and addresses the layout's setup builds, every one accepted.
+fn csr_lookup_scenario(which: &str) -> Option<u64> {
+    let n = match which {
+        "csr_lookup_4" => csr_lookup_run(csr_setup::<4, BinarySearch>(4)),
+        "csr_lookup_8" => csr_lookup_run(csr_setup::<8, CellIndex>(8)),
+        "csr_lookup_64c" => csr_lookup_run(csr_setup::<64, CellIndex>(64)),
+        "csr_lookup_64s" => csr_lookup_run(csr_setup::<64, BinarySearch>(64)),
+        "csr_lookup_256c" => csr_lookup_run(csr_setup::<256, CellIndex>(256)),
+        "csr_lookup_8s" => csr_lookup_run(csr_setup::<8, BinarySearch>(8)),
+        "csr_lookup_8b" => csr_lookup_run(csr_setup_layout::<8, CellIndex>(&CSR_IRREGULAR)),
+        "csr_lookup_8m" => csr_lookup_run(csr_setup_layout::<8, CellIndex>(&CSR_MESH)),
+        "csr_lookup_256" => csr_lookup_run(csr_setup::<256, BinarySearch>(256)),
+        _ => None,
+    }?;
+    (n == N).then_some(N as u64)
+}
+
+/// `N` lookups of the setup's addresses in its table: how many were accepted.
+fn csr_lookup_run<const CAP: usize, L: Lookup>(
+    setup: Option<(Csr<Sink, CAP, L>, Vec<DeviceAddr>)>,
+) -> Option<u32> {
+    let (csr, addrs) = setup?;
+    Some(ir_csr_lookup(&csr, &addrs))
+}
+
 fn main() -> ExitCode {
     let Some(which) = std::env::args().nth(1) else {
         return usage();
@@ -425,6 +453,10 @@ fn main() -> ExitCode {
         .any(|p| which.starts_with(p))
     {
         Some(chk5::scenario(&which))
+    } else if which.starts_with("csr_lookup_") {
+        Some(csr_lookup_scenario(&which))
+    } else if which.starts_with("nq:") {
+        Some(nq_scenario(&which))
     } else if which.starts_with("csrp:") {
         Some(csr::scenario(&which))
     } else if which.starts_with("csrfill:") {
@@ -452,15 +484,6 @@ fn main() -> ExitCode {
     };
     if let Some(v) = v {
         return match v {
-            Some(ops) => {
-                println!("ops={ops}");
-                ExitCode::SUCCESS
-            }
-            None => ExitCode::FAILURE,
-        };
-    }
-    if which.starts_with("nq:") {
-        return match nq_scenario(&which) {
             Some(ops) => {
                 println!("ops={ops}");
                 ExitCode::SUCCESS
@@ -539,87 +562,6 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
             RING_ENTRIES as u64
-        }
-        "csr_lookup_4" => {
-            let Some((csr, addrs)) = csr_setup::<4, BinarySearch>(4) else {
-                return ExitCode::FAILURE;
-            };
-            if ir_csr_lookup(&csr, &addrs) != N {
-                return ExitCode::FAILURE;
-            }
-            N as u64
-        }
-        "csr_lookup_8" => {
-            let Some((csr, addrs)) = csr_setup::<8, CellIndex>(8) else {
-                return ExitCode::FAILURE;
-            };
-            if ir_csr_lookup(&csr, &addrs) != N {
-                return ExitCode::FAILURE;
-            }
-            N as u64
-        }
-        "csr_lookup_64c" => {
-            let Some((csr, addrs)) = csr_setup::<64, CellIndex>(64) else {
-                return ExitCode::FAILURE;
-            };
-            if ir_csr_lookup(&csr, &addrs) != N {
-                return ExitCode::FAILURE;
-            }
-            N as u64
-        }
-        "csr_lookup_64s" => {
-            let Some((csr, addrs)) = csr_setup::<64, BinarySearch>(64) else {
-                return ExitCode::FAILURE;
-            };
-            if ir_csr_lookup(&csr, &addrs) != N {
-                return ExitCode::FAILURE;
-            }
-            N as u64
-        }
-        "csr_lookup_256c" => {
-            let Some((csr, addrs)) = csr_setup::<256, CellIndex>(256) else {
-                return ExitCode::FAILURE;
-            };
-            if ir_csr_lookup(&csr, &addrs) != N {
-                return ExitCode::FAILURE;
-            }
-            N as u64
-        }
-        "csr_lookup_8s" => {
-            let Some((csr, addrs)) = csr_setup::<8, BinarySearch>(8) else {
-                return ExitCode::FAILURE;
-            };
-            if ir_csr_lookup(&csr, &addrs) != N {
-                return ExitCode::FAILURE;
-            }
-            N as u64
-        }
-        "csr_lookup_8b" => {
-            let Some((csr, addrs)) = csr_setup_layout::<8, CellIndex>(&CSR_IRREGULAR) else {
-                return ExitCode::FAILURE;
-            };
-            if ir_csr_lookup(&csr, &addrs) != N {
-                return ExitCode::FAILURE;
-            }
-            N as u64
-        }
-        "csr_lookup_8m" => {
-            let Some((csr, addrs)) = csr_setup_layout::<8, CellIndex>(&CSR_MESH) else {
-                return ExitCode::FAILURE;
-            };
-            if ir_csr_lookup(&csr, &addrs) != N {
-                return ExitCode::FAILURE;
-            }
-            N as u64
-        }
-        "csr_lookup_256" => {
-            let Some((csr, addrs)) = csr_setup::<256, BinarySearch>(256) else {
-                return ExitCode::FAILURE;
-            };
-            if ir_csr_lookup(&csr, &addrs) != N {
-                return ExitCode::FAILURE;
-            }
-            N as u64
         }
         "raw_translate" => {
             let Some((_, addrs)) = csr_setup::<4, BinarySearch>(4) else {

@@ -25,6 +25,7 @@ use khal_core::{DeviceAddr, Mmio};
 use khal_std::DmaBuf;
 
 use crate::kernels::*;
+use crate::lcg::Lcg;
 use crate::nqsetup::{bench_engine, bench_ring, consume_mode, nq_reg};
 
 /// Write `k` entries at the device's next slots (phase = pass parity) and
@@ -314,12 +315,10 @@ pub fn layout(name: &str) -> Option<Vec<(u64, u64, u64)>> {
 /// `N` addresses: `conc` = Some(j): 90% in window j, else uniform over windows.
 fn addrs(l: &[(u64, u64, u64)], conc: Option<usize>) -> Vec<DeviceAddr> {
     const B: u64 = 0x20_0000_0000;
-    let mut x = 0xDEAD_BEEFu64;
+    let mut rng = Lcg(0xDEAD_BEEF);
     (0..N)
         .map(|_| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            let x = rng.step();
             let w = match conc {
                 Some(j) if !(x >> 20).is_multiple_of(10) => j,
                 _ => ((x >> 33) % l.len() as u64) as usize,
