@@ -45,6 +45,8 @@ DD=$(ir nq_drain_dmabuf nq_drain); DW=$(ir nq_drain_word nq_drain); MC=$(ir memc
 SSE=$(ir copy_sse copy_sse)
 log "callgrind: NQ side by side (phase / phase at the default max_batch / tail / drain_iter / C-style reference / C over raw pointers; DmaBuf and StaticDma; 1, 8, 64, 1024 per call)"
 kernel_of() { case $1 in iter) echo nq_iter;; cref) echo c_ref;; idle) echo nq_idle;; *) echo nq_drain;; esac; }
+# add <key> <scenario> <kernel>: `,"<key>":<the kernel's Ir per entry>` onto $row.
+add() { row="$row,\"$1\":$(ir "$2" "$3")"; }
 SIDE="{"
 sep=""
 for b in 1 8 64 1024; do
@@ -55,8 +57,7 @@ for b in 1 8 64 1024; do
     row="$row$rsep\"$m\":$v"; rsep=","
   done
   for m in phase tail iter; do
-    v=$(ir "nq:$m:static:$b" "$(kernel_of $m)")
-    row="$row,\"${m}_static\":$v"
+    add "${m}_static" "nq:$m:static:$b" "$(kernel_of $m)"
   done
   # The default max_batch (128) with an out of <b> entries: what a caller
   # who never sets max_batch runs (issue 12; at 1, the one-entry path).
@@ -64,21 +65,15 @@ for b in 1 8 64 1024; do
   # checker's C phase poll and C tail poll, the registers through raw
   # volatile pointers with no Mmio window check, as C firmware writes them)
   # over the same ring and register buffer: 4096 / 4095 entries.
-  v=$(ir "nq:crawphase:dmabuf:$b" c_raw_phase)
-  row="$row,\"c_raw_phase\":$v"
-  v=$(ir "nq:crawtail:dmabuf:$b" c_raw_tail)
-  row="$row,\"c_raw_tail\":$v"
-  v=$(ir "nq:phasedef:dmabuf:$b" nq_drain)
-  row="$row,\"phasedef\":$v"
-  v=$(ir "nq:phasedef:static:$b" nq_drain)
-  row="$row,\"phasedef_static\":$v"
+  add c_raw_phase "nq:crawphase:dmabuf:$b" c_raw_phase
+  add c_raw_tail "nq:crawtail:dmabuf:$b" c_raw_tail
+  add phasedef "nq:phasedef:dmabuf:$b" nq_drain
+  add phasedef_static "nq:phasedef:static:$b" nq_drain
   # The pre-issue-14 DmaBuf (volatile byte scan + plain memcpy; unsound under
   # threads, tests/src/bin/khal_ir/refs.rs): what the sound copy costs against it.
-  v=$(ir "nq:phase:volatile:$b" nq_drain)
-  row="$row,\"phase_volatile\":$v"
+  add phase_volatile "nq:phase:volatile:$b" nq_drain
   # DmaBuf's one-pass copy with plain loads instead of atomics (refs.rs).
-  v=$(ir "nq:phase:plain:$b" nq_drain)
-  row="$row,\"phase_plain\":$v"
+  add phase_plain "nq:phase:plain:$b" nq_drain
   SIDE="$SIDE$sep\"$b\":$row}"; sep=","
 done
 SIDE="$SIDE}"
