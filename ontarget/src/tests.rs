@@ -55,6 +55,7 @@ pub fn all(r: &mut Runner<'_>) {
         "nq_phase_mode_three_wraps_out1_unslotted",
         nq_phase_mode_three_wraps_out1_unslotted,
     );
+    r.run("nq_phase_owned_memory_bursts", nq_phase_owned_memory_bursts);
     r.run("nq_drain_iter_commits_once", nq_drain_iter_commits_once);
     r.run(
         "static_dma_translated_bus_address",
@@ -456,6 +457,83 @@ fn nq_phase_mode_three_wraps_out1(win: &VolatileWindow) -> Outcome {
 /// The same through a backend without slots: the head cannot be written
 /// directly, so every call that takes an entry leaves the quick step for
 /// the general path (issue 12, bare metal's `drain`).
+/// Phase mode over a ring that owns its memory (the firmware's
+/// `NqRing<StaticDma, _>`: its backend takes one or two new entries in bare
+/// metal's quick step, where a ring over `&StaticDma` keeps the trait's
+/// one-entry default): bursts of 1, 2, 3 and 2 entries drained through an
+/// `out` of 16 and of 2, over three wraps. Every entry once and in order
+/// with its pass's phase, no register read, one head write per non-empty
+/// drain, the head register at the cursor after each.
+fn nq_phase_owned_memory_bursts(win: &VolatileWindow) -> Outcome {
+    let rec = Rec::new(win, NOTIFIC);
+    let mut e = ok!(NotificEngine::init(
+        &rec,
+        NOTIFIC,
+        EngineConfig::tpb(BpMode::None)
+    ));
+    let buf = ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory));
+    let idx = 6;
+    let mut ring = ok!(NqRing::configure_host(
+        StaticDma::identity(buf),
+        ok!(e.queue(idx)),
+        NqConfig::new(RING, ConsumeMode::Phase)
+    ));
+    let mut d = CountingDelay::default();
+    ok!(ring.enable(&mut e, &mut d));
+    let head = NOTIFIC.add(0x10C + golden::nq_stride(idx, true));
+    let cap = u64::from(ring.capacity());
+    let total = 3 * cap + 5;
+    let (mut written, mut got, mut flips) = (0u64, 0u64, 0u64);
+    let mut all = [NqEntry::default(); 16];
+    let mut step = 0usize;
+    while got < total {
+        let burst = [1u64, 2, 3, 2][step % 4].min(total - written);
+        let len = if step % 3 == 2 { 2 } else { 16 };
+        step += 1;
+        for _ in 0..burst {
+            ok!(post_entry(ring.memory(), written, cap));
+            written += 1;
+        }
+        let out = ok!(all.get_mut(..len).ok_or(Error::InvalidArgument("out")));
+        loop {
+            rec.clear();
+            let phase = ring.phase();
+            let n = ok!(ring.drain(&mut d, out));
+            check_eq!(rec.counts(), (0, u32::from(n > 0)));
+            if ring.phase() != phase {
+                flips += 1;
+            }
+            for entry in out.get(..n).unwrap_or(&[]) {
+                check_eq!(entry_seq(entry.bytes()), got);
+                check_eq!(entry.phase(), (got / cap).is_multiple_of(2));
+                got += 1;
+            }
+            check_eq!(win.read32(head), Ok(ring.next_index() * 16));
+            if n == 0 {
+                break;
+            }
+        }
+        check_eq!(got, written);
+    }
+    check_eq!(flips, 3);
+    check_eq!(u64::from(ring.next_index()), total % cap);
+    check_eq!(d.ns, 0);
+    Ok(())
+}
+
+/// Entry `k` of a stream into a ring of `cap` entries, as the device writes
+/// it [FACTS §11]: the sequence number in bytes 4..12, the phase byte (1 on
+/// even passes) last.
+fn post_entry(mem: &StaticDma, k: u64, cap: u64) -> Result<(), Error> {
+    let mut e = [0u8; 16];
+    e[crate::device::SEQ].copy_from_slice(&k.to_le_bytes());
+    let off = ((k % cap) * 16) as usize;
+    mem.write(off, &e[..3])?;
+    mem.write(off + 4, &e[4..])?;
+    let phase = if (k / cap).is_multiple_of(2) { 0x80 } else { 0 };
+    mem.write(off + 3, &[phase])
+}
+
 fn nq_phase_mode_three_wraps_out1_unslotted(win: &VolatileWindow) -> Outcome {
     three_wraps_over(&Rec::unslotted(win, NOTIFIC), win, 4, ConsumeMode::Phase, 1)
 }
