@@ -149,9 +149,7 @@ impl<M: Borrow<VolatileWindow>, const N: usize, L: Lookup> Csr<M, N, L> {
             .bind_block::<BYTES>(device)
             .map_err(|_| Error::out_of_window(start.get().wrapping_add(bytes - 4)))
     }
-}
 
-impl<M: Borrow<VolatileWindow>, const N: usize, L: Lookup> Csr<M, N, L> {
     /// Resolve `bytes` from `start` once, and bind them in the inner
     /// [`VolatileWindow`] as a window of their own answering the CSR
     /// addresses from `start` ([`VolatileWindow::bind_window`]): an access is
@@ -164,15 +162,15 @@ impl<M: Borrow<VolatileWindow>, const N: usize, L: Lookup> Csr<M, N, L> {
     /// then when `start` is not dword aligned (the window answers dwords:
     /// [`Error::InvalidArgument`]) or the translated part leaves the inner
     /// window ([`Error::OutOfWindow`] naming its last dword, a CSR address).
-    pub fn bind_window(&self, start: DeviceAddr, bytes: usize) -> Result<BoundWindow<'_>> {
-        let b = bytes as u64;
-        whole_dwords(b)?;
+    pub fn bind_window(&self, start: DeviceAddr, bytes: u64) -> Result<BoundWindow<'_>> {
+        whole_dwords(bytes)?;
         let region = self.lookup(start)?;
-        let device = resolve(region, start, b)?;
-        match self.inner.borrow().bind_window(device, bytes, start) {
-            Err(Error::OutOfWindow { .. }) => {
-                Err(Error::out_of_window(start.get().wrapping_add(b - 4)))
-            }
+        let device = resolve(region, start, bytes)?;
+        let leaves = Error::out_of_window(start.get().wrapping_add(bytes - 4));
+        // More than the address space holds: no inner window holds it.
+        let len = usize::try_from(bytes).map_err(|_| leaves)?;
+        match self.inner.borrow().bind_window(device, len, start) {
+            Err(Error::OutOfWindow { .. }) => Err(leaves),
             other => other,
         }
     }
