@@ -44,7 +44,7 @@ JOBS="${MUTANTS_JOBS:-1}"
 # area → files (globs) and the integration tests that exercise them.
 area_files() {
     case "$1" in
-    csr) echo "hal-core/src/csr.rs" ;;
+    csr) echo "hal-core/src/csr.rs hal-core/src/csr/*.rs" ;;
     mmio) echo "hal-core/src/mmio/*.rs" ;;
     notific) echo "hal-core/src/notific/*.rs" ;;
     intc) echo "hal-core/src/intc/*.rs" ;;
@@ -57,7 +57,7 @@ area_files() {
 }
 area_tests() {
     case "$1" in
-    csr) echo "csr_regions facade" ;;
+    csr) echo "csr_regions csr_window facade" ;;
     mmio) echo "notific_golden notific_e2e static_dma" ;;
     notific) echo "notific_golden notific_mutants notific_drain_edges notific_e2e notific_prop dead_device" ;;
     intc) echo "intc_golden intc_threads engine_golden" ;;
@@ -77,7 +77,7 @@ area_package() {
 # Which area a file belongs to (for --file).
 file_area() {
     case "$1" in
-    hal-core/src/csr.rs) echo csr ;;
+    hal-core/src/csr.rs | hal-core/src/csr/*) echo csr ;;
     hal-core/src/mmio/*) echo mmio ;;
     hal-core/src/notific/*) echo notific ;;
     hal-core/src/intc/*) echo intc ;;
