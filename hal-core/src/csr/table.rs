@@ -535,6 +535,10 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
         };
         #[cfg(not(target_os = "none"))]
         let region = {
+            // `slot < N` at every call, but this function is out of line
+            // (and in another codegen unit than its callers since the csr
+            // module's split): one clamp instead of two bounds checks.
+            let slot = slot.min(N.saturating_sub(1));
             let holds = |i: usize| self.regions.get(i).filter(|r| r.holds(p));
             holds(slot + 1).or_else(|| holds(slot))
         };
