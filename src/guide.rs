@@ -119,15 +119,14 @@
 //!
 //! - `RegionTable<N>` (the default, `CellIndex<N>`): `8 N` cells, one
 //!   picked by a multiply, then one or two compares. Measured per
-//!   `csr_read` call at +8 instructions over a raw add on every ordinary
-//!   layout of 2 to 64 windows (at most +9.64, two close pairs), against
+//!   `csr_read` call at +8 instructions over a raw add on every layout of
+//!   2 to 64 windows the bench and its checkers have (at most +8.9, three
+//!   small windows in one cell; eight a power of two apart +8.0), against
 //!   the binary search's +12.75 at 8 windows and +24 at 64
 //!   (`docs/PERFORMANCE.md`); inside a routine of 4 to 8 accesses, +12.25
-//!   to +9.88 per access (the search +17.5 to +15.75), since each access's
-//!   miss path is a call. Layouts built to defeat the cells cost more
-//!   (three small windows in one cell +12.5, eight windows a power of two
-//!   apart +18.3), and so does a refused access (78 instructions against
-//!   71). The cost: `192 N + 8` bytes more in the table (and `Csr`), and
+//!   to +13.5 per access (the search +17.5 to +15.75), since each access's
+//!   miss path is a call: resolve the block once instead (above). A
+//!   refused access costs 81 instructions (the search 74). The cost: `192 N + 8` bytes more in the table (and `Csr`), and
 //!   the index is rebuilt at each `insert` and `remove_device` (a search
 //!   over multipliers), so fill it once at bring-up, with `insert_all`,
 //!   which builds the index once: 64 windows cost 12.9 M instructions

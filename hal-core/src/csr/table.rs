@@ -48,7 +48,7 @@ use crate::error::{Error, Result};
 ///   before the build tried Fibonacci multipliers and cell borders
 ///   between neighbours). In a driver's routine of several accesses each one's
 ///   miss path is a call, so the routine saves registers on entry: +12.25
-///   per access at 4 accesses, +9.88 at 8 (the binary search +17.5 /
+///   per access at 4 accesses, +13.5 at 8 (the binary search +17.5 /
 ///   +15.75; `tests/src/bin/khal_ir/chk4.rs`); through windows resolved
 ///   once ([`Csr::window`](super::Csr::window)) +6.75 / +7.0 on every layout. Random layouts vary: of
 ///   8 random windows, one layout measured +8.34 (+12.0 before the cell
