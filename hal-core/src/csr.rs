@@ -366,7 +366,7 @@ impl<M: Mmio, const N: usize, L: Lookup> Csr<M, N, L> {
     /// An empty burst still resolves and checks `start`, then writes nothing.
     pub fn axi_write(&self, start: DeviceAddr, words: &[u32]) -> Result<()> {
         let region = self.lookup(start)?;
-        let d = region.translate_run(start, words.len().max(1))?;
+        let d = region.translate_run(start, words.len().max(1) as u64)?;
         if words.is_empty() {
             return Ok(());
         }
@@ -379,7 +379,7 @@ impl<M: Mmio, const N: usize, L: Lookup> Csr<M, N, L> {
     /// checks `start`, then reads nothing.
     pub fn mem_read_buf(&self, start: DeviceAddr, out: &mut [u32]) -> Result<()> {
         let region = self.lookup(start)?;
-        let mut d = region.translate_run(start, out.len().max(1))?;
+        let mut d = region.translate_run(start, out.len().max(1) as u64)?;
         for slot in out.iter_mut() {
             *slot = self.inner.read32(d)?;
             d = d.add(4);

@@ -1,7 +1,7 @@
 //! The default CSR lookup [000 §1]: [`CellIndex`], a cell index built at
 //! insert and removal (the multiplier search and the cells' entries).
 
-use super::table::{Lookup, RegionTable};
+use super::table::{dword_test, Lookup, RegionTable};
 use crate::addr::DeviceAddr;
 use crate::error::Result;
 
@@ -99,8 +99,7 @@ impl<const M: usize> CellIndex<M> {
     #[inline(always)]
     fn test(&self, i: usize, a: u64) -> Option<DeviceAddr> {
         let word = |w: &[[u64; PER_SLOT]; M]| w.as_flattened().get(i).copied().unwrap_or(0);
-        let t = a.wrapping_sub(word(&self.key)).rotate_right(2);
-        (t < word(&self.span)).then(|| DeviceAddr(a.wrapping_add(word(&self.delta))))
+        dword_test(a, word(&self.key), word(&self.span), || word(&self.delta))
     }
 }
 

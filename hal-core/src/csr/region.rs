@@ -118,10 +118,11 @@ impl CsrRegion {
 
     /// Validate `n >= 1` consecutive dwords from `p` against this window and
     /// return the inner address of the first. Checking the first and the last
-    /// dword is enough: the window is contiguous.
-    pub(super) fn translate_run(&self, p: DeviceAddr, n: usize) -> Result<DeviceAddr> {
+    /// dword is enough: the window is contiguous. `n` in 64 bits: a window
+    /// resolved once may hold more dwords than a 32-bit `usize` counts.
+    pub(super) fn translate_run(&self, p: DeviceAddr, n: u64) -> Result<DeviceAddr> {
         let first = self.translate(p)?;
-        let last = (n as u64)
+        let last = n
             .checked_sub(1)
             .and_then(|k| k.checked_mul(4))
             .and_then(|off| p.get().checked_add(off))

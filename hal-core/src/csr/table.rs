@@ -502,9 +502,12 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
     /// the end has span 0: nothing matches it.
     #[inline(always)]
     fn test(&self, w: usize, a: u64) -> Option<DeviceAddr> {
-        let t = a.wrapping_sub(self.key(w)).rotate_right(2);
-        let s = self.span.get(w).copied().unwrap_or(0);
-        (t < s).then(|| DeviceAddr(a.wrapping_add(self.delta.get(w).copied().unwrap_or(0))))
+        dword_test(
+            a,
+            self.key(w),
+            self.span.get(w).copied().unwrap_or(0),
+            || self.delta.get(w).copied().unwrap_or(0),
+        )
     }
 
     /// The answer for an access at `a` the fast path did not resolve, from
@@ -564,4 +567,22 @@ impl<const N: usize, L: Lookup> RegionTable<N, L> {
     pub const fn capacity(&self) -> usize {
         N
     }
+}
+
+/// The fast path's one test (see [`RegionTable`]): a dword access at `a`
+/// is valid in a window whose first valid dword is `key` and which has
+/// `span` valid dwords exactly when `(a - key).rotate_right(2) < span` (a
+/// misaligned remainder rotates into the top bits, an address below `key`
+/// wraps past every span); its translation is then `a + delta()`. The
+/// table's slots, the cell index's entries and a resolved `CsrWindow` all
+/// test this way; `delta` is loaded only when the test passes.
+#[inline(always)]
+pub(super) fn dword_test(
+    a: u64,
+    key: u64,
+    span: u64,
+    delta: impl FnOnce() -> u64,
+) -> Option<DeviceAddr> {
+    let t = a.wrapping_sub(key).rotate_right(2);
+    (t < span).then(|| DeviceAddr(a.wrapping_add(delta())))
 }

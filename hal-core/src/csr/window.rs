@@ -45,7 +45,8 @@
 
 use core::borrow::Borrow;
 
-use super::{Csr, CsrRegion, Lookup};
+use super::table::dword_test;
+use super::{Csr, Lookup};
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
 use crate::mmio::bound::{BoundBlock, BoundWindow};
@@ -113,15 +114,35 @@ impl<M, const N: usize, L: Lookup> Csr<M, N, L> {
     /// `bytes` must be a positive whole number of dwords, else
     /// [`Error::InvalidArgument`].
     pub fn window(&self, start: DeviceAddr, bytes: u64) -> Result<CsrWindow<'_, M>> {
-        let dwords = whole_dwords(bytes)?;
-        let region = self.lookup(start)?;
-        let device = resolve(region, start, bytes)?;
+        let device = self.resolve_block(start, bytes)?;
         Ok(CsrWindow {
             inner: &self.inner,
             start: start.get(),
-            dwords,
+            dwords: bytes / 4,
             delta: device.get().wrapping_sub(start.get()),
         })
+    }
+
+    /// What every resolve-once form checks ([`Self::window`]): `bytes` a
+    /// positive whole number of dwords, the one lookup of `start`, then the
+    /// block's first and last dwords against its region, as `axi_write`
+    /// checks a burst. The inner address of `start`.
+    fn resolve_block(&self, start: DeviceAddr, bytes: u64) -> Result<DeviceAddr> {
+        if bytes == 0 || !bytes.is_multiple_of(4) {
+            return Err(Error::InvalidArgument(
+                "csr window: size not a positive whole number of dwords",
+            ));
+        }
+        self.lookup(start)?.translate_run(start, bytes / 4)
+    }
+}
+
+/// An inner window's refusal of a resolved block, named in the CSR address
+/// space: the block's last dword (as the region check names it).
+fn in_csr_space(e: Error, start: DeviceAddr, bytes: u64) -> Error {
+    match e {
+        Error::OutOfWindow { .. } => Error::out_of_window(start.get().wrapping_add(bytes - 4)),
+        other => other,
     }
 }
 
@@ -141,13 +162,11 @@ impl<M: Borrow<VolatileWindow>, const N: usize, L: Lookup> Csr<M, N, L> {
         start: DeviceAddr,
     ) -> Result<BoundBlock<'_, BYTES>> {
         let bytes = BYTES as u64;
-        whole_dwords(bytes)?;
-        let region = self.lookup(start)?;
-        let device = resolve(region, start, bytes)?;
+        let device = self.resolve_block(start, bytes)?;
         self.inner
             .borrow()
             .bind_block::<BYTES>(device)
-            .map_err(|_| Error::out_of_window(start.get().wrapping_add(bytes - 4)))
+            .map_err(|e| in_csr_space(e, start, bytes))
     }
 
     /// Resolve `bytes` from `start` once, and bind them in the inner
@@ -163,42 +182,15 @@ impl<M: Borrow<VolatileWindow>, const N: usize, L: Lookup> Csr<M, N, L> {
     /// [`Error::InvalidArgument`]) or the translated part leaves the inner
     /// window ([`Error::OutOfWindow`] naming its last dword, a CSR address).
     pub fn bind_window(&self, start: DeviceAddr, bytes: u64) -> Result<BoundWindow<'_>> {
-        whole_dwords(bytes)?;
-        let region = self.lookup(start)?;
-        let device = resolve(region, start, bytes)?;
-        let leaves = Error::out_of_window(start.get().wrapping_add(bytes - 4));
+        let device = self.resolve_block(start, bytes)?;
         // More than the address space holds: no inner window holds it.
-        let len = usize::try_from(bytes).map_err(|_| leaves)?;
-        match self.inner.borrow().bind_window(device, len, start) {
-            Err(Error::OutOfWindow { .. }) => Err(leaves),
-            other => other,
-        }
+        let len = usize::try_from(bytes)
+            .map_err(|_| in_csr_space(Error::out_of_window(start.get()), start, bytes))?;
+        self.inner
+            .borrow()
+            .bind_window(device, len, start)
+            .map_err(|e| in_csr_space(e, start, bytes))
     }
-}
-
-/// `bytes` as a count of dwords: a positive multiple of 4, else
-/// [`Error::InvalidArgument`].
-fn whole_dwords(bytes: u64) -> Result<u64> {
-    if bytes == 0 || !bytes.is_multiple_of(4) {
-        return Err(Error::InvalidArgument(
-            "csr window: size not a positive whole number of dwords",
-        ));
-    }
-    Ok(bytes / 4)
-}
-
-/// The inner address of the `bytes` (a positive multiple of 4) from `start`
-/// in `region`: the first dword, then the last, `start + bytes - 4` (the
-/// region is contiguous). In 64 bits throughout, so a 32-bit core resolves
-/// a window of any size its region holds.
-fn resolve(region: &CsrRegion, start: DeviceAddr, bytes: u64) -> Result<DeviceAddr> {
-    let first = region.translate(start)?;
-    let last = start
-        .get()
-        .checked_add(bytes - 4)
-        .ok_or(Error::out_of_window(start.get()))?;
-    region.translate(DeviceAddr(last))?;
-    Ok(first)
 }
 
 impl<M> CsrWindow<'_, M> {
@@ -227,12 +219,8 @@ impl<M> CsrWindow<'_, M> {
     /// the region table's fast test; the refusal is built in line.
     #[inline(always)]
     fn translate(&self, p: DeviceAddr) -> Result<DeviceAddr> {
-        let t = p.get().wrapping_sub(self.start).rotate_right(2);
-        if t < self.dwords {
-            Ok(DeviceAddr(p.get().wrapping_add(self.delta)))
-        } else {
-            Err(Error::out_of_window(p.get()))
-        }
+        dword_test(p.get(), self.start, self.dwords, || self.delta)
+            .ok_or(Error::out_of_window(p.get()))
     }
 
     /// The inner address of `words` dwords from `p`, all in the window.

@@ -89,16 +89,7 @@ impl VolatileWindow {
         &self,
         base: DeviceAddr,
     ) -> Result<BoundBlock<'_, BYTES>> {
-        if BYTES == 0 || !BYTES.is_multiple_of(4) {
-            return Err(Error::InvalidArgument(
-                "bound block: size not a positive whole number of dwords",
-            ));
-        }
-        let off = self.byte_offset(base)?;
-        // `off < len` (checked above), so `len - off` cannot wrap.
-        if BYTES > self.len() - off {
-            return Err(Error::out_of_window(base.get().wrapping_add(BYTES as u64)));
-        }
+        let off = self.part_offset(base, BYTES)?;
         Ok(BoundBlock {
             base: self.checked_dword(off),
             _window: PhantomData,
@@ -147,11 +138,7 @@ impl VolatileWindow {
         bytes: usize,
         answers_at: DeviceAddr,
     ) -> Result<BoundWindow<'_>> {
-        if bytes == 0 || !bytes.is_multiple_of(4) {
-            return Err(Error::InvalidArgument(
-                "bound window: size not a positive whole number of dwords",
-            ));
-        }
+        let off = self.part_offset(base, bytes)?;
         let fits = u64::try_from(bytes)
             .ok()
             .and_then(|b| answers_at.get().checked_add(b))
@@ -161,15 +148,32 @@ impl VolatileWindow {
                 "bound window: answering address not dword aligned or wrapping",
             ));
         }
+        Ok(BoundWindow {
+            part: self.part(off, bytes / 4, answers_at.get()),
+            _window: PhantomData,
+        })
+    }
+}
+
+impl VolatileWindow {
+    /// The byte offset of the `bytes` from `base`, all inside this window,
+    /// for the bound parts ([`Self::bind_block`], [`Self::bind_window`]):
+    /// [`Error::InvalidArgument`] for `bytes` 0 or not a whole number of
+    /// dwords; [`Error::OutOfWindow`] naming `base` when it is not a dword
+    /// of the window, `base + bytes` when the part runs past its end.
+    #[inline(always)]
+    fn part_offset(&self, base: DeviceAddr, bytes: usize) -> Result<usize> {
+        if bytes == 0 || !bytes.is_multiple_of(4) {
+            return Err(Error::InvalidArgument(
+                "bound part: size not a positive whole number of dwords",
+            ));
+        }
         let off = self.byte_offset(base)?;
         // `off < len` (checked above), so `len - off` cannot wrap.
         if bytes > self.len() - off {
             return Err(Error::out_of_window(base.get().wrapping_add(bytes as u64)));
         }
-        Ok(BoundWindow {
-            part: self.part(off, bytes / 4, answers_at.get()),
-            _window: PhantomData,
-        })
+        Ok(off)
     }
 }
 
