@@ -16,6 +16,7 @@
 //!   against the linear model over edge and random addresses, before and
 //!   after a `remove_device` and a deregister / register round trip.
 
+use crate::lcg::Lcg;
 use std::hint::black_box;
 
 use khal_core::csr::{BinarySearch, CellIndex, Csr, CsrRegion, CsrWindow, Lookup, RegionTable};
@@ -226,30 +227,18 @@ fn random(n: usize, seed: u64) -> Layout {
     let mut s = 0x1000u64;
     (0..n)
         .map(|i| {
-            let len = 4 + (x.next() % (1 << (2 + x.next() % 23)));
-            let gap = x.next() % (1 << (x.next() % 30));
+            let len = 4 + ((x.step() >> 13) % (1 << (2 + (x.step() >> 13) % 23)));
+            let gap = (x.step() >> 13) % (1 << ((x.step() >> 13) % 30));
             let st = (s + gap + 3) & !3;
             s = st + len;
             let dev = if i % 2 == 0 {
                 st
             } else {
-                (0x1_0000_0000 + x.next() % 0x1000_0000) & !3
+                (0x1_0000_0000 + (x.step() >> 13) % 0x1000_0000) & !3
             };
             (st, len, dev)
         })
         .collect()
-}
-
-/// An LCG (a fixed sequence: the same run every time).
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 13
-    }
 }
 
 /// A valid access of window `w` (translation dword-aligned), in its first
@@ -258,7 +247,7 @@ fn valid(l: &Layout, w: usize, x: &mut Lcg) -> u64 {
     let (s, n, d) = l[w];
     let o = d.wrapping_neg() & 3;
     let k = (n.min(0x10_0000) - o) / 4;
-    s + o + (x.next() % k.max(1)) * 4
+    s + o + ((x.step() >> 13) % k.max(1)) * 4
 }
 
 /// The routine calls: `K` accesses each, to `K` different windows where
@@ -270,18 +259,18 @@ fn calls<const K: usize>(l: &Layout, miss: bool) -> Vec<[DeviceAddr; K]> {
     let n = l.len();
     (0..N as usize / K)
         .map(|c| {
-            let w0 = (x.next() % n as u64) as usize;
-            let stride = 1 + (x.next() % (n as u64 - 1).max(1)) as usize;
+            let w0 = ((x.step() >> 13) % n as u64) as usize;
+            let stride = 1 + ((x.step() >> 13) % (n as u64 - 1).max(1)) as usize;
             let mut a: [DeviceAddr; K] =
                 core::array::from_fn(|i| DeviceAddr(valid(l, (w0 + i * stride) % n, &mut x)));
             if miss && c % 4 == 0 {
-                let i = (x.next() % K as u64) as usize;
+                let i = ((x.step() >> 13) % K as u64) as usize;
                 let (s, len, _) = l[(w0 + i * stride) % n];
                 for _ in 0..64 {
-                    let p = match x.next() % 3 {
-                        0 => s + len + 4 * (x.next() % 16),
-                        1 => s.wrapping_sub(4 + 4 * (x.next() % 16)),
-                        _ => s + len - 1 - x.next() % 3,
+                    let p = match (x.step() >> 13) % 3 {
+                        0 => s + len + 4 * ((x.step() >> 13) % 16),
+                        1 => s.wrapping_sub(4 + 4 * ((x.step() >> 13) % 16)),
+                        _ => s + len - 1 - (x.step() >> 13) % 3,
                     };
                     if model(l, p).is_err() {
                         a[i] = DeviceAddr(p);
@@ -437,7 +426,7 @@ fn probes(l: &Layout) -> Vec<u64> {
         for d in 0..24u64 {
             v.push(s.wrapping_sub(12).wrapping_add(d));
             v.push((s + n).wrapping_sub(12).wrapping_add(d));
-            v.push(s + x.next() % n);
+            v.push(s + (x.step() >> 13) % n);
             v.push(s.wrapping_add(n / 2).wrapping_add(n.wrapping_mul(d)));
         }
     }

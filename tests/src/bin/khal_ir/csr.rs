@@ -19,6 +19,7 @@
 //! `csrfill:<layout>:<one|all>` (kernel `ir_csrfill`): what filling a
 //! default table costs, one `insert` per window or one `insert_all`.
 
+use crate::lcg::Lcg;
 use std::hint::black_box;
 
 use khal_core::csr::{BinarySearch, CellIndex, Csr, CsrRegion, Lookup, RegionTable};
@@ -103,12 +104,10 @@ pub fn layout(name: &str) -> Option<Layout> {
 /// start, outside every window.
 fn addrs(l: &Layout, miss: bool) -> Vec<DeviceAddr> {
     let inside = |a: u64| l.iter().any(|&(s, n, _)| a >= s && a < s + n);
-    let mut x = 0x9E37_79B9u64;
+    let mut rng = Lcg(0x9E37_79B9);
     let mut v = Vec::with_capacity(N as usize);
     while v.len() < N as usize {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        let x = rng.step();
         let (s, len, d) = l[((x >> 33) % l.len() as u64) as usize];
         let o = d.wrapping_neg() & 3;
         let off = o + ((x >> 13) % ((len.min(0x10_0000) - o) / 4)) * 4;
