@@ -39,6 +39,7 @@
 //! | none, or exactly two | a `compile_error!` saying what to enable |
 //! | several on `target_os = "none"` | a `compile_error!` naming the enabled arch features: firmware is for one chip |
 //! | `std` | the host backends and the device model (`khal::std_adapter`, crate `khal-std`) |
+//! | `tokio` | `std`, plus `khal::std_adapter::TokioDelay`: the async waits on tokio's timer |
 //! | `defmt` / `log` | route khal's logging (firmware / host); not both |
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]

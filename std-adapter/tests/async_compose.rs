@@ -122,6 +122,10 @@ fn a_drain_and_a_posting_task_on_one_executor_drain_everything() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "tokio's runtime under Miri: minutes for what the embassy test shows"
+)]
 fn the_same_on_a_tokio_current_thread_runtime() {
     let rt = tokio::runtime::Builder::new_current_thread()
         .build()
@@ -136,6 +140,10 @@ fn the_same_on_a_tokio_current_thread_runtime() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "tokio's runtime under Miri: minutes; the model's Sync is a compile-time check"
+)]
 fn the_model_is_shared_with_a_task_on_another_thread() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
