@@ -1,5 +1,5 @@
 //! Delays: [`StdDelay`] sleeps for real; [`SimDelay`] advances simulated time;
-//! [`TokioDelay`] (feature `tokio`) sleeps on tokio's timer.
+//! `TokioDelay` (feature `tokio`) sleeps on tokio's timer.
 //!
 //! Tests of bounded waits use [`SimDelay`] so that a one-second budget costs
 //! nothing, while the device model still sees time pass (e.g. a slow DMA whose
