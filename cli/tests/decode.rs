@@ -2,21 +2,10 @@
 //! item; register names inside described windows; unknown addresses; bad
 //! arguments give one line and a non-zero exit.
 
-use std::process::Command;
-
 use serde_json::Value;
 
-fn khal(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_khal"))
-        .args(args)
-        .output()
-        .expect("run khal");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::khal;
 
 #[test]
 fn every_printed_base_round_trips() {

@@ -6,17 +6,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-fn khal(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_khal"))
-        .args(args)
-        .output()
-        .expect("run khal");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::khal;
 
 /// item name → (status, value) of `map --arch <arch> --json`.
 fn map_json(arch: &str) -> BTreeMap<String, (String, Value)> {

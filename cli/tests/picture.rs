@@ -4,21 +4,11 @@
 //! `--family` / `--grep` filter it as they filter the table.
 
 use std::collections::BTreeMap;
-use std::process::Command;
 
 use serde_json::Value;
 
-fn khal(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_khal"))
-        .args(args)
-        .output()
-        .expect("run khal");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::khal;
 
 /// item name -> grade (`high`, `med`, `low`, `-`) of `map --json`.
 fn json_items(args: &[&str]) -> BTreeMap<String, String> {

@@ -4,19 +4,8 @@
 //! cases (an operation the arch does not have, an argument out of range):
 //! non-zero exit, one line on stderr, nothing on stdout.
 
-use std::process::Command;
-
-fn khal(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_khal"))
-        .args(args)
-        .output()
-        .expect("run khal");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::khal;
 
 /// One expected access: (op, block, offset, value, reg).
 type Acc = (&'static str, &'static str, u64, u32, &'static str);
