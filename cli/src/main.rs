@@ -206,7 +206,8 @@ fn sniff(args: &[OsString]) -> (bool, Option<&'static str>) {
         .take_while(|a| *a != "--")
         .collect();
     let json = words.contains(&"--json");
-    let command = words.iter().find_map(|w| {
+    // The subcommand is the first word that is not an option.
+    let command = words.iter().find(|w| !w.starts_with('-')).and_then(|w| {
         ["map", "decode", "trace", "demo"]
             .into_iter()
             .find(|c| c == w)
