@@ -10,8 +10,9 @@
 //! 3. Read the [`guide`]: runnable examples of every main entry point (bind an
 //!    arch, read the register matrix, check accesses against the CSR windows
 //!    (and pick the table's lookup), bring up a notification engine and
-//!    drain an NQ ring, record a golden MMIO trace, mask an MSI-X vector, load
-//!    the DVE tables) on the built-in device model.
+//!    drain an NQ ring, drain it asynchronously beside a device task, record
+//!    a golden MMIO trace, mask an MSI-X vector, load the DVE tables) on the
+//!    built-in device model, and what a firmware crate depends on.
 //! 4. The layers themselves live in [`core`] (`khal-core`): [`core::csr`] (every
 //!    access checked against a registered window), [`core::notific`],
 //!    [`core::intc`], [`core::dve`], [`core::engine`]. Every constant cites
