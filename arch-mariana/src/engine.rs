@@ -3,9 +3,14 @@
 //! its TopSP host_trigger and basic_block_switch are byte-checked
 //! [ncfw §4.7], the run-stall releases and `disable_hw_decode` are decoded per
 //! arch [hw-decode §5b, §7], the Q7 geometry is byte-identical to CAYMAN's
-//! [q7 §3]. What rests only on "same as CAYMAN" beyond the windows (the TopSP
-//! init/tsync/stop doorbells, the HW-decode bases, every other NX/XT register)
-//! stays NOT TRACED (§13.11).
+//! [q7 §3]. The windows "as CAYMAN" are kept, MED, with the device-side
+//! support of [FACTS §15.3] (all 7 CAYMAN bundles byte-identical on v4), as
+//! [FACTS §13.11] allows; what rests only on "same as CAYMAN" beyond them (the
+//! TopSP init/tsync/stop doorbells, the HW-decode bases, the other NX/XT
+//! registers) stays NOT TRACED. Given on every arch and so here too: XT
+//! `iram_cache_block_size` `+0x1260`, which MARIANA's own `dve_regs_init`
+//! writes [arch-stpb §1], and `sw_queue_num3.errors_nt` at `tpb_regs + 0xA0C`
+//! (MED [000r1 §3]), the generic error enable's register [002 §4].
 
 use khal_arch_cayman::engine as cayman;
 use khal_arch_cayman::Cayman;
@@ -26,9 +31,10 @@ const TOPSP_HOST_TRIGGER: Offset = Offset(0x6_15A0);
 /// TopSP `basic_block_switch` `0x6_15E0`, byte-checked [ncfw §4.7].
 const TOPSP_BASIC_BLOCK_SWITCH: Offset = Offset(0x6_15E0);
 
-/// The MARIANA NX/XT registers the per-arch decodes give [hw-decode §5b, §7],
-/// offsets from an engine's XT/NX window (MED: the window itself is
-/// "Cayman-like"). Access kinds are not traced; `rw` is recorded.
+/// The MARIANA NX/XT registers the per-arch decodes and the leaves give
+/// [hw-decode §5b, §7], [arch-stpb §1], offsets from an engine's XT/NX window
+/// (MED: the window itself is "Cayman-like", [FACTS §15.3]). Access kinds are
+/// not traced; `rw` is recorded.
 pub mod regs {
     khal_core::register_block! {
         /// MARIANA TPB NX-local registers [hw-decode §5b].
@@ -44,6 +50,9 @@ pub mod regs {
         pub XT_LOCAL: "tpb_xt_local" {
             /// `Q7_RELEASE_RUN_STALL`: one write of 0 frees the cores [hw-decode §5].
             Q7_RELEASE_RUN_STALL @ 0x3000, rw, "q7_release_run_stall";
+            /// `iram_cache_block_size`, written by every arch's regs_init
+            /// leaves, MARIANA's `dve_regs_init` among them [arch-stpb §1].
+            IRAM_CACHE_BLOCK_SIZE @ 0x1260, rw, "iram_cache_block_size";
             /// `HW_DECODE_CONTROL`, bit 0 = disable HW decode [hw-decode §7].
             HW_DECODE_CONTROL @ 0x4000, rw, "hw_decode_control", fields hw_decode {
                 /// Bit 0: disable HW decode.
@@ -133,6 +142,17 @@ impl NxLocal for Mariana {
     }
     fn memcopy_dmas_offset() -> Result<Offset> {
         Err(Error::NotTraced("mariana xt memcopy_dmas offset"))
+    }
+    /// `tpb_regs + 0xA0C` (MED [000r1 §3]).
+    fn notific_sw_queue_num3() -> Result<Reg> {
+        Ok(khal_core::engine::tpb_regs::SW_QUEUE_NUM3)
+    }
+    /// `ERRORS_NT`: mask `0xF`, shift 0 (MED [000r1 §3]).
+    fn errors_nt() -> Result<Field> {
+        Ok(khal_core::engine::tpb_regs::sw_queue_num3::ERRORS)
+    }
+    fn iram_cache_block_size() -> Result<Reg> {
+        Ok(regs::IRAM_CACHE_BLOCK_SIZE)
     }
     fn q7_release_run_stall() -> Result<Gated<Reg>> {
         Ok(Gated::Present(regs::Q7_RELEASE_RUN_STALL))

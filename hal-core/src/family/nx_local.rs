@@ -16,10 +16,11 @@
 //! memory handle with owner [`OWNER_TPB`] (1); the TopSP setters pass
 //! (4, [`OWNER_TOPSP`]) [arch-stpb §1, §3], [topsp §3a].
 //!
-//! Where the `+0xA00..+0xA14` registers sit (`NOTIFIC_SW_QUEUE_NUM2..4`) is a
-//! conflict of sources: khal takes them from the caller's `tpb_regs` window,
-//! not the XT/NX window (§13.10 #8, MED); the register descriptions are the
-//! same either way.
+//! Where the `+0xA00..+0xA18` registers sit (`NOTIFIC_SW_QUEUE_NUM2..4` among
+//! them) is a conflict of sources: khal takes them from the caller's
+//! `tpb_regs` window, not the XT/NX window (§13.10 #8, MED), and describes
+//! them there ([`crate::engine::tpb_regs::TPB_REGS`], the SW-queue selectors
+//! of [FACTS §15.1]); this family says per arch which of them is traced.
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
