@@ -395,9 +395,7 @@ fn src(family: &str, arch: ArchId) -> Prov {
         // LOW reading of [000 §2].
         "nx_local.release_run_stall" => Prov::high("[hw-decode §5b, §7], [FACTS §13.4]"),
         // MARIANA's rests on CAYMAN's too [FACTS §15.3].
-        "nx_local.r1" if arch == ArchId::Mariana => {
-            Prov::med("[000r1 §3], [FACTS §12.1, §15.3]")
-        }
+        "nx_local.r1" if arch == ArchId::Mariana => Prov::med("[000r1 §3], [FACTS §12.1, §15.3]"),
         "nx_local.r1" => Prov::med("[000r1 §3], [FACTS §12.1]"),
         "nx_local.stpb" => Prov::high("[arch-stpb §1, §3], [FACTS §13.6]"),
         "nx_local.release" => Prov::high("[hw-decode §5-§7], [csr §4, §7], [FACTS §13.4]"),

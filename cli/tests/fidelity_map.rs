@@ -88,8 +88,18 @@ fn q7_per_core_layout_is_high_on_cayman_and_mariana_and_derived_on_sunda() {
     for arch in ["cayman", "mariana"] {
         let m = items(arch);
         for o in [2, 5] {
-            graded(&m, &format!("q7[owner {o}].per-core stride"), "high", "[FACTS §13.3]");
-            graded(&m, &format!("q7[owner {o}].dram - iram"), "high", "[FACTS §13.3]");
+            graded(
+                &m,
+                &format!("q7[owner {o}].per-core stride"),
+                "high",
+                "[FACTS §13.3]",
+            );
+            graded(
+                &m,
+                &format!("q7[owner {o}].dram - iram"),
+                "high",
+                "[FACTS §13.3]",
+            );
         }
     }
     let s = items("sunda");
@@ -144,7 +154,10 @@ fn decode_names_nq_stats_and_the_sw_queue_selectors() {
         ("0xa18", "queue_idx_ctrl"),
     ] {
         let out = khal(&["decode", "--arch", "cayman", "--in", "tpb-regs", off]);
-        assert!(out.contains(&format!("register tpb_regs.{name}\n")), "{out}");
+        assert!(
+            out.contains(&format!("register tpb_regs.{name}\n")),
+            "{out}"
+        );
     }
     // Not in the XT/NX window any more (FACTS §13.10 #8).
     let out = khal(&["decode", "--arch", "cayman", "--in", "nx-local", "0xa08"]);

@@ -238,9 +238,10 @@ fn only_the_dve_slots_are_fatal_when_null() {
     // other engines' NULL slots return 0.
     for s in SLOTS {
         let want = match s.table {
-            SubTable::Engine(Engine::Dve) | SubTable::Notific | SubTable::Nq | SubTable::Intc => {
-                NullPolicy::Fatal
-            }
+            SubTable::Engine(Engine::Dve)
+            | SubTable::KhalNotific
+            | SubTable::NqRing
+            | SubTable::KhalIntc => NullPolicy::Fatal,
             SubTable::Engine(_) => NullPolicy::Silent,
             SubTable::Q7 => NullPolicy::NotTraced,
         };

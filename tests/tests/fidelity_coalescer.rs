@@ -35,7 +35,9 @@ fn the_field_is_the_shadow_even_where_the_register_disagrees_with_it() {
     let t = traced();
     let mut e = NotificEngine::init_raw(&t, Some(BASE), 10, 0, 0).unwrap();
     t.clear();
-    t.inner().write32(BASE.add(0xB8), 0x0100 | 0b0101 << 10).unwrap();
+    t.inner()
+        .write32(BASE.add(0xB8), 0x0100 | 0b0101 << 10)
+        .unwrap();
     e.set_coalescer_stream(3, true).unwrap(); // shadow stays 15
     assert_eq!(
         t.ops(),

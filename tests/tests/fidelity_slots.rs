@@ -7,7 +7,7 @@ use khal_core::engine::slots::{slot, NullPolicy, SlotGrade, SubTable, SLOTS};
 
 use NullPolicy::{Fatal, NotTraced};
 use SlotGrade::{High, Med};
-use SubTable::{Intc, Notific, Nq, Q7};
+use SubTable::{KhalIntc, KhalNotific, NqRing, Q7};
 
 #[test]
 fn the_q7_notific_nq_and_intc_slots_are_facts_exactly() {
@@ -15,26 +15,32 @@ fn the_q7_notific_nq_and_intc_slots_are_facts_exactly() {
         // [FACTS §13.3]: the swap slots MED, the loader slot HIGH; no source
         // gives what a NULL Q7 slot does.
         (Q7, "q7_swap_table", 0x390, Med, NotTraced),
-        (Q7, "q7_swap_table_get_register_offsets", 0x398, Med, NotTraced),
+        (
+            Q7,
+            "q7_swap_table_get_register_offsets",
+            0x398,
+            Med,
+            NotTraced,
+        ),
         (Q7, "q7_swap_file_io_table", 0x3A0, Med, NotTraced),
         (Q7, "q7_ucode_eng_init", 0x3A8, High, NotTraced),
         // [FACTS §12.3] (MED unless [FACTS §4], the current 004 §1, names it).
-        (Notific, "init", 0x3B0, High, Fatal),
-        (Notific, "get_timestamp", 0x3B8, Med, Fatal),
-        (Notific, "set_wr_buf_enable", 0x3C0, Med, Fatal),
-        (Notific, "update_wr_buf_enable", 0x3C8, Med, Fatal),
-        (Notific, "set_axi_id", 0x3D0, High, Fatal),
-        (Notific, "update_hw_bp", 0x3D8, Med, Fatal),
-        (Notific, "set_bp_config", 0x3E0, Med, Fatal),
-        (Notific, "set_coalescer_stream", 0x3E8, High, Fatal),
-        (Notific, "set_coalescer_bypass", 0x3F0, Med, Fatal),
-        (Notific, "get_timestamp_inc", 0x3F8, Med, Fatal),
-        (Notific, "nq_get_notification_size", 0x400, High, Fatal),
-        (Nq, "nq_reset", 0x440, High, Fatal),
-        (Intc, "mask_vector", 0x480, High, Fatal),
-        (Intc, "set_notific_queue_base", 0x4A8, High, Fatal),
-        (Intc, "set_cause", 0x4C8, Med, Fatal),
-        (Intc, "read_cause", 0x4D0, High, Fatal),
+        (KhalNotific, "init", 0x3B0, High, Fatal),
+        (KhalNotific, "get_timestamp", 0x3B8, Med, Fatal),
+        (KhalNotific, "set_wr_buf_enable", 0x3C0, Med, Fatal),
+        (KhalNotific, "update_wr_buf_enable", 0x3C8, Med, Fatal),
+        (KhalNotific, "set_axi_id", 0x3D0, High, Fatal),
+        (KhalNotific, "update_hw_bp", 0x3D8, Med, Fatal),
+        (KhalNotific, "set_bp_config", 0x3E0, Med, Fatal),
+        (KhalNotific, "set_coalescer_stream", 0x3E8, High, Fatal),
+        (KhalNotific, "set_coalescer_bypass", 0x3F0, Med, Fatal),
+        (KhalNotific, "get_timestamp_inc", 0x3F8, Med, Fatal),
+        (KhalNotific, "nq_get_notification_size", 0x400, High, Fatal),
+        (NqRing, "nq_reset", 0x440, High, Fatal),
+        (KhalIntc, "mask_vector", 0x480, High, Fatal),
+        (KhalIntc, "set_notific_queue_base", 0x4A8, High, Fatal),
+        (KhalIntc, "set_cause", 0x4C8, Med, Fatal),
+        (KhalIntc, "read_cause", 0x4D0, High, Fatal),
     ];
     let got: Vec<_> = SLOTS
         .iter()
@@ -43,7 +49,7 @@ fn the_q7_notific_nq_and_intc_slots_are_facts_exactly() {
         .collect();
     assert_eq!(got, facts);
     assert_eq!(
-        slot(Intc, "set_cause").map(|s| s.offset),
+        slot(KhalIntc, "set_cause").map(|s| s.offset),
         Some(0x4C8),
         "lookup by band and name"
     );

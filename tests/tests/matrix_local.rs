@@ -33,7 +33,10 @@ fn topsp_golden() {
     assert_eq!(Cayman::topsp_stop_signal(), Ok(Offset(0x6_15C0)));
     assert_eq!(Cayman::topsp_basic_block_switch(), Ok(Offset(0x6_15E0)));
     assert_eq!(Cayman::topsp_host_trigger(), Ok(Offset(0x6_15A0)));
-    assert_eq!(Cayman::topsp_doorbell_value(Doorbell::HostTrigger, 7), Ok(1));
+    assert_eq!(
+        Cayman::topsp_doorbell_value(Doorbell::HostTrigger, 7),
+        Ok(1)
+    );
 
     assert_eq!(Mariana::topsp_window_base(), Ok(Offset(0x6_0000)));
     assert_eq!(Mariana::topsp_host_trigger(), Ok(Offset(0x6_15A0)));

@@ -327,7 +327,10 @@ fn test_names(root: &Path) -> TestNames {
         any: BTreeSet::new(),
         by_file: Default::default(),
     };
-    for f in files.iter().filter(|f| f.extension().is_some_and(|e| e == "rs")) {
+    for f in files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "rs"))
+    {
         let Ok(text) = fs::read_to_string(f) else {
             continue;
         };
@@ -338,7 +341,9 @@ fn test_names(root: &Path) -> TestNames {
         for run in text.split("run(\"").skip(1) {
             names.any.extend(run.split('"').next().map(str::to_string));
         }
-        let parent = f.parent().map(|p| p.ends_with("tests/tests") || p.ends_with("cli/tests"));
+        let parent = f
+            .parent()
+            .map(|p| p.ends_with("tests/tests") || p.ends_with("cli/tests"));
         if parent == Some(true) {
             names.by_file.entry(stem.clone()).or_default().extend(fns);
         }
@@ -378,7 +383,10 @@ fn missing_tests(cell: &str, names: &TestNames) -> Vec<String> {
         let segs: Vec<&str> = tok.split("::").collect();
         if segs.len() > 1 {
             // A type path (`u64::MAX`, `family::Offset`) cites no test.
-            if segs.iter().any(|s| s.chars().any(|c| c.is_ascii_uppercase())) {
+            if segs
+                .iter()
+                .any(|s| s.chars().any(|c| c.is_ascii_uppercase()))
+            {
                 continue;
             }
             let last = segs[segs.len() - 1];
@@ -447,9 +455,15 @@ fn the_test_resolver_refuses_names_that_do_not_exist() {
         .by_file
         .insert("golden".into(), ["a_test".to_string()].into());
     assert!(missing_tests("`golden::a_test`, `b_test`, `u64::MAX`", &names).is_empty());
-    assert_eq!(missing_tests("`golden::b_test`", &names), ["golden::b_test"]);
+    assert_eq!(
+        missing_tests("`golden::b_test`", &names),
+        ["golden::b_test"]
+    );
     assert_eq!(missing_tests("`golden::gone`", &names), ["golden::gone"]);
-    assert_eq!(missing_tests("`x::y::gone_too`", &names), ["x::y::gone_too"]);
+    assert_eq!(
+        missing_tests("`x::y::gone_too`", &names),
+        ["x::y::gone_too"]
+    );
     assert!(missing_tests("`golden::a_…`, `x::{a,b}_test`, `x::*_test`", &names).is_empty());
     assert_eq!(missing_tests("`x::{a,c}_test`", &names), ["x::{a,c}_test"]);
     assert_eq!(missing_tests("`no_such_fuzz`", &names), ["no_such_fuzz"]);

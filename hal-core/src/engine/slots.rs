@@ -40,11 +40,11 @@ pub enum SubTable {
     /// The Q7 slots `+0x390..+0x3A8` [FACTS §13.3].
     Q7,
     /// `khal_notific` `+0x3B0..+0x400` [004 §1], [004r1 §1].
-    Notific,
+    KhalNotific,
     /// The NQ-ring band `+0x408..+0x4D0` [004 §1].
-    Nq,
+    NqRing,
     /// `khal_intc` `+0x480..+0x4D8` [004 §1], [004r1 §1].
-    Intc,
+    KhalIntc,
 }
 
 impl SubTable {
@@ -53,9 +53,9 @@ impl SubTable {
         match self {
             SubTable::Engine(e) => e.name(),
             SubTable::Q7 => "q7",
-            SubTable::Notific => "notific",
-            SubTable::Nq => "nq",
-            SubTable::Intc => "intc",
+            SubTable::KhalNotific => "notific",
+            SubTable::NqRing => "nq",
+            SubTable::KhalIntc => "intc",
         }
     }
 }
@@ -102,7 +102,7 @@ const fn b(table: SubTable, op: &'static str, offset: u32, grade: SlotGrade) -> 
 }
 
 use SlotGrade::{High, Med};
-use SubTable::{Intc, Notific, Nq, Q7};
+use SubTable::{KhalIntc, KhalNotific, NqRing, Q7};
 
 /// Every slot khal knows: the engine slots of [002r1 §3] in offset order per
 /// engine, then the Q7, notific, NQ and INTC slots.
@@ -181,24 +181,24 @@ pub const SLOTS: [Slot; 75] = [
     b(Q7, "q7_swap_file_io_table", 0x3A0, Med),
     b(Q7, "q7_ucode_eng_init", 0x3A8, High),
     // khal_notific [004 §1] (HIGH), [004r1 §1] (MED) [FACTS §4, §12.3]
-    b(Notific, "init", 0x3B0, High),
-    b(Notific, "get_timestamp", 0x3B8, Med),
-    b(Notific, "set_wr_buf_enable", 0x3C0, Med),
-    b(Notific, "update_wr_buf_enable", 0x3C8, Med),
-    b(Notific, "set_axi_id", 0x3D0, High),
-    b(Notific, "update_hw_bp", 0x3D8, Med),
-    b(Notific, "set_bp_config", 0x3E0, Med),
-    b(Notific, "set_coalescer_stream", 0x3E8, High),
-    b(Notific, "set_coalescer_bypass", 0x3F0, Med),
-    b(Notific, "get_timestamp_inc", 0x3F8, Med),
-    b(Notific, "nq_get_notification_size", 0x400, High),
+    b(KhalNotific, "init", 0x3B0, High),
+    b(KhalNotific, "get_timestamp", 0x3B8, Med),
+    b(KhalNotific, "set_wr_buf_enable", 0x3C0, Med),
+    b(KhalNotific, "update_wr_buf_enable", 0x3C8, Med),
+    b(KhalNotific, "set_axi_id", 0x3D0, High),
+    b(KhalNotific, "update_hw_bp", 0x3D8, Med),
+    b(KhalNotific, "set_bp_config", 0x3E0, Med),
+    b(KhalNotific, "set_coalescer_stream", 0x3E8, High),
+    b(KhalNotific, "set_coalescer_bypass", 0x3F0, Med),
+    b(KhalNotific, "get_timestamp_inc", 0x3F8, Med),
+    b(KhalNotific, "nq_get_notification_size", 0x400, High),
     // The NQ ring band [004 §3]
-    b(Nq, "nq_reset", 0x440, High),
+    b(NqRing, "nq_reset", 0x440, High),
     // khal_intc [004 §1] (HIGH), [004r1 §1] (MED)
-    b(Intc, "mask_vector", 0x480, High),
-    b(Intc, "set_notific_queue_base", 0x4A8, High),
-    b(Intc, "set_cause", 0x4C8, Med),
-    b(Intc, "read_cause", 0x4D0, High),
+    b(KhalIntc, "mask_vector", 0x480, High),
+    b(KhalIntc, "set_notific_queue_base", 0x4A8, High),
+    b(KhalIntc, "set_cause", 0x4C8, Med),
+    b(KhalIntc, "read_cause", 0x4D0, High),
 ];
 
 impl Slot {
@@ -208,7 +208,7 @@ impl Slot {
     /// assert at all: its shim jumps through the slot [004 §1 GOTCHA].)
     pub const fn null_policy(self) -> NullPolicy {
         match self.table {
-            SubTable::Engine(Engine::Dve) | Notific | Nq | Intc => NullPolicy::Fatal,
+            SubTable::Engine(Engine::Dve) | KhalNotific | NqRing | KhalIntc => NullPolicy::Fatal,
             SubTable::Engine(_) => NullPolicy::Silent,
             Q7 => NullPolicy::NotTraced,
         }
