@@ -9,7 +9,7 @@
 
 use khal_core::addr::DeviceAddr;
 use khal_core::engine::tpb_regs::{
-    sw_queue_num2, sw_queue_num3, sw_queue_num4, SW_QUEUE_NUM2, SW_QUEUE_NUM3, SW_QUEUE_NUM4,
+    sw_queue_num2, sw_queue_num3, sw_queue_num4, SW_QUEUE_NUM2, SW_QUEUE_NUM4,
 };
 use khal_core::error::{Error, Result};
 use khal_core::family::nx_local::{DmaReg, RsvdSpace, XtWindows};
@@ -262,14 +262,6 @@ impl NxLocal for Cayman {
     }
     fn start_addr_hi() -> Result<Reg> {
         Ok(regs::START_ADDR_HI)
-    }
-    /// `tpb_regs + 0xA0C` (MED [000r1 §3]).
-    fn notific_sw_queue_num3() -> Result<Reg> {
-        Ok(SW_QUEUE_NUM3)
-    }
-    /// `ERRORS_NT`: mask `0xF`, shift 0 (MED [000r1 §3]).
-    fn errors_nt() -> Result<Field> {
-        Ok(sw_queue_num3::ERRORS)
     }
     /// `tpb_regs + 0xA10` (MED [000r1 §3]).
     fn notific_sw_queue_num4() -> Result<Reg> {

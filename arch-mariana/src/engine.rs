@@ -143,14 +143,6 @@ impl NxLocal for Mariana {
     fn memcopy_dmas_offset() -> Result<Offset> {
         Err(Error::NotTraced("mariana xt memcopy_dmas offset"))
     }
-    /// `tpb_regs + 0xA0C` (MED [000r1 §3]).
-    fn notific_sw_queue_num3() -> Result<Reg> {
-        Ok(khal_core::engine::tpb_regs::SW_QUEUE_NUM3)
-    }
-    /// `ERRORS_NT`: mask `0xF`, shift 0 (MED [000r1 §3]).
-    fn errors_nt() -> Result<Field> {
-        Ok(khal_core::engine::tpb_regs::sw_queue_num3::ERRORS)
-    }
     fn iram_cache_block_size() -> Result<Reg> {
         Ok(regs::IRAM_CACHE_BLOCK_SIZE)
     }

@@ -140,14 +140,17 @@ pub trait NxLocal {
         Err(Error::NotTraced("nx start_addr_hi offset"))
     }
 
-    /// `NOTIFIC_SW_QUEUE_NUM3` (its `ERRORS_NT` field, [`NxLocal::errors_nt`]).
+    /// `NOTIFIC_SW_QUEUE_NUM3` (its `ERRORS_NT` field, [`NxLocal::errors_nt`]):
+    /// `tpb_regs + 0xA0C` on every arch (MED [000r1 §3]: CAYMAN, "SUNDA
+    /// `+0xA0C` too"; MARIANA as CAYMAN [FACTS §15.3]), the register of the
+    /// generic error enable [002 §4].
     fn notific_sw_queue_num3() -> Result<Reg> {
-        Err(Error::NotTraced("notific_sw_queue_num3"))
+        Ok(crate::engine::tpb_regs::SW_QUEUE_NUM3)
     }
 
-    /// `NOTIFIC_SW_QUEUE_NUM3.ERRORS_NT`.
+    /// `NOTIFIC_SW_QUEUE_NUM3.ERRORS_NT`: mask `0xF`, shift 0 (MED [000r1 §3]).
     fn errors_nt() -> Result<Field> {
-        Err(Error::NotTraced("notific_sw_queue_num3.errors_nt field"))
+        Ok(crate::engine::tpb_regs::sw_queue_num3::ERRORS)
     }
 
     /// `NOTIFIC_SW_QUEUE_NUM4` (HAM throttle fields).
