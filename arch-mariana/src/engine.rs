@@ -117,8 +117,10 @@ impl TopSpNx for Mariana {
 impl NxLocal for Mariana {
     const NX_LOCAL_BLOCK: Result<&'static BlockDesc> = Ok(&regs::NX_LOCAL);
     const XT_LOCAL_BLOCK: Result<&'static BlockDesc> = Ok(&regs::XT_LOCAL);
-    /// CAYMAN's windows for eng 0..4 (MED: "Cayman-like" [q7 §6b, §9]);
-    /// MARIANA's eng 5 (one of "6 types") is NOT TRACED; > 5 asserts.
+    /// CAYMAN's windows for eng 0..4 (MED: "Cayman-like" [q7 §6b, §9]), an
+    /// interpretation [FACTS §13.11] allows, with the device-side support of
+    /// [FACTS §15.3]; never HIGH. MARIANA's eng 5 (one of "6 types") is NOT
+    /// TRACED; > 5 asserts.
     const XT_WINDOW_TABLE: XtWindows = XtWindows {
         eng5: Some(Err(Error::NotTraced("mariana xt_local window 5"))),
         assert_what: "xt_local engine (asserts eng > 5)",
