@@ -53,6 +53,9 @@ pub enum Window {
     XtLocal,
     /// The per-engine notification block [004 §2].
     Notific,
+    /// The `tpb_regs` window (context `+0x08`): the engine sub-blocks and the
+    /// SW-queue selectors `+0xA00..+0xA18` [FACTS §13.6, §15.1].
+    TpbRegs,
     /// The TopSP window (`xt_local(mem, 4, 0)`): its doorbells [FACTS §13.2].
     Topsp,
 }
@@ -63,6 +66,7 @@ impl Window {
             Window::NxLocal => "nx-local",
             Window::XtLocal => "xt-local",
             Window::Notific => "notific",
+            Window::TpbRegs => "tpb-regs",
             Window::Topsp => "topsp",
         }
     }
@@ -99,6 +103,12 @@ pub fn blocks(arch: ArchId) -> Vec<(Placement, &'static BlockDesc)> {
         v.push((
             Placement::InWindow(Window::Notific),
             &khal::core::notific::regs::NOTIFIC,
+        ));
+        // One description for every arch (the selectors' fields are CAYMAN's
+        // schema [FACTS §15.1]).
+        v.push((
+            Placement::InWindow(Window::TpbRegs),
+            &khal::core::engine::tpb_regs::TPB_REGS,
         ));
         v
     }

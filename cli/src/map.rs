@@ -402,8 +402,9 @@ fn src(family: &str, arch: ArchId) -> Prov {
         "preproc" if sunda => Prov::high("[000 §3] (not in this band)"),
         "preproc" => Prov::high("[kdrv v3] (kernel driver), [000 §3]"),
         "hbm" if sunda => Prov::high("[kdrv v2] (kernel driver), [000 §3]"),
+        // The v4 kernel headers give MARIANA's channels [FACTS §15.4].
         "hbm" if arch == ArchId::Mariana => {
-            Prov::med("[000 §3] \"share a 4-channel HBM map\" (bases MED)")
+            Prov::high("[kdrv v4] (kernel driver), [000 §3], [FACTS §15.4]")
         }
         "hbm" => Prov::high("[kdrv v3] (kernel driver), [000 §3]"),
         "hbm.size" => Prov::high("[000 §3]"),
@@ -435,34 +436,49 @@ fn src(family: &str, arch: ArchId) -> Prov {
         "act" => Prov::med("[000r1 §3], [FACTS §12.1]"),
         "topsp" => Prov::high("[000 §2, §3], [topsp §3a, §8]"),
         // MARIANA's window rests on "Cayman-like" [FACTS §13.1, §13.2].
-        "topsp.window" if arch == ArchId::Mariana => Prov::med("[q7 §6b, §9] (\"as CAYMAN\")"),
+        "topsp.window" if arch == ArchId::Mariana => {
+            Prov::med("[q7 §6b, §9] (\"as CAYMAN\"), [FACTS §13.11, §15.3]")
+        }
         "topsp.window" => Prov::high("[q7 §6a-§6b], [topsp §3a]"),
         "topsp.mariana" => Prov::high("[ncfw §4.7] (byte-checked)"),
-        "topsp.init" if sunda => Prov::med("[000r1 §3], [FACTS §12.1]"),
+        "topsp.init" if sunda => Prov::med("[000r1 §3], [FACTS §12.1, §13.11]"),
+        // Only [000 §2]; the sibling pages do not give it [FACTS §13.11].
+        "topsp.bbs" if sunda => Prov::med("[000 §2 QUIRK], [FACTS §3.6, §13.11]"),
+        "topsp.bbs" => Prov::high("[000 §2, §3], [topsp §9]"),
         "topsp.init" => Prov::high("[topsp §3a]"),
         "nx_local" if sunda => Prov::high("[004 §5]"),
         "nx_local" => Prov::high("[000 §2, §3]"),
         // §13.10 #6: the per-arch decode (+0x00, SUNDA +0x04) replaces the
         // LOW reading of [000 §2].
         "nx_local.release_run_stall" => Prov::high("[hw-decode §5b, §7], [FACTS §13.4]"),
+        // MARIANA's rests on CAYMAN's too [FACTS §15.3].
+        "nx_local.r1" if arch == ArchId::Mariana => Prov::med("[000r1 §3], [FACTS §12.1, §15.3]"),
         "nx_local.r1" => Prov::med("[000r1 §3], [FACTS §12.1]"),
         "nx_local.stpb" => Prov::high("[arch-stpb §1, §3], [FACTS §13.6]"),
         "nx_local.release" => Prov::high("[hw-decode §5-§7], [csr §4, §7], [FACTS §13.4]"),
+        // "as CAYMAN", kept MED as [FACTS §13.11] allows, with the device-side
+        // support of [FACTS §15.3]; never HIGH.
         "xt_window" if arch == ArchId::Mariana => {
-            Prov::med("[q7 §6b, §9] (\"Cayman-like\"), [FACTS §13.1]")
+            Prov::med("[q7 §6b, §9] (\"Cayman-like\"), [FACTS §13.1, §13.11, §15.3]")
         }
         "xt_window" => Prov::high("[q7 §6a-§6b], [FACTS §13.1]"),
         "hw_decode.r13" => Prov::high("[hw-decode §1-§3], [FACTS §13.5]"),
         // §13.10 #1: eng 2 / eng 3 disputed, FACTS kept (MED).
         "hw_decode.disputed" => Prov::med("[000 §3], [devmap-pool §1-§2] (§13.10 #1)"),
         "q7" => Prov::high("[q7 §2-§3], [FACTS §13.3]"),
-        "q7.derived" => Prov::med("[ucode §3] (derived), [FACTS §13.3]"),
+        // Derived (MED) on SUNDA only; CAYMAN = MARIANA match the RTL map.
+        "q7.derived" if sunda => Prov::med("[ucode §3] (derived), [FACTS §13.3]"),
+        "q7.derived" => Prov::high("[ucode §3], [devmap-pool §3], [FACTS §13.3]"),
         "dge" => Prov::high("[arch-stpb §3], [FACTS §13.8]"),
         "dge.reg" => Prov::med("[000r1 §3], [devmap-dma §6.3], [FACTS §13.8]"),
         "sdma" => Prov::high("[hal-registers §4], [FACTS §13.9]"),
         "seq.relbase" => Prov::med("[000r1 §3], [FACTS §12.1]"),
         "tpb_regs" => Prov::high("[arch-stpb §4], [FACTS §13.7]"),
         "slots" => Prov::high("[002r1 §3], [FACTS §12.2]"),
+        "slots.q7" => Prov::high("[q7 §4, §5], [FACTS §13.3]"),
+        "slots.notific" => Prov::high("[004 §1, §3], [FACTS §4]"),
+        "slots.notific.r1" => Prov::med("[004r1 §1], [FACTS §12.3]"),
+        "intc.r1" => Prov::med("[004r1 §4], [FACTS §12.3]"),
         "notific_mask" => Prov::high("[002 §4]"),
         "intc" => Prov::high("[004 §4]"),
         _ => Prov::high("[FACTS]"),
@@ -829,6 +845,7 @@ pub fn walk<A: Arch>() -> Vec<Item> {
     let topsp_prov = |n: &str| match n {
         "window base" => s("topsp.window"),
         "basic_block_switch" | "host_trigger" if mariana => s("topsp.mariana"),
+        "basic_block_switch" => s("topsp.bbs"),
         "init_signal" => s("topsp.init"),
         _ => s("topsp"),
     };
@@ -1090,15 +1107,35 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         gated(Ok(A::RSPCOMB_EIGHT_DEEP)),
         s("tpb_regs"),
     );
-    // The engine dispatch slots (kaena_khal offsets) [002r1 §3].
-    for slot in khal::core::engine::slots::SLOTS {
-        r.push(
-            "slots",
-            format!("slot {}.{}", slot.engine, slot.op),
-            None,
-            Val::Offset(slot.offset.into()),
-            s("slots"),
-        );
+    // The dispatch slots (kaena_khal offsets) with their grade and NULL
+    // policy [002r1 §3], [004 §1], [FACTS §12.2, §12.3, §13.3].
+    {
+        use khal::core::engine::slots::{NullPolicy, SlotGrade, SubTable, SLOTS};
+        for slot in SLOTS {
+            let high = slot.grade == SlotGrade::High;
+            let mut prov = match slot.table {
+                SubTable::Engine(_) => s("slots"),
+                SubTable::Q7 => s("slots.q7"),
+                _ if high => s("slots.notific"),
+                _ => s("slots.notific.r1"),
+            };
+            if !high {
+                prov.confidence = Confidence::Med;
+            }
+            let name = format!("slot {}.{}", slot.table.name(), slot.op);
+            r.push("slots", name, None, Val::Offset(slot.offset.into()), prov);
+        }
+        // What a NULL Q7 slot does is in no source (not Pooling's return 0).
+        if let Some(q7) = SLOTS.iter().find(|x| x.table == SubTable::Q7) {
+            debug_assert_eq!(q7.null_policy(), NullPolicy::NotTraced);
+            r.push(
+                "slots",
+                "q7 slots: null policy",
+                None,
+                Val::NotTraced("null policy of the q7 slots".into()),
+                s("slots.q7"),
+            );
+        }
     }
     for m in NotificMask::ALL {
         r.push(
@@ -1107,6 +1144,36 @@ pub fn walk<A: Arch>() -> Vec<Item> {
             None,
             res(A::notific_mask(m), |v| Val::Offset(v.into())),
             s("notific_mask"),
+        );
+    }
+
+    // MSI-X details of the earlier revision (MED) [004r1 §4], [FACTS §12.3].
+    if A::ID == ArchId::Mariana {
+        use khal::core::intc::regs::{mod_timer_ctrl, GROUP_INTERVAL, GROUP_INTERVAL_FIELD};
+        let f = |f: khal::core::regs::Field| Val::Field {
+            mask: f.mask(),
+            shift: f.shift(),
+        };
+        r.push(
+            "intc",
+            "msix mod_timer_ctrl.reset",
+            None,
+            f(mod_timer_ctrl::RESET),
+            s("intc.r1"),
+        );
+        r.push(
+            "intc",
+            "msix interval groups",
+            None,
+            Val::Count(GROUP_INTERVAL.count().into()),
+            s("intc.r1"),
+        );
+        r.push(
+            "intc",
+            "msix interval[grp] field",
+            None,
+            f(GROUP_INTERVAL_FIELD),
+            s("intc.r1"),
         );
     }
 

@@ -112,12 +112,9 @@ fn host_visible_twin_is_the_value_plus_the_rebase() {
 
 #[test]
 fn register_names_inside_windows() {
-    let (code, out, _) = khal(&["decode", "--arch", "cayman", "--in", "nx-local", "0xA08"]);
+    let (code, out, _) = khal(&["decode", "--arch", "cayman", "--in", "tpb-regs", "0xA08"]);
     assert_eq!(code, 0);
-    assert!(
-        out.contains("register tpb_nx_local.notific_sw_queue_num2"),
-        "{out}"
-    );
+    assert!(out.contains("register tpb_regs.sw_queue_num2"), "{out}");
     let (_, out, _) = khal(&["decode", "--arch", "cayman", "--in", "xt-local", "0x13a0"]);
     assert!(out.contains("register tpb_xt_local.memcopy_dmas"), "{out}");
     let (_, out, _) = khal(&["decode", "--arch", "sunda", "--in", "nx-local", "0x844"]);
@@ -167,9 +164,9 @@ fn register_names_inside_windows() {
         out.contains("register notific.nq[0].nq_head_ptr\n"),
         "{out}"
     );
-    let (_, out, _) = khal(&["decode", "--arch", "cayman", "--in", "nx-local", "0xA0B"]);
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "--in", "tpb-regs", "0xA0B"]);
     assert!(
-        out.contains("register tpb_nx_local.notific_sw_queue_num2 + 0x3"),
+        out.contains("register tpb_regs.sw_queue_num2 + 0x3"),
         "{out}"
     );
 }

@@ -432,7 +432,7 @@ fn every_item_carries_its_grade_and_source() {
     graded(&c, "hw_decode[pool].cam_base", "med", "§13.10 #1");
     graded(&c, "hw_decode[pe].cam_base", "high", "[hw-decode §1-§3]");
     graded(&c, "q7[owner 2].base", "high", "[q7 §2-§3]");
-    graded(&c, "q7[owner 2].per-core stride", "med", "[ucode §3]");
+    graded(&c, "q7[owner 2].per-core stride", "high", "[ucode §3]");
     graded(&c, "slot act.instr_debug_level_set", "high", "[002r1 §3]");
     graded(&s, "topsp init_signal", "med", "[000r1 §3]");
     graded(&s, "topsp host_trigger", "high", "[topsp §3a, §8]");
@@ -446,7 +446,7 @@ fn every_item_carries_its_grade_and_source() {
     graded(&c, "act table param[3]", "med", "[000r1 §3]");
 
     let m = grades("mariana");
-    graded(&m, "hbm[1]", "med", "[000 §3]");
+    graded(&m, "hbm[1]", "high", "[kdrv v4]");
     graded(&m, "nq mailbox[9]", "high", "[004 §4]");
     graded(&m, "xt_local_reg_offset[pe]", "med", "Cayman-like");
     graded(&m, "topsp window base", "med", "as CAYMAN");
