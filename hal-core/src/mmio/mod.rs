@@ -3,10 +3,10 @@
 //! Drivers are generic over [`Mmio`]; they never hold a `&` into device memory.
 //! Backends: [`volatile::VolatileWindow`] (firmware, direct volatile access;
 //! its [`bound`] handles check once at bind time and then access through a
-//! plain pointer),
-//! and in `khal-std` an mmap window, a heap window, the device model, and the
-//! `Counting` / `Trace` wrappers. Accesses take `&self` because a register
-//! window is shared by every driver of a device, exactly as the hardware is.
+//! plain pointer, the firmware's hot path), and in `khal-std` an mmap window,
+//! a heap window, the device model, and the `Counting` / `Trace` wrappers.
+//! Accesses take `&self` because a register window is shared by every driver
+//! of a device, exactly as the hardware is.
 
 pub mod bound;
 pub mod slot;
@@ -16,11 +16,14 @@ pub use slot::MmioSlot;
 
 use crate::addr::DeviceAddr;
 use crate::error::Result;
+use volatile::VolatileWindow;
 
 /// 32-bit MMIO at device addresses.
 ///
 /// Implementations must perform exactly one device access per call, in call
-/// order: golden traces and the C runtime's write order depend on it.
+/// order: golden traces and the C runtime's write order depend on it. Every
+/// access names its address and is checked by the backend: nothing a caller
+/// builds reaches a register unchecked.
 pub trait Mmio {
     /// Read the dword at `addr`.
     fn read32(&self, addr: DeviceAddr) -> Result<u32>;
@@ -38,6 +41,18 @@ pub trait Mmio {
             a = a.add(4);
         }
         Ok(())
+    }
+
+    /// The mapped window this backend is, if it is one (`None` by default).
+    ///
+    /// Why a fourth method: a [`CsrWindow`](crate::csr::CsrWindow) resolved
+    /// over a mapped window becomes a part of that window answering the CSR
+    /// addresses, so its accesses are checked once instead of by the CSR
+    /// window and then again by the inner one. A wrapper that records or
+    /// counts accesses (`Trace`, `Counting`) keeps the default, so it still
+    /// sees every access.
+    fn as_volatile(&self) -> Option<&VolatileWindow> {
+        None
     }
 
     /// Check `addr` once for the accesses of [`Mmio::write_slot`] and
@@ -83,17 +98,17 @@ pub trait Mmio {
 }
 
 impl<M: Mmio + ?Sized> Mmio for &M {
-    #[inline(always)]
     fn read32(&self, addr: DeviceAddr) -> Result<u32> {
         (**self).read32(addr)
     }
-    #[inline(always)]
     fn write32(&self, addr: DeviceAddr, value: u32) -> Result<()> {
         (**self).write32(addr, value)
     }
-    #[inline(always)]
     fn write_burst(&self, addr: DeviceAddr, words: &[u32]) -> Result<()> {
         (**self).write_burst(addr, words)
+    }
+    fn as_volatile(&self) -> Option<&VolatileWindow> {
+        (**self).as_volatile()
     }
     #[inline(always)]
     fn slot(&self, addr: DeviceAddr) -> MmioSlot {
