@@ -9,10 +9,7 @@
 //! of a device, exactly as the hardware is.
 
 pub mod bound;
-pub mod slot;
 pub mod volatile;
-
-pub use slot::MmioSlot;
 
 use crate::addr::DeviceAddr;
 use crate::error::Result;
@@ -54,47 +51,6 @@ pub trait Mmio {
     fn as_volatile(&self) -> Option<&VolatileWindow> {
         None
     }
-
-    /// Check `addr` once for the accesses of [`Mmio::write_slot`] and
-    /// [`Mmio::read_slot`] (a register written on every call of a hot path:
-    /// an NQ's head). Never fails and accesses nothing: an address the
-    /// backend refuses is refused by each access, as [`Mmio::write32`] does.
-    ///
-    /// The default keeps the address alone ([`MmioSlot::unchecked`]), so the
-    /// accesses are [`Mmio::write32`] / [`Mmio::read32`]; a backend with a
-    /// cheaper access to a checked register overrides all three methods.
-    #[inline(always)]
-    fn slot(&self, addr: DeviceAddr) -> MmioSlot {
-        MmioSlot::unchecked(addr)
-    }
-
-    /// Write `value` to the register of `slot` (one device access, as
-    /// [`Mmio::write32`] at `slot.addr()`, with its errors). The default is
-    /// exactly that call.
-    #[inline(always)]
-    fn write_slot(&self, slot: MmioSlot, value: u32) -> Result<()> {
-        self.write32(slot.addr(), value)
-    }
-
-    /// Read the register of `slot` (one device access, as [`Mmio::read32`]
-    /// at `slot.addr()`, with its errors). The default is exactly that call.
-    #[inline(always)]
-    fn read_slot(&self, slot: MmioSlot) -> Result<u32> {
-        self.read32(slot.addr())
-    }
-
-    /// [`Mmio::write_slot`] when the backend reaches the slot's register
-    /// without a fallback (a slot it checked itself): written, `true`.
-    /// Otherwise `false`, and nothing is accessed: the caller then writes
-    /// through [`Mmio::write_slot`] (the fallback, the errors). For a hot
-    /// path that keeps its fallback out of line, so that the path itself
-    /// calls nothing (the NQ drain's head write on bare metal, issue 12).
-    /// The default accesses nothing.
-    #[inline(always)]
-    fn write_slot_direct(&self, slot: MmioSlot, value: u32) -> bool {
-        let _ = (slot, value);
-        false
-    }
 }
 
 impl<M: Mmio + ?Sized> Mmio for &M {
@@ -109,21 +65,5 @@ impl<M: Mmio + ?Sized> Mmio for &M {
     }
     fn as_volatile(&self) -> Option<&VolatileWindow> {
         (**self).as_volatile()
-    }
-    #[inline(always)]
-    fn slot(&self, addr: DeviceAddr) -> MmioSlot {
-        (**self).slot(addr)
-    }
-    #[inline(always)]
-    fn write_slot(&self, slot: MmioSlot, value: u32) -> Result<()> {
-        (**self).write_slot(slot, value)
-    }
-    #[inline(always)]
-    fn read_slot(&self, slot: MmioSlot) -> Result<u32> {
-        (**self).read_slot(slot)
-    }
-    #[inline(always)]
-    fn write_slot_direct(&self, slot: MmioSlot, value: u32) -> bool {
-        (**self).write_slot_direct(slot, value)
     }
 }

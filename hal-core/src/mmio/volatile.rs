@@ -50,7 +50,7 @@ use volatile_register::{RO, RW};
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
-use crate::mmio::{Mmio, MmioSlot};
+use crate::mmio::Mmio;
 
 /// A register window of `len` bytes mapped at `ptr`, answering device addresses
 /// `[device_base, device_base + len)`. Accesses outside it, or not dword
@@ -259,38 +259,6 @@ impl VolatileWindow {
         })
     }
 
-    /// The dword index of `addr` ([`Self::offset`] / 4).
-    #[inline(always)]
-    fn index(&self, addr: DeviceAddr) -> Result<usize> {
-        Ok(self.offset(addr)? / 4)
-    }
-
-    /// [`Mmio::write32`] for a slot outside the window: on hosts out of line
-    /// and cold, so that the slot's hot path is the compare and the store
-    /// alone. On bare metal `write32` is already a call of the out-of-line
-    /// `store`; a second function around it would return the 20-byte
-    /// `Result` through memory (issue 12, firmware size).
-    #[cfg_attr(not(target_os = "none"), cold, inline(never))]
-    #[cfg_attr(target_os = "none", inline(always))]
-    fn write_unslotted(&self, addr: DeviceAddr, value: u32) -> Result<()> {
-        self.write32(addr, value)
-    }
-
-    /// [`Mmio::read32`] for a slot outside the window (see `write_unslotted`).
-    #[cfg_attr(not(target_os = "none"), cold, inline(never))]
-    #[cfg_attr(target_os = "none", inline(always))]
-    fn read_unslotted(&self, addr: DeviceAddr) -> Result<u32> {
-        self.read32(addr)
-    }
-
-    /// Pointer to dword `i`; only called with `i < self.words`.
-    #[inline(always)]
-    fn dword(&self, i: usize) -> *mut u32 {
-        // `wrapping_add` keeps this function safe; with `i < words` (checked by
-        // every caller through `index`) it is the in-bounds `add`.
-        self.base.as_ptr().wrapping_add(i)
-    }
-
     /// A part answering as this one does, for a holder that made this one
     /// with [`Self::sub_window`] and borrows its window as long.
     pub(crate) fn same_part(&self) -> VolatileWindow {
@@ -382,60 +350,5 @@ impl Mmio for VolatileWindow {
 
     fn as_volatile(&self) -> Option<&VolatileWindow> {
         Some(self)
-    }
-
-    /// The register's dword index when `addr` is a dword of the window
-    /// (checked here, once), [`MmioSlot::unchecked`] otherwise (each access
-    /// is then refused as `write32` refuses it).
-    #[inline]
-    fn slot(&self, addr: DeviceAddr) -> MmioSlot {
-        match self.index(addr) {
-            Ok(i) => MmioSlot::new(addr, i),
-            Err(_) => MmioSlot::unchecked(addr),
-        }
-    }
-
-    /// One compare of the slot's index with the window's dwords, then the
-    /// store; a slot outside the window (unchecked, or another window's)
-    /// takes the address path of [`Mmio::write32`].
-    #[inline(always)]
-    fn write_slot(&self, slot: MmioSlot, value: u32) -> Result<()> {
-        if self.write_slot_direct(slot, value) {
-            return Ok(());
-        }
-        self.write_unslotted(slot.addr(), value)
-    }
-
-    /// The store of [`Mmio::write_slot`] for a slot inside the window (one
-    /// compare, then the store); `false` for any other (nothing written).
-    #[inline(always)]
-    fn write_slot_direct(&self, slot: MmioSlot, value: u32) -> bool {
-        if slot.index() >= self.words {
-            return false;
-        }
-        // SAFETY: `index < words`: the dword lies inside the window, mapped
-        // and writable by the constructor's contract, dword aligned (the
-        // base is, and the stride is 4). As in `write32`: `RW<u32>` has the
-        // layout of `u32` over an `UnsafeCell`; the reference lives for this
-        // one statement; a register write is the purpose of this call.
-        unsafe {
-            let cell: &RW<u32> = &*self.dword(slot.index()).cast::<RW<u32>>();
-            cell.write(value);
-        }
-        true
-    }
-
-    /// As [`Mmio::write_slot`] here: one compare, then the load.
-    #[inline(always)]
-    fn read_slot(&self, slot: MmioSlot) -> Result<u32> {
-        if slot.index() >= self.words {
-            return self.read_unslotted(slot.addr());
-        }
-        // SAFETY: `index < words`, as in `write_slot`; readable by the
-        // constructor's contract. As in `read32`: `RO<u32>` is
-        // `repr(transparent)` over `UnsafeCell<u32>`; the reference lives for
-        // this one statement.
-        let cell: &RO<u32> = unsafe { &*self.dword(slot.index()).cast::<RO<u32>>() };
-        Ok(cell.read())
     }
 }
