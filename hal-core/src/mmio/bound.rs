@@ -11,9 +11,9 @@
 //!   [`VolatileWindow::bind_block`]. `read(REG)` / `write(REG, v)` check
 //!   `REG.offset() + 4 <= BYTES` (and alignment); with a constant `REG` (every
 //!   `register_block!` handle is a `const`) the check folds, so an access held
-//!   in an engine struct is two instructions: load the block pointer, access
-//!   at `[pointer, #offset]` (`scripts/access-probe.sh` proves it from the
-//!   thumbv7em disassembly).
+//!   in an engine struct is the load of the block pointer and the access at
+//!   `[pointer, #offset]`, as a raw access (`scripts/access-probe.sh` checks
+//!   it in the thumbv7em disassembly).
 //! - [`BoundReg<'w>`]: one register, checked when bound ([`BoundBlock::reg`],
 //!   [`BoundBlock::at`], [`VolatileWindow::bind`]); `read()` / `write(v)`
 //!   cannot fail and are one `ldr` / `str`.
