@@ -34,13 +34,13 @@
 //! on it unchanged.
 //!
 //! ```
-//! use khal::core::csr::{BinarySearch, CellIndex, Csr, CsrRegion, RegionTable};
+//! use khal::core::csr::{Csr, CsrRegion, RegionTable};
 //! use khal::std_adapter::HeapMmio;
 //! use khal::{DeviceAddr, Error, Mmio};
 //!
 //! // Device addresses [0x20_0000_0000, +64 KiB) live at offset 0x1_0000 of the BAR.
 //! let bar = HeapMmio::new(DeviceAddr(0), 0x10_0000);
-//! let mut regions = RegionTable::<4>::new(); // the default lookup: a cell index
+//! let mut regions = RegionTable::<4>::new(); // at most 4 windows, no heap
 //! regions.insert(CsrRegion::new(
 //!     DeviceAddr(0x20_0000_0000),
 //!     DeviceAddr(0x20_0001_0000),
@@ -59,19 +59,17 @@
 //!     other => unreachable!("{other:?}"),
 //! }
 //!
-//! // No memory beyond the slots, nothing built at insert: the binary search.
-//! let mut many = RegionTable::<16, BinarySearch>::new();
+//! // One binary search over the sorted windows, then one compare.
+//! let mut many = RegionTable::<16>::new();
 //! for i in 0..8u64 {
 //!     let start = 0x20_0000_0000 + i * 0x10_0000;
 //!     many.insert(CsrRegion::identity(DeviceAddr(start), DeviceAddr(start + 0x1_0000), 0)?)?;
 //! }
 //! assert_eq!(many.translate(DeviceAddr(0x20_0030_0004))?, DeviceAddr(0x20_0030_0004));
 //! assert_eq!(many.translate(DeviceAddr(0x20_0031_0000)), Err(Error::no_region(0x20_0031_0000)));
-//! // The cell index is memory the table carries: 96 bytes a slot.
-//! assert_eq!(core::mem::size_of::<RegionTable<4, BinarySearch>>(), 232);
-//! assert_eq!(core::mem::size_of::<RegionTable<4>>(), 232 + 776);
-//! assert_eq!(core::mem::size_of::<RegionTable<4, CellIndex<4>>>(), 232 + 776);
-//! let csr = Csr::new(HeapMmio::new(DeviceAddr(0x20_0000_0000), 0x80_0000), many); // Csr<_, 16, BinarySearch>
+//! // A table is its slots: 56 bytes each and a word.
+//! assert_eq!(core::mem::size_of::<RegionTable<4>>(), 232);
+//! let csr = Csr::new(HeapMmio::new(DeviceAddr(0x20_0000_0000), 0x80_0000), many); // Csr<_, 16>
 //! assert_eq!(csr.read32(DeviceAddr(0x20_0070_FFFC))?, 0);
 //! # Ok::<(), Error>(())
 //! ```
@@ -80,14 +78,12 @@
 //! [`Csr::window`](crate::core::csr::Csr::window) looks the region up and
 //! checks the block's ends, and the [`CsrWindow`](crate::core::csr::CsrWindow)
 //! it returns is an `Mmio` whose access tests only that window and adds the
-//! translation (in a routine of 4 accesses, +6.75 instructions per access
-//! over raw pointers on every layout, where `csr_read` costs +12.25 and
-//! more). Over a `VolatileWindow` (firmware),
-//! [`Csr::bind_window`](crate::core::csr::Csr::bind_window) binds the part in
-//! the window as a window of its own answering the CSR addresses (an access
-//! is then the window's own check and store), and
+//! translation. Over a `VolatileWindow` (firmware) the block is resolved into
+//! a part of that window answering the CSR addresses, so an access is one
+//! check and the store; and
 //! [`Csr::bind_block`](crate::core::csr::Csr::bind_block) binds a block: a
-//! constant register is then one store on the core.
+//! constant register is then one store on the core (figures in
+//! `docs/PERFORMANCE.md`).
 //!
 //! ```
 //! use khal::core::csr::{Csr, CsrRegion, RegionTable};
@@ -112,35 +108,6 @@
 //! assert_eq!(regs.read32(DeviceAddr(0x20_0000_1000)), Err(Error::out_of_window(0x20_0000_1000)));
 //! # Ok::<(), Error>(())
 //! ```
-//!
-//! Which lookup (the table's second type parameter; `Csr<M, N, L>` takes the
-//! same one, and the answers, errors and error addresses are the same with
-//! either, only their speed differs):
-//!
-//! - `RegionTable<N>` (the default, `CellIndex<N>`): `8 N` cells, one
-//!   picked by a multiply, then one or two compares. Measured per
-//!   `csr_read` call at +8 instructions over a raw add on every layout of
-//!   2 to 64 windows the bench and its checkers have (at most +8.9, three
-//!   small windows in one cell; eight a power of two apart +8.0), against
-//!   the binary search's +12.75 at 8 windows and +24 at 64
-//!   (`docs/PERFORMANCE.md`); inside a routine of 4 to 8 accesses, +12.25
-//!   to +13.5 per access (the search +17.5 to +15.75), since each access's
-//!   miss path is a call: resolve the block once instead (above). A
-//!   refused access costs 81 instructions (the search 74). The cost: `192 N + 8` bytes more in the table (and `Csr`), and
-//!   the index is rebuilt at each `insert` and `remove_device` (a search
-//!   over multipliers), so fill it once at bring-up, with `insert_all`,
-//!   which builds the index once: 64 windows cost 12.9 M instructions
-//!   that way, 433 M by 64 `insert`s (8 windows 0.35 M / 1.7 M).
-//!   `CellIndex` alone is
-//!   128 cells whatever `N`.
-//! - `RegionTable<N, BinarySearch>`: nothing beyond the slots (56 bytes
-//!   each and a word: `RegionTable<4, BinarySearch>` is 232 bytes), nothing
-//!   to build; an access is an unrolled binary search (`log2 N` steps; for
-//!   5 to 32 slots a decision tree of constant probes) and one compare, the
-//!   same cost on every layout. Pick it for firmware short of code or RAM
-//!   (the index's build is about 6.4 KB of Cortex-M4 code; the firmware
-//!   images pick it), for tables changed often, for layouts that defeat the
-//!   cells, and for accesses that are not hot.
 //!
 //! # Bring up a notification engine and drain an NQ ring
 //!

@@ -30,7 +30,7 @@ use core::panic::PanicInfo;
 use core::ptr::NonNull;
 
 use embedded_hal::delay::DelayNs;
-use khal_core::csr::{BinarySearch, Csr, CsrRegion};
+use khal_core::csr::{Csr, CsrRegion};
 use khal_core::dma::StaticDma;
 use khal_core::engine::{
     sp_init, stpb_init, EngineParams, PeParams, PoolingParams, SpHandle, StpbConfig, StpbOps,
@@ -140,12 +140,8 @@ pub fn rings() -> Result<(StaticDma, StaticDma)> {
 /// array write and a burst [000 §1].
 pub fn csr_demo(w: &VolatileWindow) -> Result<u32> {
     // The table is built inside the `Csr` (`regions_mut`), never moved: a
-    // moved table is a `memcpy` call the image would otherwise link. The
-    // binary search, not the default cell index: no build code (the cell
-    // index's build is about 6.4 KB of this image's .text: 14 076 bytes
-    // with it, 7 644 without) and no memory
-    // beyond the slots.
-    let mut csr = Csr::<_, 4, BinarySearch>::with_empty_table(w);
+    // moved table is a `memcpy` call the image would otherwise link.
+    let mut csr = Csr::<_, 4>::with_empty_table(w);
     let t = csr.regions_mut().ok_or(Error::NoRegionTable)?;
     t.insert(CsrRegion::identity(
         black_box(map::ENG),

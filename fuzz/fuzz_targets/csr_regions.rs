@@ -8,15 +8,14 @@
 //!   of the window holding it and translates to an aligned inner address; a
 //!   success touches exactly that inner dword, a failure touches nothing and
 //!   is exactly the model's error (`NoRegion` or `OutOfWindow`, with the
-//!   address), with either lookup (the cell index, the table fuzzed; the
-//!   binary search, tables of capacity 8 and 12, its decision tree, and 4,
-//!   its loop, holding the same windows), also after `remove_device`;
+//!   address), in the table fuzzed and in tables of capacity 8, 12 and 4
+//!   holding the same windows, also after `remove_device`;
 //! - the array forms and the bursts succeed only if every dword lies in
 //!   `[start, end-4]` of the window of the FIRST address, and a refused batch
 //!   is refused whole: nothing is accessed.
 #![no_main]
 
-use khal_core::csr::{BinarySearch, CellIndex, Csr, CsrRegion, RegionTable};
+use khal_core::csr::{Csr, CsrRegion, RegionTable};
 use khal_core::{DeviceAddr, Error, Mmio};
 use khal_fuzz::{Access, Input, RecMmio};
 use libfuzzer_sys::fuzz_target;
@@ -76,7 +75,7 @@ fn probe(inp: &mut Input, model: &[W]) -> u64 {
 
 fuzz_target!(|data: &[u8]| {
     let mut inp = Input::new(data);
-    let mut table = RegionTable::<CAP, CellIndex>::new();
+    let mut table = RegionTable::<CAP>::new();
     let mut model: Vec<W> = Vec::new();
 
     // Windows: clustered in a small space so that overlaps and neighbours occur.
@@ -260,17 +259,15 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(csr.inner().len() - before, r.is_ok() as usize);
 
     // The lookup itself, exactly, after removing one device's windows (the
-    // table re-sorted and its index rebuilt), through the cell index, and
-    // through the binary search in tables of capacity 8 and 12 (its decision
-    // tree) and 4 (its unrolled loop) holding the same windows.
+    // table re-sorted), and in tables of capacity 8, 12 and 4 holding the
+    // same windows.
     let mut table = csr.regions().cloned().expect("registered");
     let gone = u32::from(inp.u8() % 3);
     let kept: Vec<W> = model.iter().copied().filter(|w| w.id != gone).collect();
     assert_eq!(table.remove_device(gone), model.len() - kept.len());
-    // The binary search's decision tree (capacities 5 to 32): capacity 8
-    // and 12 (slots 12..16 of its tree pruned), every kept window.
-    let mut tree8 = RegionTable::<CAP, BinarySearch>::new();
-    let mut tree12 = RegionTable::<12, BinarySearch>::new();
+    // Capacity 8 and 12, every kept window.
+    let mut tree8 = RegionTable::<CAP>::new();
+    let mut tree12 = RegionTable::<12>::new();
     for w in &kept {
         let r = CsrRegion::new(
             DeviceAddr(w.start),
@@ -282,7 +279,7 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(tree8.insert(r), Ok(()));
         assert_eq!(tree12.insert(r), Ok(()));
     }
-    let mut small = RegionTable::<4, BinarySearch>::new();
+    let mut small = RegionTable::<4>::new();
     let mut in_small: Vec<W> = Vec::new();
     for w in kept.iter().take(4) {
         let r = CsrRegion::new(

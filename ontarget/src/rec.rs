@@ -5,7 +5,6 @@
 use core::cell::{Cell, RefCell};
 
 use khal::core::mmio::volatile::VolatileWindow;
-use khal::core::mmio::MmioSlot;
 use khal::{DeviceAddr, Mmio, Result};
 
 use crate::golden::{Access, Op};
@@ -13,14 +12,10 @@ use crate::golden::{Access, Op};
 /// Accesses one test records at most.
 pub const LOG: usize = 80;
 
-/// The window, with every access logged relative to `base`. Its register
-/// slots are the window's (a slot access is the window's, logged), unless
-/// made by [`Rec::unslotted`] (the `Mmio` defaults: every access through
-/// the address).
+/// The window, with every access logged relative to `base`.
 pub struct Rec<'w> {
     win: &'w VolatileWindow,
     base: DeviceAddr,
-    slots: bool,
     log: RefCell<[Access; LOG]>,
     len: Cell<usize>,
     overflow: Cell<bool>,
@@ -34,7 +29,6 @@ impl<'w> Rec<'w> {
         Rec {
             win,
             base,
-            slots: true,
             log: RefCell::new([(Op::Read, 0, 0); LOG]),
             len: Cell::new(0),
             overflow: Cell::new(false),
@@ -43,13 +37,10 @@ impl<'w> Rec<'w> {
         }
     }
 
-    /// As [`Rec::new`], without slots of its own: every access takes the
-    /// address path (`read32` / `write32`), as a backend without slots does.
+    /// [`Rec::new`]: every access takes the address path (`read32` /
+    /// `write32`), as every backend's does.
     pub fn unslotted(win: &'w VolatileWindow, base: DeviceAddr) -> Self {
-        Rec {
-            slots: false,
-            ..Rec::new(win, base)
-        }
+        Rec::new(win, base)
     }
 
     fn push(&self, op: Op, addr: DeviceAddr, v: u32) {
@@ -123,38 +114,6 @@ impl Mmio for Rec<'_> {
         self.win.write32(addr, value)?;
         self.push(Op::Write, addr, value);
         Ok(())
-    }
-
-    fn slot(&self, addr: DeviceAddr) -> MmioSlot {
-        if self.slots {
-            self.win.slot(addr)
-        } else {
-            MmioSlot::unchecked(addr)
-        }
-    }
-
-    fn write_slot(&self, slot: MmioSlot, value: u32) -> Result<()> {
-        if self.write_slot_direct(slot, value) {
-            return Ok(());
-        }
-        self.write32(slot.addr(), value)
-    }
-
-    fn read_slot(&self, slot: MmioSlot) -> Result<u32> {
-        if !self.slots {
-            return self.read32(slot.addr());
-        }
-        let v = self.win.read_slot(slot)?;
-        self.push(Op::Read, slot.addr(), v);
-        Ok(v)
-    }
-
-    fn write_slot_direct(&self, slot: MmioSlot, value: u32) -> bool {
-        let written = self.slots && self.win.write_slot_direct(slot, value);
-        if written {
-            self.push(Op::Write, slot.addr(), value);
-        }
-        written
     }
 }
 

@@ -35,9 +35,9 @@ use core::ptr::NonNull;
 use core::sync::atomic::{compiler_fence, Ordering};
 
 use embedded_hal::delay::DelayNs;
-use khal::core::csr::{BinarySearch, Csr, CsrRegion, CsrWindow, Lookup};
+use khal::core::csr::{Csr, CsrRegion, CsrWindow};
 use khal::core::dma::{DmaBuffer, DmaMemory, StaticDma};
-use khal::core::mmio::bound::{BoundBlock, BoundReg, BoundWindow};
+use khal::core::mmio::bound::{BoundBlock, BoundReg};
 use khal::core::mmio::volatile::VolatileWindow;
 use khal::core::notific::NqRing;
 use khal::core::notific::{BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry};
@@ -86,41 +86,20 @@ pub fn tcp_drain(ring: &mut Ring<'_>, out: &mut [NqEntry]) -> usize {
     ring.drain(&mut NoDelay, out).unwrap_or(usize::MAX)
 }
 
-/// khal: `csr_write` through the CSR layer (`Csr<_, 4>`, the default
-/// lookup: the cell index, 16 cells).
+/// khal: `csr_write` through the CSR layer (`Csr<_, 4>`: the binary search
+/// of its table, then one compare).
 #[no_mangle]
 #[inline(never)]
 pub fn tcp_csr_write(csr: &Csr<&VolatileWindow, 4>, p: DeviceAddr, v: u32) -> bool {
     csr.csr_write(p, v).is_ok()
 }
 
-/// khal: the same through the binary search (`Csr<_, 4, BinarySearch>`,
-/// what the firmware images choose for size).
-#[no_mangle]
-#[inline(never)]
-pub fn tcp_csr_write_bs(
-    csr: &Csr<&VolatileWindow, 4, BinarySearch>,
-    p: DeviceAddr,
-    v: u32,
-) -> bool {
-    csr.csr_write(p, v).is_ok()
-}
-
 /// khal: a write through a `CsrWindow` (`Csr::window`: the region resolved
-/// once; the access tests the window and adds the translation), held by
-/// reference, over the `VolatileWindow` (which checks its own window).
+/// once into a part of the `VolatileWindow` answering the CSR addresses; the
+/// access is that part's one check and the store), held by reference.
 #[no_mangle]
 #[inline(never)]
 pub fn tcp_csr_window_write(w: &CsrWindow<'_, &VolatileWindow>, p: DeviceAddr, v: u32) -> bool {
-    w.write32(p, v).is_ok()
-}
-
-/// khal: a write through a CSR window bound in the `VolatileWindow`
-/// (`Csr::bind_window`: the region resolved and the part bound once; the
-/// access is the window's own check and store), held by reference.
-#[no_mangle]
-#[inline(never)]
-pub fn tcp_csr_bound_window_write(w: &BoundWindow<'_>, p: DeviceAddr, v: u32) -> bool {
     w.write32(p, v).is_ok()
 }
 
@@ -377,10 +356,8 @@ markers! {
     tcm_c_csr_write = 19;
     tcm_c_one1 = 20;
     tcm_c_one_idle1 = 21;
-    tcm_csr_write_bs = 22;
     tcm_csr_window_write = 23;
     tcm_csr_block_write = 24;
-    tcm_csr_bound_window_write = 25;
     tcm_k5_block_rmw = 40;
     tcm_k5_window_read = 41;
     tcm_k5_window_rmw = 42;
@@ -392,13 +369,10 @@ markers! {
     tcm_c_tail_burst2_16 = 62;
 }
 
-/// The default lookup of a `Csr<_, 4>`.
-type CellIndex4 = khal::core::csr::CellIndex<4>;
-
 /// The CSR layer of the register-write probes: two regions of 2 KiB over
-/// the window, looked up through `L`.
-fn csr_of<L: Lookup>(win: &VolatileWindow) -> Option<Csr<&VolatileWindow, 4, L>> {
-    let mut csr = Csr::<&VolatileWindow, 4, L>::with_empty_table(win);
+/// the window.
+fn csr_of(win: &VolatileWindow) -> Option<Csr<&VolatileWindow, 4>> {
+    let mut csr = Csr::<&VolatileWindow, 4>::with_empty_table(win);
     let t = csr.regions_mut()?;
     let r0 = CsrRegion::identity(WINDOW_BASE, WINDOW_BASE.add(0x800), 0).ok()?;
     let r1 = CsrRegion::identity(WINDOW_BASE.add(0x800), WINDOW_BASE.add(0x1000), 1).ok()?;
@@ -673,22 +647,11 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     }
     tcm_none();
 
-    // Register writes: the CSR layer (2 regions; the default lookup and the
-    // binary search), the window, a bound register, a raw store.
-    let Some(csr) = csr_of::<CellIndex4>(win) else {
+    // Register writes: the CSR layer (2 regions), the window, a bound
+    // register, a raw store.
+    let Some(csr) = csr_of(win) else {
         return false;
     };
-    let Some(csr_bs) = csr_of::<BinarySearch>(win) else {
-        return false;
-    };
-    let csr_write_bs = black_box(
-        tcp_csr_write_bs as fn(&Csr<&VolatileWindow, 4, BinarySearch>, DeviceAddr, u32) -> bool,
-    );
-    tcm_csr_write_bs();
-    for i in 0..CALLS {
-        let p = WINDOW_BASE.add(0x10 + 0x800 * u64::from(i & 1));
-        ok &= csr_write_bs(&csr_bs, black_box(p), i);
-    }
     let csr_write =
         black_box(tcp_csr_write as fn(&Csr<&VolatileWindow, 4>, DeviceAddr, u32) -> bool);
     tcm_csr_write();
@@ -715,24 +678,6 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
             (&w1, WINDOW_BASE.add(0x810))
         };
         ok &= csr_window_write(w, black_box(p), i);
-    }
-    let (Ok(b0), Ok(b1)) = (
-        csr.bind_window(WINDOW_BASE, 0x800),
-        csr.bind_window(WINDOW_BASE.add(0x800), 0x800),
-    ) else {
-        return false;
-    };
-    let csr_bound_window_write = black_box(
-        tcp_csr_bound_window_write as fn(&BoundWindow<'_>, DeviceAddr, u32) -> bool,
-    );
-    tcm_csr_bound_window_write();
-    for i in 0..CALLS {
-        let (w, p) = if i & 1 == 0 {
-            (&b0, WINDOW_BASE.add(0x10))
-        } else {
-            (&b1, WINDOW_BASE.add(0x810))
-        };
-        ok &= csr_bound_window_write(w, black_box(p), i);
     }
     let Ok(blk) = csr.bind_block::<0x800>(WINDOW_BASE.add(0x800)) else {
         return false;
@@ -815,7 +760,7 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     // of that region and a phase-mode ring of 64 on its queue 3, drained as
     // `drain1` / `idle1` drain theirs (the earlier rings are done with).
     const K5_CSR: DeviceAddr = DeviceAddr(0x20_0000_0000);
-    let mut k5_csr = Csr::<&VolatileWindow, 1, BinarySearch>::with_empty_table(win);
+    let mut k5_csr = Csr::<&VolatileWindow, 1>::with_empty_table(win);
     let Some(t) = k5_csr.regions_mut() else {
         return false;
     };

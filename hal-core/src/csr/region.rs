@@ -6,14 +6,27 @@ use crate::error::{Error, Result};
 
 /// One registered CSR window `{start, end, device_addr, device_id}` [000 §1].
 ///
-/// Valid accesses are the dwords at `p` with `start <= p <= end - 4`.
-/// `Debug` and `defmt::Format` print the addresses in hex.
+/// Valid accesses are the dwords at `p` with `start <= p <= end - 4` whose
+/// translation is dword aligned. `Debug` and `defmt::Format` print the
+/// addresses in hex.
+///
+/// Besides the four fields a region keeps three words, computed once, so
+/// that checking and translating an access is one compare and one add:
+/// `key`, its first address whose translation is aligned (`start + o`,
+/// `o = (-device_addr) mod 4`); `span`, how many dwords `key + 4k <= end - 4`
+/// it has; `delta`, what the translation adds (`device_addr - start`,
+/// wrapping). `p` is valid exactly when `(p - key).rotate_right(2) < span`
+/// (wrapping): a misaligned remainder rotates into the top bits and a `p`
+/// below the key wraps past every span.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct CsrRegion {
     pub(super) start: u64,
     pub(super) end: u64,
     pub(super) device_addr: u64,
     pub(super) device_id: u32,
+    pub(super) key: u64,
+    span: u64,
+    delta: u64,
 }
 
 impl CsrRegion {
@@ -30,28 +43,29 @@ impl CsrRegion {
         device_id: u32,
     ) -> Result<Self> {
         let (s, e, d) = (start.get(), end.get(), device_addr.get());
-        if e <= s {
-            return Err(Error::InvalidArgument(
-                "csr region: end must be above start",
-            ));
-        }
-        let len = e - s;
-        if len < 4 {
-            return Err(Error::InvalidArgument(
-                "csr region: window smaller than one dword",
-            ));
-        }
-        if d.checked_add(len).is_none() {
-            return Err(Error::InvalidArgument(
-                "csr region: device_addr + window length overflows",
-            ));
-        }
-        Ok(CsrRegion {
+        let bad = match e.checked_sub(s) {
+            None | Some(0) => "csr region: end must be above start",
+            Some(1..4) => "csr region: window smaller than one dword",
+            Some(len) if d.checked_add(len).is_none() => {
+                "csr region: device_addr + window length overflows"
+            }
+            Some(_) => return Ok(Self::words(s, e, d, device_id)),
+        };
+        Err(Error::InvalidArgument(bad))
+    }
+
+    /// The region with its lookup words (`e - s >= 4 > o`: nothing wraps).
+    pub(super) const fn words(s: u64, e: u64, d: u64, device_id: u32) -> Self {
+        let o = d.wrapping_neg() & 3;
+        CsrRegion {
             start: s,
             end: e,
             device_addr: d,
             device_id,
-        })
+            key: s + o,
+            span: (e - s - o) / 4,
+            delta: d.wrapping_sub(s),
+        }
     }
 
     /// An identity-mapped window: `device_addr == start`.
@@ -81,7 +95,6 @@ impl CsrRegion {
 
     /// `true` if `[start, end)` holds `p`: the lookup test of the C
     /// `find_region_for` [000 §1]. Not the access check (see [`Self::translate`]).
-    #[inline]
     pub const fn holds(&self, p: DeviceAddr) -> bool {
         self.start <= p.get() && p.get() < self.end
     }
@@ -89,37 +102,27 @@ impl CsrRegion {
     /// The inner-backend address of a dword access at `p`, if
     /// `start <= p <= end - 4` [000 §1] and the result is dword-aligned;
     /// otherwise [`Error::OutOfWindow`].
-    ///
-    #[inline]
-    pub const fn translate(&self, p: DeviceAddr) -> Result<DeviceAddr> {
-        let a = p.get();
-        // `end - start >= 4` is an invariant of `new`, so `end - 4` cannot wrap.
-        if a < self.start || a > self.end - 4 {
-            return Err(Error::out_of_window(a));
-        }
-        // Cannot overflow: `device_addr + (end - start)` was checked by `new`.
-        let d = self.device_addr + (a - self.start);
-        if !d.is_multiple_of(4) {
-            return Err(Error::out_of_window(a));
-        }
-        Ok(DeviceAddr(d))
+    pub fn translate(&self, p: DeviceAddr) -> Result<DeviceAddr> {
+        self.dword(p.get()).ok_or(Error::out_of_window(p.get()))
     }
 
-    /// The translation of a `p` that [`Self::translate`] already accepted
-    /// (the array forms validate the whole batch first, then access): the
-    /// same address, without checking again.
-    #[inline]
-    pub(super) const fn translate_validated(&self, p: DeviceAddr) -> DeviceAddr {
-        DeviceAddr(
-            self.device_addr
-                .wrapping_add(p.get().wrapping_sub(self.start)),
-        )
+    /// [`Self::translate`] as one compare (see the type docs).
+    pub(super) fn dword(&self, a: u64) -> Option<DeviceAddr> {
+        let t = a.wrapping_sub(self.key).rotate_right(2);
+        (t < self.span).then_some(DeviceAddr(a.wrapping_add(self.delta)))
+    }
+
+    /// What the translation adds.
+    pub(super) const fn delta(&self) -> u64 {
+        self.delta
     }
 
     /// Validate `n >= 1` consecutive dwords from `p` against this window and
-    /// return the inner address of the first. Checking the first and the last
-    /// dword is enough: the window is contiguous. `n` in 64 bits: a window
-    /// resolved once may hold more dwords than a 32-bit `usize` counts.
+    /// return the inner address of the first; the refusal names `p` (also
+    /// for a run wrapping past `u64::MAX`), else the run's last dword. The
+    /// first and the last dword are enough: the window is contiguous. `n` in
+    /// 64 bits: a window resolved once may hold more dwords than a 32-bit
+    /// `usize` counts.
     pub(super) fn translate_run(&self, p: DeviceAddr, n: u64) -> Result<DeviceAddr> {
         let first = self.translate(p)?;
         let last = n
@@ -132,15 +135,9 @@ impl CsrRegion {
     }
 }
 
-/// A placeholder for the unused slots of a [`RegionTable`]: never returned,
-/// never matched (its fast-path `span` is 0, see [`RegionTable`]). All zero,
-/// as every unused slot is.
-pub(super) const EMPTY_SLOT: CsrRegion = CsrRegion {
-    start: 0,
-    end: 0,
-    device_addr: 0,
-    device_id: 0,
-};
+/// The unused slots of a [`RegionTable`](super::RegionTable): all zero, so
+/// they sort below every region and never match (span 0).
+pub(super) const EMPTY_SLOT: CsrRegion = CsrRegion::words(0, 0, 0, 0);
 
 /// The window's addresses in hex.
 impl core::fmt::Debug for CsrRegion {

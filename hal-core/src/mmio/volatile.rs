@@ -50,7 +50,7 @@ use volatile_register::{RO, RW};
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
-use crate::mmio::{Mmio, MmioSlot};
+use crate::mmio::Mmio;
 
 /// A register window of `len` bytes mapped at `ptr`, answering device addresses
 /// `[device_base, device_base + len)`. Accesses outside it, or not dword
@@ -115,19 +115,10 @@ impl VolatileWindow {
     ///    if the memory is ordinary memory (inside a Rust allocation), the
     ///    window must not be accessed from two threads at the same time.
     pub unsafe fn new(ptr: NonNull<u32>, len: usize, device_base: DeviceAddr) -> Result<Self> {
-        if !(ptr.as_ptr() as usize).is_multiple_of(4) {
+        let aligned = (ptr.as_ptr() as usize | len).is_multiple_of(4);
+        if !aligned || !device_base.get().is_multiple_of(4) {
             return Err(Error::InvalidArgument(
-                "volatile window: pointer not dword aligned",
-            ));
-        }
-        if !len.is_multiple_of(4) {
-            return Err(Error::InvalidArgument(
-                "volatile window: length not a whole number of dwords",
-            ));
-        }
-        if !device_base.get().is_multiple_of(4) {
-            return Err(Error::InvalidArgument(
-                "volatile window: device base not dword aligned",
+                "volatile window: pointer, length or device base not dword aligned",
             ));
         }
         if u64::try_from(len)
@@ -164,16 +155,15 @@ impl VolatileWindow {
     /// The byte offset of `addr`, if it is an aligned address of the window.
     ///
     /// One wrapping subtraction and one compare: `off = addr - device_base`
-    /// (wrapping) is below `len` exactly when `addr` is in the window (the
-    /// constructor refused `device_base + len` past `u64::MAX`, so an `addr`
-    /// below the base wraps to at least `2^64 - device_base >= len`); and
+    /// (wrapping) is below `len` exactly when `addr` is in the window (every
+    /// window has `device_base + len <= 2^64`, so an `addr` below the base
+    /// wraps to at least `2^64 - device_base >= len`); and
     /// `off.rotate_right(2) < words` holds exactly when, in addition, `off` is
     /// a multiple of 4 (a remainder rotates into the top two bits, and
     /// `words <= usize::MAX / 4`). On a 32-bit target the `u64 -> usize` step
-    /// is a test of the high word, so the check is a handful of 32-bit
-    /// instructions instead of a 64-bit subtract-compare-divide.
+    /// is a test of the high word.
     #[inline(always)]
-    fn offset(&self, addr: DeviceAddr) -> Result<usize> {
+    pub(super) fn offset(&self, addr: DeviceAddr) -> Result<usize> {
         let off = addr.get().wrapping_sub(self.device_base);
         match usize::try_from(off) {
             Ok(off) if off.rotate_right(2) < self.words => Ok(off),
@@ -181,130 +171,107 @@ impl VolatileWindow {
         }
     }
 
-    /// The dword at `addr`, if it is an aligned address of the window
-    /// ([`Self::offset`]).
-    #[inline(always)]
-    fn checked_ptr(&self, addr: DeviceAddr) -> Option<NonNull<u32>> {
-        match self.offset(addr) {
-            Ok(off) => Some(self.checked_dword(off)),
-            Err(_) => None,
-        }
-    }
-
     /// [`Mmio::write32`] on bare metal, but for its `Error`: the check and
     /// the store, out of line, `false` if `addr` is refused (nothing is
-    /// written then).
-    ///
-    /// The check is most of an access's code, and a firmware image holds
-    /// dozens of address-based accesses (issue 12): out of line, with the
-    /// value in `r1` and the address in `r2:r3` and a `bool` back in `r0`,
-    /// an access is the address, the call and one test of `r0`. The 20-byte
-    /// `Error` is built at the caller, where `addr` is. Hosts inline the
-    /// check into `write32` (a typed access costs what a raw one does: the
-    /// bench).
+    /// written then). A firmware image holds dozens of address-based
+    /// accesses: out of line, with a `bool` back in `r0`, each is the
+    /// address, the call and one test, and the `Error` is built at the
+    /// caller, where `addr` is. Hosts inline the check into `write32`.
     #[cfg(target_os = "none")]
     #[inline(never)]
     fn store(&self, value: u32, addr: DeviceAddr) -> bool {
-        self.checked_ptr(addr)
+        self.offset(addr)
+            .ok()
+            .map(|o| self.checked_dword(o))
             .map(|p| write_dword(p, value))
             .is_some()
     }
 
     /// [`Mmio::read32`] on bare metal, but for its `Error` (see
-    /// [`Self::store`]): the check and the load, out of line, `None` if
-    /// `addr` is refused (nothing is read then). An `Option<u32>` comes
-    /// back in `r0:r1`.
+    /// [`Self::store`]): `None` if `addr` is refused (nothing is read then).
     #[cfg(target_os = "none")]
     #[inline(never)]
     fn load(&self, addr: DeviceAddr) -> Option<u32> {
-        self.checked_ptr(addr).map(read_dword)
-    }
-
-    /// [`Self::offset`], for the bound handles of `mmio::bound`.
-    #[inline(always)]
-    pub(super) fn byte_offset(&self, addr: DeviceAddr) -> Result<usize> {
         self.offset(addr)
+            .ok()
+            .map(|o| self.checked_dword(o))
+            .map(read_dword)
     }
 
     /// The non-null pointer to the dword at byte offset `off`, which
-    /// [`Self::offset`] accepted; for the bound handles of `mmio::bound`.
+    /// [`Self::offset`] accepted; also for the bound handles of `mmio::bound`.
     #[inline(always)]
     pub(super) fn checked_dword(&self, off: usize) -> NonNull<u32> {
-        // SAFETY: `off < len`: the pointer lies inside the mapped window, a
-        // range that starts at the non-null `base` and does not wrap the
-        // address space (constructor contract 1), so it is not null.
-        unsafe { NonNull::new_unchecked(self.dword_at(off)) }
-    }
-
-    /// The part of this window from byte offset `off` (which
-    /// [`Self::offset`] accepted) of `words` dwords (`off + 4 words <= len`,
-    /// checked by the caller), answering device addresses from
-    /// `device_base` (dword aligned, `device_base + 4 words` not past
-    /// `u64::MAX`, checked by the caller); for `mmio::bound`'s
-    /// [`BoundWindow`](super::bound::BoundWindow), which only lends it out
-    /// by reference while it borrows this window.
-    pub(super) fn part(&self, off: usize, words: usize, device_base: u64) -> VolatileWindow {
-        VolatileWindow {
-            // A range inside this window: the constructor's contract (mapped,
-            // no references, reads tolerated) holds for it as for the whole,
-            // for as long as this window is borrowed.
-            base: self.checked_dword(off),
-            device_base,
-            words,
-        }
-    }
-
-    /// The dword index of `addr` ([`Self::offset`] / 4).
-    #[inline(always)]
-    fn index(&self, addr: DeviceAddr) -> Result<usize> {
-        Ok(self.offset(addr)? / 4)
-    }
-
-    /// Pointer to the dword at byte offset `off`; only called with an offset
-    /// [`Self::offset`] accepted (aligned, inside the window). A byte offset,
-    /// not an index, so no `* 4` (or `& !3`) is computed per access.
-    #[inline(always)]
-    fn dword_at(&self, off: usize) -> *mut u32 {
-        self.base
+        let p = self
+            .base
             .as_ptr()
             .cast::<u8>()
             .wrapping_add(off)
-            .cast::<u32>()
+            .cast::<u32>();
+        // SAFETY: `off < len`: the pointer lies inside the mapped window, a
+        // range that starts at the non-null `base` and does not wrap the
+        // address space (constructor contract 1), so it is not null.
+        unsafe { NonNull::new_unchecked(p) }
     }
 
-    /// [`Mmio::write32`] for a slot outside the window: on hosts out of line
-    /// and cold, so that the slot's hot path is the compare and the store
-    /// alone. On bare metal `write32` is already a call of the out-of-line
-    /// `store`; a second function around it would return the 20-byte
-    /// `Result` through memory (issue 12, firmware size).
-    #[cfg_attr(not(target_os = "none"), cold, inline(never))]
-    #[cfg_attr(target_os = "none", inline(always))]
-    fn write_unslotted(&self, addr: DeviceAddr, value: u32) -> Result<()> {
-        self.write32(addr, value)
+    /// The byte offset of the `bytes` from `base`, all inside this window:
+    /// [`Error::InvalidArgument`] for `bytes` 0 or not a whole number of
+    /// dwords; [`Error::OutOfWindow`] naming `base` when it is not a dword
+    /// of the window, `base + bytes` when the part runs past its end.
+    pub(super) fn part_offset(&self, base: DeviceAddr, bytes: u64) -> Result<usize> {
+        if bytes == 0 || !bytes.is_multiple_of(4) {
+            return Err(Error::InvalidArgument(
+                "bound part: size not a positive whole number of dwords",
+            ));
+        }
+        let off = self.offset(base)?;
+        // `off < len`, so `len - off` cannot wrap.
+        if bytes > (self.len() - off) as u64 {
+            return Err(Error::out_of_window(base.get().wrapping_add(bytes)));
+        }
+        Ok(off)
     }
 
-    /// [`Mmio::read32`] for a slot outside the window (see `write_unslotted`).
-    #[cfg_attr(not(target_os = "none"), cold, inline(never))]
-    #[cfg_attr(target_os = "none", inline(always))]
-    fn read_unslotted(&self, addr: DeviceAddr) -> Result<u32> {
-        self.read32(addr)
+    /// The `bytes` of this window from `base` as a window of their own,
+    /// answering device addresses from `answers_at` (with `answers_at +
+    /// bytes <= 2^64`, as for every window: a CSR block's, which lies in its
+    /// region). Refused as [`Self::part_offset`] refuses.
+    ///
+    /// Crate-private: the part does not borrow this window, so only a holder
+    /// that borrows it for as long as the part lives may make one (a
+    /// [`CsrWindow`](crate::csr::CsrWindow) borrows its `Csr`, which holds
+    /// or borrows this window).
+    pub(crate) fn sub_window(
+        &self,
+        base: DeviceAddr,
+        bytes: u64,
+        answers_at: DeviceAddr,
+    ) -> Result<Self> {
+        let off = self.part_offset(base, bytes)?;
+        Ok(VolatileWindow {
+            // A range inside this window: the constructor's contract
+            // (mapped, no references, reads tolerated) holds for it as for
+            // the whole, for as long as this window is borrowed.
+            base: self.checked_dword(off),
+            device_base: answers_at.get(),
+            // `bytes <= len - off`, a `usize`.
+            words: (bytes / 4) as usize,
+        })
     }
 
-    /// Pointer to dword `i`; only called with `i < self.words`.
-    #[inline(always)]
-    fn dword(&self, i: usize) -> *mut u32 {
-        // `wrapping_add` keeps this function safe; with `i < words` (checked by
-        // every caller through `index`) it is the in-bounds `add`.
-        self.base.as_ptr().wrapping_add(i)
+    /// A part answering as this one does, for a holder that made this one
+    /// with [`Self::sub_window`] and borrows its window as long.
+    pub(crate) fn same_part(&self) -> VolatileWindow {
+        VolatileWindow { ..*self }
     }
 }
 
 /// One volatile load of the dword at `ptr`, a pointer [`VolatileWindow`]'s
-/// `checked_ptr` returned.
+/// accepted offset points at.
 #[inline(always)]
 fn read_dword(ptr: NonNull<u32>) -> u32 {
     // SAFETY: `ptr` is the dword at a multiple-of-4 offset below `len`
-    // (`checked_ptr`), so it lies inside the window, which the
+    // (`offset`), so it lies inside the window, which the
     // constructor's contract keeps mapped and readable; the pointer is
     // dword aligned (checked by `new`, and the stride is 4). `RO<u32>` is
     // `repr(transparent)` over `UnsafeCell<u32>`, so the cast preserves
@@ -315,7 +282,7 @@ fn read_dword(ptr: NonNull<u32>) -> u32 {
 }
 
 /// One volatile store of `value` to the dword at `ptr`, a pointer
-/// [`VolatileWindow`]'s `checked_ptr` returned.
+/// [`VolatileWindow`]'s accepted offset points at.
 #[inline(always)]
 fn write_dword(ptr: NonNull<u32>, value: u32) {
     // SAFETY: as in `read_dword`: in bounds, aligned, mapped and writable by
@@ -335,7 +302,11 @@ impl Mmio for VolatileWindow {
         #[cfg(target_os = "none")]
         let value = self.load(addr);
         #[cfg(not(target_os = "none"))]
-        let value = self.checked_ptr(addr).map(read_dword);
+        let value = self
+            .offset(addr)
+            .ok()
+            .map(|o| self.checked_dword(o))
+            .map(read_dword);
         value.ok_or(Error::out_of_window(addr.get()))
     }
 
@@ -345,276 +316,39 @@ impl Mmio for VolatileWindow {
         let written = self.store(value, addr);
         #[cfg(not(target_os = "none"))]
         let written = self
-            .checked_ptr(addr)
+            .offset(addr)
+            .ok()
+            .map(|o| self.checked_dword(o))
             .map(|p| write_dword(p, value))
             .is_some();
-        if written {
-            Ok(())
-        } else {
-            Err(Error::out_of_window(addr.get()))
-        }
-    }
-
-    /// The register's dword index when `addr` is a dword of the window
-    /// (checked here, once), [`MmioSlot::unchecked`] otherwise (each access
-    /// is then refused as `write32` refuses it).
-    #[inline]
-    fn slot(&self, addr: DeviceAddr) -> MmioSlot {
-        match self.index(addr) {
-            Ok(i) => MmioSlot::new(addr, i),
-            Err(_) => MmioSlot::unchecked(addr),
-        }
-    }
-
-    /// One compare of the slot's index with the window's dwords, then the
-    /// store; a slot outside the window (unchecked, or another window's)
-    /// takes the address path of [`Mmio::write32`].
-    #[inline(always)]
-    fn write_slot(&self, slot: MmioSlot, value: u32) -> Result<()> {
-        if self.write_slot_direct(slot, value) {
-            return Ok(());
-        }
-        self.write_unslotted(slot.addr(), value)
-    }
-
-    /// The store of [`Mmio::write_slot`] for a slot inside the window (one
-    /// compare, then the store); `false` for any other (nothing written).
-    #[inline(always)]
-    fn write_slot_direct(&self, slot: MmioSlot, value: u32) -> bool {
-        if slot.index() >= self.words {
-            return false;
-        }
-        // SAFETY: `index < words`: the dword lies inside the window, mapped
-        // and writable by the constructor's contract, dword aligned (the
-        // base is, and the stride is 4). As in `write32`: `RW<u32>` has the
-        // layout of `u32` over an `UnsafeCell`; the reference lives for this
-        // one statement; a register write is the purpose of this call.
-        unsafe {
-            let cell: &RW<u32> = &*self.dword(slot.index()).cast::<RW<u32>>();
-            cell.write(value);
-        }
-        true
-    }
-
-    /// As [`Mmio::write_slot`] here: one compare, then the load.
-    #[inline(always)]
-    fn read_slot(&self, slot: MmioSlot) -> Result<u32> {
-        if slot.index() >= self.words {
-            return self.read_unslotted(slot.addr());
-        }
-        // SAFETY: `index < words`, as in `write_slot`; readable by the
-        // constructor's contract. As in `read32`: `RO<u32>` is
-        // `repr(transparent)` over `UnsafeCell<u32>`; the reference lives for
-        // this one statement.
-        let cell: &RO<u32> = unsafe { &*self.dword(slot.index()).cast::<RO<u32>>() };
-        Ok(cell.read())
+        written
+            .then_some(())
+            .ok_or(Error::out_of_window(addr.get()))
     }
 
     /// All words are checked against the window first, so a burst that would
     /// leave it writes nothing.
     fn write_burst(&self, addr: DeviceAddr, words: &[u32]) -> Result<()> {
-        let Some(last_off) = words
-            .len()
-            .checked_sub(1)
-            .and_then(|k| u64::try_from(k).ok())
-            .and_then(|k| k.checked_mul(4))
-        else {
+        let Some(n) = words.len().checked_sub(1) else {
             return Ok(());
         };
-        let first = self.index(addr)?;
-        let last_addr = addr
-            .get()
-            .checked_add(last_off)
-            .ok_or(Error::out_of_window(addr.get()))?;
-        self.index(DeviceAddr(last_addr))?;
+        let first = self.offset(addr)?;
+        // A slice holds fewer than 2^62 dwords: `4 n` does not wrap, and the
+        // add wraps exactly when `last < addr`.
+        let last = addr.get().wrapping_add(4 * n as u64);
+        if last < addr.get() {
+            return Err(Error::out_of_window(addr.get()));
+        }
+        self.offset(DeviceAddr(last))?;
         for (k, &w) in words.iter().enumerate() {
-            // SAFETY: `first + k <= last index < words` (both ends checked
-            // above, the window is contiguous); aligned, mapped and writable
-            // as in `write32`. One volatile write per word, in order.
-            unsafe {
-                let cell: &RW<u32> = &*self.dword(first + k).cast::<RW<u32>>();
-                cell.write(w);
-            }
+            // `first + 4 k <= last offset < len` (both ends checked above,
+            // the window is contiguous). One volatile write per word, in order.
+            write_dword(self.checked_dword(first + 4 * k), w);
         }
         Ok(())
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A window over a heap buffer (this is what Miri checks).
-    fn window(buf: &mut [u32], base: u64) -> VolatileWindow {
-        let ptr = NonNull::new(buf.as_mut_ptr()).unwrap();
-        // SAFETY: `buf` outlives the window in every test, is only touched
-        // through the window until the window is dropped, and is ordinary
-        // single-threaded memory.
-        unsafe { VolatileWindow::new(ptr, buf.len() * 4, DeviceAddr(base)) }.unwrap()
-    }
-
-    #[test]
-    fn debug_prints_the_window_in_hex() {
-        let mut buf = vec![0u32; 0x40];
-        let ptr = buf.as_ptr();
-        let w = window(&mut buf, 0x2000_1000);
-        assert_eq!(
-            format!("{w:?}"),
-            format!("VolatileWindow {{ base: {ptr:p}, device_base: 0x20001000, len: 0x100 }}")
-        );
-    }
-
-    #[test]
-    fn reads_back_what_it_wrote_and_lands_in_memory() {
-        let mut buf = vec![0u32; 16];
-        {
-            let w = window(&mut buf, 0x8_0260_0000);
-            assert_eq!(w.len(), 64);
-            w.write32(DeviceAddr(0x8_0260_0000), 0xDEAD_BEEF).unwrap();
-            w.write32(DeviceAddr(0x8_0260_003C), 7).unwrap(); // last dword
-            assert_eq!(w.read32(DeviceAddr(0x8_0260_0000)), Ok(0xDEAD_BEEF));
-            assert_eq!(w.read32(DeviceAddr(0x8_0260_003C)), Ok(7));
-            w.write_burst(DeviceAddr(0x8_0260_0010), &[1, 2, 3])
-                .unwrap();
-        } // the window ends here; the buffer is read directly only after it
-        assert_eq!(buf[0], 0xDEAD_BEEF);
-        assert_eq!(buf[4..7], [1, 2, 3]);
-        assert_eq!(buf[15], 7);
-    }
-
-    #[test]
-    fn a_slot_is_checked_once_and_reaches_its_register() {
-        let mut buf = vec![0u32; 4];
-        let mut other = vec![0u32; 2];
-        {
-            let w = window(&mut buf, 0x1000);
-            let s = w.slot(DeviceAddr(0x1008));
-            assert_eq!((s.addr(), s.index()), (DeviceAddr(0x1008), 2));
-            w.write_slot(s, 0x55).unwrap();
-            assert_eq!(w.read_slot(s), Ok(0x55));
-            assert_eq!(w.read32(DeviceAddr(0x1008)), Ok(0x55));
-            // Outside or misaligned: no slot, and each access is refused as
-            // `write32` / `read32` refuse it.
-            for a in [0x1010, 0x1002, 0xFFC] {
-                let s = w.slot(DeviceAddr(a));
-                assert_eq!(s, MmioSlot::unchecked(DeviceAddr(a)));
-                assert_eq!(w.write_slot(s, 1), Err(Error::out_of_window(a)));
-                assert_eq!(w.read_slot(s), Err(Error::out_of_window(a)));
-            }
-            // Another window's slot never leaves this window.
-            let small = window(&mut other, 0x1000);
-            let far = w.slot(DeviceAddr(0x100C));
-            assert_eq!(small.write_slot(far, 9), Err(Error::out_of_window(0x100C)));
-            // The direct write: a slot of this window is written, any
-            // other is not (nothing written, `false`).
-            let s1 = w.slot(DeviceAddr(0x1004));
-            assert!(w.write_slot_direct(s1, 0x66));
-            assert!(!w.write_slot_direct(MmioSlot::unchecked(DeviceAddr(0x100C)), 9));
-            assert!(!small.write_slot_direct(far, 9));
-            assert!(
-                !small.write_slot_direct(s, 9),
-                "index 2 of a 2-dword window"
-            );
-        }
-        assert_eq!(buf, [0, 0x66, 0x55, 0]);
-        assert_eq!(other, [0, 0]);
-    }
-
-    /// A backend without slots of its own (the trait's defaults): a direct
-    /// slot write accesses nothing and says so.
-    #[test]
-    fn the_default_direct_slot_write_accesses_nothing() {
-        struct Addr(core::cell::Cell<u32>);
-        impl Mmio for Addr {
-            fn read32(&self, _: DeviceAddr) -> Result<u32> {
-                self.0.set(self.0.get() + 1);
-                Ok(0)
-            }
-            fn write32(&self, _: DeviceAddr, _: u32) -> Result<()> {
-                self.0.set(self.0.get() + 1);
-                Ok(())
-            }
-        }
-        let m = Addr(core::cell::Cell::new(0));
-        let s = m.slot(DeviceAddr(0x1000));
-        assert!(!m.write_slot_direct(s, 1));
-        assert!(!Mmio::write_slot_direct(&&m, s, 1), "the `&M` forwarding");
-        assert_eq!(m.0.get(), 0);
-        assert_eq!(m.write_slot(s, 1), Ok(()));
-        assert_eq!(m.0.get(), 1);
-    }
-
-    #[test]
-    fn refuses_outside_and_misaligned_without_touching_memory() {
-        let mut buf = vec![0u32; 4];
-        {
-            let w = window(&mut buf, 0x1000);
-            for a in [0xFFC, 0x1010, 0x1002, 0x100F, u64::MAX] {
-                assert_eq!(
-                    w.read32(DeviceAddr(a)),
-                    Err(Error::out_of_window(a)),
-                    "{a:#x}"
-                );
-                assert_eq!(w.write32(DeviceAddr(a), 1), Err(Error::out_of_window(a)));
-            }
-            // A burst that would run past the end writes nothing at all.
-            assert_eq!(
-                w.write_burst(DeviceAddr(0x1008), &[9, 9, 9]),
-                Err(Error::out_of_window(0x1010))
-            );
-            assert_eq!(w.write_burst(DeviceAddr(0x2000), &[]), Ok(()));
-        }
-        assert_eq!(buf, [0, 0, 0, 0]);
-    }
-
-    /// Every address around a window (below, inside, above, misaligned) and
-    /// near both ends of the address space: refused exactly when it is not an
-    /// aligned dword of the window.
-    #[test]
-    fn index_matches_the_plain_definition() {
-        let mut buf = vec![0u32; 8];
-        let ptr = NonNull::new(buf.as_mut_ptr()).unwrap();
-        for base in [0u64, 0x1000, 0x8_0260_0000, u64::MAX - 35, 1 << 63] {
-            // SAFETY: `buf` outlives the window (dropped each iteration) and is
-            // only read here through `index`, never accessed.
-            let w = unsafe { VolatileWindow::new(ptr, 32, DeviceAddr(base)) }.unwrap();
-            let probes = (0..48u64)
-                .map(|d| base.wrapping_add(d))
-                .chain((1..12u64).map(|d| base.wrapping_sub(d)))
-                .chain([
-                    0,
-                    4,
-                    u64::MAX - 3,
-                    u64::MAX,
-                    base ^ (1 << 63),
-                    base.wrapping_add(1 << 32),
-                ]);
-            for a in probes {
-                let want = a
-                    .checked_sub(base)
-                    .filter(|o| o % 4 == 0 && *o < 32)
-                    .map(|o| (o / 4) as usize)
-                    .ok_or(Error::out_of_window(a));
-                assert_eq!(w.index(DeviceAddr(a)), want, "base {base:#x} addr {a:#x}");
-            }
-        }
-    }
-
-    #[test]
-    fn constructor_refuses_bad_geometry() {
-        let mut buf = vec![0u32; 4];
-        let p = NonNull::new(buf.as_mut_ptr()).unwrap();
-        // SAFETY: (all four calls) the buffer is live for the statement; every call
-        // is refused before a window exists, and none is accessed.
-        unsafe {
-            assert!(VolatileWindow::new(p, 15, DeviceAddr(0)).is_err());
-            assert!(VolatileWindow::new(p, 16, DeviceAddr(2)).is_err());
-            assert!(VolatileWindow::new(p, 16, DeviceAddr(u64::MAX - 7)).is_err());
-            let odd = NonNull::new(p.as_ptr().cast::<u8>().wrapping_add(1).cast::<u32>()).unwrap();
-            assert!(VolatileWindow::new(odd, 4, DeviceAddr(0)).is_err());
-        }
-        let empty = window(&mut [], 0);
-        assert!(empty.is_empty());
-        assert_eq!(empty.read32(DeviceAddr(0)), Err(Error::out_of_window(0)));
+    fn as_volatile(&self) -> Option<&VolatileWindow> {
+        Some(self)
     }
 }

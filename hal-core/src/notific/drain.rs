@@ -21,7 +21,7 @@
 //! written with the tail just read (`NqRing::drain_tail`). On bare metal
 //! the inlined part is phase mode's idle poll and one-entry take, which
 //! call nothing ([`DmaMemory::take_one_at`], the head written through
-//! [`crate::Mmio::write_slot_direct`]); everything else is one out-of-line
+//! [`crate::Mmio::write32`]); everything else is one out-of-line
 //! call, so that the compiler saves no registers on those two paths.
 //!
 //! The iterator yields straight from the ring's memory (issue 12: it copied

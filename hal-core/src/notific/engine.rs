@@ -22,7 +22,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
-use crate::mmio::{Mmio, MmioSlot};
+use crate::mmio::Mmio;
 use crate::regs::{AccessType, Readable, Reg, RegArray, Writable};
 
 use super::regs::{self, coal_ctrl, wob_ctrl};
@@ -332,7 +332,7 @@ impl<M: Mmio> NotificEngine<M> {
             base: self.base,
             index: idx,
             window,
-            head: self.mmio.slot(regs::NQ_HEAD_PTR.flat().addr(window)),
+            head: regs::NQ_HEAD_PTR.flat().addr(window),
         })
     }
 
@@ -598,9 +598,8 @@ pub struct NqQueue<M: Mmio> {
     index: u32,
     /// The queue's register window: `nq_base_addr_lo` is at `window + 0x100`.
     window: DeviceAddr,
-    /// `nq_head_ptr` of this queue, checked once by the MMIO backend
-    /// ([`Mmio::slot`]): it is written on every non-empty drain.
-    head: MmioSlot,
+    /// `nq_head_ptr` of this queue: it is written on every non-empty drain.
+    head: DeviceAddr,
     // `nq_tail_ptr` (read-only [004 §3]) is at a constant offset of
     // `window` and is not stored: the token, and the ring holding it, stay
     // small enough to be moved by word moves rather than a `memcpy` call on
@@ -630,7 +629,7 @@ impl<M: Mmio> NqQueue<M> {
 
     /// The address of this queue's `nq_head_ptr`.
     pub const fn head_addr(&self) -> DeviceAddr {
-        self.head.addr()
+        self.head
     }
 
     /// Write a per-NQ register of this queue (its window, no stride lookup).
@@ -639,21 +638,18 @@ impl<M: Mmio> NqQueue<M> {
         reg.flat().write(&self.mmio, self.window, value)
     }
 
-    /// One write of `nq_head_ptr` (a byte offset [FACTS §11]), through the
-    /// slot the backend checked when the token was handed out (the address
-    /// path, `write32`, for a backend without slots).
+    /// One write of `nq_head_ptr` (a byte offset [FACTS §11]).
     #[inline(always)]
     pub(super) fn write_head(&self, value: u32) -> Result<()> {
-        self.mmio.write_slot(self.head, value)
+        self.mmio.write32(self.head, value)
     }
 
-    /// [`NqQueue::write_head`] when the backend writes the head's slot
-    /// without a fallback ([`Mmio::write_slot_direct`]): `true` if written,
-    /// `false` if nothing was accessed.
+    /// [`NqQueue::write_head`]: `true` if written, `false` if the backend
+    /// refused it (nothing was accessed).
     #[cfg(target_os = "none")]
     #[inline(always)]
     pub(super) fn write_head_direct(&self, value: u32) -> bool {
-        self.mmio.write_slot_direct(self.head, value)
+        self.mmio.write32(self.head, value).is_ok()
     }
 
     /// One read of `nq_tail_ptr`, unchecked.

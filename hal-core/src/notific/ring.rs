@@ -543,7 +543,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// from `next` (the idle poll: `Some(0)`), and one or two new entries
     /// (the trickle; a small burst, the entry after them not new),
     /// committed through a head slot the backend writes directly
-    /// ([`Mmio::write_slot_direct`]): the head written once, then the
+    /// ([`Mmio::write32`]): the head written once, then the
     /// cursor moved (at the ring's end: the head written 0, the cursor to
     /// slot 0, the phase flipped), `Some(n)`. Anything else is `None`, with
     /// nothing consumed and nothing written but maybe `out`: the general

@@ -26,7 +26,7 @@
 
 use std::hint::black_box;
 
-use khal_core::csr::{BinarySearch, CellIndex, Csr, CsrRegion, Lookup, RegionTable};
+use khal_core::csr::{Csr, CsrRegion, RegionTable};
 use khal_core::dma::{DmaMemory, StaticDma};
 use khal_core::notific::{ConsumeMode, NqEntry, NqRing};
 use khal_core::{DeviceAddr, Mmio};
@@ -395,7 +395,7 @@ fn addrs(l: &[(u64, u64)], mode: &str) -> Option<Vec<DeviceAddr>> {
 /// `csr_write` of every address (a store at the translated address);
 /// returns how many were accepted.
 #[inline(never)]
-pub fn ir_chk_csr<const CAP: usize, L: Lookup>(csr: &Csr<Sink, CAP, L>, a: &[DeviceAddr]) -> u32 {
+pub fn ir_chk_csr<const CAP: usize>(csr: &Csr<Sink, CAP>, a: &[DeviceAddr]) -> u32 {
     let mut ok = 0u32;
     for (i, &x) in a.iter().enumerate() {
         ok += csr.csr_write(x, i as u32).is_ok() as u32;
@@ -412,8 +412,8 @@ pub fn ir_chk_raw(sink: &Sink, a: &[DeviceAddr], base: u64) {
     }
 }
 
-fn csr_run<const CAP: usize, L: Lookup>(l: &[(u64, u64)], a: &[DeviceAddr]) -> Option<u64> {
-    let mut t = RegionTable::<CAP, L>::new();
+fn csr_run<const CAP: usize>(l: &[(u64, u64)], a: &[DeviceAddr]) -> Option<u64> {
+    let mut t = RegionTable::<CAP>::new();
     // Inserted in reverse order (not sorted).
     for &(s, n) in l.iter().rev() {
         t.insert(
@@ -455,12 +455,12 @@ pub fn csr_scenario(spec: &str) -> Option<u64> {
     // `:s` the binary search, `:d` the default lookup (`CellIndex<N>`, 8 N
     // cells), neither `CellIndex` (128 cells).
     match (l.len(), f.get(3).copied()) {
-        (8, None) => csr_run::<8, CellIndex>(&l, &a),
-        (16, None) => csr_run::<16, CellIndex>(&l, &a),
-        (8, Some("s")) => csr_run::<8, BinarySearch>(&l, &a),
-        (16, Some("s")) => csr_run::<16, BinarySearch>(&l, &a),
-        (8, Some("d")) => csr_run::<8, CellIndex<8>>(&l, &a),
-        (16, Some("d")) => csr_run::<16, CellIndex<16>>(&l, &a),
+        (8, None) => csr_run::<8>(&l, &a),
+        (16, None) => csr_run::<16>(&l, &a),
+        (8, Some("s")) => csr_run::<8>(&l, &a),
+        (16, Some("s")) => csr_run::<16>(&l, &a),
+        (8, Some("d")) => csr_run::<8>(&l, &a),
+        (16, Some("d")) => csr_run::<16>(&l, &a),
         _ => None,
     }
 }

@@ -58,7 +58,7 @@
 use std::hint::black_box;
 use std::ptr::NonNull;
 
-use khal_core::csr::{Csr, CsrRegion, Lookup, RegionTable};
+use khal_core::csr::{Csr, CsrRegion, RegionTable};
 use khal_core::dma::{DmaMemory, StaticDma};
 use khal_core::notific::{ConsumeMode, NotificEngine, NqEntry, NqRing};
 use khal_core::{DeviceAddr, Mmio};
@@ -598,7 +598,7 @@ fn csr_addrs(l: &[(u64, u64)], mode: &str, count: usize) -> Option<Vec<u64>> {
 /// `csr_read` of every address: the sum of what was read and, in the high
 /// half, how many were refused.
 #[inline(never)]
-pub fn ir_k3_csr<const CAP: usize, L: Lookup>(csr: &Csr<Sink, CAP, L>, a: &[DeviceAddr]) -> u64 {
+pub fn ir_k3_csr<const CAP: usize>(csr: &Csr<Sink, CAP>, a: &[DeviceAddr]) -> u64 {
     let (mut sum, mut refused) = (0u32, 0u32);
     for &p in a {
         match csr.csr_read(p) {
@@ -649,10 +649,7 @@ pub fn ir_k3_clin(sink: &Sink, t: &[CRegion], a: &[DeviceAddr]) -> u64 {
 
 /// `csr_write_array` of 8 registers per call.
 #[inline(never)]
-pub fn ir_k3_warr<const CAP: usize, L: Lookup>(
-    csr: &Csr<Sink, CAP, L>,
-    calls: &[[DeviceAddr; 8]],
-) -> u32 {
+pub fn ir_k3_warr<const CAP: usize>(csr: &Csr<Sink, CAP>, calls: &[[DeviceAddr; 8]]) -> u32 {
     let mut ok = 0u32;
     for (i, p) in calls.iter().enumerate() {
         let v = [i as u32; 8];

@@ -19,7 +19,7 @@
 use crate::lcg::Lcg;
 use std::hint::black_box;
 
-use khal_core::csr::{BinarySearch, CellIndex, Csr, CsrRegion, CsrWindow, Lookup, RegionTable};
+use khal_core::csr::{Csr, CsrRegion, CsrWindow, RegionTable};
 use khal_core::{DeviceAddr, Error, Mmio, Result};
 
 use crate::kernels::{Sink, N};
@@ -58,8 +58,8 @@ fn routine<const K: usize>(
 
 /// khal: `csr_read` / `csr_write` through the `Csr` behind `&`.
 #[inline(never)]
-pub fn ir_k4_khal<const K: usize, const CAP: usize, L: Lookup>(
-    csr: &Csr<Sink, CAP, L>,
+pub fn ir_k4_khal<const K: usize, const CAP: usize>(
+    csr: &Csr<Sink, CAP>,
     a: &[DeviceAddr; K],
 ) -> Result<u32> {
     routine(a, |_, p| csr.csr_read(p), |_, p, v| csr.csr_write(p, v))
@@ -290,8 +290,8 @@ fn insert_step(n: usize) -> Option<usize> {
         .find(|s| !n.is_multiple_of(*s))
 }
 
-fn table<const CAP: usize, L: Lookup>(l: &Layout) -> Option<RegionTable<CAP, L>> {
-    let mut t = RegionTable::<CAP, L>::new();
+fn table<const CAP: usize>(l: &Layout) -> Option<RegionTable<CAP>> {
+    let mut t = RegionTable::<CAP>::new();
     // Inserted out of order (a stride coprime with the count).
     let step = insert_step(l.len())?;
     for k in 0..l.len() {
@@ -308,11 +308,8 @@ fn table<const CAP: usize, L: Lookup>(l: &Layout) -> Option<RegionTable<CAP, L>>
 }
 
 /// The khal routine over every call, each answer checked against the model.
-fn run_khal<const K: usize, const CAP: usize, L: Lookup>(
-    l: &Layout,
-    cs: &[[DeviceAddr; K]],
-) -> Option<u64> {
-    let csr = Csr::new(Sink::new(), table::<CAP, L>(l)?);
+fn run_khal<const K: usize, const CAP: usize>(l: &Layout, cs: &[[DeviceAddr; K]]) -> Option<u64> {
+    let csr = Csr::new(Sink::new(), table::<CAP>(l)?);
     let mut mem = vec![0u32; 0x4000];
     let mut made = 0;
     for a in cs {
@@ -332,7 +329,7 @@ fn run_khal<const K: usize, const CAP: usize, L: Lookup>(
 /// checked against the model. No `miss` form: a window refuses what leaves
 /// it, whatever the table holds there.
 fn run_win<const K: usize>(l: &Layout, cs: &[[DeviceAddr; K]]) -> Option<u64> {
-    let csr = Csr::new(Sink::new(), table::<256, BinarySearch>(l)?);
+    let csr = Csr::new(Sink::new(), table::<256>(l)?);
     let window = |p: DeviceAddr| {
         let &(s, n, d) = l
             .iter()
@@ -360,9 +357,7 @@ macro_rules! by_cap {
     ($kind:expr, $cap:expr, $l:expr, $cs:expr, [$($c:literal)*]) => {
         match ($kind, $cap) {
             $(
-                ("cell", $c) => run_khal::<K, $c, CellIndex<$c>>($l, $cs),
-                ("search", $c) => run_khal::<K, $c, BinarySearch>($l, $cs),
-                ("c32", $c) => run_khal::<K, $c, CellIndex>($l, $cs),
+                ("search", $c) => run_khal::<K, $c>($l, $cs),
             )*
             _ => None,
         }
@@ -436,13 +431,13 @@ fn probes(l: &Layout) -> Vec<u64> {
 /// One table checked against the model, then after removing device 1's
 /// windows, then after a deregister / register round trip (the table
 /// moved by value).
-fn sweep_one<const CAP: usize, L: Lookup>(l: &Layout, ps: &[u64]) -> Option<u64> {
+fn sweep_one<const CAP: usize>(l: &Layout, ps: &[u64]) -> Option<u64> {
     if l.len() > CAP {
         return Some(0);
     }
-    let mut csr = Csr::new(Sink::new(), table::<CAP, L>(l)?);
+    let mut csr = Csr::new(Sink::new(), table::<CAP>(l)?);
     let mut checked = 0;
-    let mut check = |csr: &Csr<Sink, CAP, L>, l: &Layout, what: &str| -> Option<()> {
+    let mut check = |csr: &Csr<Sink, CAP>, l: &Layout, what: &str| -> Option<()> {
         for &p in ps {
             let want = model(l, p);
             let got = csr.regions()?.translate(DeviceAddr(p)).map(|d| d.get());
@@ -450,8 +445,7 @@ fn sweep_one<const CAP: usize, L: Lookup>(l: &Layout, ps: &[u64]) -> Option<u64>
             let write = csr.csr_write(DeviceAddr(p), 1);
             if got != want || read != want.map(|_| ()) || write != want.map(|_| ()) {
                 eprintln!(
-                    "k4chk {what} cap {CAP} {}: {p:#x}: translate {got:x?} read {read:?} write {write:?}, model {want:x?}",
-                    core::any::type_name::<L>()
+                    "k4chk {what} cap {CAP}: {p:#x}: translate {got:x?} read {read:?} write {write:?}, model {want:x?}"
                 );
                 return None;
             }
@@ -491,9 +485,7 @@ fn sweep(l: &Layout) -> Option<u64> {
     macro_rules! caps {
         ($($c:literal)*) => {
             $(
-                n += sweep_one::<$c, CellIndex<$c>>(l, &ps)?;
-                n += sweep_one::<$c, BinarySearch>(l, &ps)?;
-                n += sweep_one::<$c, CellIndex>(l, &ps)?;
+                n += sweep_one::<$c>(l, &ps)?;
             )*
         };
     }

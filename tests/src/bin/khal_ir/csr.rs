@@ -22,17 +22,14 @@
 use crate::lcg::Lcg;
 use std::hint::black_box;
 
-use khal_core::csr::{BinarySearch, CellIndex, Csr, CsrRegion, Lookup, RegionTable};
+use khal_core::csr::{Csr, CsrRegion, RegionTable};
 use khal_core::{DeviceAddr, Result};
 
 use crate::kernels::{Sink, N};
 
 /// One `csr_read`, as a driver's call site has it: its `Result`.
 #[inline(never)]
-pub fn ir_csrp_khal<const CAP: usize, L: Lookup>(
-    csr: &Csr<Sink, CAP, L>,
-    p: DeviceAddr,
-) -> Result<u32> {
+pub fn ir_csrp_khal<const CAP: usize>(csr: &Csr<Sink, CAP>, p: DeviceAddr) -> Result<u32> {
     csr.csr_read(p)
 }
 
@@ -126,8 +123,8 @@ fn addrs(l: &Layout, miss: bool) -> Vec<DeviceAddr> {
     v
 }
 
-fn run<const CAP: usize, L: Lookup>(l: &Layout, a: &[DeviceAddr], miss: bool) -> Option<u64> {
-    let mut t = RegionTable::<CAP, L>::new();
+fn run<const CAP: usize>(l: &Layout, a: &[DeviceAddr], miss: bool) -> Option<u64> {
+    let mut t = RegionTable::<CAP>::new();
     // Inserted out of order (a step coprime with the count).
     let step = if l.len().is_multiple_of(5) { 3 } else { 5 };
     for k in 0..l.len() {
@@ -148,35 +145,18 @@ fn run<const CAP: usize, L: Lookup>(l: &Layout, a: &[DeviceAddr], miss: bool) ->
     Some(a.len() as u64)
 }
 
-/// Through the default lookup, `CellIndex<CAP>` (`8 CAP` cells).
-fn by_cap_default(cap: usize, l: &Layout, a: &[DeviceAddr], miss: bool) -> Option<u64> {
+fn by_cap(cap: usize, l: &Layout, a: &[DeviceAddr], miss: bool) -> Option<u64> {
     match cap {
-        2 => run::<2, CellIndex<2>>(l, a, miss),
-        3 => run::<3, CellIndex<3>>(l, a, miss),
-        4 => run::<4, CellIndex<4>>(l, a, miss),
-        5 => run::<5, CellIndex<5>>(l, a, miss),
-        6 => run::<6, CellIndex<6>>(l, a, miss),
-        7 => run::<7, CellIndex<7>>(l, a, miss),
-        8 => run::<8, CellIndex<8>>(l, a, miss),
-        16 => run::<16, CellIndex<16>>(l, a, miss),
-        64 => run::<64, CellIndex<64>>(l, a, miss),
-        256 => run::<256, CellIndex<256>>(l, a, miss),
-        _ => None,
-    }
-}
-
-fn by_cap<L: Lookup>(cap: usize, l: &Layout, a: &[DeviceAddr], miss: bool) -> Option<u64> {
-    match cap {
-        2 => run::<2, L>(l, a, miss),
-        3 => run::<3, L>(l, a, miss),
-        4 => run::<4, L>(l, a, miss),
-        5 => run::<5, L>(l, a, miss),
-        6 => run::<6, L>(l, a, miss),
-        7 => run::<7, L>(l, a, miss),
-        8 => run::<8, L>(l, a, miss),
-        16 => run::<16, L>(l, a, miss),
-        64 => run::<64, L>(l, a, miss),
-        256 => run::<256, L>(l, a, miss),
+        2 => run::<2>(l, a, miss),
+        3 => run::<3>(l, a, miss),
+        4 => run::<4>(l, a, miss),
+        5 => run::<5>(l, a, miss),
+        6 => run::<6>(l, a, miss),
+        7 => run::<7>(l, a, miss),
+        8 => run::<8>(l, a, miss),
+        16 => run::<16>(l, a, miss),
+        64 => run::<64>(l, a, miss),
+        256 => run::<256>(l, a, miss),
         _ => None,
     }
 }
@@ -214,7 +194,7 @@ pub fn fill_scenario(spec: &str) -> Option<u64> {
     (n == l.len()).then_some(1)
 }
 
-/// `csrp:<search|cell|cell128|raw>:<layout>[:<cap>[:miss]]`.
+/// `csrp:<search|raw>:<layout>[:<cap>[:miss]]`.
 pub fn scenario(spec: &str) -> Option<u64> {
     let f: Vec<&str> = spec.split(':').collect();
     let l = layout(f.get(2)?)?;
@@ -225,11 +205,7 @@ pub fn scenario(spec: &str) -> Option<u64> {
     let miss = f.get(4) == Some(&"miss");
     let a = addrs(&l, miss);
     match *f.get(1)? {
-        "search" => by_cap::<BinarySearch>(cap, &l, &a, miss),
-        // The default, `CellIndex<CAP>`; `cell128`: `CellIndex` alone (128
-        // cells whatever the capacity).
-        "cell" => by_cap_default(cap, &l, &a, miss),
-        "cell128" => by_cap::<CellIndex>(cap, &l, &a, miss),
+        "search" => by_cap(cap, &l, &a, miss),
         "raw" => {
             let sink = Sink::new();
             // The translation of an identity window is `p - 0`; `8b` is not

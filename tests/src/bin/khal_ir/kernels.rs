@@ -18,7 +18,7 @@ use core::hint::black_box;
 use core::ptr::NonNull;
 
 use embedded_hal::delay::DelayNs;
-use khal_core::csr::{Csr, CsrRegion, Lookup, RegionTable};
+use khal_core::csr::{Csr, CsrRegion, RegionTable};
 use khal_core::dma::DmaMemory;
 use khal_core::mmio::volatile::VolatileWindow;
 use khal_core::notific::ring::NqRing;
@@ -349,10 +349,8 @@ impl Mmio for Sink {
 /// address, so the translation is computed as a real access computes it);
 /// and `N` addresses spread over them (a fixed LCG, so the sequence is the
 /// same every run and the branch pattern is not trivial).
-pub fn csr_setup<const CAP: usize, L: Lookup>(
-    n: usize,
-) -> Option<(Csr<Sink, CAP, L>, Vec<DeviceAddr>)> {
-    let mut t = RegionTable::<CAP, L>::new();
+pub fn csr_setup<const CAP: usize>(n: usize) -> Option<(Csr<Sink, CAP>, Vec<DeviceAddr>)> {
+    let mut t = RegionTable::<CAP>::new();
     for i in 0..n as u64 {
         let s = 0x20_0000_0000 + i * 0x10_0000;
         t.insert(CsrRegion::identity(DeviceAddr(s), DeviceAddr(s + 0x1_0000), 0).ok()?)
@@ -405,11 +403,11 @@ pub const CSR_MESH: [(u64, u64, u64); 8] = [
 /// order) and `N` valid addresses in a random order (a fixed LCG): each
 /// picks a window uniformly (so the small windows get as many accesses as
 /// the large ones), then a dword in it whose translation is aligned.
-pub fn csr_setup_layout<const CAP: usize, L: Lookup>(
+pub fn csr_setup_layout<const CAP: usize>(
     layout: &[(u64, u64, u64); 8],
-) -> Option<(Csr<Sink, CAP, L>, Vec<DeviceAddr>)> {
+) -> Option<(Csr<Sink, CAP>, Vec<DeviceAddr>)> {
     const BASE: u64 = 0x20_0000_0000;
-    let mut t = RegionTable::<CAP, L>::new();
+    let mut t = RegionTable::<CAP>::new();
     for k in 0..layout.len() {
         let (s, len, d) = *layout.get((k * 5) % layout.len())?;
         let s = BASE + s;
@@ -434,10 +432,7 @@ pub fn csr_setup_layout<const CAP: usize, L: Lookup>(
 /// `csr_read` of every address (lookup + bounds check + translate + the
 /// load at the translated address); returns how many were accepted.
 #[inline(never)]
-pub fn ir_csr_lookup<const CAP: usize, L: Lookup>(
-    csr: &Csr<Sink, CAP, L>,
-    addrs: &[DeviceAddr],
-) -> u32 {
+pub fn ir_csr_lookup<const CAP: usize>(csr: &Csr<Sink, CAP>, addrs: &[DeviceAddr]) -> u32 {
     let (mut ok, mut sum) = (0u32, 0u32);
     for &a in addrs {
         if let Ok(v) = csr.csr_read(a) {

@@ -30,7 +30,7 @@ mod ver;
 use std::hint::black_box;
 use std::process::ExitCode;
 
-use khal_core::csr::{BinarySearch, CellIndex, Csr, Lookup};
+use khal_core::csr::Csr;
 use khal_core::dma::{DmaMemory, StaticDma};
 use khal_core::notific::{BpMode, ConsumeMode, EngineConfig, NotificEngine, NqEntry, NqRing};
 use khal_core::DeviceAddr;
@@ -418,23 +418,23 @@ fn nq_arrive<R: DmaMemory>(mode: &str, mem: R, ring_ptr: *const u8, batch: u32) 
 /// the table and addresses the layout's setup builds, every one accepted.
 fn csr_lookup_scenario(which: &str) -> Option<u64> {
     let n = match which {
-        "csr_lookup_4" => csr_lookup_run(csr_setup::<4, BinarySearch>(4)),
-        "csr_lookup_8" => csr_lookup_run(csr_setup::<8, CellIndex>(8)),
-        "csr_lookup_64c" => csr_lookup_run(csr_setup::<64, CellIndex>(64)),
-        "csr_lookup_64s" => csr_lookup_run(csr_setup::<64, BinarySearch>(64)),
-        "csr_lookup_256c" => csr_lookup_run(csr_setup::<256, CellIndex>(256)),
-        "csr_lookup_8s" => csr_lookup_run(csr_setup::<8, BinarySearch>(8)),
-        "csr_lookup_8b" => csr_lookup_run(csr_setup_layout::<8, CellIndex>(&CSR_IRREGULAR)),
-        "csr_lookup_8m" => csr_lookup_run(csr_setup_layout::<8, CellIndex>(&CSR_MESH)),
-        "csr_lookup_256" => csr_lookup_run(csr_setup::<256, BinarySearch>(256)),
+        "csr_lookup_4" => csr_lookup_run(csr_setup::<4>(4)),
+        "csr_lookup_8" => csr_lookup_run(csr_setup::<8>(8)),
+        "csr_lookup_64c" => csr_lookup_run(csr_setup::<64>(64)),
+        "csr_lookup_64s" => csr_lookup_run(csr_setup::<64>(64)),
+        "csr_lookup_256c" => csr_lookup_run(csr_setup::<256>(256)),
+        "csr_lookup_8s" => csr_lookup_run(csr_setup::<8>(8)),
+        "csr_lookup_8b" => csr_lookup_run(csr_setup_layout::<8>(&CSR_IRREGULAR)),
+        "csr_lookup_8m" => csr_lookup_run(csr_setup_layout::<8>(&CSR_MESH)),
+        "csr_lookup_256" => csr_lookup_run(csr_setup::<256>(256)),
         _ => None,
     }?;
     (n == N).then_some(N as u64)
 }
 
 /// `N` lookups of the setup's addresses in its table: how many were accepted.
-fn csr_lookup_run<const CAP: usize, L: Lookup>(
-    setup: Option<(Csr<Sink, CAP, L>, Vec<DeviceAddr>)>,
+fn csr_lookup_run<const CAP: usize>(
+    setup: Option<(Csr<Sink, CAP>, Vec<DeviceAddr>)>,
 ) -> Option<u32> {
     let (csr, addrs) = setup?;
     Some(ir_csr_lookup(&csr, &addrs))
@@ -564,7 +564,7 @@ fn main() -> ExitCode {
             RING_ENTRIES as u64
         }
         "raw_translate" => {
-            let Some((_, addrs)) = csr_setup::<4, BinarySearch>(4) else {
+            let Some((_, addrs)) = csr_setup::<4>(4) else {
                 return ExitCode::FAILURE;
             };
             black_box(ir_raw_translate(&Sink::new(), &addrs, black_box(0)));

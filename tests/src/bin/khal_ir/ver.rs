@@ -18,7 +18,7 @@
 
 use std::hint::black_box;
 
-use khal_core::csr::{BinarySearch, CellIndex, Csr, CsrRegion, Lookup, RegionTable};
+use khal_core::csr::{Csr, CsrRegion, RegionTable};
 use khal_core::dma::{DmaMemory, StaticDma};
 use khal_core::notific::{NqEntry, NqRing};
 use khal_core::{DeviceAddr, Mmio};
@@ -331,12 +331,9 @@ fn addrs(l: &[(u64, u64, u64)], conc: Option<usize>) -> Vec<DeviceAddr> {
         .collect()
 }
 
-fn csr_with<const CAP: usize, L: Lookup>(
-    l: &[(u64, u64, u64)],
-    conc: Option<usize>,
-) -> Option<u64> {
+fn csr_with<const CAP: usize>(l: &[(u64, u64, u64)], conc: Option<usize>) -> Option<u64> {
     const B: u64 = 0x20_0000_0000;
-    let mut t = RegionTable::<CAP, L>::new();
+    let mut t = RegionTable::<CAP>::new();
     for k in 0..l.len() {
         let (s, len, d) = l[(k * stride(l.len()) + 3) % l.len()];
         t.insert(
@@ -374,21 +371,21 @@ pub fn csr_scenario(spec: &str) -> Option<u64> {
         .unwrap_or(l.len());
     if f.get(4) == Some(&"s") {
         return match cap {
-            6 => csr_with::<6, BinarySearch>(&l, conc),
-            8 => csr_with::<8, BinarySearch>(&l, conc),
-            16 => csr_with::<16, BinarySearch>(&l, conc),
-            17 => csr_with::<17, BinarySearch>(&l, conc),
+            6 => csr_with::<6>(&l, conc),
+            8 => csr_with::<8>(&l, conc),
+            16 => csr_with::<16>(&l, conc),
+            17 => csr_with::<17>(&l, conc),
             _ => None,
         };
     }
     match cap {
-        5 => csr_with::<5, CellIndex>(&l, conc),
-        6 => csr_with::<6, CellIndex>(&l, conc),
-        7 => csr_with::<7, CellIndex>(&l, conc),
-        8 => csr_with::<8, CellIndex>(&l, conc),
-        16 => csr_with::<16, CellIndex>(&l, conc),
-        17 => csr_with::<17, CellIndex>(&l, conc),
-        32 => csr_with::<32, CellIndex>(&l, conc),
+        5 => csr_with::<5>(&l, conc),
+        6 => csr_with::<6>(&l, conc),
+        7 => csr_with::<7>(&l, conc),
+        8 => csr_with::<8>(&l, conc),
+        16 => csr_with::<16>(&l, conc),
+        17 => csr_with::<17>(&l, conc),
+        32 => csr_with::<32>(&l, conc),
         _ => None,
     }
 }
