@@ -8,6 +8,8 @@
 //! - [`delay::StdDelay`] (real sleeps) and [`delay::SimDelay`] (simulated time).
 //! - [`dma::DmaBuf`]: aligned, zeroed, allocator-backed DMA memory.
 //! - [`model`]: the behavioural device model the tests and `khal demo` run on.
+//! - `neuron` (feature `neuron`, Linux): the vendor driver's `/dev/neuronN`
+//!   as register window, DMA memory and NQ rings, and its in-process fake.
 #![deny(missing_docs, clippy::undocumented_unsafe_blocks)]
 
 pub mod counting;
@@ -16,6 +18,9 @@ pub mod dma;
 pub mod heap;
 pub mod mmap;
 pub mod model;
+#[cfg(all(feature = "neuron", target_os = "linux"))]
+#[cfg_attr(docsrs, doc(cfg(feature = "neuron")))]
+pub mod neuron;
 pub mod pagemap;
 pub mod trace;
 
