@@ -19,7 +19,6 @@ pub mod heap;
 pub mod mmap;
 pub mod model;
 #[cfg(all(feature = "neuron", target_os = "linux"))]
-#[cfg_attr(docsrs, doc(cfg(feature = "neuron")))]
 pub mod neuron;
 pub mod pagemap;
 pub mod trace;

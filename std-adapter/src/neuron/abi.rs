@@ -104,6 +104,24 @@ pub const fn name_of(cmd: u32) -> &'static str {
     }
 }
 
+/// The bytes of the argument of command `cmd` (its struct, which a
+/// pointer-declared command's size field does not say); `None` for a
+/// command khal does not use.
+pub const fn arg_size(cmd: u32) -> Option<usize> {
+    Some(match cmd {
+        DEVICE_BASIC_INFO => BasicInfo::SIZE,
+        DEVICE_INFO => DeviceInfo::SIZE,
+        BAR_READ | BAR_WRITE => BarRw::SIZE,
+        MEM_ALLOC_V2MT => MemAllocV2Mt::SIZE,
+        MEM_GET_EXTENDED_INFO => MemExtendedInfo::SIZE,
+        MEM_FREE => MemFree::SIZE,
+        NOTIFICATIONS_INIT_V2 => NotificationsInitV2::SIZE,
+        NC_RESET => NcReset::SIZE,
+        NC_RESET_READY => NcResetReady::SIZE,
+        _ => return None,
+    })
+}
+
 /// The architecture numbers of DEVICE_BASIC_INFO / DEVICE_INFO: 2 = SUNDA,
 /// 3 = CAYMAN, 4 = MARIANA (v4 driver) [FACTS §14.2].
 pub const ARCH_SUNDA: u32 = 2;
