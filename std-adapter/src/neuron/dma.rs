@@ -89,6 +89,34 @@ impl DmaMemory for SharedPages {
     }
 }
 
+/// `DmaMemory` for a type holding [`SharedPages`] in field `$f`: the six
+/// accesses forwarded to them (one implementation for every holder).
+macro_rules! over_pages {
+    (impl<$($g:ident: $b:path),*> for $t:ty, $f:tt) => {
+        impl<$($g: $b),*> khal_core::dma::DmaMemory for $t {
+            fn bus_addr(&self) -> u64 {
+                self.$f.bus_addr()
+            }
+            fn len(&self) -> usize {
+                self.$f.len()
+            }
+            fn load_u8(&self, offset: usize) -> khal_core::Result<u8> {
+                self.$f.load_u8(offset)
+            }
+            fn read(&self, offset: usize, out: &mut [u8]) -> khal_core::Result<()> {
+                self.$f.read(offset, out)
+            }
+            fn write(&self, offset: usize, data: &[u8]) -> khal_core::Result<()> {
+                self.$f.write(offset, data)
+            }
+            fn zero(&self) -> khal_core::Result<()> {
+                self.$f.zero()
+            }
+        }
+    };
+}
+pub(super) use over_pages;
+
 /// A chunk of the driver's memory mapped into this process: a host
 /// allocation ([`Neuron::alloc_host`], freed on drop) or an NQ ring the
 /// driver allocated ([`Neuron::notifications_init`], only unmapped on drop:
@@ -127,26 +155,7 @@ impl<S: NeuronSys> Drop for NeuronDma<'_, S> {
     }
 }
 
-impl<S: NeuronSys> DmaMemory for NeuronDma<'_, S> {
-    fn bus_addr(&self) -> u64 {
-        self.pages.bus_addr()
-    }
-    fn len(&self) -> usize {
-        self.pages.len()
-    }
-    fn load_u8(&self, offset: usize) -> Result<u8> {
-        self.pages.load_u8(offset)
-    }
-    fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
-        self.pages.read(offset, out)
-    }
-    fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
-        self.pages.write(offset, data)
-    }
-    fn zero(&self) -> Result<()> {
-        self.pages.zero()
-    }
-}
+over_pages!(impl<S: NeuronSys> for NeuronDma<'_, S>, pages);
 
 /// Which NeuronCore and memory type a host allocation is for: passed to
 /// MEM_ALLOC_V2MT as given (the meaning of `mem_type`'s values is not traced

@@ -39,7 +39,7 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
 
 use khal_core::dma::DmaMemory;
-use khal_core::{ArchId, DeviceAddr, Error, Mmio};
+use khal_core::{ArchId, DeviceAddr, Mmio};
 
 use super::abi::{self, Arg, BarRw, BasicInfo, DeviceInfo, MemAllocV2Mt, MemExtendedInfo};
 use super::abi::{MemFree, NcReset, NcResetReady, NotificationsInitV2, BAR_READ_MAX};
@@ -80,26 +80,7 @@ impl Drop for FakeView {
     }
 }
 
-impl DmaMemory for FakeView {
-    fn bus_addr(&self) -> u64 {
-        self.0.bus_addr()
-    }
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-    fn load_u8(&self, offset: usize) -> khal_core::Result<u8> {
-        self.0.load_u8(offset)
-    }
-    fn read(&self, offset: usize, out: &mut [u8]) -> khal_core::Result<()> {
-        self.0.read(offset, out)
-    }
-    fn write(&self, offset: usize, data: &[u8]) -> khal_core::Result<()> {
-        self.0.write(offset, data)
-    }
-    fn zero(&self) -> khal_core::Result<()> {
-        self.0.zero()
-    }
-}
+super::dma::over_pages!(impl<> for FakeView, 0);
 
 fn map_memfd(fd: &OwnedFd, len: usize) -> Result<Mapping, Errno> {
     use rustix::mm::{MapFlags, ProtFlags};
@@ -519,7 +500,7 @@ impl FakeDriver {
                 }
                 if self.interrupts.get() > 0 {
                     self.interrupts.set(self.interrupts.get() - 1);
-                    return Err(Errno(4));
+                    return Err(Errno::EINTR);
                 }
                 a.result = 0;
                 put(arg, &a);
@@ -559,9 +540,4 @@ impl NeuronSys for FakeDriver {
         self.mapped.set(self.mapped.get().saturating_sub(1));
         Ok(())
     }
-}
-
-/// khal's [`Error`] of a fake set-up step that names no address.
-pub fn not_mounted() -> Error {
-    Error::InvalidArgument("fake driver: block not mounted")
 }

@@ -171,7 +171,7 @@ impl<S: NeuronSys> Neuron<S> {
                         result: ready.result,
                     })
                 }
-                Err(NeuronError::Os { errno, .. }) if errno == EINTR => {}
+                Err(NeuronError::Os { errno, .. }) if errno == Errno::EINTR => {}
                 Err(e) => return Err(e),
             }
             if tries >= budget.polls {
@@ -182,6 +182,3 @@ impl<S: NeuronSys> Neuron<S> {
         }
     }
 }
-
-/// Interrupted system call.
-const EINTR: Errno = Errno(4);

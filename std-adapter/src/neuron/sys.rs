@@ -20,6 +20,8 @@ pub struct Errno(pub i32);
 impl Errno {
     /// No such file or directory.
     pub const ENOENT: Errno = Errno(2);
+    /// Interrupted system call.
+    pub const EINTR: Errno = Errno(4);
     /// Out of memory.
     pub const ENOMEM: Errno = Errno(12);
     /// Permission denied: the process is not attached [FACTS §14.2].
