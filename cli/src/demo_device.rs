@@ -58,6 +58,17 @@ fn mode_name(m: ModeArg) -> &'static str {
     }
 }
 
+/// What DEVICE_BASIC_INFO and DEVICE_INFO said.
+fn open_line<S: NeuronSys>(dev: &Neuron<S>) -> String {
+    format!(
+        "  open       DEVICE_BASIC_INFO arch {} rev {}; DEVICE_INFO BAR0 at kernel {:#x}, {:#x} bytes\n",
+        dev.arch(),
+        dev.revision(),
+        dev.bar0_kernel_addr(),
+        dev.bar_sizes()[0]
+    )
+}
+
 /// `--device`: the fake or a node.
 pub fn run(args: &DemoArgs, device: &str) -> Result<String, Failed> {
     let id = args.arch.id();
@@ -129,14 +140,7 @@ fn fake_demo(args: &DemoArgs, id: ArchId) -> Result<String, NeuronError> {
         out,
         "khal demo: {id} through the driver interface on the fake driver (block bases are demo choices)"
     );
-    let _ = writeln!(
-        out,
-        "  open       DEVICE_BASIC_INFO arch {} rev {}; DEVICE_INFO BAR0 at kernel {:#x}, {:#x} bytes",
-        dev.arch(),
-        dev.revision(),
-        dev.bar0_kernel_addr(),
-        dev.bar_sizes()[0]
-    );
+    out.push_str(&open_line(&dev));
 
     // Bring-up through BAR_READ / BAR_WRITE.
     let arch = AnyArch::new(id as u32)?;
@@ -215,6 +219,12 @@ fn fake_demo(args: &DemoArgs, id: ArchId) -> Result<String, NeuronError> {
         out,
         "  dve        skipped: khal's DMA queue backend is the model's; the vendor's queue registers are not traced"
     );
+    if !ok {
+        return Err(Error::DeviceFault(Fault::Other(
+            "notifications lost, duplicated or misrouted",
+        ))
+        .into());
+    }
     if args.json {
         let v = serde_json::json!({
             "arch": id.to_string(),
@@ -229,24 +239,12 @@ fn fake_demo(args: &DemoArgs, id: ArchId) -> Result<String, NeuronError> {
             "bar_reads": fake.count(abi::BAR_READ),
             "stpb_init": stpb,
         });
-        out = format!("{v}\n");
-    } else {
-        let _ = writeln!(
-            out,
-            "result: {}",
-            if ok {
-                "OK, every notification received once and in order"
-            } else {
-                "MISMATCH"
-            }
-        );
+        return Ok(format!("{v}\n"));
     }
-    if !ok {
-        return Err(Error::DeviceFault(Fault::Other(
-            "notifications lost, duplicated or misrouted",
-        ))
-        .into());
-    }
+    let _ = writeln!(
+        out,
+        "result: OK, every notification received once and in order"
+    );
     Ok(out)
 }
 
@@ -367,14 +365,7 @@ fn node_demo(args: &DemoArgs, id: ArchId, path: &Path) -> Result<String, NeuronE
     }
     let mut out = String::new();
     let _ = writeln!(out, "khal demo: {id} through {}", path.display());
-    let _ = writeln!(
-        out,
-        "  open       DEVICE_BASIC_INFO arch {} rev {}; DEVICE_INFO BAR0 at kernel {:#x}, {:#x} bytes",
-        dev.arch(),
-        dev.revision(),
-        dev.bar0_kernel_addr(),
-        dev.bar_sizes()[0]
-    );
+    out.push_str(&open_line(&dev));
     let chunk = dev.alloc_host(4096, HostAlloc::default())?;
     let pattern: Vec<u8> = (0..64u8).map(|i| i.wrapping_mul(37)).collect();
     chunk.write(0, &pattern)?;

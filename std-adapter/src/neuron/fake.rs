@@ -33,7 +33,6 @@
 //! guarantees too; khal's backend builds them so).
 
 use core::cell::{Cell, RefCell};
-use core::ptr::NonNull;
 use std::collections::BTreeMap;
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
@@ -45,7 +44,7 @@ use super::abi::{self, Arg, BarRw, BasicInfo, DeviceInfo, MemAllocV2Mt, MemExten
 use super::abi::{MemFree, NcReset, NcResetReady, NotificationsInitV2, BAR_READ_MAX};
 use super::dma::{host_window, SharedPages};
 use super::nq::NqId;
-use super::sys::{Errno, Mapping, NeuronSys};
+use super::sys::{map_shared, unmap, Errno, Mapping, NeuronSys};
 use super::window::Bar0Map;
 use crate::model::{Block, DeviceModel};
 
@@ -73,35 +72,12 @@ struct FakeView(SharedPages);
 
 impl Drop for FakeView {
     fn drop(&mut self) {
-        let m = self.0.mapping();
-        // SAFETY: the fake's own mapping of the chunk's memfd, made in
-        // `map_memfd`, unmapped once here when the last view goes.
-        let _ = unsafe { rustix::mm::munmap(m.ptr().as_ptr().cast(), m.len()) };
+        // The fake's own mapping of the chunk's memfd, made in `new_chunk`.
+        let _ = unmap(self.0.mapping());
     }
 }
 
 super::dma::over_pages!(impl<> for FakeView, 0);
-
-fn map_memfd(fd: &OwnedFd, len: usize) -> Result<Mapping, Errno> {
-    use rustix::mm::{MapFlags, ProtFlags};
-    // SAFETY: a new shared mapping of a memfd at an address the kernel
-    // chooses: it aliases no Rust object; its bytes are reached only through
-    // `SharedPages`' atomics, and it is unmapped once by its owner.
-    let p = unsafe {
-        rustix::mm::mmap(
-            core::ptr::null_mut(),
-            len,
-            ProtFlags::READ | ProtFlags::WRITE,
-            MapFlags::SHARED,
-            fd.as_fd(),
-            0,
-        )
-    }
-    .map_err(|e| Errno(e.raw_os_error()))?;
-    NonNull::new(p.cast::<u8>())
-        .map(|ptr| Mapping::new(ptr, len))
-        .ok_or(Errno::EFAULT)
-}
 
 /// `copy_from_user` of `n` values of `T` at user address `addr`.
 fn copy_from_user<T: Copy>(addr: u64, n: usize) -> Result<Vec<T>, Errno> {
@@ -311,7 +287,7 @@ impl FakeDriver {
         let phys = self.next_phys.get();
         self.next_phys.set(phys + bytes);
         let view = Arc::new(FakeView(SharedPages::new(
-            map_memfd(&memfd, len)?,
+            map_shared(memfd.as_fd(), 0, len)?,
             host_window(self.arch) + phys,
         )));
         self.model.attach_host(view.clone());
@@ -527,16 +503,13 @@ impl NeuronSys for FakeDriver {
         if len as u64 != c.size {
             return Err(Errno::EINVAL);
         }
-        let m = map_memfd(&c.memfd, len)?;
+        let m = map_shared(c.memfd.as_fd(), 0, len)?;
         self.mapped.set(self.mapped.get() + 1);
         Ok(m)
     }
 
     fn munmap(&self, map: &Mapping) -> Result<(), Errno> {
-        // SAFETY: `map` is one of this fake's `mmap` results (a mapping of a
-        // chunk's memfd), unmapped once by its owner's drop.
-        unsafe { rustix::mm::munmap(map.ptr().as_ptr().cast(), map.len()) }
-            .map_err(|e| Errno(e.raw_os_error()))?;
+        unmap(map)?;
         self.mapped.set(self.mapped.get().saturating_sub(1));
         Ok(())
     }

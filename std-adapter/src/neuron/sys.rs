@@ -10,7 +10,7 @@
 
 use core::ptr::NonNull;
 use std::fs::File;
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::path::{Path, PathBuf};
 
 /// An errno the kernel answered with.
@@ -179,30 +179,42 @@ impl NeuronSys for DevNode {
     }
 
     fn mmap(&self, offset: u64, len: usize) -> Result<Mapping, Errno> {
-        use rustix::mm::{MapFlags, ProtFlags};
-        // SAFETY: a new shared mapping at an address the kernel chooses
-        // (null hint): it aliases no Rust object. Its bytes are reached only
-        // through atomics while the `Mapping` lives, and unmapped once.
-        let p = unsafe {
-            rustix::mm::mmap(
-                core::ptr::null_mut(),
-                len,
-                ProtFlags::READ | ProtFlags::WRITE,
-                MapFlags::SHARED,
-                self.file.as_fd(),
-                offset,
-            )
-        }
-        .map_err(|e| Errno(e.raw_os_error()))?;
-        NonNull::new(p.cast::<u8>())
-            .map(|ptr| Mapping::new(ptr, len))
-            .ok_or(Errno::EFAULT)
+        map_shared(self.file.as_fd(), offset, len)
     }
 
     fn munmap(&self, map: &Mapping) -> Result<(), Errno> {
-        // SAFETY: `map` is a mapping this node's `mmap` returned, unmapped
-        // once (by the owner's drop) after its last access.
-        unsafe { rustix::mm::munmap(map.ptr().as_ptr().cast(), map.len()) }
-            .map_err(|e| Errno(e.raw_os_error()))
+        unmap(map)
     }
+}
+
+/// `mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset)`: the
+/// one mapping call of the backend (the node's chunks, the fake's memfds).
+pub(super) fn map_shared(fd: BorrowedFd<'_>, offset: u64, len: usize) -> Result<Mapping, Errno> {
+    use rustix::mm::{MapFlags, ProtFlags};
+    // SAFETY: a new shared mapping at an address the kernel chooses (null
+    // hint): it aliases no Rust object. Its bytes are reached only through
+    // atomics while the `Mapping` lives (`super::dma::SharedPages`), and it
+    // is unmapped once, by its owner, through `unmap`.
+    let p = unsafe {
+        rustix::mm::mmap(
+            core::ptr::null_mut(),
+            len,
+            ProtFlags::READ | ProtFlags::WRITE,
+            MapFlags::SHARED,
+            fd,
+            offset,
+        )
+    }
+    .map_err(|e| Errno(e.raw_os_error()))?;
+    NonNull::new(p.cast::<u8>())
+        .map(|ptr| Mapping::new(ptr, len))
+        .ok_or(Errno::EFAULT)
+}
+
+/// `munmap` of a mapping [`map_shared`] made.
+pub(super) fn unmap(map: &Mapping) -> Result<(), Errno> {
+    // SAFETY: `map` came from `map_shared` and is unmapped once, by its
+    // owner's drop, after its last access.
+    unsafe { rustix::mm::munmap(map.ptr().as_ptr().cast(), map.len()) }
+        .map_err(|e| Errno(e.raw_os_error()))
 }
