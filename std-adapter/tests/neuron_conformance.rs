@@ -75,7 +75,7 @@ fn cayman_tile4_seq_lands_at_bar0_0xe000_0000_plus() {
     n.write32(tpb(4).add(0x260_0000), 0xA5A5_0001).unwrap();
     assert_eq!(at(&n, 0xE000_0000 + 0x260_0000), 0xA5A5_0001);
     assert_eq!(n.read32(tpb(4).add(0x260_0000)), Ok(0xA5A5_0001));
-    // MARIANA's BAR0 layout is CAYMAN's [FACTS §15.4].
+    // MARIANA's BAR0 layout is CAYMAN's [FACTS §14.3].
     let m = open(ArchId::Mariana);
     m.write32(tpb(4).add(0x260_0000), 9).unwrap();
     assert_eq!(at(&m, 0xE000_0000 + 0x260_0000), 9);

@@ -70,7 +70,7 @@ impl Bar0Map {
                 offset: 0,
                 size: bar0_size,
             }],
-            // MARIANA's BAR0 layout and TPB bases are CAYMAN's [FACTS §15.4].
+            // MARIANA's BAR0 layout and TPB bases are CAYMAN's [FACTS §14.3].
             ArchId::Cayman | ArchId::Mariana => <Cayman as TpbBases>::TPB_BASES
                 .iter()
                 .zip(TPB_NAMES)
