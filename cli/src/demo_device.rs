@@ -4,7 +4,8 @@
 //! `--device fake`: khal-std's in-process fake driver, BAR0 backed by the
 //! device model. The bring-up goes through BAR_READ / BAR_WRITE: `stpb_init`
 //! (stopping where a program is not traced, as the model demo does), then
-//! `sp_init`'s 10-queue notification engine and a single-queue engine; 11
+//! `sp_init`'s 10-queue notification engine and a single-queue engine; on
+//! MARIANA every MSI-X vector masked and unmasked, a latched cause read; 11
 //! NQ rings allocated and base-programmed by NOTIFICATIONS_INIT_V2, adopted
 //! by `NqRing`, enabled; the model posts notifications in bursts while the
 //! host drains them (every head write a BAR_WRITE), each checked once and in
@@ -25,9 +26,11 @@ use khal::core::dma::DmaMemory;
 use khal::core::engine::{EngineParams, PeParams, PoolingParams, SpHandle, Step, StpbConfig};
 use khal::core::error::Fault;
 use khal::core::family::TpbBases;
+use khal::core::intc::{ErrtrigLine, Intc, MsixIntc};
 use khal::core::notific::{
     BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
 };
+use khal::std_adapter::model::intc::{ErrtrigModel, MsixModel};
 use khal::std_adapter::model::notific::{entry_seq, NotificModel};
 use khal::std_adapter::model::tpb::TpbWindow;
 use khal::std_adapter::neuron::{
@@ -50,6 +53,9 @@ const SP_MEM: u64 = 0x20_0000;
 const SP_REGS: u64 = 0x21_0000;
 const ENGINES: [u64; 4] = [0x30_0000, 0x31_0000, 0x32_0000, 0x33_0000];
 const WINDOW: u64 = 0x1_0000;
+/// Demo offsets of the MARIANA MSI-X block and errtrig block 0 in TPB 0's window.
+const MSIX: u64 = 0x40_0000;
+const ERRTRIG: u64 = 0x50_0000;
 
 fn mode_name(m: ModeArg) -> &'static str {
     match m {
@@ -148,6 +154,13 @@ fn fake_demo(args: &DemoArgs, id: ArchId) -> Result<String, NeuronError> {
     let _ = writeln!(out, "  stpb_init  {stpb}");
     let top = NotificEngine::init(&dev, topsp, EngineConfig::top_sp(BpMode::None))?;
     let mut engines = [tpb, top];
+    let intc_line = match id {
+        ArchId::Mariana => Some(intc(&fake, &dev, t0)?),
+        _ => None,
+    };
+    if let Some(line) = &intc_line {
+        let _ = writeln!(out, "  intc       {line}");
+    }
     let _ = writeln!(
         out,
         "  notific    TPB engine: 10 queues (sp_init) at {:#x}; single-queue engine at {:#x}",
@@ -238,6 +251,7 @@ fn fake_demo(args: &DemoArgs, id: ArchId) -> Result<String, NeuronError> {
             "bar_writes": fake.count(abi::BAR_WRITE),
             "bar_reads": fake.count(abi::BAR_READ),
             "stpb_init": stpb,
+            "intc": intc_line,
         });
         return Ok(format!("{v}\n"));
     }
@@ -297,6 +311,44 @@ fn bring_up<S: NeuronSys>(
         .notific
         .ok_or(Error::InvalidArgument("sp_init returned no notific engine"))?;
     Ok((stpb, engine))
+}
+
+/// MARIANA: every MSI-X vector masked then unmasked through BAR writes, a
+/// cause the model latched read back through a BAR read [004 §4]; the
+/// blocks at demo offsets in TPB 0's window.
+fn intc<S: NeuronSys>(
+    fake: &FakeDriver,
+    dev: &Neuron<S>,
+    t0: DeviceAddr,
+) -> Result<String, NeuronError> {
+    let (msix, errtrig) = (t0.add(MSIX), t0.add(ERRTRIG));
+    let msix_off = fake.mount(msix, MsixModel::new())?;
+    let errtrig_off = fake.mount(errtrig, ErrtrigModel::new())?;
+    let intc = Intc::<khal::Mariana>::new(MsixIntc::new(msix).with_errtrig_base(0, errtrig)?);
+    let mask = || {
+        fake.model()
+            .with_block(msix_off, |b: &mut MsixModel, _| b.mask())
+    };
+    for v in 0..=7 {
+        intc.mask_vector(dev, v)?;
+    }
+    let masked = mask().unwrap_or(0);
+    for v in 0..=7 {
+        intc.unmask_vector(dev, v)?;
+    }
+    let unmasked = mask().unwrap_or(u32::MAX);
+    let line = ErrtrigLine::new(0, 1, 2, 31)?;
+    fake.model()
+        .with_block(errtrig_off, |e: &mut ErrtrigModel, _| e.raise(1, 2, 31));
+    let cause = intc.read_cause(dev, line)?;
+    if masked != 0xFF || unmasked != 0 || cause & line.bit_mask() == 0 {
+        return Err(
+            Error::DeviceFault(Fault::Other("MSI-X mask or cause did not read back")).into(),
+        );
+    }
+    Ok(format!(
+        "vectors 0..7 masked (mask {masked:#04x}) then unmasked ({unmasked:#04x}); cause latched by the model read back {cause:#010x}"
+    ))
 }
 
 /// The model posts bursts on every queue while the host drains them.
