@@ -36,6 +36,63 @@ pub struct MapArgs {
     /// Print only the items that differ between two arches, side by side.
     #[arg(long, num_args = 2, value_names = ["ARCH", "ARCH"], value_enum, conflicts_with = "arch")]
     pub diff: Option<Vec<ArchArg>>,
+    /// Keep only the items of this family (repeat for several): tpb, hbm, seq, …
+    #[arg(long, value_name = "FAMILY", value_parser = family)]
+    pub family: Vec<String>,
+    /// Keep only the items whose family, name, value or source contains this
+    /// text (case-insensitive).
+    #[arg(long, value_name = "TEXT")]
+    pub grep: Option<String>,
+    /// Draw the arch's address space as an SVG picture into FILE (`-`: stdout).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["json", "diff", "html"])]
+    pub svg: Option<std::path::PathBuf>,
+    /// The same picture in an HTML page (hover an item for its address and source).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["json", "diff"])]
+    pub html: Option<std::path::PathBuf>,
+}
+
+/// The `schema` of `map --json` (docs/CLI.md).
+pub const SCHEMA: &str = "khal.map/1";
+
+/// Every family name the walk uses, on any arch.
+pub fn families() -> Vec<&'static str> {
+    let mut f: Vec<&'static str> = [ArchId::Sunda, ArchId::Cayman, ArchId::Mariana]
+        .into_iter()
+        .flat_map(items)
+        .map(|i| i.family)
+        .collect();
+    f.sort_unstable();
+    f.dedup();
+    f
+}
+
+/// `--family`: one of [`families`] (a bad command line otherwise).
+fn family(s: &str) -> Result<String, String> {
+    let all = families();
+    if all.contains(&s) {
+        Ok(s.to_string())
+    } else {
+        Err(format!("no family '{s}' (one of: {})", all.join(", ")))
+    }
+}
+
+impl MapArgs {
+    /// The rows `--family` and `--grep` keep.
+    pub fn keeps(&self, item: &Item) -> bool {
+        let family = self.family.is_empty() || self.family.iter().any(|f| f == item.family);
+        let grep = self.grep.as_ref().is_none_or(|g| {
+            let g = g.to_lowercase();
+            [
+                item.family,
+                item.item.as_str(),
+                &item.val.text(),
+                item.prov.source,
+            ]
+            .iter()
+            .any(|t| t.to_lowercase().contains(&g))
+        });
+        family && grep
+    }
 }
 
 /// Whether an address is device-full or a host-visible offset [000 §2].
@@ -1147,7 +1204,69 @@ pub fn items(arch: ArchId) -> Vec<Item> {
     }
 }
 
-fn table(arch: ArchId, rows: &[Item]) -> String {
+/// Split `text` into lines of at most `width` characters, at spaces when
+/// it can (a longer word is cut).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let mut word: Vec<char> = word.chars().collect();
+        loop {
+            let used = line.chars().count();
+            let sep = usize::from(used > 0);
+            if used + sep + word.len() <= width {
+                if sep == 1 {
+                    line.push(' ');
+                }
+                line.extend(word.iter());
+                break;
+            }
+            if used > 0 {
+                lines.push(std::mem::take(&mut line));
+                continue;
+            }
+            let rest = word.split_off(width);
+            lines.push(word.iter().collect());
+            word = rest;
+        }
+    }
+    lines.push(line);
+    lines
+}
+
+/// The column widths of the table: each column's widest cell, then, if the
+/// row is wider than `width`, the source, value and item columns give way
+/// (in that order, down to a floor each) and their cells wrap.
+fn widths(rows: &[Item], width: Option<usize>) -> [usize; 4] {
+    let widest =
+        |f: &dyn Fn(&Item) -> usize, min: usize| rows.iter().map(f).max().unwrap_or(min).max(min);
+    let fam = widest(&|r| r.family.len(), 6);
+    let mut item = widest(&|r| r.item.chars().count(), 4);
+    let mut val = widest(&|r| r.val.text().chars().count(), 5);
+    let mut source = widest(&|r| r.prov.source.chars().count(), 6);
+    let Some(width) = width else {
+        return [fam, item, val, source];
+    };
+    // Four gaps of two and the grade column.
+    let fixed = fam + 2 + 2 + 2 + 5 + 2;
+    let give =
+        |col: usize, floor: usize, excess: usize| col - col.saturating_sub(floor).min(excess);
+    source = give(
+        source,
+        16,
+        (fixed + item + val + source).saturating_sub(width),
+    );
+    val = give(val, 14, (fixed + item + val + source).saturating_sub(width));
+    item = give(
+        item,
+        14,
+        (fixed + item + val + source).saturating_sub(width),
+    );
+    [fam, item, val, source]
+}
+
+fn table(arch: ArchId, rows: &[Item], width: Option<usize>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -1155,40 +1274,41 @@ fn table(arch: ArchId, rows: &[Item]) -> String {
         arch.name(),
         arch.id()
     );
-    let w_fam = rows
-        .iter()
-        .map(|r| r.family.len())
-        .max()
-        .unwrap_or(6)
-        .max(6);
-    let w_item = rows.iter().map(|r| r.item.len()).max().unwrap_or(4).max(4);
-    let w_val = rows
-        .iter()
-        .map(|r| r.val.text().len())
-        .max()
-        .unwrap_or(5)
-        .max(5);
-    let _ = writeln!(
-        out,
-        "{:w_fam$}  {:w_item$}  {:w_val$}  grade  source",
-        "family", "item", "value"
-    );
+    let [w_fam, w_item, w_val, w_src] = widths(rows, width);
+    let mut line = |fam: &str, item: &str, val: &str, grade: &str, src: &str| {
+        let cells = [wrap(item, w_item), wrap(val, w_val), wrap(src, w_src)];
+        let n = cells.iter().map(Vec::len).max().unwrap_or(1);
+        for k in 0..n {
+            let cell = |c: &Vec<String>| c.get(k).cloned().unwrap_or_default();
+            let (f, g) = if k == 0 { (fam, grade) } else { ("", "") };
+            let row = format!(
+                "{f:w_fam$}  {:w_item$}  {:w_val$}  {g:5}  {}",
+                cell(&cells[0]),
+                cell(&cells[1]),
+                cell(&cells[2])
+            );
+            let _ = writeln!(out, "{}", row.trim_end());
+        }
+    };
+    line("family", "item", "value", "grade", "source");
     for r in rows {
-        let _ = writeln!(
-            out,
-            "{:w_fam$}  {:w_item$}  {:w_val$}  {:5}  {}",
+        line(
             r.family,
-            r.item,
-            r.val.text(),
+            &r.item,
+            &r.val.text(),
             r.grade_text(),
-            r.prov.source
+            r.prov.source,
         );
+    }
+    if rows.is_empty() {
+        let _ = writeln!(out, "(no item matches the filters)");
     }
     out
 }
 
 fn to_json(arch: ArchId, rows: &[Item]) -> Json {
     json!({
+        "schema": SCHEMA,
         "arch": arch.name(),
         "id": arch.id(),
         "items": rows.iter().map(Item::json).collect::<Vec<_>>(),
@@ -1240,8 +1360,9 @@ fn diff(a: ArchId, b: ArchId) -> String {
     out
 }
 
-/// Run `khal map`.
-pub fn run(args: &MapArgs) -> Result<String, String> {
+/// Run `khal map`; the table's rows wrap to fit `width` columns (none: one
+/// line per item).
+pub fn run(args: &MapArgs, width: Option<usize>) -> Result<String, String> {
     if let Some(pair) = &args.diff {
         let (a, b) = match pair.as_slice() {
             [a, b] => (a.id(), b.id()),
@@ -1259,12 +1380,12 @@ pub fn run(args: &MapArgs) -> Result<String, String> {
         .arch
         .ok_or("--arch <sunda|cayman|mariana> is required")?
         .id();
-    let rows = items(arch);
+    let rows: Vec<Item> = items(arch).into_iter().filter(|i| args.keeps(i)).collect();
     if args.json {
         serde_json::to_string_pretty(&to_json(arch, &rows))
             .map(|s| s + "\n")
             .map_err(|e| format!("cannot render JSON: {e}"))
     } else {
-        Ok(table(arch, &rows))
+        Ok(table(arch, &rows, width))
     }
 }
