@@ -42,6 +42,9 @@ use khal::{AnyArch, ArchId, DeviceAddr, Error};
 use crate::demo::{DemoArgs, ModeArg};
 use crate::Failed;
 
+/// The `schema` of `demo --device fake --json` (docs/CLI.md).
+pub const SCHEMA: &str = "khal.demo.device/1";
+
 /// Bytes of each NQ ring (a power of two, as NOTIFICATIONS_INIT_V2 wants).
 const RING_BYTES: u32 = 1024;
 /// Largest burst the model posts at once on one queue.
@@ -240,6 +243,7 @@ fn fake_demo(args: &DemoArgs, id: ArchId) -> Result<String, NeuronError> {
     }
     if args.json {
         let v = serde_json::json!({
+            "schema": SCHEMA,
             "arch": id.to_string(),
             "device": "fake",
             "mode": mode_name(args.mode),

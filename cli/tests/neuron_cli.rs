@@ -46,6 +46,7 @@ fn demo_through_the_fake_driver_loses_and_duplicates_nothing() {
             ]);
             assert_eq!(code, 0, "{arch} {mode}: {err}");
             let v: Value = serde_json::from_str(&out).expect("json");
+            assert_eq!(v["schema"], "khal.demo.device/1");
             assert_eq!(v["posted"], 20000, "{arch} {mode}");
             assert_eq!(v["drained"], 20000);
             assert_eq!(
