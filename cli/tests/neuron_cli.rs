@@ -3,21 +3,10 @@
 //! in one line and exits 1; the demo through the fake driver delivers every
 //! notification once and in order on every arch and mode.
 
-use std::process::Command;
-
 use serde_json::Value;
 
-fn khal(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_khal"))
-        .args(args)
-        .output()
-        .expect("run khal");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::khal;
 
 #[test]
 fn probe_without_the_driver_is_one_line_and_exit_1() {
