@@ -334,3 +334,66 @@
 //! assert!(matches!(again, LoadOutcome::AlreadyResident { .. }));
 //! # Ok::<(), khal::Error>(())
 //! ```
+//!
+//! # On a real host: the vendor driver's device node
+//!
+//! With the `neuron` feature (Linux), `khal::std_adapter::neuron` talks to a
+//! device through the vendor driver's `/dev/neuronN` [FACTS §14]: every
+//! register access is a BAR_READ / BAR_WRITE ioctl, checked first against
+//! the arch's BAR0 windows (the kernel bounds writes, never reads); DMA
+//! memory is the driver's pinned host chunks, whose bus address already
+//! carries the device's host window; NQ rings are allocated and
+//! base-programmed by the driver and adopted by `NqRing`. `DmaBuf` is for
+//! the device model and tests only: heap memory is never DMA memory there
+//! (§14.4). The same code runs on the in-process fake driver, below.
+#![cfg_attr(
+    feature = "neuron",
+    doc = r#"
+```
+use khal::core::dma::DmaMemory;
+use khal::core::family::TpbBases;
+use khal::core::notific::{BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry};
+use khal::std_adapter::model::notific::NotificModel;
+use khal::std_adapter::neuron::{FakeDriver, HostAlloc, Neuron, NqDevType, NqId, NqType};
+use khal::std_adapter::SimDelay;
+use khal::{ArchId, Cayman, Error, Mmio};
+
+// On a host with the driver: `let dev = Neuron::open(0)?;` (read-write: attached).
+let dev = Neuron::with_sys(FakeDriver::new(ArchId::Cayman))?;
+assert_eq!(dev.arch(), ArchId::Cayman);
+
+// Registers: one BAR_WRITE at bar_address[0] + 0xE000_0000 + 0x260_0000
+// (TPB 4's window, FACTS §14.3); a device-internal address (bit 35) has no
+// BAR0 offset and is refused before any ioctl.
+let tile4 = <Cayman as TpbBases>::TPB_BASES[4];
+dev.write32(tile4.add(0x260_0000), 1)?;
+let psum = tile4.add(0x8_0200_0000);
+assert_eq!(dev.read32(psum), Err(Error::out_of_window(psum.get())));
+
+// DMA memory: MEM_ALLOC_V2MT (align 0), the bus address as the driver says.
+let buf = dev.alloc_host(4096, HostAlloc::default())?;
+assert_eq!(buf.bus_addr() & 0x4000_0000_0000, 0x4000_0000_0000);
+
+// An NQ the driver allocates and base-programs (NOTIFICATIONS_INIT_V2),
+// adopted by khal's ring on the queue the caller says it is. The NOTIFIC
+// block's address on real silicon is not traced: the fake's is a choice.
+let ens = <Cayman as TpbBases>::TPB_BASES[0].add(0x10_0000);
+let fake = dev.sys();
+fake.mount(ens, NotificModel::new(Flavour::TenQueue))?;
+let id = NqId { dev_type: NqDevType::NeuronCore, dev_id: 0, nq_type: NqType::Notify, engine_index: 2 };
+fake.route_nq(id, ens.add(0x100 + 40 * 2))?;
+let mut engine = NotificEngine::init(&dev, ens, EngineConfig::tpb(BpMode::None))?;
+let mut ring = dev.adopt_ring(id, engine.queue(2)?, NqConfig::new(1024, ConsumeMode::Phase))?;
+let mut delay = SimDelay::new(fake.model());
+ring.enable(&mut engine, &mut delay)?;
+let block = fake.bar0_offset(ens)?;
+fake.model().with_block(block, |m: &mut NotificModel, bus| m.post(bus, 2, 10)).unwrap()?;
+let mut out = [NqEntry::default(); 16];
+assert_eq!(ring.drain(&mut delay, &mut out)?, 10); // its head write: one BAR_WRITE
+# Ok::<(), Box<dyn std::error::Error>>(())
+```
+"#
+)]
+//!
+//! `khal probe /dev/neuron0` prints what the node reports; `khal demo
+//! --device fake` runs the demo through this path on the fake.

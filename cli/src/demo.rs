@@ -152,6 +152,10 @@ pub struct DemoArgs {
     /// Inject a device fault half-way; the demo reports the typed error and exits 1.
     #[arg(long, value_enum)]
     pub fault: Option<FaultArg>,
+    /// Run through the vendor driver's interface: `fake` (the in-process
+    /// fake driver) or a node such as `/dev/neuron0` (see `demo_device.rs`).
+    #[arg(long, value_name = "fake|/dev/neuronN")]
+    pub device: Option<String>,
 }
 
 /// `--mode`.
@@ -667,6 +671,9 @@ fn notifications(arg: &str) -> Result<u64, String> {
 
 /// The checks clap cannot express; a failure is a bad command line (exit 2).
 pub fn check_args(args: &DemoArgs) -> Result<(), String> {
+    if args.fault.is_some() && args.device.is_some() {
+        return Err("--fault runs on the built-in model only (no --device)".into());
+    }
     if args.fault.is_some() && args.notifications == 0 {
         // The fault is injected between two bursts: with no traffic there is
         // nothing to inject it into, and its error could not be observed.
@@ -678,6 +685,9 @@ pub fn check_args(args: &DemoArgs) -> Result<(), String> {
 /// The whole demo; returns the text (or JSON) to print. A failure is one
 /// line; with `--json` it also prints the JSON summary holding the error.
 pub fn run(args: &DemoArgs) -> Result<String, Failed> {
+    if let Some(device) = &args.device {
+        return crate::demo_device::run(args, device);
+    }
     let arch = args.arch.id();
     let what = match args.fault {
         Some(f) => format!("demo --fault {} on {arch}", f.name()),

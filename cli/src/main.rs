@@ -15,9 +15,11 @@ use clap::{Parser, Subcommand};
 mod arch_arg;
 mod decode;
 mod demo;
+mod demo_device;
 mod map;
 mod out;
 mod picture;
+mod probe;
 mod trace;
 
 pub use arch_arg::ArchArg;
@@ -37,6 +39,8 @@ Examples:
   khal trace --arch cayman notific-init --queues 10 --bp-mode 0 --uart-mode 0
   khal map --arch mariana                      the register matrix of an arch
   khal decode --arch mariana 0x808580000400    what lives at an address
+  khal probe /dev/neuron0                      what the vendor driver's node reports
+  khal demo --arch cayman --device fake        the demo through the driver interface (fake)
 
 `khal <command> --help` explains each command.";
 
@@ -80,6 +84,8 @@ enum Command {
     Trace(trace::TraceArgs),
     /// Bring an arch up on the built-in device model and drain notifications (no hardware).
     Demo(demo::DemoArgs),
+    /// What the vendor driver's device node reports (arch, revision, BARs, NQ types).
+    Probe(probe::ProbeArgs),
 }
 
 /// `khal decode`'s arguments and its output form.
@@ -123,6 +129,7 @@ fn run(cli: &Cli) -> Result<String, Failed> {
         }
         Command::Trace(args) => trace::run(args).map_err(Failed::from),
         Command::Demo(args) => demo::run(args),
+        Command::Probe(args) => probe::run(args).map_err(Failed::from),
     }
 }
 
@@ -133,7 +140,7 @@ fn one_line(err: &clap::Error) -> String {
         err.kind(),
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand
     ) {
-        return "error: a subcommand is required (map, decode, trace, demo); see `khal --help`"
+        return "error: a subcommand is required (map, decode, trace, demo, probe); see `khal --help`"
             .into();
     }
     // clap's message is the first line, sometimes continued by indented

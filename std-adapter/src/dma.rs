@@ -38,6 +38,11 @@ const _: () = assert!(NQ_ENTRY_BYTES == 2 * WORD);
 
 /// A heap buffer the device can see. Freed on drop.
 ///
+/// For the device model and tests only: on a real host heap memory is never
+/// DMA memory (not pinned, not contiguous, no host-window bit in its address,
+/// [FACTS §14.4]); there the driver's chunks are (`neuron::NeuronDma`, feature
+/// `neuron`).
+///
 /// Soundness under threads: the buffer is `Sync` and its methods take `&self`,
 /// so a device thread may write while a consumer thread reads. Every host
 /// access is therefore a **relaxed atomic** access of one of the buffer's

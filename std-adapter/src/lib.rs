@@ -17,6 +17,7 @@
 //! | feature | what you get |
 //! | --- | --- |
 //! | (none, the default) | everything above but `TokioDelay`; khal-core's `alloc` feature is on (`?` from a refused ring into `Box<dyn Error>`) |
+//! | `neuron` | the `neuron` module (Linux): the vendor driver's `/dev/neuronN` as register window, DMA memory and NQ rings, and its in-process fake |
 //! | `tokio` | `delay::TokioDelay`: the async `DelayNs` of `khal_core::asynch` on `tokio::time::sleep` |
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs, clippy::undocumented_unsafe_blocks)]
@@ -27,6 +28,8 @@ pub mod dma;
 pub mod heap;
 pub mod mmap;
 pub mod model;
+#[cfg(all(feature = "neuron", target_os = "linux"))]
+pub mod neuron;
 pub mod pagemap;
 pub mod trace;
 
