@@ -129,8 +129,7 @@ impl MsixIntc {
 
     /// [`MsixIntc::with_errtrig_base`] in place. The handle is about 2 KiB
     /// (56 bases and 56 NQs, as the C handle): each by-value `with_` step
-    /// moves it, a `memcpy` call on thumbv7em; firmware builds it in place
-    /// (issue 12).
+    /// moves it, a `memcpy` call on thumbv7em; firmware builds it in place.
     pub fn set_errtrig_base(&mut self, block: u32, base: DeviceAddr) -> Result<()> {
         *block_slot(&mut self.errtrig, block, "errtrig block")? = Some(base);
         Ok(())
