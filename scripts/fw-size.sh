@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The firmware images of firmware/ (thumbv7em-none-eabihf, release: opt-level
 # "s", LTO, panic abort): builds them and prints ONE JSON object on stdout,
-# per image its .text bytes (`size -A`), its path, and its 12 largest
-# functions (`nm --size-sort`, demangled, hashes dropped): where the bytes go.
+# per image its .text bytes (`size -A`), its path, and its functions, largest
+# first (`nm --size-sort`, demangled, hashes dropped): where the bytes go.
 #
 #   scripts/fw-size.sh
 set -euo pipefail
@@ -24,6 +24,6 @@ for line in """$exes""".splitlines():
         f = l.split(None, 3)
         if len(f) == 4 and f[2] in "tT":
             funcs.append([re.sub(r"::h[0-9a-f]{16}$", "", f[3]), int(f[1], 16)])
-    out[name] = {"text": text, "elf": path, "largest": funcs[:12]}
+    out[name] = {"text": text, "elf": path, "functions": funcs}
 print(json.dumps(out, indent=1))
 PY
