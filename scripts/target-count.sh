@@ -15,8 +15,10 @@
 # same image.
 #
 #   scripts/target-count.sh            # one JSON object on stdout
-#   scripts/target-count.sh --check    # also fail unless every scenario ran its
-#                                      # calls and the image reported success
+#   scripts/target-count.sh --check    # also fail unless every scenario the
+#                                      # gates read ran its calls, every other
+#                                      # one called one probe, and the image
+#                                      # reported success
 # Knob: TARGET_COUNT_TARGETS (default "thumbv7em-none-eabihf riscv32imac-unknown-none-elf").
 set -euo pipefail
 cd "$(dirname "$0")/.."
