@@ -66,7 +66,13 @@ done
 REG="$REG}"
 
 log "thumbv7em register access (disassembly of firmware/fw-probe)"
-PROBE=$(bash scripts/access-probe.sh | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps({k: v["instructions"] for k, v in d.items()}))')
+# The method's own check: the raw store's probe is one instruction.
+PROBE=$(bash scripts/access-probe.sh | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+if d.get("raw_write", {}).get("instructions") != 1:
+    sys.exit("access-probe: the raw store is not one instruction: the probe method is broken")
+print(json.dumps({k: v["instructions"] for k, v in d.items()}))')
 
 log "executed instructions per call on thumbv7em and riscv32 (QEMU trace of ontarget/khal-tcount)"
 TCOUNT=$(bash scripts/target-count.sh --check)
