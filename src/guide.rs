@@ -189,8 +189,118 @@
 //! assert_eq!(n, 10);
 //! assert!(out[0].phase()); // the first pass carries phase 1 [FACTS §11]
 //! assert_eq!(ring.drain(&mut delay, &mut out)?, 0); // empty poll: no write
+//!
+//! // Phase mode reads no register while draining, so a dead device looks
+//! // like an empty ring: `Ok(0)` for ever. `tail_offset` is the liveness
+//! // probe: one checked read of nq_tail_ptr.
+//! device.set_gone(true); // every read is all ones from now on
+//! assert_eq!(ring.drain(&mut delay, &mut out)?, 0);
+//! assert!(matches!(
+//!     ring.tail_offset(),
+//!     Err(khal::Error::DeviceFault(khal::core::error::Fault::AllOnes { .. }))
+//! ));
 //! # Ok::<(), khal::Error>(())
 //! ```
+//!
+//! A refused ring converts with `?` into khal's `Error` and, on a host
+//! (`std`), into `Box<dyn std::error::Error>`, as in
+//! `fn main() -> Result<(), Box<dyn Error>>`: the box holds the error alone,
+//! so the borrowed ring memory need not outlive `main`.
+//!
+//! # Async: a drain and a device task on one executor
+//!
+//! `khal::core::asynch::nq::drain` waits, woken by the NQ's interrupt (an
+//! `NqSignal`) or bounded by a budget on an async `DelayNs`, then drains.
+//! On the device model, `SimDelay`'s async delay advances simulated time and
+//! yields to the executor once, so a task posting on the same executor runs
+//! while the drain waits (here `embassy_futures`' `block_on` and `join`; an
+//! embassy `Executor`, tokio's `join!` or a spawned tokio task work the same,
+//! see `examples/async-embassy` and `examples/async-tokio`).
+//!
+//! ```
+//! use std::sync::Arc;
+//! use khal::core::asynch::{self, NqSignal};
+//! use khal::core::notific::{
+//!     BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
+//! };
+//! use khal::core::wait::Budget;
+//! use khal::std_adapter::model::{notific::NotificModel, DeviceModel};
+//! use khal::std_adapter::{DmaBuf, SimDelay};
+//! use khal::DeviceAddr;
+//!
+//! const ENS: DeviceAddr = DeviceAddr(0x3053_5000);
+//! let device = DeviceModel::new(); // Send + Sync: an Arc<DeviceModel> crosses threads
+//! device.mount(ENS, NotificModel::new(Flavour::TenQueue))?;
+//! let signal = Arc::new(NqSignal::new()); // an interrupt handler raises it
+//! device.with_block(ENS, |nm: &mut NotificModel, _| nm.set_interrupt(2, signal.clone()));
+//! let mut engine = NotificEngine::init(&device, ENS, EngineConfig::tpb(BpMode::None))?;
+//! let mem = Arc::new(DmaBuf::new(16 * 16, 4096)?);
+//! device.attach_host(mem.clone());
+//! let cfg = NqConfig::new(16 * 16, ConsumeMode::Phase);
+//! let mut ring = NqRing::configure_host(&*mem, engine.queue(2)?, cfg)?;
+//! ring.enable(&mut engine, &mut SimDelay::new(&device))?;
+//!
+//! let drain = async {
+//!     let (mut delay, mut out, mut got) = (SimDelay::new(&device), [NqEntry::default(); 8], 0);
+//!     let budget = Budget { period_us: 10, polls: 100 }; // every wait is bounded
+//!     while got < 40 {
+//!         got += asynch::nq::drain(&mut ring, &signal, &mut delay, budget, &mut out).await?;
+//!     }
+//!     Ok::<usize, khal::Error>(got)
+//! };
+//! let post = async {
+//!     for _ in 0..8 {
+//!         let posted = device.with_block(ENS, |nm: &mut NotificModel, bus| nm.post(bus, 2, 5));
+//!         assert_eq!(posted, Some(Ok(5)));
+//!         embassy_futures::yield_now().await; // the device's pace
+//!     }
+//! };
+//! let (got, ()) = embassy_futures::block_on(embassy_futures::join::join(drain, post));
+//! assert_eq!(got?, 40); // 40 entries through a 16-entry ring, none lost
+//! # Ok::<(), khal::Error>(())
+//! ```
+//!
+//! The delay is the executor's: `embassy_time::Delay` on embassy,
+//! `khal::std_adapter::TokioDelay` on tokio (khal's `tokio`
+//! feature; it needs a runtime with its time driver), `SimDelay` on the
+//! device model. Only phase-mode rings drain asynchronously.
+//!
+//! # Set up a firmware crate
+//!
+//! A firmware crate depends on khal with one arch feature and on four more
+//! things khal does not choose for it: `embedded-hal` (the `DelayNs` every
+//! bounded wait takes), a runtime (`cortex-m-rt`, `riscv-rt`), a panic
+//! handler (`panic-halt`, or `defmt`'s), and a critical-section
+//! implementation (the MSI-X INTC's shadow and `NqSignal` lock through
+//! `critical-section`; only the firmware knows whether its core is alone):
+//!
+//! ```toml
+//! [dependencies]
+//! khal = { version = "0.1", default-features = false, features = ["cayman"] }
+//! embedded-hal = "1.0"
+//! panic-halt = "1.0"
+//!
+//! [target.'cfg(target_arch = "arm")'.dependencies]
+//! cortex-m = { version = "0.7", features = ["critical-section-single-core"] }
+//! cortex-m-rt = "0.7"
+//!
+//! [target.'cfg(target_arch = "riscv32")'.dependencies]
+//! riscv = { version = "0.11", features = ["critical-section-single-hart"] }
+//! riscv-rt = "0.12"
+//! ```
+//!
+//! The binary is `#![no_std]` and `#![no_main]`, names the panic handler
+//! (`use panic_halt as _;`) and the runtime's entry point
+//! (`#[cortex_m_rt::entry]`, `#[riscv_rt::entry]`): `examples/fw-cayman`
+//! and `examples/common/firmware.rs` are a complete one.
+//!
+//! **`undefined symbol: _critical_section_1_0_acquire`** at link time (or
+//! `_release`) means no critical-section implementation is linked:
+//! `critical-section` declares these two symbols and one crate of the
+//! binary must define them. Enable `critical-section-single-core` on
+//! `cortex-m`, `critical-section-single-hart` on `riscv`, or pick a
+//! multi-core implementation for a multi-core part. A host build gets the
+//! `std` implementation through `khal-std` (feature `std`).
 //!
 //! # Record a golden trace
 //!

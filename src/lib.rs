@@ -10,8 +10,9 @@
 //! 3. Read the [`guide`]: runnable examples of every main entry point (bind an
 //!    arch, read the register matrix, check accesses against the CSR windows
 //!    (and pick the table's lookup), bring up a notification engine and
-//!    drain an NQ ring, record a golden MMIO trace, mask an MSI-X vector, load
-//!    the DVE tables) on the built-in device model.
+//!    drain an NQ ring, drain it asynchronously beside a device task, record
+//!    a golden MMIO trace, mask an MSI-X vector, load the DVE tables) on the
+//!    built-in device model, and what a firmware crate depends on.
 //! 4. The layers themselves live in [`core`] (`khal-core`): [`core::csr`] (every
 //!    access checked against a registered window), [`core::notific`],
 //!    [`core::intc`], [`core::dve`], [`core::engine`]. Every constant cites
@@ -39,6 +40,7 @@
 //! | none, or exactly two | a `compile_error!` saying what to enable |
 //! | several on `target_os = "none"` | a `compile_error!` naming the enabled arch features: firmware is for one chip |
 //! | `std` | the host backends and the device model (`khal::std_adapter`, crate `khal-std`) |
+//! | `tokio` | `std`, plus `khal::std_adapter::TokioDelay`: the async waits on tokio's timer |
 //! | `defmt` / `log` | route khal's logging (firmware / host); not both |
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]

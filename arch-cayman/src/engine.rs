@@ -8,6 +8,9 @@
 //! [000r1 §3], or derived by arithmetic).
 
 use khal_core::addr::DeviceAddr;
+use khal_core::engine::tpb_regs::{
+    sw_queue_num2, sw_queue_num3, sw_queue_num4, SW_QUEUE_NUM2, SW_QUEUE_NUM4,
+};
 use khal_core::error::{Error, Result};
 use khal_core::family::nx_local::{DmaReg, RsvdSpace, XtWindows};
 use khal_core::family::{
@@ -102,23 +105,6 @@ pub mod regs {
             START_CTRL @ 0x004, rw, "start_ctrl";
             /// `EVENTS_SEMAPHORES NOTIFIC_CTRL` (MED [000r1 §3]).
             NOTIFIC_CTRL @ 0x808, rw, "events_semaphores_notific_ctrl";
-            /// `NOTIFIC_SW_QUEUE_NUM2` [000 §2].
-            NOTIFIC_SW_QUEUE_NUM2 @ 0xA08, rw, "notific_sw_queue_num2", fields num2 {
-                /// `EVENTS_SEMAPHORES_NT`: mask `0xF_0000`, shift 16 [000 §2].
-                EVENTS_SEMAPHORES_NT: 16..=19,
-            };
-            /// `NOTIFIC_SW_QUEUE_NUM3` (MED [000r1 §3]).
-            NOTIFIC_SW_QUEUE_NUM3 @ 0xA0C, rw, "notific_sw_queue_num3", fields num3 {
-                /// `ERRORS_NT`: mask `0xF`, shift 0 (MED [000r1 §3]).
-                ERRORS_NT: 0..=3,
-            };
-            /// `NOTIFIC_SW_QUEUE_NUM4` (MED [000r1 §3]).
-            NOTIFIC_SW_QUEUE_NUM4 @ 0xA10, rw, "notific_sw_queue_num4", fields num4 {
-                /// `HAM_THROTTLE`: mask `0xF0`, shift 4 (MED [000r1 §3]).
-                HAM_THROTTLE: 4..=7,
-                /// `HAM_THROTTLE_EN`: mask `0x10_0000`, shift 20 (MED [000r1 §3]).
-                HAM_THROTTLE_EN: 20..=20,
-            };
             /// NX `START_ADDR_LO` (`lr[3]`; MED [000r1 §3]).
             START_ADDR_LO @ 0x1060, rw, "start_addr_lo";
             /// NX `START_ADDR_HI` (`lr[4]`; MED [000r1 §3]).
@@ -176,10 +162,12 @@ pub mod regs {
     }
 }
 
-static_assertions::const_assert_eq!(regs::num2::EVENTS_SEMAPHORES_NT.mask(), 0xF_0000);
-static_assertions::const_assert_eq!(regs::num3::ERRORS_NT.mask(), 0xF);
-static_assertions::const_assert_eq!(regs::num4::HAM_THROTTLE.mask(), 0xF0);
-static_assertions::const_assert_eq!(regs::num4::HAM_THROTTLE_EN.mask(), 0x10_0000);
+// The SW-queue selectors `+0xA08..+0xA10` sit in `tpb_regs`, not in the XT/NX
+// window (FACTS §13.10 #8, MED); their fields as [000 §2], [000r1 §3] give them.
+static_assertions::const_assert_eq!(sw_queue_num2::EVENTS_SEMAPHORES.mask(), 0xF_0000);
+static_assertions::const_assert_eq!(sw_queue_num3::ERRORS.mask(), 0xF);
+static_assertions::const_assert_eq!(sw_queue_num4::HAM_THROTTLE.mask(), 0xF0);
+static_assertions::const_assert_eq!(sw_queue_num4::HAM_THROTTLE_EN.mask(), 0x10_0000);
 
 /// The `DMA_REGS` register of a selector.
 fn dma_reg(which: DmaReg) -> Reg {
@@ -251,11 +239,13 @@ impl NxLocal for Cayman {
     fn start_ctrl() -> Result<Reg> {
         Ok(regs::START_CTRL)
     }
+    /// `tpb_regs + 0xA08` [000 §2] (its base: FACTS §13.10 #8, MED).
     fn notific_sw_queue_num2() -> Result<Reg> {
-        Ok(regs::NOTIFIC_SW_QUEUE_NUM2)
+        Ok(SW_QUEUE_NUM2)
     }
+    /// `EVENTS_SEMAPHORES_NT`: mask `0xF_0000`, shift 16 [000 §2].
     fn events_semaphores_nt() -> Result<Field> {
-        Ok(regs::num2::EVENTS_SEMAPHORES_NT)
+        Ok(sw_queue_num2::EVENTS_SEMAPHORES)
     }
     fn release_run_stall() -> Result<Reg> {
         Ok(regs::RELEASE_RUN_STALL)
@@ -273,17 +263,13 @@ impl NxLocal for Cayman {
     fn start_addr_hi() -> Result<Reg> {
         Ok(regs::START_ADDR_HI)
     }
-    fn notific_sw_queue_num3() -> Result<Reg> {
-        Ok(regs::NOTIFIC_SW_QUEUE_NUM3)
-    }
-    fn errors_nt() -> Result<Field> {
-        Ok(regs::num3::ERRORS_NT)
-    }
+    /// `tpb_regs + 0xA10` (MED [000r1 §3]).
     fn notific_sw_queue_num4() -> Result<Reg> {
-        Ok(regs::NOTIFIC_SW_QUEUE_NUM4)
+        Ok(SW_QUEUE_NUM4)
     }
+    /// `HAM_THROTTLE` `0xF0` / 4, `HAM_THROTTLE_EN` `0x10_0000` / 20 (MED [000r1 §3]).
     fn ham_throttle_fields() -> Result<(Field, Field)> {
-        Ok((regs::num4::HAM_THROTTLE, regs::num4::HAM_THROTTLE_EN))
+        Ok((sw_queue_num4::HAM_THROTTLE, sw_queue_num4::HAM_THROTTLE_EN))
     }
     fn notific_ctrl() -> Result<Reg> {
         Ok(regs::NOTIFIC_CTRL)

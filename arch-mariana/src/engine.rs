@@ -3,9 +3,14 @@
 //! its TopSP host_trigger and basic_block_switch are byte-checked
 //! [ncfw §4.7], the run-stall releases and `disable_hw_decode` are decoded per
 //! arch [hw-decode §5b, §7], the Q7 geometry is byte-identical to CAYMAN's
-//! [q7 §3]. What rests only on "same as CAYMAN" beyond the windows (the TopSP
-//! init/tsync/stop doorbells, the HW-decode bases, every other NX/XT register)
-//! stays NOT TRACED (§13.11).
+//! [q7 §3]. The windows "as CAYMAN" are kept, MED, with the device-side
+//! support of [FACTS §15.3] (all 7 CAYMAN bundles byte-identical on v4), as
+//! [FACTS §13.11] allows; what rests only on "same as CAYMAN" beyond them (the
+//! TopSP init/tsync/stop doorbells, the HW-decode bases, the other NX/XT
+//! registers) stays NOT TRACED. Given on every arch and so here too: XT
+//! `iram_cache_block_size` `+0x1260`, which MARIANA's own `dve_regs_init`
+//! writes [arch-stpb §1], and `sw_queue_num3.errors_nt` at `tpb_regs + 0xA0C`
+//! (MED [000r1 §3]), the generic error enable's register [002 §4].
 
 use khal_arch_cayman::engine as cayman;
 use khal_arch_cayman::Cayman;
@@ -26,9 +31,10 @@ const TOPSP_HOST_TRIGGER: Offset = Offset(0x6_15A0);
 /// TopSP `basic_block_switch` `0x6_15E0`, byte-checked [ncfw §4.7].
 const TOPSP_BASIC_BLOCK_SWITCH: Offset = Offset(0x6_15E0);
 
-/// The MARIANA NX/XT registers the per-arch decodes give [hw-decode §5b, §7],
-/// offsets from an engine's XT/NX window (MED: the window itself is
-/// "Cayman-like"). Access kinds are not traced; `rw` is recorded.
+/// The MARIANA NX/XT registers the per-arch decodes and the leaves give
+/// [hw-decode §5b, §7], [arch-stpb §1], offsets from an engine's XT/NX window
+/// (MED: the window itself is "Cayman-like", [FACTS §15.3]). Access kinds are
+/// not traced; `rw` is recorded.
 pub mod regs {
     khal_core::register_block! {
         /// MARIANA TPB NX-local registers [hw-decode §5b].
@@ -44,6 +50,9 @@ pub mod regs {
         pub XT_LOCAL: "tpb_xt_local" {
             /// `Q7_RELEASE_RUN_STALL`: one write of 0 frees the cores [hw-decode §5].
             Q7_RELEASE_RUN_STALL @ 0x3000, rw, "q7_release_run_stall";
+            /// `iram_cache_block_size`, written by every arch's regs_init
+            /// leaves, MARIANA's `dve_regs_init` among them [arch-stpb §1].
+            IRAM_CACHE_BLOCK_SIZE @ 0x1260, rw, "iram_cache_block_size";
             /// `HW_DECODE_CONTROL`, bit 0 = disable HW decode [hw-decode §7].
             HW_DECODE_CONTROL @ 0x4000, rw, "hw_decode_control", fields hw_decode {
                 /// Bit 0: disable HW decode.
@@ -108,8 +117,10 @@ impl TopSpNx for Mariana {
 impl NxLocal for Mariana {
     const NX_LOCAL_BLOCK: Result<&'static BlockDesc> = Ok(&regs::NX_LOCAL);
     const XT_LOCAL_BLOCK: Result<&'static BlockDesc> = Ok(&regs::XT_LOCAL);
-    /// CAYMAN's windows for eng 0..4 (MED: "Cayman-like" [q7 §6b, §9]);
-    /// MARIANA's eng 5 (one of "6 types") is NOT TRACED; > 5 asserts.
+    /// CAYMAN's windows for eng 0..4 (MED: "Cayman-like" [q7 §6b, §9]), an
+    /// interpretation [FACTS §13.11] allows, with the device-side support of
+    /// [FACTS §15.3]; never HIGH. MARIANA's eng 5 (one of "6 types") is NOT
+    /// TRACED; > 5 asserts.
     const XT_WINDOW_TABLE: XtWindows = XtWindows {
         eng5: Some(Err(Error::NotTraced("mariana xt_local window 5"))),
         assert_what: "xt_local engine (asserts eng > 5)",
@@ -133,6 +144,9 @@ impl NxLocal for Mariana {
     }
     fn memcopy_dmas_offset() -> Result<Offset> {
         Err(Error::NotTraced("mariana xt memcopy_dmas offset"))
+    }
+    fn iram_cache_block_size() -> Result<Reg> {
+        Ok(regs::IRAM_CACHE_BLOCK_SIZE)
     }
     fn q7_release_run_stall() -> Result<Gated<Reg>> {
         Ok(Gated::Present(regs::Q7_RELEASE_RUN_STALL))

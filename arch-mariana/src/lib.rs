@@ -2,6 +2,13 @@
 //!
 //! Everything is data behind the [`khal_core::family`] traits, implemented on
 //! the uninhabited type [`Mariana`].
+//!
+//! # Features
+//!
+//! | feature | what you get |
+//! | --- | --- |
+//! | (none, the default) | everything: the tables need no allocator, no `std`, no logger |
+//! | `defmt` | `khal-core`'s `defmt` feature (and `khal-arch-cayman`'s, whose tables MARIANA reuses): `defmt::Format` for the types these tables answer with |
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(

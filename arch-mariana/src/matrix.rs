@@ -87,9 +87,11 @@ impl TpbBases for Mariana {
     }
 }
 
-/// The channel bases are CAYMAN's ("share a 4-channel HBM map", MED) [000 §3];
-/// the usable size is MARIANA's own; the BAR window is not traced (the kernel
-/// driver has no MARIANA headers).
+/// The channel bases and count are CAYMAN's: `0x0`, `0x40_0000_0000`,
+/// `0x8000_0000_0000`, `0x8040_0000_0000` with `HBM_ACTIVE_SIZE
+/// 0x9_0000_0000` in the v4 kernel headers, HIGH [kdrv v4], [FACTS §15.4]
+/// (the notes' "share a 4-channel HBM map" [000 §3]); the usable size is
+/// MARIANA's own; the BAR window is not traced.
 impl HbmMap for Mariana {
     const HBM_CHANNEL_BASES: &'static [DeviceAddr] = <Cayman as HbmMap>::HBM_CHANNEL_BASES;
     const HBM_SIZE: HbmUsableSize = HbmUsableSize(HBM_SIZE);

@@ -29,14 +29,15 @@ pub const XT_WINDOW_TOPSP: u64 = 0x6_0000;
 pub const XT_WINDOW_SP: u64 = 0x286_0000;
 
 /// TopSP `init_signal`: relative `+0x83C` (MED [000r1 §3], [FACTS §12.1];
-/// the sibling pages do not give it).
+/// the sibling pages do not give it, [FACTS §13.11]). The value its setter
+/// writes is not traced ([`TopSpNx::topsp_doorbell_value`]).
 const TOPSP_INIT_SIGNAL: Offset = Offset(0x6_083C);
 /// TopSP `host_trigger` `0x6_0848` [topsp §8] (HIGH since §13.2).
 const TOPSP_HOST_TRIGGER: Offset = Offset(0x6_0848);
 /// TopSP `stop_signal` `0x6_084C` [000 §2 QUIRK], [topsp §8].
 const TOPSP_STOP_SIGNAL: Offset = Offset(0x6_084C);
-/// TopSP `basic_block_switch` `0x6_083C` [000 §2 QUIRK] (the sibling pages do
-/// not give it: §13.11).
+/// TopSP `basic_block_switch` `0x6_083C` [000 §2 QUIRK] (MED: the sibling
+/// pages do not give it, [FACTS §13.11]).
 const TOPSP_BASIC_BLOCK_SWITCH: Offset = Offset(0x6_083C);
 
 /// Q7 owner 2 (POOLING), the only owner SUNDA accepts [q7 §3], [FACTS §13.3]:
@@ -97,11 +98,6 @@ pub mod regs {
             NX_RSVD_SPACE1 @ 0x840, rw, "nx_rsvd_space1";
             /// `nx_rsvd_space2` (register index 529): swap-table third word [004 §5].
             NX_RSVD_SPACE2 @ 0x844, rw, "nx_rsvd_space2";
-            /// `NOTIFIC_SW_QUEUE_NUM3` (MED [000r1 §3]: "SUNDA `+0xA0C` too").
-            NOTIFIC_SW_QUEUE_NUM3 @ 0xA0C, rw, "notific_sw_queue_num3", fields num3 {
-                /// `ERRORS_NT`: mask `0xF`, shift 0 (MED [000r1 §3]).
-                ERRORS_NT: 0..=3,
-            };
             /// `iram_cache_block_size` (pooling_regs_init) [arch-stpb §1].
             IRAM_CACHE_BLOCK_SIZE @ 0x1260, rw, "iram_cache_block_size";
         }
@@ -158,12 +154,17 @@ impl TopSpNx for Sunda {
         basic_block_switch: Ok(TOPSP_BASIC_BLOCK_SWITCH),
     };
     /// SUNDA's host_trigger writer stores the caller's value (MED [topsp §8]);
-    /// the others store 1, [FACTS §13.2]'s value column (for init_signal an
-    /// interpretation, MED: no source shows SUNDA's init setter body).
-    fn topsp_doorbell_value(which: khal_core::family::Doorbell, caller: u32) -> u32 {
+    /// stop_signal stores 1 [topsp §8]. The init_signal writer's value is in
+    /// no source ([000r1 §3] gives only the offset `+0x83C`; the sibling pages
+    /// do not give the setter, [FACTS §13.2, §13.11]): `NotTraced`, nothing
+    /// written.
+    fn topsp_doorbell_value(which: khal_core::family::Doorbell, caller: u32) -> Result<u32> {
         match which {
-            khal_core::family::Doorbell::HostTrigger => caller,
-            _ => 1,
+            khal_core::family::Doorbell::HostTrigger => Ok(caller),
+            khal_core::family::Doorbell::InitSignal => {
+                Err(Error::NotTraced("sunda topsp init_signal value"))
+            }
+            _ => Ok(1),
         }
     }
 }
@@ -204,12 +205,6 @@ impl NxLocal for Sunda {
     }
     fn memcopy_dmas_offset() -> Result<Offset> {
         Err(Error::NotTraced("sunda xt memcopy_dmas offset"))
-    }
-    fn notific_sw_queue_num3() -> Result<Reg> {
-        Ok(regs::NOTIFIC_SW_QUEUE_NUM3)
-    }
-    fn errors_nt() -> Result<Field> {
-        Ok(regs::num3::ERRORS_NT)
     }
     fn notific_ctrl() -> Result<Reg> {
         Ok(regs::NOTIFIC_CTRL)

@@ -15,12 +15,13 @@
 use std::fmt::Write as _;
 
 use clap::{Args, ValueEnum};
-use khal::core::addr::{MeshHalf, HOST_VISIBLE_REBASE};
+use khal::core::addr::HOST_VISIBLE_REBASE;
 use khal::core::family::hw_decode::{CAM_SIZE, TABLE_DELTA, TABLE_SIZE};
 use khal::core::family::nx_local::OWNER_TPB;
 use khal::core::family::{Arch, HbmChannel, Q7Owner, Tile};
 use khal::core::regs::BlockDesc;
 use khal::{ArchId, Cayman, DeviceAddr, Engine, Mariana, Sunda};
+use serde_json::{json, Value as Json};
 
 use crate::map::{self, mesh_label, Form, Val};
 use crate::ArchArg;
@@ -35,10 +36,13 @@ pub struct DecodeArgs {
     /// not traced, so only the offset can be named).
     #[arg(long = "in", value_enum, value_name = "WINDOW")]
     pub window: Option<Window>,
-    /// The address: `0x`-prefixed hex (`_` separators allowed) or decimal.
+    /// The address: `0x`-prefixed hex or decimal (`_` only between digits).
     #[arg(value_parser = parse_addr)]
     pub address: u64,
 }
+
+/// The `schema` of `decode --json` (docs/CLI.md).
+pub const SCHEMA: &str = "khal.decode/1";
 
 /// A register window described by a `register_block!`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -49,6 +53,9 @@ pub enum Window {
     XtLocal,
     /// The per-engine notification block [004 §2].
     Notific,
+    /// The `tpb_regs` window (context `+0x08`): the engine sub-blocks and the
+    /// SW-queue selectors `+0xA00..+0xA18` [FACTS §13.6, §15.1].
+    TpbRegs,
     /// The TopSP window (`xt_local(mem, 4, 0)`): its doorbells [FACTS §13.2].
     Topsp,
 }
@@ -59,6 +66,7 @@ impl Window {
             Window::NxLocal => "nx-local",
             Window::XtLocal => "xt-local",
             Window::Notific => "notific",
+            Window::TpbRegs => "tpb-regs",
             Window::Topsp => "topsp",
         }
     }
@@ -96,6 +104,12 @@ pub fn blocks(arch: ArchId) -> Vec<(Placement, &'static BlockDesc)> {
             Placement::InWindow(Window::Notific),
             &khal::core::notific::regs::NOTIFIC,
         ));
+        // One description for every arch (the selectors' fields are CAYMAN's
+        // schema [FACTS §15.1]).
+        v.push((
+            Placement::InWindow(Window::TpbRegs),
+            &khal::core::engine::tpb_regs::TPB_REGS,
+        ));
         v
     }
     match arch {
@@ -109,14 +123,29 @@ pub fn blocks(arch: ArchId) -> Vec<(Placement, &'static BlockDesc)> {
 /// the same for the other engines, MED).
 const XT_WINDOW_BYTES: u64 = 0x1_0000;
 
-/// Parse `0x…` hex (with optional `_`) or decimal.
+/// Parse `0x…` hex or decimal, strictly: digits only, a `_` only between two
+/// digits (`0x1_0000`), no sign, no whitespace (ASCII or Unicode) around or
+/// inside, no empty number. `0x+10`, `_1`, `1_`, `1__0` and ` 1` are refused
+/// (`u64::from_str_radix` alone would take a leading `+`).
 pub fn parse_addr(s: &str) -> Result<u64, String> {
-    let t = s.trim().replace('_', "");
-    let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16),
-        None => t.parse::<u64>(),
+    let bad = || format!("'{s}' is not an address (0x-prefixed hex or decimal)");
+    let (body, radix) = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => (hex, 16),
+        None => (s, 10),
     };
-    parsed.map_err(|_| format!("'{s}' is not an address (0x-prefixed hex or decimal)"))
+    let digit = |c: char| c.is_digit(radix);
+    let chars: Vec<char> = body.chars().collect();
+    let well_formed = chars.first().is_some_and(|&c| digit(c))
+        && chars.last().is_some_and(|&c| digit(c))
+        && chars
+            .iter()
+            .enumerate()
+            .all(|(i, &c)| digit(c) || (c == '_' && chars.get(i + 1).is_some_and(|&n| digit(n))));
+    if !well_formed {
+        return Err(bad());
+    }
+    let digits: String = chars.into_iter().filter(|&c| c != '_').collect();
+    u64::from_str_radix(&digits, radix).map_err(|_| bad())
 }
 
 /// One place an address falls in.
@@ -328,6 +357,36 @@ fn regions(arch: ArchId) -> Vec<Region> {
     }
 }
 
+/// A described range (a place with an extent): the picture draws them.
+#[derive(Debug, Clone)]
+pub struct Range {
+    /// The family (`hbm`, `dve`, `engine`, …).
+    pub family: &'static str,
+    /// The item (`hbm[2]`, `tpb[0] + dve table opcode`, …).
+    pub item: String,
+    /// First device address.
+    pub start: u64,
+    /// Length in bytes.
+    pub len: u64,
+    /// What the range is (`usable HBM (get_hbm_size)`, …).
+    pub what: &'static str,
+}
+
+/// Every place of `arch` with a traced extent, device-full.
+pub fn ranges(arch: ArchId) -> Vec<Range> {
+    regions(arch)
+        .into_iter()
+        .filter(|r| r.len > 1)
+        .map(|r| Range {
+            family: r.family,
+            item: r.item,
+            start: r.start,
+            len: r.len,
+            what: r.what,
+        })
+        .collect()
+}
+
 fn detail(r: &Region, addr: u64) -> String {
     let mut s = format!("({}", r.what);
     if let Some((what, i)) = r.index {
@@ -380,6 +439,38 @@ pub fn hits(arch: ArchId, addr: u64) -> Vec<Hit> {
     out
 }
 
+/// The tile whose span holds `addr` when no described place does: the
+/// nearest TPB base at or below it, if `addr` lies closer to it than the
+/// smallest spacing of two TPB bases (tiles do not overlap, so no TPB reaches
+/// further). The TPB's own extent is not traced (on SUNDA the spacing is
+/// `V2_MMAP_TPB_SIZE` [kdrv v2]): the answer says it is a span, not a register.
+pub fn tile_span(arch: ArchId, addr: u64) -> Option<Hit> {
+    fn of<A: Arch>(addr: u64) -> Option<Hit> {
+        let mut bases: Vec<(u32, u64)> = Tile::<A>::all()
+            .map(|t| (t.index(), A::tpb_base(t).get()))
+            .collect();
+        bases.sort_by_key(|&(_, b)| b);
+        let spacing = bases.windows(2).map(|w| w[1].1 - w[0].1).min()?;
+        let (i, base) = bases.into_iter().rev().find(|&(_, b)| b <= addr)?;
+        let offset = addr - base;
+        (offset < spacing).then(|| Hit {
+            family: "tpb",
+            item: format!("tpb[{i}]"),
+            offset,
+            detail: format!(
+                "(inside the tile's span: within {spacing:#x} of its base, the smallest \
+                 spacing of two TPB bases; the TPB's own extent is not traced, tile {i}, {} mesh half, device-full)",
+                mesh_label(DeviceAddr(addr).mesh_half())
+            ),
+        })
+    }
+    match arch {
+        ArchId::Sunda => of::<Sunda>(addr),
+        ArchId::Cayman => of::<Cayman>(addr),
+        ArchId::Mariana => of::<Mariana>(addr),
+    }
+}
+
 /// The register of a described block holding byte `offset`, with the byte's
 /// offset inside it: registers are 32-bit, so the one at `offset & !3`
 /// [004 §2], [000 §2].
@@ -396,8 +487,61 @@ fn register_line(name: &str, within: u64) -> String {
     }
 }
 
+/// What `khal decode` found: the places (or the registers of a window).
+struct Decoded {
+    /// The places holding the address (without `--in`).
+    places: Vec<Hit>,
+    /// Registers: (name, byte offset inside the 32-bit register).
+    registers: Vec<(String, u64)>,
+    /// `--in`: no registers of this window are described for the arch.
+    window_not_traced: bool,
+}
+
+fn decoded(args: &DecodeArgs) -> Decoded {
+    let arch = args.arch.id();
+    let addr = args.address;
+    if let Some(w) = args.window {
+        let in_window: Vec<&'static BlockDesc> = blocks(arch)
+            .into_iter()
+            .filter_map(|(p, b)| matches!(p, Placement::InWindow(x) if x == w).then_some(b))
+            .collect();
+        return Decoded {
+            places: Vec::new(),
+            registers: in_window
+                .iter()
+                .filter_map(|b| register_holding(b, addr))
+                .collect(),
+            window_not_traced: in_window.is_empty(),
+        };
+    }
+    let mut places = hits(arch, addr);
+    if places.is_empty() {
+        places.extend(tile_span(arch, addr));
+    }
+    let registers = blocks(arch)
+        .into_iter()
+        .filter_map(|(p, b)| match p {
+            Placement::At(base) => addr
+                .checked_sub(base.get())
+                .and_then(|off| register_holding(b, off)),
+            Placement::InWindow(_) => None,
+        })
+        .collect();
+    Decoded {
+        places,
+        registers,
+        window_not_traced: false,
+    }
+}
+
+/// Run `khal decode --json`: one document (docs/CLI.md).
+pub fn run_json(args: &DecodeArgs) -> Result<String, String> {
+    Ok(format!("{}\n", to_json(args, &decoded(args))))
+}
+
 /// Run `khal decode`.
 pub fn run(args: &DecodeArgs) -> Result<String, String> {
+    let d = decoded(args);
     let arch = args.arch.id();
     let addr = args.address;
     let mut out = String::new();
@@ -409,61 +553,39 @@ pub fn run(args: &DecodeArgs) -> Result<String, String> {
             w.name(),
             arch.name()
         );
-        let in_window: Vec<&'static BlockDesc> = blocks(arch)
-            .into_iter()
-            .filter_map(|(p, b)| matches!(p, Placement::InWindow(x) if x == w).then_some(b))
-            .collect();
-        let names: Vec<(String, u64)> = in_window
-            .iter()
-            .filter_map(|b| register_holding(b, addr))
-            .collect();
-        if in_window.is_empty() {
+        if d.window_not_traced {
             let _ = writeln!(
                 out,
                 "  not traced: no {} registers are described for {}",
                 w.name(),
                 arch.name()
             );
-        } else if names.is_empty() {
+        } else if d.registers.is_empty() {
             let _ = writeln!(out, "  unknown: no described register at offset {addr:#x}");
-        } else {
-            for (n, within) in names {
-                let _ = writeln!(out, "  {}", register_line(&n, within));
-            }
+        }
+        for (n, within) in &d.registers {
+            let _ = writeln!(out, "  {}", register_line(n, *within));
         }
         return Ok(out);
     }
 
-    let half = match DeviceAddr(addr).mesh_half() {
-        MeshHalf::Low => "low",
-        MeshHalf::High => "high",
-    };
+    let half = mesh_label(DeviceAddr(addr).mesh_half());
     let _ = writeln!(
         out,
         "{addr:#x} on {} ({half} mesh half if device-full):",
         arch.name()
     );
-    let found = hits(arch, addr);
-    for h in &found {
+    for h in &d.places {
         let _ = write!(out, "  {}  {}", h.family, h.item);
         if h.offset != 0 {
             let _ = write!(out, " + {:#x}", h.offset);
         }
         let _ = writeln!(out, "  {}", h.detail);
     }
-    let mut registers = 0;
-    for (p, b) in blocks(arch) {
-        if let Placement::At(base) = p {
-            if let Some((n, within)) = addr
-                .checked_sub(base.get())
-                .and_then(|off| register_holding(b, off))
-            {
-                let _ = writeln!(out, "  {}", register_line(&n, within));
-                registers += 1;
-            }
-        }
+    for (n, within) in &d.registers {
+        let _ = writeln!(out, "  {}", register_line(n, *within));
     }
-    if found.is_empty() && registers == 0 {
+    if d.places.is_empty() && d.registers.is_empty() {
         let _ = writeln!(
             out,
             "  unknown: no traced base or window of {} holds this address",
@@ -471,4 +593,47 @@ pub fn run(args: &DecodeArgs) -> Result<String, String> {
         );
     }
     Ok(out)
+}
+
+/// The `decode --json` document (docs/CLI.md).
+fn to_json(args: &DecodeArgs, d: &Decoded) -> Json {
+    let addr = args.address;
+    let registers: Vec<Json> = d
+        .registers
+        .iter()
+        .map(|(n, within)| json!({ "register": n, "byte": within }))
+        .collect();
+    let status = if d.window_not_traced {
+        "not traced"
+    } else if d.places.is_empty() && d.registers.is_empty() {
+        "unknown"
+    } else {
+        "found"
+    };
+    let mut doc = json!({
+        "schema": SCHEMA,
+        "arch": args.arch.id().name(),
+        "address": format!("{addr:#x}"),
+        "status": status,
+        "registers": registers,
+    });
+    match args.window {
+        Some(w) => doc["window"] = json!(w.name()),
+        None => {
+            doc["mesh_half"] = json!(mesh_label(DeviceAddr(addr).mesh_half()));
+            doc["places"] = d
+                .places
+                .iter()
+                .map(|h| {
+                    json!({
+                        "family": h.family,
+                        "item": h.item,
+                        "offset": format!("{:#x}", h.offset),
+                        "detail": h.detail.trim_start_matches('(').trim_end_matches(')'),
+                    })
+                })
+                .collect();
+        }
+    }
+    doc
 }

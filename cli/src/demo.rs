@@ -648,10 +648,14 @@ fn intc_demo(dev: &DeviceModel, meter: &Meter<'_>) -> khal::Result<String> {
     ))
 }
 
+/// The `schema` of `demo --json` (docs/CLI.md).
+pub const SCHEMA: &str = "khal.demo/1";
+
 /// `--notifications`: a count up to [`MAX_NOTIFICATIONS`] (a bad command
 /// line otherwise, exit 2).
 fn notifications(arg: &str) -> Result<u64, String> {
-    let n: u64 = arg.parse().map_err(|e| format!("not a count: {e}"))?;
+    let n = crate::decode::parse_addr(arg)
+        .map_err(|_| format!("'{arg}' is not a count (decimal or 0x hex)"))?;
     if n > MAX_NOTIFICATIONS {
         return Err(format!(
             "at most {MAX_NOTIFICATIONS} notifications per run (about a minute and a half \
@@ -684,13 +688,18 @@ pub fn run(args: &DemoArgs) -> Result<String, Failed> {
         let stdout = match (args.json, summary) {
             (false, _) => String::new(),
             (true, Some(mut v)) => {
-                v["error"] = serde_json::Value::from(msg.clone());
+                v["error"] = serde_json::json!({ "kind": "failed", "message": msg });
                 format!("{v}\n")
             }
             // Failed before the traffic: what is known, and the error.
             (true, None) => format!(
                 "{}\n",
-                serde_json::json!({ "arch": arch.to_string(), "mode": args.mode.name(), "error": msg })
+                serde_json::json!({
+                    "schema": SCHEMA,
+                    "arch": arch.to_string(),
+                    "mode": args.mode.name(),
+                    "error": { "kind": "failed", "message": msg },
+                })
             ),
         };
         Failed { msg, stdout }
@@ -904,6 +913,7 @@ fn demo(args: &DemoArgs) -> Result<String, DemoError> {
 
     if args.json {
         let v = serde_json::json!({
+            "schema": SCHEMA,
             "arch": id.to_string(),
             "mode": match mode { ConsumeMode::Phase => "phase", ConsumeMode::Tail => "tail" },
             "posted": st.posted,

@@ -2,11 +2,12 @@
 //! `trace.rs`, `demo.rs`).
 //!
 //! Every failure is one line on stderr and a non-zero exit: 2 for a bad
-//! command line, 1 for a command that could not do its job (or whose output
-//! could not be written; a closed pipe, as in `khal map | head`, is not a
-//! failure). No panics.
+//! command line, 1 for a command that could not do its job or whose output
+//! could not be written in full (a closed stdout, a full disk, a broken pipe:
+//! see [`out`]). No panics. With `--json` stdout holds exactly one JSON
+//! document, the error's included ([`json_error`]); docs/CLI.md lists them.
 
-use std::io::Write as _;
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -15,6 +16,8 @@ mod arch_arg;
 mod decode;
 mod demo;
 mod map;
+mod out;
+mod picture;
 mod trace;
 
 pub use arch_arg::ArchArg;
@@ -24,7 +27,9 @@ const AFTER_HELP: &str = "\
 Every command runs on this machine alone: the register matrix and decoder come
 from the HAL's arch traits, trace and demo run on the built-in device model (no
 hardware, no setup). Errors are one line on stderr; exit 2 for a bad command
-line, 1 for a command that failed.
+line, 1 for a command that failed or whose output could not be written in full
+(a closed stdout, a full disk, a broken pipe). With --json, stdout is exactly
+one JSON document with a \"schema\" field, errors included.
 
 Examples:
   khal demo --arch cayman                      bring-up + 100000 notifications, summary
@@ -36,14 +41,20 @@ Examples:
 `khal <command> --help` explains each command.";
 
 const MAP_HELP: &str = "\
+The table fits COLUMNS (or the terminal's width); piped, one line per item.
+
 Examples:
   khal map --arch cayman
+  khal map --arch cayman --family tpb --family hbm
+  khal map --arch mariana --grep notific
   khal map --arch sunda --json
+  khal map --arch cayman --svg cayman.svg       a picture of the address space
   khal map --diff sunda cayman";
 
 const DECODE_HELP: &str = "\
 Examples:
   khal decode --arch mariana 0x808580000400
+  khal decode --arch cayman --json 0x2000000004
   khal decode --arch cayman --in notific 0x10c";
 
 /// khal: the register matrix, address decoder and tools of the khal HAL.
@@ -64,11 +75,21 @@ enum Command {
     Map(map::MapArgs),
     /// Say what lives at a device address.
     #[command(after_help = DECODE_HELP)]
-    Decode(decode::DecodeArgs),
+    Decode(DecodeCmd),
     /// Dry-run one HAL operation on the device model and print its register accesses.
     Trace(trace::TraceArgs),
     /// Bring an arch up on the built-in device model and drain notifications (no hardware).
     Demo(demo::DemoArgs),
+}
+
+/// `khal decode`'s arguments and its output form.
+#[derive(Debug, clap::Args)]
+struct DecodeCmd {
+    #[command(flatten)]
+    args: decode::DecodeArgs,
+    /// Print one JSON document (schema `khal.decode/1`, docs/CLI.md).
+    #[arg(long)]
+    json: bool,
 }
 
 /// A command that failed: its one-line message (stderr, exit 1) and what it
@@ -92,25 +113,16 @@ impl From<String> for Failed {
 
 fn run(cli: &Cli) -> Result<String, Failed> {
     match &cli.command {
-        Command::Map(args) => map::run(args).map_err(Failed::from),
-        Command::Decode(args) => decode::run(args).map_err(Failed::from),
+        Command::Map(args) if args.svg.is_some() || args.html.is_some() => {
+            picture::run(args).map_err(Failed::from)
+        }
+        Command::Map(args) => map::run(args, terminal_width()).map_err(Failed::from),
+        Command::Decode(DecodeCmd { args, json: false }) => decode::run(args).map_err(Failed::from),
+        Command::Decode(DecodeCmd { args, json: true }) => {
+            decode::run_json(args).map_err(Failed::from)
+        }
         Command::Trace(args) => trace::run(args).map_err(Failed::from),
         Command::Demo(args) => demo::run(args),
-    }
-}
-
-/// Write `out` to stdout and flush it. A reader that went away (a closed
-/// pipe) is fine; any other write error (a full disk, `> /dev/full`) is the
-/// command's failure: its output was lost.
-fn emit(out: &str) -> Result<(), String> {
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(format!("cannot write the output: {e}")),
     }
 }
 
@@ -144,38 +156,124 @@ fn one_line(err: &clap::Error) -> String {
     }
 }
 
-fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(err) => {
-            use clap::error::ErrorKind;
-            if matches!(
-                err.kind(),
-                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
-            ) {
-                // `--help` / `--version`: clap prints to stdout, success.
-                let _ = err.print();
-                return ExitCode::SUCCESS;
-            }
-            eprintln!("{}", one_line(&err));
-            return ExitCode::from(2);
+/// The width `khal map`'s table fits: `COLUMNS` when set to a number, else
+/// the terminal's when stdout is one; `None` (one line per item, for `grep`
+/// and `awk`) when stdout is a pipe or a file.
+fn terminal_width() -> Option<usize> {
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| decode::parse_addr(&c).ok())
+        .filter(|&n| n > 0)
+    {
+        return usize::try_from(n).ok();
+    }
+    console::Term::stdout()
+        .size_checked()
+        .map(|(_rows, cols)| usize::from(cols))
+}
+
+/// The `schema` of each subcommand's JSON document (docs/CLI.md): its name
+/// and a version bumped on any change a reader would notice.
+fn schema_of(command: Option<&str>) -> &'static str {
+    match command {
+        Some("map") => map::SCHEMA,
+        Some("decode") => decode::SCHEMA,
+        Some("trace") => trace::SCHEMA,
+        Some("demo") => demo::SCHEMA,
+        _ => "khal/1",
+    }
+}
+
+/// The JSON document of an error: `{"schema", "error": {"kind", "message"}}`;
+/// `kind` is `usage` (exit 2) or `failed` (exit 1).
+fn json_error(schema: &str, kind: &str, message: &str) -> String {
+    let message = message.strip_prefix("error: ").unwrap_or(message);
+    let doc = serde_json::json!({
+        "schema": schema,
+        "error": { "kind": kind, "message": message },
+    });
+    format!("{doc}\n")
+}
+
+/// The command line as given: whether it asks for JSON, and the subcommand
+/// it names (read before clap, so that a refused command line still gets
+/// its JSON error document).
+fn sniff(args: &[OsString]) -> (bool, Option<&'static str>) {
+    let words: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .filter_map(|a| a.to_str())
+        .take_while(|a| *a != "--")
+        .collect();
+    let json = words.contains(&"--json");
+    // The subcommand is the first word that is not an option.
+    let command = words.iter().find(|w| !w.starts_with('-')).and_then(|w| {
+        ["map", "decode", "trace", "demo"]
+            .into_iter()
+            .find(|c| c == w)
+    });
+    (json, command)
+}
+
+/// Print `text` on stdout; a failure to deliver it is exit 1 with one line.
+fn deliver(text: &str, code: ExitCode) -> ExitCode {
+    match out::stdout(text) {
+        Ok(()) => code,
+        Err(msg) => {
+            out::error_line(&msg);
+            ExitCode::from(1)
         }
+    }
+}
+
+/// A command line clap refused (exit 2), or `--help` / `--version` / `help`
+/// (printed on stdout, exit 0 once written).
+fn refused(err: &clap::Error, json: bool, command: Option<&str>) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    ) {
+        return deliver(&err.render().to_string(), ExitCode::SUCCESS);
+    }
+    let line = one_line(err);
+    usage_error(&line, json, command)
+}
+
+/// A bad command line: one line on stderr, with `--json` the error document
+/// on stdout; exit 2 whether or not they could be written.
+fn usage_error(line: &str, json: bool, command: Option<&str>) -> ExitCode {
+    if json {
+        let _ = out::stdout(&json_error(schema_of(command), "usage", line));
+    }
+    out::error_line(line);
+    ExitCode::from(2)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let (json, command) = sniff(&args);
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(err) => return refused(&err, json, command),
     };
     if let Command::Demo(args) = &cli.command {
         if let Err(msg) = demo::check_args(args) {
-            eprintln!("error: {msg}");
-            return ExitCode::from(2);
+            return usage_error(&format!("error: {msg}"), json, command);
         }
     }
-    let (out, failed) = match run(&cli) {
-        Ok(out) => (out, None),
-        Err(Failed { msg, stdout }) => (stdout, Some(msg)),
-    };
-    let written = emit(&out);
-    match (failed, written) {
-        (None, Ok(())) => ExitCode::SUCCESS,
-        (Some(msg), _) | (None, Err(msg)) => {
-            eprintln!("error: {msg}");
+    match run(&cli) {
+        Ok(text) => deliver(&text, ExitCode::SUCCESS),
+        Err(Failed { msg, stdout }) => {
+            let doc = if json && stdout.is_empty() {
+                json_error(schema_of(command), "failed", &msg)
+            } else {
+                stdout
+            };
+            // The output cannot fail the command twice: exit 1 either way,
+            // and the command's own message is the one that explains it.
+            let _ = out::stdout(&doc);
+            out::error_line(&msg);
             ExitCode::from(1)
         }
     }

@@ -36,6 +36,63 @@ pub struct MapArgs {
     /// Print only the items that differ between two arches, side by side.
     #[arg(long, num_args = 2, value_names = ["ARCH", "ARCH"], value_enum, conflicts_with = "arch")]
     pub diff: Option<Vec<ArchArg>>,
+    /// Keep only the items of this family (repeat for several): tpb, hbm, seq, …
+    #[arg(long, value_name = "FAMILY", value_parser = family)]
+    pub family: Vec<String>,
+    /// Keep only the items whose family, name, value or source contains this
+    /// text (case-insensitive).
+    #[arg(long, value_name = "TEXT")]
+    pub grep: Option<String>,
+    /// Draw the arch's address space as an SVG picture into FILE (`-`: stdout).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["json", "diff", "html"])]
+    pub svg: Option<std::path::PathBuf>,
+    /// The same picture in an HTML page (hover an item for its address and source).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["json", "diff"])]
+    pub html: Option<std::path::PathBuf>,
+}
+
+/// The `schema` of `map --json` (docs/CLI.md).
+pub const SCHEMA: &str = "khal.map/1";
+
+/// Every family name the walk uses, on any arch.
+pub fn families() -> Vec<&'static str> {
+    let mut f: Vec<&'static str> = [ArchId::Sunda, ArchId::Cayman, ArchId::Mariana]
+        .into_iter()
+        .flat_map(items)
+        .map(|i| i.family)
+        .collect();
+    f.sort_unstable();
+    f.dedup();
+    f
+}
+
+/// `--family`: one of [`families`] (a bad command line otherwise).
+fn family(s: &str) -> Result<String, String> {
+    let all = families();
+    if all.contains(&s) {
+        Ok(s.to_string())
+    } else {
+        Err(format!("no family '{s}' (one of: {})", all.join(", ")))
+    }
+}
+
+impl MapArgs {
+    /// The rows `--family` and `--grep` keep.
+    pub fn keeps(&self, item: &Item) -> bool {
+        let family = self.family.is_empty() || self.family.iter().any(|f| f == item.family);
+        let grep = self.grep.as_ref().is_none_or(|g| {
+            let g = g.to_lowercase();
+            [
+                item.family,
+                item.item.as_str(),
+                &item.val.text(),
+                item.prov.source,
+            ]
+            .iter()
+            .any(|t| t.to_lowercase().contains(&g))
+        });
+        family && grep
+    }
 }
 
 /// Whether an address is device-full or a host-visible offset [000 §2].
@@ -345,8 +402,9 @@ fn src(family: &str, arch: ArchId) -> Prov {
         "preproc" if sunda => Prov::high("[000 §3] (not in this band)"),
         "preproc" => Prov::high("[kdrv v3] (kernel driver), [000 §3]"),
         "hbm" if sunda => Prov::high("[kdrv v2] (kernel driver), [000 §3]"),
+        // The v4 kernel headers give MARIANA's channels [FACTS §15.4].
         "hbm" if arch == ArchId::Mariana => {
-            Prov::med("[000 §3] \"share a 4-channel HBM map\" (bases MED)")
+            Prov::high("[kdrv v4] (kernel driver), [000 §3], [FACTS §15.4]")
         }
         "hbm" => Prov::high("[kdrv v3] (kernel driver), [000 §3]"),
         "hbm.size" => Prov::high("[000 §3]"),
@@ -378,34 +436,49 @@ fn src(family: &str, arch: ArchId) -> Prov {
         "act" => Prov::med("[000r1 §3], [FACTS §12.1]"),
         "topsp" => Prov::high("[000 §2, §3], [topsp §3a, §8]"),
         // MARIANA's window rests on "Cayman-like" [FACTS §13.1, §13.2].
-        "topsp.window" if arch == ArchId::Mariana => Prov::med("[q7 §6b, §9] (\"as CAYMAN\")"),
+        "topsp.window" if arch == ArchId::Mariana => {
+            Prov::med("[q7 §6b, §9] (\"as CAYMAN\"), [FACTS §13.11, §15.3]")
+        }
         "topsp.window" => Prov::high("[q7 §6a-§6b], [topsp §3a]"),
         "topsp.mariana" => Prov::high("[ncfw §4.7] (byte-checked)"),
-        "topsp.init" if sunda => Prov::med("[000r1 §3], [FACTS §12.1]"),
+        "topsp.init" if sunda => Prov::med("[000r1 §3], [FACTS §12.1, §13.11]"),
+        // Only [000 §2]; the sibling pages do not give it [FACTS §13.11].
+        "topsp.bbs" if sunda => Prov::med("[000 §2 QUIRK], [FACTS §3.6, §13.11]"),
+        "topsp.bbs" => Prov::high("[000 §2, §3], [topsp §9]"),
         "topsp.init" => Prov::high("[topsp §3a]"),
         "nx_local" if sunda => Prov::high("[004 §5]"),
         "nx_local" => Prov::high("[000 §2, §3]"),
         // §13.10 #6: the per-arch decode (+0x00, SUNDA +0x04) replaces the
         // LOW reading of [000 §2].
         "nx_local.release_run_stall" => Prov::high("[hw-decode §5b, §7], [FACTS §13.4]"),
+        // MARIANA's rests on CAYMAN's too [FACTS §15.3].
+        "nx_local.r1" if arch == ArchId::Mariana => Prov::med("[000r1 §3], [FACTS §12.1, §15.3]"),
         "nx_local.r1" => Prov::med("[000r1 §3], [FACTS §12.1]"),
         "nx_local.stpb" => Prov::high("[arch-stpb §1, §3], [FACTS §13.6]"),
         "nx_local.release" => Prov::high("[hw-decode §5-§7], [csr §4, §7], [FACTS §13.4]"),
+        // "as CAYMAN", kept MED as [FACTS §13.11] allows, with the device-side
+        // support of [FACTS §15.3]; never HIGH.
         "xt_window" if arch == ArchId::Mariana => {
-            Prov::med("[q7 §6b, §9] (\"Cayman-like\"), [FACTS §13.1]")
+            Prov::med("[q7 §6b, §9] (\"Cayman-like\"), [FACTS §13.1, §13.11, §15.3]")
         }
         "xt_window" => Prov::high("[q7 §6a-§6b], [FACTS §13.1]"),
         "hw_decode.r13" => Prov::high("[hw-decode §1-§3], [FACTS §13.5]"),
         // §13.10 #1: eng 2 / eng 3 disputed, FACTS kept (MED).
         "hw_decode.disputed" => Prov::med("[000 §3], [devmap-pool §1-§2] (§13.10 #1)"),
         "q7" => Prov::high("[q7 §2-§3], [FACTS §13.3]"),
-        "q7.derived" => Prov::med("[ucode §3] (derived), [FACTS §13.3]"),
+        // Derived (MED) on SUNDA only; CAYMAN = MARIANA match the RTL map.
+        "q7.derived" if sunda => Prov::med("[ucode §3] (derived), [FACTS §13.3]"),
+        "q7.derived" => Prov::high("[ucode §3], [devmap-pool §3], [FACTS §13.3]"),
         "dge" => Prov::high("[arch-stpb §3], [FACTS §13.8]"),
         "dge.reg" => Prov::med("[000r1 §3], [devmap-dma §6.3], [FACTS §13.8]"),
         "sdma" => Prov::high("[hal-registers §4], [FACTS §13.9]"),
         "seq.relbase" => Prov::med("[000r1 §3], [FACTS §12.1]"),
         "tpb_regs" => Prov::high("[arch-stpb §4], [FACTS §13.7]"),
         "slots" => Prov::high("[002r1 §3], [FACTS §12.2]"),
+        "slots.q7" => Prov::high("[q7 §4, §5], [FACTS §13.3]"),
+        "slots.notific" => Prov::high("[004 §1, §3], [FACTS §4]"),
+        "slots.notific.r1" => Prov::med("[004r1 §1], [FACTS §12.3]"),
+        "intc.r1" => Prov::med("[004r1 §4], [FACTS §12.3]"),
         "notific_mask" => Prov::high("[002 §4]"),
         "intc" => Prov::high("[004 §4]"),
         _ => Prov::high("[FACTS]"),
@@ -772,6 +845,7 @@ pub fn walk<A: Arch>() -> Vec<Item> {
     let topsp_prov = |n: &str| match n {
         "window base" => s("topsp.window"),
         "basic_block_switch" | "host_trigger" if mariana => s("topsp.mariana"),
+        "basic_block_switch" => s("topsp.bbs"),
         "init_signal" => s("topsp.init"),
         _ => s("topsp"),
     };
@@ -1033,15 +1107,35 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         gated(Ok(A::RSPCOMB_EIGHT_DEEP)),
         s("tpb_regs"),
     );
-    // The engine dispatch slots (kaena_khal offsets) [002r1 §3].
-    for slot in khal::core::engine::slots::SLOTS {
-        r.push(
-            "slots",
-            format!("slot {}.{}", slot.engine, slot.op),
-            None,
-            Val::Offset(slot.offset.into()),
-            s("slots"),
-        );
+    // The dispatch slots (kaena_khal offsets) with their grade and NULL
+    // policy [002r1 §3], [004 §1], [FACTS §12.2, §12.3, §13.3].
+    {
+        use khal::core::engine::slots::{NullPolicy, SlotGrade, SubTable, SLOTS};
+        for slot in SLOTS {
+            let high = slot.grade == SlotGrade::High;
+            let mut prov = match slot.table {
+                SubTable::Engine(_) => s("slots"),
+                SubTable::Q7 => s("slots.q7"),
+                _ if high => s("slots.notific"),
+                _ => s("slots.notific.r1"),
+            };
+            if !high {
+                prov.confidence = Confidence::Med;
+            }
+            let name = format!("slot {}.{}", slot.table.name(), slot.op);
+            r.push("slots", name, None, Val::Offset(slot.offset.into()), prov);
+        }
+        // What a NULL Q7 slot does is in no source (not Pooling's return 0).
+        if let Some(q7) = SLOTS.iter().find(|x| x.table == SubTable::Q7) {
+            debug_assert_eq!(q7.null_policy(), NullPolicy::NotTraced);
+            r.push(
+                "slots",
+                "q7 slots: null policy",
+                None,
+                Val::NotTraced("null policy of the q7 slots".into()),
+                s("slots.q7"),
+            );
+        }
     }
     for m in NotificMask::ALL {
         r.push(
@@ -1050,6 +1144,36 @@ pub fn walk<A: Arch>() -> Vec<Item> {
             None,
             res(A::notific_mask(m), |v| Val::Offset(v.into())),
             s("notific_mask"),
+        );
+    }
+
+    // MSI-X details of the earlier revision (MED) [004r1 §4], [FACTS §12.3].
+    if A::ID == ArchId::Mariana {
+        use khal::core::intc::regs::{mod_timer_ctrl, GROUP_INTERVAL, GROUP_INTERVAL_FIELD};
+        let f = |f: khal::core::regs::Field| Val::Field {
+            mask: f.mask(),
+            shift: f.shift(),
+        };
+        r.push(
+            "intc",
+            "msix mod_timer_ctrl.reset",
+            None,
+            f(mod_timer_ctrl::RESET),
+            s("intc.r1"),
+        );
+        r.push(
+            "intc",
+            "msix interval groups",
+            None,
+            Val::Count(GROUP_INTERVAL.count().into()),
+            s("intc.r1"),
+        );
+        r.push(
+            "intc",
+            "msix interval[grp] field",
+            None,
+            f(GROUP_INTERVAL_FIELD),
+            s("intc.r1"),
         );
     }
 
@@ -1080,7 +1204,69 @@ pub fn items(arch: ArchId) -> Vec<Item> {
     }
 }
 
-fn table(arch: ArchId, rows: &[Item]) -> String {
+/// Split `text` into lines of at most `width` characters, at spaces when
+/// it can (a longer word is cut).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let mut word: Vec<char> = word.chars().collect();
+        loop {
+            let used = line.chars().count();
+            let sep = usize::from(used > 0);
+            if used + sep + word.len() <= width {
+                if sep == 1 {
+                    line.push(' ');
+                }
+                line.extend(word.iter());
+                break;
+            }
+            if used > 0 {
+                lines.push(std::mem::take(&mut line));
+                continue;
+            }
+            let rest = word.split_off(width);
+            lines.push(word.iter().collect());
+            word = rest;
+        }
+    }
+    lines.push(line);
+    lines
+}
+
+/// The column widths of the table: each column's widest cell, then, if the
+/// row is wider than `width`, the source, value and item columns give way
+/// (in that order, down to a floor each) and their cells wrap.
+fn widths(rows: &[Item], width: Option<usize>) -> [usize; 4] {
+    let widest =
+        |f: &dyn Fn(&Item) -> usize, min: usize| rows.iter().map(f).max().unwrap_or(min).max(min);
+    let fam = widest(&|r| r.family.len(), 6);
+    let mut item = widest(&|r| r.item.chars().count(), 4);
+    let mut val = widest(&|r| r.val.text().chars().count(), 5);
+    let mut source = widest(&|r| r.prov.source.chars().count(), 6);
+    let Some(width) = width else {
+        return [fam, item, val, source];
+    };
+    // Four gaps of two and the grade column.
+    let fixed = fam + 2 + 2 + 2 + 5 + 2;
+    let give =
+        |col: usize, floor: usize, excess: usize| col - col.saturating_sub(floor).min(excess);
+    source = give(
+        source,
+        16,
+        (fixed + item + val + source).saturating_sub(width),
+    );
+    val = give(val, 14, (fixed + item + val + source).saturating_sub(width));
+    item = give(
+        item,
+        14,
+        (fixed + item + val + source).saturating_sub(width),
+    );
+    [fam, item, val, source]
+}
+
+fn table(arch: ArchId, rows: &[Item], width: Option<usize>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -1088,40 +1274,41 @@ fn table(arch: ArchId, rows: &[Item]) -> String {
         arch.name(),
         arch.id()
     );
-    let w_fam = rows
-        .iter()
-        .map(|r| r.family.len())
-        .max()
-        .unwrap_or(6)
-        .max(6);
-    let w_item = rows.iter().map(|r| r.item.len()).max().unwrap_or(4).max(4);
-    let w_val = rows
-        .iter()
-        .map(|r| r.val.text().len())
-        .max()
-        .unwrap_or(5)
-        .max(5);
-    let _ = writeln!(
-        out,
-        "{:w_fam$}  {:w_item$}  {:w_val$}  grade  source",
-        "family", "item", "value"
-    );
+    let [w_fam, w_item, w_val, w_src] = widths(rows, width);
+    let mut line = |fam: &str, item: &str, val: &str, grade: &str, src: &str| {
+        let cells = [wrap(item, w_item), wrap(val, w_val), wrap(src, w_src)];
+        let n = cells.iter().map(Vec::len).max().unwrap_or(1);
+        for k in 0..n {
+            let cell = |c: &Vec<String>| c.get(k).cloned().unwrap_or_default();
+            let (f, g) = if k == 0 { (fam, grade) } else { ("", "") };
+            let row = format!(
+                "{f:w_fam$}  {:w_item$}  {:w_val$}  {g:5}  {}",
+                cell(&cells[0]),
+                cell(&cells[1]),
+                cell(&cells[2])
+            );
+            let _ = writeln!(out, "{}", row.trim_end());
+        }
+    };
+    line("family", "item", "value", "grade", "source");
     for r in rows {
-        let _ = writeln!(
-            out,
-            "{:w_fam$}  {:w_item$}  {:w_val$}  {:5}  {}",
+        line(
             r.family,
-            r.item,
-            r.val.text(),
+            &r.item,
+            &r.val.text(),
             r.grade_text(),
-            r.prov.source
+            r.prov.source,
         );
+    }
+    if rows.is_empty() {
+        let _ = writeln!(out, "(no item matches the filters)");
     }
     out
 }
 
 fn to_json(arch: ArchId, rows: &[Item]) -> Json {
     json!({
+        "schema": SCHEMA,
         "arch": arch.name(),
         "id": arch.id(),
         "items": rows.iter().map(Item::json).collect::<Vec<_>>(),
@@ -1173,8 +1360,9 @@ fn diff(a: ArchId, b: ArchId) -> String {
     out
 }
 
-/// Run `khal map`.
-pub fn run(args: &MapArgs) -> Result<String, String> {
+/// Run `khal map`; the table's rows wrap to fit `width` columns (none: one
+/// line per item).
+pub fn run(args: &MapArgs, width: Option<usize>) -> Result<String, String> {
     if let Some(pair) = &args.diff {
         let (a, b) = match pair.as_slice() {
             [a, b] => (a.id(), b.id()),
@@ -1192,12 +1380,12 @@ pub fn run(args: &MapArgs) -> Result<String, String> {
         .arch
         .ok_or("--arch <sunda|cayman|mariana> is required")?
         .id();
-    let rows = items(arch);
+    let rows: Vec<Item> = items(arch).into_iter().filter(|i| args.keeps(i)).collect();
     if args.json {
         serde_json::to_string_pretty(&to_json(arch, &rows))
             .map(|s| s + "\n")
             .map_err(|e| format!("cannot render JSON: {e}"))
     } else {
-        Ok(table(arch, &rows))
+        Ok(table(arch, &rows, width))
     }
 }

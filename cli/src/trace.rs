@@ -16,7 +16,8 @@
 //!
 //! Errors (an operation the arch does not have, an argument out of range) are
 //! typed [`khal::Error`]s; the trace is recorded into a buffer and printed
-//! only on success, so a failed operation prints nothing.
+//! only on success, so a failed operation prints no trace (with `--json`,
+//! the error document of `main`).
 
 use std::fmt::Write as _;
 
@@ -36,6 +37,9 @@ use khal::{ArchId, DeviceAddr, Error, Mariana};
 use crate::ArchArg;
 
 mod engine;
+
+/// The `schema` of `trace --json` (docs/CLI.md).
+pub const SCHEMA: &str = "khal.trace/1";
 
 /// Dry-run base of the notification engine block (not a device address).
 pub const NOTIFIC_BASE: DeviceAddr = DeviceAddr(0x1000_0000);
@@ -78,9 +82,10 @@ pub struct TraceArgs {
     /// The arch to bind.
     #[arg(long, value_enum)]
     pub arch: ArchArg,
-    /// One JSON object per access and line:
-    /// {"op","block","offset","value","reg"}, numbers as lowercase 0x hex;
-    /// stpb-init first prints {"step","outcome"} lines, q7-ucode-load one
+    /// One JSON document (schema khal.trace/1, docs/CLI.md):
+    /// {"schema","arch","op","steps":[{"step","outcome"}],"accesses":[…]},
+    /// one access per line: {"op","block","offset","value","reg"}, numbers
+    /// as lowercase 0x hex; q7-ucode-load gives one
     /// {"op":"write_burst","block","offset","words","nonzero","first"} per burst.
     #[arg(long, global = true)]
     pub json: bool,
@@ -507,21 +512,30 @@ pub fn run(args: &TraceArgs) -> Result<String, String> {
     let q7 = matches!(args.op, TraceOp::Q7UcodeLoad(_));
     let mut out = String::new();
     if args.json {
-        for st in &report.steps {
-            out.push_str(&json_step(st));
-            out.push('\n');
-        }
+        // One document; each step and access on its own line, keys in the
+        // documented order (docs/CLI.md).
+        let mut lines: Vec<String> = Vec::new();
         if q7 {
             for (a, words, nonzero) in engine::bursts(&report.accesses) {
-                out.push_str(&json_burst(&a, words, nonzero));
-                out.push('\n');
+                lines.push(json_burst(&a, words, nonzero));
             }
         } else {
-            for a in &report.accesses {
-                out.push_str(&json_line(a));
-                out.push('\n');
-            }
+            lines.extend(report.accesses.iter().map(json_line));
         }
+        let steps: Vec<String> = report.steps.iter().map(json_step).collect();
+        let s = |v: &str| serde_json::Value::from(v).to_string();
+        let _ = write!(
+            out,
+            "{{\"schema\":{},\"arch\":{},\"op\":{},\"steps\":[{}],\"accesses\":[",
+            s(SCHEMA),
+            s(arch.name()),
+            s(args.op.name()),
+            steps.join(",")
+        );
+        if !lines.is_empty() {
+            let _ = write!(out, "\n{}\n", lines.join(",\n"));
+        }
+        out.push_str("]}\n");
         return Ok(out);
     }
     let _ = writeln!(

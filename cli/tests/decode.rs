@@ -2,21 +2,10 @@
 //! item; register names inside described windows; unknown addresses; bad
 //! arguments give one line and a non-zero exit.
 
-use std::process::Command;
-
 use serde_json::Value;
 
-fn khal(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_khal"))
-        .args(args)
-        .output()
-        .expect("run khal");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::khal;
 
 #[test]
 fn every_printed_base_round_trips() {
@@ -123,12 +112,9 @@ fn host_visible_twin_is_the_value_plus_the_rebase() {
 
 #[test]
 fn register_names_inside_windows() {
-    let (code, out, _) = khal(&["decode", "--arch", "cayman", "--in", "nx-local", "0xA08"]);
+    let (code, out, _) = khal(&["decode", "--arch", "cayman", "--in", "tpb-regs", "0xA08"]);
     assert_eq!(code, 0);
-    assert!(
-        out.contains("register tpb_nx_local.notific_sw_queue_num2"),
-        "{out}"
-    );
+    assert!(out.contains("register tpb_regs.sw_queue_num2"), "{out}");
     let (_, out, _) = khal(&["decode", "--arch", "cayman", "--in", "xt-local", "0x13a0"]);
     assert!(out.contains("register tpb_xt_local.memcopy_dmas"), "{out}");
     let (_, out, _) = khal(&["decode", "--arch", "sunda", "--in", "nx-local", "0x844"]);
@@ -178,9 +164,9 @@ fn register_names_inside_windows() {
         out.contains("register notific.nq[0].nq_head_ptr\n"),
         "{out}"
     );
-    let (_, out, _) = khal(&["decode", "--arch", "cayman", "--in", "nx-local", "0xA0B"]);
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "--in", "tpb-regs", "0xA0B"]);
     assert!(
-        out.contains("register tpb_nx_local.notific_sw_queue_num2 + 0x3"),
+        out.contains("register tpb_regs.sw_queue_num2 + 0x3"),
         "{out}"
     );
 }
@@ -243,4 +229,32 @@ fn engine_places_in_the_device_view() {
     // SUNDA ships no device map: no engine places.
     let (_, out, _) = khal(&["decode", "--arch", "sunda", "0xFFF_C296_0000"]);
     assert!(!out.contains("xt/nx window"), "{out}");
+}
+
+/// An address inside a tile, past every described place, names the tile's
+/// TPB base plus the offset, and says the TPB's own extent is not traced;
+/// past the tiles' spacing it is unknown again.
+#[test]
+fn an_address_inside_a_tile_is_the_tpb_base_plus_its_offset() {
+    let (code, out, _) = khal(&["decode", "--arch", "cayman", "0x2000000004"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("tpb  tpb[0] + 0x4  (inside the tile's span"),
+        "{out}"
+    );
+    assert!(out.contains("extent is not traced"), "{out}");
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "0x807FFFFFFFFC"]);
+    assert!(out.contains("tpb  tpb[7] + 0xffffffffc"), "{out}");
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "0x808000000000"]);
+    assert!(out.contains("unknown"), "{out}");
+    // SUNDA: the spacing is V2_MMAP_TPB_SIZE (0x400_0000) [kdrv v2].
+    let (_, out, _) = khal(&["decode", "--arch", "sunda", "0xfffc4000010"]);
+    assert!(out.contains("tpb  tpb[1] + 0x10"), "{out}");
+    let (_, out, _) = khal(&["decode", "--arch", "sunda", "0xfffc8000000"]);
+    assert!(out.contains("unknown"), "{out}");
+    let (_, out, _) = khal(&["decode", "--arch", "cayman", "--json", "0x2000000004"]);
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["places"][0]["item"], "tpb[0]");
+    assert_eq!(doc["places"][0]["offset"], "0x4");
+    assert_eq!(doc["status"], "found");
 }

@@ -140,7 +140,12 @@ fn every_fault_ends_in_its_typed_error_within_a_second() {
                         // The JSON summary of the run so far, holding the error.
                         let v: Value = serde_json::from_str(&out)
                             .unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"));
-                        assert_eq!(v["error"].as_str(), err.trim().strip_prefix("error: "));
+                        assert_eq!(v["error"]["kind"], "failed");
+                        assert_eq!(
+                            v["error"]["message"].as_str(),
+                            err.trim().strip_prefix("error: ")
+                        );
+                        assert_eq!(v["schema"], "khal.demo/1");
                         assert_eq!(
                             (v["arch"].as_str(), v["mode"].as_str()),
                             (Some(arch), Some(mode))

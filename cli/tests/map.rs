@@ -6,17 +6,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-fn khal(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_khal"))
-        .args(args)
-        .output()
-        .expect("run khal");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::khal;
 
 /// item name → (status, value) of `map --arch <arch> --json`.
 fn map_json(arch: &str) -> BTreeMap<String, (String, Value)> {
@@ -441,7 +432,7 @@ fn every_item_carries_its_grade_and_source() {
     graded(&c, "hw_decode[pool].cam_base", "med", "§13.10 #1");
     graded(&c, "hw_decode[pe].cam_base", "high", "[hw-decode §1-§3]");
     graded(&c, "q7[owner 2].base", "high", "[q7 §2-§3]");
-    graded(&c, "q7[owner 2].per-core stride", "med", "[ucode §3]");
+    graded(&c, "q7[owner 2].per-core stride", "high", "[ucode §3]");
     graded(&c, "slot act.instr_debug_level_set", "high", "[002r1 §3]");
     graded(&s, "topsp init_signal", "med", "[000r1 §3]");
     graded(&s, "topsp host_trigger", "high", "[topsp §3a, §8]");
@@ -455,7 +446,7 @@ fn every_item_carries_its_grade_and_source() {
     graded(&c, "act table param[3]", "med", "[000r1 §3]");
 
     let m = grades("mariana");
-    graded(&m, "hbm[1]", "med", "[000 §3]");
+    graded(&m, "hbm[1]", "high", "[kdrv v4]");
     graded(&m, "nq mailbox[9]", "high", "[004 §4]");
     graded(&m, "xt_local_reg_offset[pe]", "med", "Cayman-like");
     graded(&m, "topsp window base", "med", "as CAYMAN");
@@ -545,4 +536,61 @@ fn diff_lists_only_the_differences() {
         line.contains("(no such item)") && line.contains("0x803000000000"),
         "{line}"
     );
+}
+
+/// `--family` keeps one family (or several), `--grep` a case-insensitive
+/// substring of family, item, value or source; an unknown family is a bad
+/// command line.
+#[test]
+fn family_and_grep_filter_the_table_and_the_json() {
+    let (code, out, err) = khal(&["map", "--arch", "cayman", "--family", "hbm"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<&str> = out.lines().skip(2).collect();
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|l| l.starts_with("hbm ")), "{out}");
+    let (_, out, _) = khal(&["map", "--arch", "cayman", "--grep", "PSUM[3]"]);
+    let rows: Vec<&str> = out.lines().skip(2).collect();
+    assert_eq!(rows.len(), 1, "{out}");
+    assert!(rows[0].contains("0x7802000000"), "{out}");
+    let (_, out, _) = khal(&[
+        "map", "--arch", "cayman", "--json", "--family", "tpb", "--grep", "tpb[4]",
+    ]);
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let items = doc["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1, "{out}");
+    assert_eq!(items[0]["value"], "0x802000000000");
+    let (_, out, _) = khal(&["map", "--arch", "cayman", "--grep", "no such thing"]);
+    assert!(out.contains("(no item matches the filters)"), "{out}");
+    let (code, _, err) = khal(&["map", "--arch", "cayman", "--family", "nope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no family 'nope' (one of: "), "{err}");
+}
+
+/// The table fits `COLUMNS`: no line is wider, and every character of every
+/// cell is still there (wrapped, never dropped). Piped without `COLUMNS`,
+/// one line per item.
+#[test]
+fn the_table_fits_the_terminal_width() {
+    let full = khal(&["map", "--arch", "mariana"]).1;
+    assert!(
+        full.lines().any(|l| l.chars().count() > 150),
+        "piped: one line per item"
+    );
+    for cols in [80, 100, 132] {
+        let out = Command::new(env!("CARGO_BIN_EXE_khal"))
+            .args(["map", "--arch", "mariana"])
+            .env("COLUMNS", cols.to_string())
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        for l in text.lines() {
+            assert!(l.chars().count() <= cols, "{cols}: {l}");
+        }
+        let chars = |t: &str| {
+            let mut c: Vec<char> = t.chars().filter(|c| !c.is_whitespace()).collect();
+            c.sort_unstable();
+            c
+        };
+        assert_eq!(chars(&text), chars(&full), "{cols}: every character kept");
+    }
 }

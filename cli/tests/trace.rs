@@ -4,19 +4,8 @@
 //! cases (an operation the arch does not have, an argument out of range):
 //! non-zero exit, one line on stderr, nothing on stdout.
 
-use std::process::Command;
-
-fn khal(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_khal"))
-        .args(args)
-        .output()
-        .expect("run khal");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::khal;
 
 /// One expected access: (op, block, offset, value, reg).
 type Acc = (&'static str, &'static str, u64, u32, &'static str);
@@ -27,15 +16,34 @@ const N: &str = "notific";
 const X: &str = "msix";
 const NX: &str = "tpb_nx_local";
 
-/// Run `khal trace --arch <arch> --json <op...>` and compare every line with
-/// `want`, as JSON and as exact text (key order, lowercase `0x` hex).
+/// The one JSON document of `trace --json` (schema `khal.trace/1`) and its
+/// access lines, one per line as printed (without the separating comma).
+fn document(out: &str) -> (serde_json::Value, Vec<&str>) {
+    let doc: serde_json::Value = serde_json::from_str(out).expect("one JSON document");
+    assert_eq!(doc["schema"], "khal.trace/1", "{out}");
+    let lines: Vec<&str> = out
+        .lines()
+        .skip(1)
+        .filter(|l| l.starts_with('{'))
+        .map(|l| l.strip_suffix(',').unwrap_or(l))
+        .collect();
+    assert_eq!(
+        lines.len(),
+        doc["accesses"].as_array().expect("accesses").len(),
+        "{out}"
+    );
+    (doc, lines)
+}
+
+/// Run `khal trace --arch <arch> --json <op...>` and compare every access
+/// with `want`, as JSON and as exact text (key order, lowercase `0x` hex).
 fn check(arch: &str, op: &[&str], want: &[Acc]) {
     let mut args = vec!["trace", "--arch", arch, "--json"];
     args.extend_from_slice(op);
     let (code, out, err) = khal(&args);
     assert_eq!(code, 0, "{args:?}: {err}");
     assert!(err.is_empty(), "{args:?}: stderr {err}");
-    let lines: Vec<&str> = out.lines().collect();
+    let (_, lines) = document(&out);
     assert_eq!(lines.len(), want.len(), "{args:?}:\n{out}");
     for (line, &(o, b, off, v, reg)) in lines.iter().zip(want) {
         let exact = format!(
@@ -48,7 +56,8 @@ fn check(arch: &str, op: &[&str], want: &[Acc]) {
     }
 }
 
-/// The error cases: non-zero exit, one `error:` line, nothing traced.
+/// The error cases: non-zero exit, one `error:` line, nothing traced (with
+/// `--json`, the error document alone).
 fn fails(arch: &str, op: &[&str], needle: &str) {
     for json in [true, false] {
         let mut args = vec!["trace", "--arch", arch];
@@ -58,7 +67,18 @@ fn fails(arch: &str, op: &[&str], needle: &str) {
         args.extend_from_slice(op);
         let (code, out, err) = khal(&args);
         assert_ne!(code, 0, "{args:?} must fail");
-        assert!(out.is_empty(), "{args:?}: nothing traced, got {out}");
+        if json {
+            let doc: serde_json::Value = serde_json::from_str(&out).expect("one JSON document");
+            assert_eq!(doc["schema"], "khal.trace/1");
+            assert_eq!(
+                doc["error"]["message"].as_str(),
+                err.trim().strip_prefix("error: "),
+                "{args:?}"
+            );
+            assert!(doc.get("accesses").is_none(), "{args:?}: nothing traced");
+        } else {
+            assert!(out.is_empty(), "{args:?}: nothing traced, got {out}");
+        }
         assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
         assert!(err.starts_with("error: "), "{args:?}: {err}");
         assert!(err.contains(needle), "{args:?}: {err} lacks {needle}");
@@ -592,10 +612,8 @@ fn stpb_init_names_the_step_where_it_stopped_on_every_arch() {
     for arch in ARCHES {
         let (code, out, err) = khal(&["trace", "--arch", arch, "--json", "stpb-init"]);
         assert_eq!(code, 0, "{arch}: {err}");
-        let lines: Vec<serde_json::Value> = out
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        let (doc, _) = document(&out);
+        let lines = doc["steps"].as_array().expect("steps").clone();
         assert_eq!(lines.len(), 1, "{arch}: {out}");
         assert_eq!(lines[0]["step"], "pooling_init.regs_init");
         assert!(
@@ -700,10 +718,8 @@ fn q7_ucode_load_bursts_dram_then_iram_per_core() {
         "4",
     ]);
     assert_eq!(code, 0, "{err}");
-    let lines: Vec<serde_json::Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (doc, _) = document(&out);
+    let lines = doc["accesses"].as_array().expect("accesses").clone();
     assert_eq!(lines.len(), 16);
     for (k, pair) in lines.chunks(2).enumerate() {
         let iram = 0x298_0000 + 0x2_0000 * k as u64;

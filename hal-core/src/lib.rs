@@ -4,6 +4,15 @@
 //! behind the traits of [`family`], implemented by the `khal-arch-*` crates on
 //! uninhabited types. Drivers are generic over [`mmio::Mmio`], so the same code
 //! runs against a firmware volatile window, a host mmap or the device model.
+//!
+//! # Features
+//!
+//! | feature | what you get |
+//! | --- | --- |
+//! | (none, the default) | everything: `no_std`, no allocator, no logger |
+//! | `defmt` | `defmt::Format` for every public type, and the drivers' events logged through `defmt` (firmware) |
+//! | `log` | the drivers' events logged through the `log` facade (hosts); exclusive with `defmt` |
+//! | `alloc` | one use of the `alloc` crate: `?` from a refused ring ([`notific::RefusedRing`]) into `Box<dyn Error>`; on with `khal-std`, nothing allocates anywhere else |
 #![cfg_attr(not(test), no_std)]
 #![deny(
     missing_docs,

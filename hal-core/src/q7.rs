@@ -6,7 +6,11 @@
 //! (`+0x83C/+0x840/+0x844` of the POOL XT/NX window `xt_local(mem, 2, 1)`),
 //! CAYMAN is a successful no-op (`xor eax,eax; ret`) that touches nothing and
 //! whose offset getter answers zeros [004 §5 QUIRK]. MARIANA's swap table is
-//! not in the sources: it does not implement [`Q7SwapTable`].
+//! not in the sources: it does not implement [`Q7SwapTable`]. The three swap
+//! slots (`+0x390/+0x398/+0x3A0`, MED) and the loader's (`+0x3A8`) have no
+//! NULL policy in any source ([`crate::engine::slots::NullPolicy::NotTraced`]):
+//! khal gives them none, so an arch without a swap table has no operation,
+//! never Pooling's silent 0 [FACTS §13.3].
 //!
 //! The ucode loader `q7_ucode_eng_init(tpb, image_base, imgs, owner_idx)` runs
 //! on the recovered geometry ([`crate::family::Q7Params`]) [q7 §4]:

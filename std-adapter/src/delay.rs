@@ -1,4 +1,5 @@
-//! Delays: [`StdDelay`] sleeps for real; [`SimDelay`] advances simulated time.
+//! Delays: [`StdDelay`] sleeps for real; [`SimDelay`] advances simulated time;
+//! `TokioDelay` (feature `tokio`) sleeps on tokio's timer.
 //!
 //! Tests of bounded waits use [`SimDelay`] so that a one-second budget costs
 //! nothing, while the device model still sees time pass (e.g. a slow DMA whose
@@ -15,6 +16,23 @@ pub struct StdDelay;
 impl DelayNs for StdDelay {
     fn delay_ns(&mut self, ns: u32) {
         std::thread::sleep(std::time::Duration::from_nanos(ns as u64));
+    }
+}
+
+/// An async delay on tokio's timer (`tokio::time::sleep`), for the async
+/// waits of `khal_core::asynch` in a tokio program (feature `tokio`). Needs a
+/// tokio runtime with its time driver enabled (`#[tokio::main]` enables it,
+/// a `Builder` needs `enable_time`). An embassy program uses
+/// `embassy_time::Delay`, which is the same for embassy's timer.
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TokioDelay;
+
+#[cfg(feature = "tokio")]
+impl embedded_hal_async::delay::DelayNs for TokioDelay {
+    async fn delay_ns(&mut self, ns: u32) {
+        tokio::time::sleep(std::time::Duration::from_nanos(ns.into())).await;
     }
 }
 
@@ -77,11 +95,34 @@ impl<T: Advance + ?Sized> DelayNs for SimDelay<'_, T> {
     }
 }
 
-/// The async twin, for `khal_core::asynch`: simulated time passes and the
-/// future is ready at once (nothing to wait for in a simulation).
+/// The async twin, for `khal_core::asynch`: simulated time passes, then the
+/// future yields to the executor once (it wakes itself and is pending one
+/// poll), so another task on the same executor (one posting notifications
+/// on the device model) runs during every wait, as it would during a real
+/// sleep. Ready on the next poll.
 impl<T: Advance + ?Sized> embedded_hal_async::delay::DelayNs for SimDelay<'_, T> {
     async fn delay_ns(&mut self, ns: u32) {
         DelayNs::delay_ns(self, ns);
+        YieldOnce(false).await;
+    }
+}
+
+/// Pending once (after waking its task), then ready.
+struct YieldOnce(bool);
+
+impl core::future::Future for YieldOnce {
+    type Output = ();
+
+    fn poll(
+        mut self: core::pin::Pin<&mut Self>,
+        cx: &mut core::task::Context<'_>,
+    ) -> core::task::Poll<()> {
+        if self.0 {
+            return core::task::Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        core::task::Poll::Pending
     }
 }
 

@@ -83,9 +83,17 @@ unsafe impl Sync for DmaBuf {}
 impl DmaBuf {
     /// A zeroed buffer of `len` bytes aligned to `align` (a power of two).
     /// Bus address = the buffer's own address (identity, for the device model).
+    ///
+    /// Errors: `len == 0` → [`Error::InvalidArgument`] (as
+    /// [`DmaBuf::new_pinned`]: a buffer the device can write nothing into);
+    /// an `align` that is not a power of two, or a size that overflows →
+    /// [`Error::InvalidArgument`]; the allocation refused → [`Error::OutOfMemory`].
     pub fn new(len: usize, align: usize) -> Result<Self> {
+        if len == 0 {
+            return Err(Error::InvalidArgument("dma buffer size 0"));
+        }
         let bad = Error::InvalidArgument("dma buffer size/alignment");
-        let asked = Layout::from_size_align(len.max(1), align.max(1)).map_err(|_| bad)?;
+        let asked = Layout::from_size_align(len, align.max(1)).map_err(|_| bad)?;
         // Whole words, word-aligned: every byte's word is inside the allocation.
         let layout = Layout::from_size_align(
             asked.size().checked_next_multiple_of(WORD).ok_or(bad)?,

@@ -12,9 +12,9 @@
 //! sharing the file) change nothing Rust assumes.
 //!
 //! Mapping a regular file beyond its end would fault (`SIGBUS`) on access, so
-//! for regular files the range is checked against the file size at open. (A
-//! file truncated by someone else while mapped can still fault: do not do that
-//! to a file you map.) Character devices (`/dev/uioN`) report no size; their
+//! for regular files the range is checked against the file size at open. A
+//! file that shrinks while mapped can still fault: see "The file must not
+//! shrink" on [`MmapMmio::open`]. Character devices (`/dev/uioN`) report no size; their
 //! map length comes from `/sys/class/uio/uioN/maps/mapM/size` and is the
 //! caller's to pass.
 #![allow(unsafe_code)]
@@ -33,6 +33,11 @@ pub struct MmapMmio {
     device_base: u64,
     len: usize,
 }
+
+/// A register access inside the window at an address that is not a multiple
+/// of 4: registers are 32-bit and dword aligned [000 §1].
+pub const MISALIGNED: Error =
+    Error::InvalidArgument("misaligned MMIO access: address not dword aligned");
 
 fn invalid(what: &'static str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, what)
@@ -53,6 +58,19 @@ impl MmapMmio {
     /// [`MmapMmio::open_range`] does.
     ///
     /// Every error names `path` and keeps its [`io::ErrorKind`].
+    ///
+    /// # The file must not shrink
+    ///
+    /// While the `MmapMmio` lives, the file must keep at least the mapped
+    /// range: an access to a page past the file's end (someone truncated it)
+    /// raises `SIGBUS`, which kills the process. Device files (a sysfs
+    /// `resourceN`, `/dev/uioN`) cannot shrink; a plain file can. memmap2
+    /// makes its constructors `unsafe` for this and because they hand out
+    /// references to memory other writers change; this one stays safe
+    /// because no reference into the mapping is ever created (every access is
+    /// one raw volatile read or write, see the module docs), so a shrink
+    /// cannot cause undefined behaviour, only the end of the process, as an
+    /// abort would. The same holds for [`MmapMmio::open_range`].
     pub fn open(path: impl AsRef<Path>, device_base: DeviceAddr) -> io::Result<Self> {
         let path = path.as_ref();
         Self::open_whole(path, device_base).map_err(|e| at_path(path, e))
@@ -76,7 +94,8 @@ impl MmapMmio {
     /// `device_base` not dword aligned; `device_base + len` past `u64::MAX`; for
     /// a regular file, a range extending past its end. I/O errors of opening
     /// and mapping are passed through. Every error names `path` and keeps its
-    /// [`io::ErrorKind`].
+    /// [`io::ErrorKind`]. The mapped range of the file must not shrink while
+    /// mapped (`SIGBUS`; see [`MmapMmio::open`]).
     pub fn open_range(
         path: impl AsRef<Path>,
         offset: u64,
@@ -141,12 +160,16 @@ impl MmapMmio {
     }
 
     /// Byte offset of `addr` in the mapping, if the whole dword is inside it
-    /// and aligned; otherwise [`Error::OutOfWindow`].
+    /// and aligned. An address inside the window but not dword aligned is
+    /// [`MISALIGNED`]; one outside it [`Error::OutOfWindow`].
     fn offset(&self, addr: DeviceAddr) -> Result<usize> {
         let refuse = Error::out_of_window(addr.get());
         let off = addr.get().checked_sub(self.device_base).ok_or(refuse)?;
         let off = usize::try_from(off).map_err(|_| refuse)?;
-        if !off.is_multiple_of(4) || off.checked_add(4).is_none_or(|end| end > self.len) {
+        if off < self.len && !off.is_multiple_of(4) {
+            return Err(MISALIGNED);
+        }
+        if off.checked_add(4).is_none_or(|end| end > self.len) {
             return Err(refuse);
         }
         Ok(off)
@@ -250,7 +273,7 @@ mod tests {
     fn refuses_out_of_window_and_misaligned_without_writing() {
         let f = file_of(&[0u8; 64]);
         let m = MmapMmio::open(f.path(), DeviceAddr(0x1000)).unwrap();
-        for a in [0xFFC, 0x1040, 0x1041, 0x1002, 0x103D, u64::MAX] {
+        for a in [0xFFC, 0xFFF, 0x1040, 0x1041, u64::MAX] {
             assert_eq!(
                 m.read32(DeviceAddr(a)),
                 Err(Error::out_of_window(a)),
@@ -258,6 +281,14 @@ mod tests {
             );
             assert_eq!(m.write32(DeviceAddr(a), 1), Err(Error::out_of_window(a)));
         }
+        // Inside the window but not dword aligned: says misaligned.
+        for a in [0x1001, 0x1002, 0x1003, 0x103D, 0x103F] {
+            assert_eq!(m.read32(DeviceAddr(a)), Err(MISALIGNED), "{a:#x}");
+            assert_eq!(m.write32(DeviceAddr(a), 1), Err(MISALIGNED), "{a:#x}");
+            assert_eq!(m.write_burst(DeviceAddr(a), &[1]), Err(MISALIGNED));
+        }
+        assert!(MISALIGNED.to_string().contains("misaligned"));
+        assert!(!MISALIGNED.to_string().contains("CSR"));
         assert_eq!(
             m.write_burst(DeviceAddr(0x1038), &[7, 7, 7]),
             Err(Error::out_of_window(0x1040))

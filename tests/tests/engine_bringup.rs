@@ -173,7 +173,8 @@ fn words(bytes: &[u8], padded: usize) -> Vec<u32> {
 
 /// The CAYMAN PE HW-decode program [hw-decode §4], [FACTS §13.5]: CAM padded
 /// to 0x1000 at +0x267_0000, PROFILE padded to 0x2000 at +0x267_1000, then the
-/// read-modify-write of HW_DECODE_CONTROL (+0x266_4000) leaving `control`.
+/// read-modify-write of HW_DECODE_CONTROL in POOL's window (+0x306_4000,
+/// FACTS §13.4) leaving `control`.
 fn cayman_pe_hw_decode_trace(
     cam: &[u8],
     profile: &[u8],
@@ -186,8 +187,8 @@ fn cayman_pe_hw_decode_trace(
     for (i, w) in words(profile, 0x2000).into_iter().enumerate() {
         expect.push((Write, MEM + 0x267_1000 + 4 * i as u64, w));
     }
-    expect.push((Read, MEM + 0x266_4000, 0));
-    expect.push((Write, MEM + 0x266_4000, control));
+    expect.push((Read, MEM + 0x306_4000, 0));
+    expect.push((Write, MEM + 0x306_4000, control));
     expect
 }
 
@@ -195,10 +196,11 @@ fn cayman_pe_hw_decode_trace(
 fn hw_decode_table_init_cam_then_profile_then_disable() {
     // [hw-decode §4], [FACTS §13.5]: CAYMAN PE: CAM padded to 0x1000 at
     // +0x267_0000, PROFILE padded to 0x2000 at +0x267_1000, then the RMW of
-    // HW_DECODE_CONTROL in PE's window +0x266_0000.
+    // HW_DECODE_CONTROL in POOL's window xt_local(mem, 2, 1) = +0x306_0000
+    // [FACTS §13.4], not PE's.
     let cam = image(0x400);
     let profile = image(0x1F00);
-    let m = traced_at::<Cayman>(0x266_0000);
+    let m = traced_at::<Cayman>(0x306_0000);
     let images = HwDecodeImages {
         cam: &cam,
         profile: &profile,
@@ -362,27 +364,19 @@ fn topsp_doorbells_per_arch() {
             "tpb_nx_local.topsp_stop_signal"
         ]
     );
-    // SUNDA: host_trigger takes the caller's value (MED); tsync not traced.
+    // SUNDA: host_trigger takes the caller's value (MED); tsync not traced;
+    // init_signal's offset is known (MED), the value its setter writes is not.
     let m = traced_at::<Sunda>(0x6_0000);
-    for d in [
-        Doorbell::InitSignal,
-        Doorbell::HostTrigger,
-        Doorbell::StopSignal,
-    ] {
+    for d in [Doorbell::HostTrigger, Doorbell::StopSignal] {
         topsp::topsp_doorbell::<Sunda, _>(&m, DeviceAddr(MEM), d, 7).unwrap();
     }
-    assert!(matches!(
-        topsp::topsp_doorbell::<Sunda, _>(&m, DeviceAddr(MEM), Doorbell::TsyncSignal, 7),
-        Err(Error::NotTraced(_))
-    ));
-    assert_eq!(
-        abs(&m),
-        vec![
-            (Write, t + 0x83C, 1),
-            (Write, t + 0x848, 7),
-            (Write, t + 0x84C, 1)
-        ]
-    );
+    for d in [Doorbell::TsyncSignal, Doorbell::InitSignal] {
+        assert!(matches!(
+            topsp::topsp_doorbell::<Sunda, _>(&m, DeviceAddr(MEM), d, 7),
+            Err(Error::NotTraced(_))
+        ));
+    }
+    assert_eq!(abs(&m), vec![(Write, t + 0x848, 7), (Write, t + 0x84C, 1)]);
     // MARIANA: host_trigger only (init/tsync/stop rest on "as CAYMAN").
     let m = traced_at::<Mariana>(0x6_0000);
     topsp::topsp_doorbell::<Mariana, _>(&m, DeviceAddr(MEM), Doorbell::HostTrigger, 7).unwrap();

@@ -247,8 +247,9 @@ fn get_axi_offset_adds_the_tile_base() {
 
 #[test]
 fn events_semaphores_nt_read_modify_write_on_cayman() {
+    // The register sits in tpb_regs (FACTS §13.10 #8).
     let regs = DeviceAddr(0x20_0000);
-    let block = Cayman::NX_LOCAL_BLOCK.unwrap();
+    let block = &khal::core::engine::tpb_regs::TPB_REGS;
     let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x40_0000)).with_block(regs, 0x1000, block);
     m.inner().write32(regs.add(0xA08), 0x1234_5678).unwrap();
     assert_eq!(
@@ -273,7 +274,7 @@ fn events_semaphores_nt_read_modify_write_on_cayman() {
     );
     assert_eq!(
         m.accesses()[1].reg.map(|r| r.to_string()),
-        Some("tpb_nx_local.notific_sw_queue_num2".to_string())
+        Some("tpb_regs.sw_queue_num2".to_string())
     );
     // Not traced on SUNDA and MARIANA: nothing accessed.
     let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x40_0000));

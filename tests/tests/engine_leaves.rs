@@ -7,7 +7,7 @@ use std::cell::RefCell;
 
 use khal::core::engine::hw_decode::{hw_decode_table_init, HwDecodeImages};
 use khal::core::engine::init::{self, InitSteps, Step};
-use khal::core::engine::slots::{self, NullPolicy, SLOTS};
+use khal::core::engine::slots::{self, NullPolicy, SubTable, SLOTS};
 use khal::core::engine::{
     ActOps, Checked, DveOps, EngInfo, EngineParams, PeOps, PeParams, PoolingOps, PoolingParams,
 };
@@ -237,14 +237,23 @@ fn only_the_dve_slots_are_fatal_when_null() {
     // [002 §3 GOTCHA], [FACTS §12.2]: a NULL DVE slot asserts in the shim; the
     // other engines' NULL slots return 0.
     for s in SLOTS {
-        let want = if s.engine == Engine::Dve {
-            NullPolicy::Fatal
-        } else {
-            NullPolicy::Silent
+        let want = match s.table {
+            SubTable::Engine(Engine::Dve)
+            | SubTable::KhalNotific
+            | SubTable::NqRing
+            | SubTable::KhalIntc => NullPolicy::Fatal,
+            SubTable::Engine(_) => NullPolicy::Silent,
+            SubTable::Q7 => NullPolicy::NotTraced,
         };
         assert_eq!(s.null_policy(), want, "{s:?}");
     }
-    let dve_init = slots::slot(Engine::Dve, "dve_init").unwrap();
+    let dve_init = slots::slot(SubTable::Engine(Engine::Dve), "dve_init").unwrap();
     assert_eq!(dve_init.null_policy(), NullPolicy::Fatal);
-    assert_eq!(SLOTS.iter().filter(|s| s.engine == Engine::Dve).count(), 11);
+    assert_eq!(
+        SLOTS
+            .iter()
+            .filter(|s| s.table == SubTable::Engine(Engine::Dve))
+            .count(),
+        11
+    );
 }

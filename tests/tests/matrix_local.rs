@@ -23,8 +23,9 @@ fn topsp_golden() {
     assert_eq!(Sunda::topsp_host_trigger(), Ok(Offset(0x6_0848)));
     assert_eq!(Sunda::topsp_init_signal(), Ok(Offset(0x6_083C)));
     assert!(nt(Sunda::topsp_tsync_signal()));
-    assert_eq!(Sunda::topsp_doorbell_value(Doorbell::HostTrigger, 7), 7);
-    assert_eq!(Sunda::topsp_doorbell_value(Doorbell::StopSignal, 7), 1);
+    assert_eq!(Sunda::topsp_doorbell_value(Doorbell::HostTrigger, 7), Ok(7));
+    assert_eq!(Sunda::topsp_doorbell_value(Doorbell::StopSignal, 7), Ok(1));
+    assert!(nt(Sunda::topsp_doorbell_value(Doorbell::InitSignal, 7)));
 
     assert_eq!(Cayman::topsp_window_base(), Ok(Offset(0x6_0000)));
     assert_eq!(Cayman::topsp_init_signal(), Ok(Offset(0x6_1540)));
@@ -32,7 +33,10 @@ fn topsp_golden() {
     assert_eq!(Cayman::topsp_stop_signal(), Ok(Offset(0x6_15C0)));
     assert_eq!(Cayman::topsp_basic_block_switch(), Ok(Offset(0x6_15E0)));
     assert_eq!(Cayman::topsp_host_trigger(), Ok(Offset(0x6_15A0)));
-    assert_eq!(Cayman::topsp_doorbell_value(Doorbell::HostTrigger, 7), 1);
+    assert_eq!(
+        Cayman::topsp_doorbell_value(Doorbell::HostTrigger, 7),
+        Ok(1)
+    );
 
     assert_eq!(Mariana::topsp_window_base(), Ok(Offset(0x6_0000)));
     assert_eq!(Mariana::topsp_host_trigger(), Ok(Offset(0x6_15A0)));
@@ -160,9 +164,11 @@ fn cayman_nx_xt_local_golden() {
         nx.lookup(0x4).unwrap().to_string(),
         "tpb_nx_local.start_ctrl"
     );
+    // The SW-queue selectors are described in tpb_regs (FACTS §13.10 #8).
+    assert_eq!(nx.lookup(0xA08), None);
     assert_eq!(
-        nx.lookup(0xA08).unwrap().to_string(),
-        "tpb_nx_local.notific_sw_queue_num2"
+        Cayman::notific_sw_queue_num2().unwrap().desc().name,
+        "sw_queue_num2"
     );
     assert_eq!(
         nx.lookup(0x0).unwrap().to_string(),
@@ -254,7 +260,10 @@ fn mariana_local_registers_beyond_the_releases_not_traced() {
     assert!(nt(Mariana::events_semaphores_nt()));
     assert!(nt(Mariana::memcopy_dmas_offset()));
     assert!(nt(Mariana::nx_rsvd_space(Bounded::new(0, "rsvd").unwrap())));
-    assert!(nt(Mariana::notific_sw_queue_num3()));
+    // Given on every arch: tpb_regs + 0xA0C (MED) and XT +0x1260.
+    assert_eq!(Mariana::notific_sw_queue_num3().unwrap().offset(), 0xA0C);
+    assert_eq!(Mariana::errors_nt().unwrap().mask(), 0xF);
+    assert_eq!(Mariana::iram_cache_block_size().unwrap().offset(), 0x1260);
     assert!(nt(Mariana::dma_ctrl()));
 }
 

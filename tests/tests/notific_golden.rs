@@ -529,7 +529,8 @@ fn refused_ring_debug_and_display() {
         refused.to_string(),
         "invalid argument: nq size larger than its memory"
     );
-    let boxed: Box<dyn std::error::Error> = Box::new(refused);
+    // `?` / `into` box the error alone (RefusedRing is not itself an Error).
+    let boxed: Box<dyn std::error::Error> = refused.into();
     assert_eq!(boxed.to_string(), LARGER.to_string());
 }
 

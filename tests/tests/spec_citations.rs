@@ -290,3 +290,182 @@ fn the_resolver_follows_sub_sections_and_refuses_unknown_ids() {
         ["000 §1", "kdrv v2"]
     );
 }
+
+/// The names a coverage row's test cell may cite: every `fn` and `mod` in the
+/// repository's `.rs` files, their file stems (compile-fail cases, fuzz
+/// targets, benches) and the on-target test names (`r.run("name", …)`); per
+/// integration-test file (its stem), the `fn`s it holds.
+struct TestNames {
+    any: BTreeSet<String>,
+    by_file: std::collections::BTreeMap<String, BTreeSet<String>>,
+}
+
+/// The identifiers following `keyword ` (`fn`, `mod`) as a whole word.
+fn idents_after(text: &str, keyword: &str) -> Vec<String> {
+    let key = format!("{keyword} ");
+    text.match_indices(key.as_str())
+        .filter(|(i, _)| {
+            !text[..*i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+        .map(|(i, _)| {
+            text[i + key.len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect::<String>()
+        })
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+fn test_names(root: &Path) -> TestNames {
+    let mut files = Vec::new();
+    walk(root, &mut files);
+    let mut names = TestNames {
+        any: BTreeSet::new(),
+        by_file: Default::default(),
+    };
+    for f in files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "rs"))
+    {
+        let Ok(text) = fs::read_to_string(f) else {
+            continue;
+        };
+        let stem = f.file_stem().unwrap().to_string_lossy().into_owned();
+        let fns: BTreeSet<String> = idents_after(&text, "fn").into_iter().collect();
+        names.any.extend(fns.iter().cloned());
+        names.any.extend(idents_after(&text, "mod"));
+        for run in text.split("run(\"").skip(1) {
+            names.any.extend(run.split('"').next().map(str::to_string));
+        }
+        let parent = f
+            .parent()
+            .map(|p| p.ends_with("tests/tests") || p.ends_with("cli/tests"));
+        if parent == Some(true) {
+            names.by_file.entry(stem.clone()).or_default().extend(fns);
+        }
+        names.any.insert(stem);
+    }
+    names
+}
+
+/// `a*b` / `a…` patterns (and plain names) against a set of names.
+fn matches_a_name(pattern: &str, set: &BTreeSet<String>) -> bool {
+    let p = pattern.trim_end_matches('…');
+    let prefix_only = p.len() != pattern.len();
+    match p.split_once('*') {
+        Some((a, b)) => set
+            .iter()
+            .any(|n| n.len() >= a.len() + b.len() && n.starts_with(a) && n.ends_with(b)),
+        None if prefix_only => set.iter().any(|n| n.starts_with(p)),
+        None => set.contains(p),
+    }
+}
+
+/// `{a,b}_x` → `a_x`, `b_x`.
+fn expand_braces(seg: &str) -> Vec<String> {
+    match (seg.find('{'), seg.find('}')) {
+        (Some(o), Some(c)) if o < c => seg[o + 1..c]
+            .split(',')
+            .map(|alt| format!("{}{}{}", &seg[..o], alt.trim(), &seg[c + 1..]))
+            .collect(),
+        _ => vec![seg.to_string()],
+    }
+}
+
+/// The cited test names of one test cell that resolve to nothing.
+fn missing_tests(cell: &str, names: &TestNames) -> Vec<String> {
+    let mut bad = Vec::new();
+    for tok in cell.split('`').skip(1).step_by(2) {
+        let segs: Vec<&str> = tok.split("::").collect();
+        if segs.len() > 1 {
+            // A type path (`u64::MAX`, `family::Offset`) cites no test.
+            if segs
+                .iter()
+                .any(|s| s.chars().any(|c| c.is_ascii_uppercase()))
+            {
+                continue;
+            }
+            let last = segs[segs.len() - 1];
+            let in_file = names.by_file.get(segs[0]);
+            let set = in_file.unwrap_or(&names.any);
+            let ok = if last == "*" {
+                let module = segs[segs.len() - 2];
+                in_file.is_some() || names.any.contains(module)
+            } else {
+                expand_braces(last).iter().all(|n| matches_a_name(n, set))
+            };
+            if !ok {
+                bad.push(tok.to_string());
+            }
+        } else {
+            let bare = tok.trim_end_matches(['…', '*']);
+            let snake = bare.contains('_')
+                && bare
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+                && bare.starts_with(|c: char| c.is_ascii_lowercase());
+            if snake && !matches_a_name(tok, &names.any) {
+                bad.push(tok.to_string());
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn every_test_a_coverage_row_names_exists() {
+    let root = repo_root();
+    let names = test_names(&root);
+    let coverage = fs::read_to_string(root.join("docs/coverage.md")).unwrap();
+    let mut bad = Vec::new();
+    let mut cited = 0usize;
+    for (n, line) in coverage.lines().enumerate() {
+        let c = cells(line);
+        if !line.starts_with("| ") || c.len() != 5 || c[0] == "section" || c[0].starts_with("---") {
+            continue;
+        }
+        cited += c[3].matches('`').count() / 2;
+        for t in missing_tests(&c[3], &names) {
+            bad.push(format!("docs/coverage.md:{}: `{t}`", n + 1));
+        }
+    }
+    assert!(cited > 500, "found only {cited} test citations");
+    assert!(
+        bad.is_empty(),
+        "{} test name(s) in docs/coverage.md name no test (`file::fn`: a `fn` of \
+         tests/tests/file.rs or cli/tests/file.rs; `module::…::fn`: a `fn` anywhere):\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_test_resolver_refuses_names_that_do_not_exist() {
+    let mut names = TestNames {
+        any: ["a_test", "b_test", "helper_x", "fuzz_target"]
+            .map(String::from)
+            .into(),
+        by_file: Default::default(),
+    };
+    names
+        .by_file
+        .insert("golden".into(), ["a_test".to_string()].into());
+    assert!(missing_tests("`golden::a_test`, `b_test`, `u64::MAX`", &names).is_empty());
+    assert_eq!(
+        missing_tests("`golden::b_test`", &names),
+        ["golden::b_test"]
+    );
+    assert_eq!(missing_tests("`golden::gone`", &names), ["golden::gone"]);
+    assert_eq!(
+        missing_tests("`x::y::gone_too`", &names),
+        ["x::y::gone_too"]
+    );
+    assert!(missing_tests("`golden::a_…`, `x::{a,b}_test`, `x::*_test`", &names).is_empty());
+    assert_eq!(missing_tests("`x::{a,c}_test`", &names), ["x::{a,c}_test"]);
+    assert_eq!(missing_tests("`no_such_fuzz`", &names), ["no_such_fuzz"]);
+    assert!(missing_tests("`golden::*`, `fuzz_target`", &names).is_empty());
+}

@@ -29,9 +29,15 @@ use crate::wait::Budget;
 use super::placement::DvePlacement;
 use super::tables::{DveTableSet, Fingerprint, TableId};
 
-/// The DVE queue's name in the notes (`vring_set_allocate("qDveTbl")`; the
-/// engine/queue bundle is allocated as `"qDveTable"`) [000 §4].
-pub const DVE_QUEUE_NAME: &str = "qDveTbl";
+/// The name the C gives the DVE loader's queue bundle
+/// (`model_dma_engine_and_queue_bundle_alloc("qDveTable")`) [000 §4]: a name
+/// for the caller's [`DmaQueue`] (khal takes the caller's queue and checks no
+/// name; the state reports the queue's own [`QueueInfo`]).
+pub const DVE_QUEUE_NAME: &str = "qDveTable";
+
+/// The name the C gives the ring on that queue (`vring_set_allocate("qDveTbl")`,
+/// the `0x6C625465764471` of [000 §4 NOTE]).
+pub const DVE_RING_NAME: &str = "qDveTbl";
 
 /// Alignment of the staging buffers. The notes transfer from `buf.pa_aligned`
 /// without naming the alignment (NOT TRACED); khal asks for 64 bytes, a cache
@@ -140,11 +146,11 @@ impl<B: DmaMemory> DveLoader<B> {
     /// - [`Error::InvalidArgument`]: an empty table; a table above `u32::MAX`
     ///   bytes; a parameter RAM whose size is not the arch's (0x400); a
     ///   control_slow table given where the placement has none (SUNDA) or
-    ///   missing where it has one; two destination ranges that overlap; a
-    ///   queue not named [`DVE_QUEUE_NAME`] (the C allocates its own
-    ///   `"qDveTbl"` ring [000 §4]; khal takes the caller's queue, so it checks
-    ///   the name the state will report). Nothing is allocated, the resident
-    ///   config is kept.
+    ///   missing where it has one; two destination ranges that overlap.
+    ///   Nothing is allocated, the resident config is kept. An empty table is
+    ///   refused where the C skips a table whose source is NULL
+    ///   [FACTS §13.9]: a deviation, since every table of the state holds a
+    ///   buffer.
     /// - the allocator's errors ([`Error::OutOfMemory`], …), the queue's, and
     ///   [`run_one_shot`]'s ([`crate::dma::RunError::error`]): [`Error::Timeout`]
     ///   within `budget`, [`Error::DeviceFault`] for a short transfer. The
@@ -167,9 +173,6 @@ impl<B: DmaMemory> DveLoader<B> {
         D: DelayNs + ?Sized,
     {
         validate(placement, tables)?;
-        if queue.info().name != DVE_QUEUE_NAME {
-            return Err(Error::InvalidArgument("DVE tables go to the qDveTbl queue"));
-        }
         let fingerprint = tables.fingerprint();
         if let Some(r) = &self.resident {
             if r.fingerprint == fingerprint && r.placement == *placement {
@@ -276,8 +279,10 @@ fn validate(p: &DvePlacement, t: &DveTableSet<'_>) -> Result<()> {
         *r = (start, end);
         n += 1;
     }
-    // Table sizes are NOT TRACED, so no per-table limit exists; but a table
-    // running into another's destination would corrupt it: refuse overlaps.
+    // The table sizes are known (FACTS §12.1 MED, §13.9), but whether the C
+    // loader bounds a table by its size is not: no per-table limit here. A
+    // table running into another's destination would corrupt it: refuse
+    // overlaps.
     let used = ranges.get(..n).unwrap_or(&[]);
     for (i, &(s1, e1)) in used.iter().enumerate() {
         for &(s2, e2) in used.iter().skip(i + 1) {

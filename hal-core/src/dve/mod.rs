@@ -27,7 +27,9 @@ pub mod param_ram;
 pub mod placement;
 pub mod tables;
 
-pub use loader::{DveConfigDmaState, DveLoader, LoadOutcome, DVE_QUEUE_NAME, STAGING_ALIGN};
+pub use loader::{
+    DveConfigDmaState, DveLoader, LoadOutcome, DVE_QUEUE_NAME, DVE_RING_NAME, STAGING_ALIGN,
+};
 pub use param_ram::{DEFAULT_PARAM_RAM, PARAM_RAM_BYTES, PARAM_RAM_ENTRIES};
 pub use placement::DvePlacement;
 pub use tables::{DveTableSet, Fingerprint, TableId};

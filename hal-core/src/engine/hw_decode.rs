@@ -4,10 +4,9 @@
 //! Per engine (CAYMAN; MARIANA's bases are NOT TRACED): params(eng); CAM image
 //! larger than its aperture → error; `write_padded(cam_base, CAM)`; PROFILE
 //! image larger than its aperture → error; `write_padded(table_base,
-//! PROFILE)`; then `disable_hw_decode(v)` in the engine's XT/NX window
-//! `xt_local(mem, eng, 1)` (khal's reading, MED: [FACTS §13.4] tables the
-//! window `xt_local(mem, 2, 1)`, POOL's; the program of [FACTS §13.5] calls
-//! `xt_local` without saying for which engine), with
+//! PROFILE)`; then `disable_hw_decode(v)` in POOL's XT/NX window
+//! `xt_local(mem, 2, 1)` for every engine, the window [FACTS §13.4] tables
+//! for the leaf on every arch (MED on CAYMAN and MARIANA), with
 //! `v = eng_info.disable_hw_decode` (MED [arch-stpb §1]). The images are the
 //! caller's data (the vendor's v3/v4 sets are not in the sources). The C
 //! return code of "too big" is NOT TRACED: here `OutOfRange`, which has no C
@@ -17,13 +16,12 @@
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
-use crate::family::nx_local::{xt_local_window, OWNER_TPB};
 use crate::family::{HwDecode, NxLocal};
 use crate::ids::Engine;
 use crate::mmio::Mmio;
 
 use super::padded::write_padded;
-use super::run_stall::disable_hw_decode;
+use super::run_stall::{disable_hw_decode, pool_window};
 
 /// The two HW-decode images of an engine (`eng_info +0x40`: profile, cam).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +42,7 @@ pub fn hw_decode_table_init<A: HwDecode + NxLocal, M: Mmio + ?Sized>(
     disable: u32,
 ) -> Result<()> {
     let p = A::hw_decode_table_params(eng)?;
-    let window = xt_local_window::<A>(mem, eng.index() as u32, OWNER_TPB)?;
+    let window = pool_window::<A>(mem)?;
     A::hw_decode_control()?;
     if images.cam.len() as u64 > p.cam_size {
         error!("{} HW decode CAM table too big!", eng.name());

@@ -24,9 +24,9 @@ const fn enable_value(en: bool, mask: u32) -> u64 {
     }
 }
 
-/// The `TPB notific sw_queue_num3.errors_nt` field the error enable updates
-/// with the queue when enabling: its offset and field are NOT TRACED, so the
-/// arch path has none.
+/// The `sw_queue_num3.errors_nt` field the error enable updates with the
+/// queue when enabling: `tpb_regs + 0xA0C`, mask `0xF` (MED [000r1 §3],
+/// [`crate::engine::tpb_regs::SW_QUEUE_NUM3`], [`crate::family::NxLocal::errors_nt`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ErrorsNt {
@@ -39,9 +39,9 @@ pub struct ErrorsNt {
 }
 
 /// `aws_hal_stpb_error_notif_enable(regs, nt, en, q)` through the arch: the
-/// error mask (NOT TRACED → `NotTraced`); when enabling, the
-/// `sw_queue_num3.errors_nt` update is NOT TRACED either → `NotTraced`;
-/// nothing is written in either case [002 §4].
+/// error mask is NOT TRACED → `NotTraced`, nothing written [002 §4]. (The
+/// `sw_queue_num3.errors_nt` register is known; the mask comes first, so the
+/// arch path stops there.)
 pub fn error_notif_enable<A: NotificMasks, M: Mmio>(
     nt: &mut NotificEngine<M>,
     en: bool,

@@ -120,8 +120,8 @@ pub fn get_axi_offset<A: TpbBases>(tile: Tile<A>, rel: u64) -> DeviceAddr {
 }
 
 /// Read-modify-write of `NOTIFIC_SW_QUEUE_NUM2.EVENTS_SEMAPHORES_NT` in the
-/// NX-local window at `regs` (CAYMAN: `+0xA08`, mask `0xF_0000`, shift 16)
-/// [FACTS §3.6]: one read, then one write with the field replaced by `value`
+/// `tpb_regs` window at `regs` (its base: §13.10 #8, MED; CAYMAN: `+0xA08`,
+/// mask `0xF_0000`, shift 16) [FACTS §3.6]: one read, then one write with the field replaced by `value`
 /// (bits of `value` beyond the field are dropped, as the C `(v << s) & m`).
 /// Returns the value written. Register or field not traced for `A` →
 /// `NotTraced`, nothing accessed.

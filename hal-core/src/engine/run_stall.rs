@@ -50,8 +50,9 @@ pub fn release_eng_run_stall<A: NxLocal, M: Mmio + ?Sized>(
 
 /// `disable_hw_decode(window, v)`: RMW XT `HW_DECODE_CONTROL`:
 /// `(r & 0xFFFF_FFFE) | (v != 0)`, keeping bit 1 (ordering mode), bits 18:2
-/// and bit 20 [hw-decode §7], [csr §7]; no-op on SUNDA. `window` is the
-/// engine's XT/NX window (POOL's for the pooling leaf).
+/// and bit 20 [hw-decode §7], [csr §7]; no-op on SUNDA. `window` is POOL's
+/// XT/NX window ([`pool_window`]) for every engine's HW-decode table init
+/// [FACTS §13.4].
 pub fn disable_hw_decode<A: NxLocal, M: Mmio + ?Sized>(
     mmio: &M,
     window: DeviceAddr,

@@ -4,8 +4,9 @@
 //!
 //! CAYMAN: `W(xt_local(h, 4, 0) + off, 1)`; SUNDA's setters tail-jump to
 //! writers that add the register to their base, and its host_trigger writer
-//! stores the caller's value (MED). A doorbell whose register is not traced
-//! for the arch → `NotTraced`, nothing written.
+//! stores the caller's value (MED). A doorbell whose register or value is not
+//! traced for the arch (SUNDA's init_signal: `+0x83C` is known, MED, the value
+//! its setter writes is not) → `NotTraced`, nothing written.
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
@@ -29,6 +30,6 @@ pub fn topsp_doorbell<A: TopSpNx + NxLocal, M: Mmio + ?Sized>(
         .checked_sub(A::topsp_window_base()?.get())
         .ok_or(Error::InvalidArgument("topsp doorbell below its window"))?;
     let addr = window.add(rel);
-    mmio.write32(addr, A::topsp_doorbell_value(which, value))?;
+    mmio.write32(addr, A::topsp_doorbell_value(which, value)?)?;
     Ok(addr)
 }

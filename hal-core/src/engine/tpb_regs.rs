@@ -18,7 +18,10 @@ use crate::mmio::Mmio;
 
 crate::register_block! {
     /// The `tpb_regs` registers the engine leaves touch [arch-stpb §1–§4],
-    /// [FACTS §13.6, §13.7]. Access kinds are not traced; `rw` is recorded.
+    /// [FACTS §13.6, §13.7], and the SW-queue selectors `+0xA00…+0xA18` with
+    /// their fields [FACTS §15.1] (the CAYMAN schema's layout; SUNDA's and
+    /// MARIANA's may differ, and no schema value is a write program here).
+    /// Access kinds are not traced; `rw` is recorded.
     pub TPB_REGS: "tpb_regs" {
         /// POOL stochastic rounding [arch-stpb §4].
         POOL_STOCHASTIC_RND @ 0x10C, rw, "pool_stochastic_rnd";
@@ -50,12 +53,101 @@ crate::register_block! {
         };
         /// DVE pool-arbiter chicken bit, bit 1 (RMW `|= 2`) [arch-stpb §2].
         DVE_POOL_ARB @ 0x3F0, rw, "dve_pool_arbiter";
-        /// Pooling cfg / NQ pack (`+0xA00` RMW; masks NOT TRACED) [arch-stpb §1].
-        ENG_CFG_A00 @ 0xA00, rw, "eng_cfg_a00";
-        /// NQ-index pack (`+0xA04` RMW; masks NOT TRACED) [arch-stpb §1].
-        ENG_CFG_A04 @ 0xA04, rw, "eng_cfg_a04";
-        /// 4-bit value copied to 8 nibbles (CAYMAN/MARIANA pooling) [arch-stpb §1].
-        ENG_CFG_A14 @ 0xA14, rw, "eng_cfg_a14";
+        /// `sw_queue_num0`: PE and POOL SW-queue selectors [schema tpb]
+        /// (CAYMAN's field layout; FACTS §15.1). PE regs_init and POOL
+        /// regs_init read-modify-write it [arch-stpb §1]; their masks and
+        /// sources are derived (MED) or NOT TRACED (FACTS §13.11).
+        SW_QUEUE_NUM0 @ 0xA00, rw, "sw_queue_num0", fields sw_queue_num0 {
+            /// PE NX queue.
+            PE_NX: 0..=3,
+            /// PE explicit queue.
+            PE_EXPLICIT: 4..=7,
+            /// PE engine queue.
+            PE_ENGINE: 8..=11,
+            /// POOL NX queue.
+            POOL_NX: 16..=19,
+            /// POOL explicit queue.
+            POOL_EXPLICIT: 20..=23,
+            /// POOL engine queue.
+            POOL_ENGINE: 24..=27,
+        };
+        /// `sw_queue_num1`: ACT and DVE SW-queue selectors [schema tpb]
+        /// (ACT regs_init: `+0xA04` RMW [arch-stpb §1]).
+        SW_QUEUE_NUM1 @ 0xA04, rw, "sw_queue_num1", fields sw_queue_num1 {
+            /// ACT NX queue.
+            ACT_NX: 0..=3,
+            /// ACT explicit queue (`impl_nq_index << 4`, derived MED).
+            ACT_EXPLICIT: 4..=7,
+            /// ACT engine queue.
+            ACT_ENGINE: 8..=11,
+            /// DVE NX queue.
+            DVE_NX: 16..=19,
+            /// DVE explicit queue.
+            DVE_EXPLICIT: 20..=23,
+            /// DVE engine queue.
+            DVE_ENGINE: 24..=27,
+        };
+        /// `sw_queue_num2` (the `NOTIFIC_SW_QUEUE_NUM2` of [000 §2]; its base
+        /// is `tpb_regs`, FACTS §13.10 #8) [schema tpb].
+        SW_QUEUE_NUM2 @ 0xA08, rw, "sw_queue_num2", fields sw_queue_num2 {
+            /// SP NX queue.
+            SP_NX: 0..=3,
+            /// SP explicit queue.
+            SP_EXPLICIT: 4..=7,
+            /// Events / semaphores queue (`EVENTS_SEMAPHORES_NT` [000 §2]).
+            EVENTS_SEMAPHORES: 16..=19,
+        };
+        /// `sw_queue_num3` (`NOTIFIC_SW_QUEUE_NUM3`, MED [000r1 §3]) [schema tpb].
+        SW_QUEUE_NUM3 @ 0xA0C, rw, "sw_queue_num3", fields sw_queue_num3 {
+            /// Errors queue (`ERRORS_NT`, mask `0xF`).
+            ERRORS: 0..=3,
+        };
+        /// `sw_queue_num4` (`NOTIFIC_SW_QUEUE_NUM4`, MED [000r1 §3]) [schema tpb].
+        SW_QUEUE_NUM4 @ 0xA10, rw, "sw_queue_num4", fields sw_queue_num4 {
+            /// HAM periodic queue.
+            HAM_PERIODIC: 0..=3,
+            /// HAM throttle queue (`HAM_THROTTLE`, mask `0xF0`).
+            HAM_THROTTLE: 4..=7,
+            /// HAM periodic enable.
+            HAM_PERIODIC_EN: 16..=16,
+            /// HAM throttle enable (`HAM_THROTTLE_EN`, mask `0x10_0000`).
+            HAM_THROTTLE_EN: 20..=20,
+        };
+        /// `sw_queue_num5`: one nibble per Q7 core, the Q7 cores' SW-queue
+        /// number [schema tpb]; CAYMAN/MARIANA POOL regs_init writes a 4-bit
+        /// value to all 8 nibbles [arch-stpb §1] (its source NOT TRACED).
+        SW_QUEUE_NUM5 @ 0xA14, rw, "sw_queue_num5", fields sw_queue_num5 {
+            /// Q7 core 0.
+            Q7_0: 0..=3,
+            /// Q7 core 1.
+            Q7_1: 4..=7,
+            /// Q7 core 2.
+            Q7_2: 8..=11,
+            /// Q7 core 3.
+            Q7_3: 12..=15,
+            /// Q7 core 4.
+            Q7_4: 16..=19,
+            /// Q7 core 5.
+            Q7_5: 20..=23,
+            /// Q7 core 6.
+            Q7_6: 24..=27,
+            /// Q7 core 7.
+            Q7_7: 28..=31,
+        };
+        /// `queue_idx_ctrl`: per engine, "queue index from instruction"
+        /// [schema tpb]. No HAL program of the sources writes it.
+        QUEUE_IDX_CTRL @ 0xA18, rw, "queue_idx_ctrl", fields queue_idx_ctrl {
+            /// PE.
+            PE: 0..=0,
+            /// POOL.
+            POOL: 1..=1,
+            /// ACT.
+            ACT: 2..=2,
+            /// DVE.
+            DVE: 3..=3,
+            /// SP.
+            SP: 4..=4,
+        };
         /// MARIANA PSUM rounding value [arch-stpb §4].
         PSUM_RND_VALUE @ 0xF10, rw, "psum_rnd_value";
         /// MARIANA PSUM rounding control [arch-stpb §4].

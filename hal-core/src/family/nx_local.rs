@@ -16,10 +16,11 @@
 //! memory handle with owner [`OWNER_TPB`] (1); the TopSP setters pass
 //! (4, [`OWNER_TOPSP`]) [arch-stpb §1, §3], [topsp §3a].
 //!
-//! Where the `+0xA00..+0xA14` registers sit (`NOTIFIC_SW_QUEUE_NUM2..4`) is a
-//! conflict of sources: khal takes them from the caller's `tpb_regs` window,
-//! not the XT/NX window (§13.10 #8, MED); the register descriptions are the
-//! same either way.
+//! Where the `+0xA00..+0xA18` registers sit (`NOTIFIC_SW_QUEUE_NUM2..4` among
+//! them) is a conflict of sources: khal takes them from the caller's
+//! `tpb_regs` window, not the XT/NX window (§13.10 #8, MED), and describes
+//! them there ([`crate::engine::tpb_regs::TPB_REGS`], the SW-queue selectors
+//! of [FACTS §15.1]); this family says per arch which of them is traced.
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
@@ -139,14 +140,17 @@ pub trait NxLocal {
         Err(Error::NotTraced("nx start_addr_hi offset"))
     }
 
-    /// `NOTIFIC_SW_QUEUE_NUM3` (its `ERRORS_NT` field, [`NxLocal::errors_nt`]).
+    /// `NOTIFIC_SW_QUEUE_NUM3` (its `ERRORS_NT` field, [`NxLocal::errors_nt`]):
+    /// `tpb_regs + 0xA0C` on every arch (MED [000r1 §3]: CAYMAN, "SUNDA
+    /// `+0xA0C` too"; MARIANA as CAYMAN [FACTS §15.3]), the register of the
+    /// generic error enable [002 §4].
     fn notific_sw_queue_num3() -> Result<Reg> {
-        Err(Error::NotTraced("notific_sw_queue_num3"))
+        Ok(crate::engine::tpb_regs::SW_QUEUE_NUM3)
     }
 
-    /// `NOTIFIC_SW_QUEUE_NUM3.ERRORS_NT`.
+    /// `NOTIFIC_SW_QUEUE_NUM3.ERRORS_NT`: mask `0xF`, shift 0 (MED [000r1 §3]).
     fn errors_nt() -> Result<Field> {
-        Err(Error::NotTraced("notific_sw_queue_num3.errors_nt field"))
+        Ok(crate::engine::tpb_regs::sw_queue_num3::ERRORS)
     }
 
     /// `NOTIFIC_SW_QUEUE_NUM4` (HAM throttle fields).

@@ -112,10 +112,12 @@ pub trait TopSpNx {
     }
 
     /// The value a doorbell writes: 1, except where the arch's setter writes
-    /// the caller's value (SUNDA host_trigger, MED) [FACTS §13.2].
-    fn topsp_doorbell_value(which: Doorbell, caller: u32) -> u32 {
+    /// the caller's value (SUNDA host_trigger, MED) [FACTS §13.2];
+    /// `Err(NotTraced)` where no source gives the arch's setter body (SUNDA
+    /// init_signal).
+    fn topsp_doorbell_value(which: Doorbell, caller: u32) -> Result<u32> {
         let _ = (which, caller);
-        1
+        Ok(1)
     }
 
     /// The register of a doorbell.

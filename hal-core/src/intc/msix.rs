@@ -194,7 +194,8 @@ impl MsixIntc {
 
     /// Set the moderation-timer period: read-modify-write of bits 27:24 of
     /// `+40`. `period >= 16` is refused (the C code asserts), nothing touched
-    /// [004 §4].
+    /// [004 §4]. The other bits, the reset bit `0x10` (MED, [FACTS §12.3])
+    /// among them, are kept.
     pub fn set_mod_timer_period<M: Mmio + ?Sized>(&self, mmio: &M, period: u32) -> Result<()> {
         if period >= MOD_TIMER_PERIODS {
             return Err(Error::out_of_range(
@@ -212,7 +213,8 @@ impl MsixIntc {
 
     /// Write the per-group interval register `+1024 + 8 * grp` with `value`,
     /// the low-byte interval [004 §4], [004r1 §4], [FACTS §12.3]. `grp >= 8`
-    /// or `value > 0xFF` is refused (`OutOfRange`), nothing written.
+    /// or `value > 0xFF` is refused (`OutOfRange`), nothing written: both
+    /// bounds are MED (the earlier revision's, [FACTS §12.3]).
     ///
     /// One plain write (bits 31:8 written 0): the revisions give the field and
     /// its bounds but not whether the leaf preserves the upper bits

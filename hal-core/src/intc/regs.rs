@@ -13,23 +13,24 @@ register_block! {
     /// The top MSI-X register block, relative to `top_intc_msix_base` [004 §4].
     pub MSIX: "msix" {
         /// Set-mask: written with the whole vector-mask shadow when a vector is
-        /// masked (`+16`) [004 §4].
-        SET_MASK @ 0x10, wo, "set_mask";
+        /// masked (`+16`) [004 §4]. The notes only write it; whether it reads
+        /// back is in no source, so `rw` is recorded (not write-only).
+        SET_MASK @ 0x10, rw, "set_mask";
         /// Clear-mask: written with the whole vector-mask shadow when a vector
-        /// is unmasked (`+24`) [004 §4].
-        CLEAR_MASK @ 0x18, wo, "clear_mask";
+        /// is unmasked (`+24`) [004 §4]. Access kind as `set_mask`'s.
+        CLEAR_MASK @ 0x18, rw, "clear_mask";
         /// Moderation-timer control (`+40`); the period sits in bits 27:24 and
         /// is changed by read-modify-write [004 §4].
         MOD_TIMER_CTRL @ 0x28, rw, "mod_timer_ctrl", fields mod_timer_ctrl {
-            /// The reset bit, `0x10` [004r1 §4], [FACTS §12.3]. No leaf that
-            /// writes it is in either revision: described, never driven.
+            /// The reset bit, `0x10` (MED [004r1 §4], [FACTS §12.3]). No leaf
+            /// that writes it is in either revision: described, never driven.
             RESET: 4..=4,
             /// Moderation period, `< 16` [004 §4].
             PERIOD: 24..=27,
         };
-        /// Per-group interval, `+1024 + 8 * grp`, `grp < 8` [004 §4],
-        /// [004r1 §4], [FACTS §12.3].
-        /// The interval is the low byte ([`GROUP_INTERVAL_FIELD`]).
+        /// Per-group interval, `+1024 + 8 * grp` [004 §4]; `grp < 8` and the
+        /// low byte as the interval ([`GROUP_INTERVAL_FIELD`]) are MED
+        /// ([004r1 §4], [FACTS §12.3]).
         GROUP_INTERVAL @ 0x400, rw, "interval", array "grp" [8; 0x8];
         /// Per-vector control, `+2060 + 16 * vec`: 1 = masked, 0 = unmasked;
         /// vectors 0..=7 [004 §4].
@@ -43,19 +44,20 @@ register_block! {
     pub ERRTRIG: "errtrig" {
         /// `int_cause_grp` (`+0`): the latched causes; `read_cause` reads it.
         CAUSE @ 0x00, rw, "int_cause_grp", array "unit" [256; 0x40];
-        /// `int_cause_set_grp` (`+8`): `set_cause` writes `1 << bit`.
-        CAUSE_SET @ 0x08, wo, "int_cause_set_grp", array "unit" [256; 0x40];
+        /// `int_cause_set_grp` (`+8`): `set_cause` writes `1 << bit`. The notes
+        /// only write it; no source says write-only, so `rw` is recorded.
+        CAUSE_SET @ 0x08, rw, "int_cause_set_grp", array "unit" [256; 0x40];
         /// `int_mask_grp` (`+16`).
         MASK @ 0x10, rw, "int_mask_grp", array "unit" [256; 0x40];
-        /// `int_mask_clear_grp` (`+24`).
-        MASK_CLEAR @ 0x18, wo, "int_mask_clear_grp", array "unit" [256; 0x40];
+        /// `int_mask_clear_grp` (`+24`). Access kind as `int_cause_set_grp`'s.
+        MASK_CLEAR @ 0x18, rw, "int_mask_clear_grp", array "unit" [256; 0x40];
         /// `int_log_msk_grp` (`+56`): the notification log mask.
         LOG_MSK @ 0x38, rw, "int_log_msk_grp", array "unit" [256; 0x40];
     }
 }
 
 /// The interval field of [`GROUP_INTERVAL`]: the low byte, value `<= 0xFF`
-/// [004r1 §4], [FACTS §12.3]. (The register macro takes fields on plain
+/// (MED [004r1 §4], [FACTS §12.3]). (The register macro takes fields on plain
 /// registers only, so this one is spelled out.)
 pub const GROUP_INTERVAL_FIELD: crate::regs::Field = crate::regs::Field {
     name: "interval",

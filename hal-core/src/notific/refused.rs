@@ -17,8 +17,13 @@ use super::ring::HostZero;
 /// ([`RefusedRing::into_parts`]), so the same token can build a ring with another config.
 ///
 /// `?` turns it into its [`Error`] (dropping the parts) in a function that returns khal's
-/// [`Result`](crate::Result). `Display` and `defmt::Format` print the error's sentence; `Debug`
-/// prints the error and the queue index (it needs no `Debug` of the memory or the MMIO handle).
+/// [`Result`](crate::Result), and with the `alloc` feature (on with `khal-std`) into a
+/// `Box<dyn core::error::Error>` (or `+ Send + Sync`), as in
+/// `fn main() -> Result<(), Box<dyn Error>>`: the box holds the [`Error`] alone, so the
+/// borrowed memory of a refused ring does not have to outlive the function. (It is not itself
+/// a `core::error::Error`: std's blanket `From` would then take over and demand the parts be
+/// `'static`.) `Display` and `defmt::Format` print the error's sentence; `Debug` prints the error
+/// and the queue index (it needs no `Debug` of the memory or the MMIO handle).
 pub struct RefusedRing<R, M: Mmio, Z = HostZero> {
     error: Error,
     mem: R,
@@ -84,7 +89,26 @@ impl<R, M: Mmio, Z> core::fmt::Display for RefusedRing<R, M, Z> {
     }
 }
 
-impl<R, M: Mmio, Z> core::error::Error for RefusedRing<R, M, Z> {}
+#[cfg(feature = "alloc")]
+extern crate alloc;
+
+/// `?` in `fn main() -> Result<(), Box<dyn Error>>`: the error alone, boxed.
+#[cfg(feature = "alloc")]
+impl<R, M: Mmio, Z> From<RefusedRing<R, M, Z>> for alloc::boxed::Box<dyn core::error::Error> {
+    fn from(refused: RefusedRing<R, M, Z>) -> Self {
+        alloc::boxed::Box::new(refused.error)
+    }
+}
+
+/// `?` in a function returning `Result<_, Box<dyn Error + Send + Sync>>`: the error alone.
+#[cfg(feature = "alloc")]
+impl<R, M: Mmio, Z> From<RefusedRing<R, M, Z>>
+    for alloc::boxed::Box<dyn core::error::Error + Send + Sync>
+{
+    fn from(refused: RefusedRing<R, M, Z>) -> Self {
+        alloc::boxed::Box::new(refused.error)
+    }
+}
 
 /// The error's `Display` sentence, as [`Error`]'s `defmt::Format` prints it.
 #[cfg(feature = "defmt")]

@@ -7,8 +7,9 @@
 //! [`RegArray::flat`](crate::regs::RegArray::flat) (no stride) [004 §3 QUIRK].
 //! The offsets are identical on SUNDA, CAYMAN and MARIANA [004 §2].
 //!
-//! `+0xB0` is named by the notes without a name or a use: it is NOT TRACED and
-//! deliberately absent here (listed in `docs/coverage.md`).
+//! `+0xB0`, which the notes list unnamed, is `nq_stats.num_notifications`
+//! (read-only, read-clearing) by the device schema [FACTS §15.2]; the earlier
+//! revision's `nq_stats_get` id 6 reads it [004r1 §3].
 
 crate::register_block! {
     /// The per-engine notification block (`notific_1_queue` / `notific_10_queue`) [004 §2, §3].
@@ -34,6 +35,12 @@ crate::register_block! {
         WR_BUF_ENABLE_LO @ 0x30, rw, "wr_buf_enable_lo";
         /// Write-buffer enable, high word (lanes 63:32) [004 §2].
         WR_BUF_ENABLE_HI @ 0x34, rw, "wr_buf_enable_hi";
+        /// `nq_stats`: its `num_notifications` count, read-only and cleared by
+        /// the read [FACTS §15.2] (`nq_stats_get` id 6 [004r1 §3]).
+        NQ_STATS @ 0xB0, ro, "nq_stats", fields nq_stats {
+            /// The notifications counted since the last read.
+            NUM_NOTIFICATIONS: 0..=31,
+        };
         /// Coalescer moderation timer: `0xAAE60` on the 10-queue flavour [004 §2 QUIRK].
         COAL_TIMER @ 0xB4, rw, "coal_timer";
         /// Coalescer control [004 §2, §3].
@@ -130,6 +137,6 @@ mod tests {
         let n = NOTIFIC.lookup(0x10C + 3 * 40).map(|n| n.reg);
         assert_eq!(n, Some("nq_head_ptr"));
         assert_eq!(NOTIFIC.lookup(0xB8).map(|n| n.reg), Some("coal_ctrl"));
-        assert_eq!(NOTIFIC.lookup(0xB0), None); // NOT TRACED
+        assert_eq!(NOTIFIC.lookup(0xB0).map(|n| n.reg), Some("nq_stats"));
     }
 }

@@ -9,8 +9,11 @@
 //! that concerns the whole device (`gone`: every read all ones) lives here;
 //! block-specific faults live in each block.
 //!
-//! The model is single-threaded (`RefCell`); tests that need a `Sync` register
-//! file use [`crate::HeapMmio`].
+//! `DeviceModel` is `Send + Sync`: its state sits behind one mutex, so one
+//! model can be shared by threads or by tasks of a multi-threaded executor
+//! (`Arc<DeviceModel>`, or a `&'static` one), every register access, memory
+//! access and tick taking the lock once. Every [`Block`] is `Send` for this.
+//! A block's callback must not call back into the model (the lock is held).
 
 pub mod dma_engine;
 pub mod intc;
@@ -18,9 +21,8 @@ pub mod notific;
 pub mod tpb;
 
 use std::any::Any;
-use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use khal_core::dma::DmaMemory;
 use khal_core::{DeviceAddr, Error, Mmio, Result};
@@ -95,8 +97,9 @@ fn read_dram(
     Ok(())
 }
 
-/// One piece of modelled hardware mounted at a base address.
-pub trait Block: Any {
+/// One piece of modelled hardware mounted at a base address. `Send`, so that
+/// the model holding it is `Send + Sync`.
+pub trait Block: Any + Send {
     /// A short name (`"notific"`, `"msix"`, …).
     fn name(&self) -> &'static str;
     /// The size of its register window in bytes.
@@ -125,11 +128,30 @@ struct Inner {
     gone: bool,
 }
 
-/// The device model. Starts with all-zero registers and memory.
+/// The model's state behind its mutex. `borrow` and `borrow_mut` both lock
+/// it (the names of the `RefCell` it replaced); a panic inside a block leaves
+/// the state as it was, so a poisoned lock is taken over, not a second panic.
+#[derive(Default)]
+struct Locked(Mutex<Inner>);
+
+impl Locked {
+    fn borrow(&self) -> MutexGuard<'_, Inner> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn borrow_mut(&self) -> MutexGuard<'_, Inner> {
+        self.borrow()
+    }
+}
+
+/// The device model. Starts with all-zero registers and memory. `Send + Sync`
+/// (see the module docs): share it with `Arc` across threads or tasks.
 #[derive(Default)]
 pub struct DeviceModel {
-    inner: RefCell<Inner>,
+    inner: Locked,
 }
+
+static_assertions::assert_impl_all!(DeviceModel: Send, Sync);
 
 impl core::fmt::Debug for DeviceModel {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
