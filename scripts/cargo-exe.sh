@@ -8,7 +8,9 @@
 # prints one line per executable it produced, `<target name> <path>`: the
 # path cargo reports, so CARGO_TARGET_DIR, `--target-dir`, a profile's
 # directory and a workspace's target/ are all where cargo put them.
-# Fails when the build fails.
+# Fails when the build fails. Cargo does not link a fresh executable into
+# place again, so two checkouts sharing one CARGO_TARGET_DIR can each find
+# the other's last build there: give each checkout its own.
 cargo_exe() {
   local json
   json=$(cargo build "$@" --message-format=json-render-diagnostics) || return 1
