@@ -3,6 +3,7 @@
 measured in the same run (scripts/bench.sh's JSON summary).
 
     python3 scripts/gates.py bench.json      # one line per gate; exit 1 on a failure
+    python3 scripts/gates.py --self-test     # each gate fails when its figure gets worse
 
 A gate's limit is its reference (the C-style consumer, the raw access, the
 8 KiB budget), never a figure of an earlier run. Run by .ci/proof; the same
@@ -65,7 +66,51 @@ def gates(j):
     return out
 
 
+def self_test():
+    """Each gate fails when its own figure is made worse, and only it."""
+    def tgt(drain, c_phase, idle, c_one):
+        return {"instructions_per_call": {"drain1": {"max": drain}, "c_phase1": {"max": c_phase},
+                                          "idle1": {"max": idle}, "c_one_idle1": {"max": c_one}}}
+    base = {
+        "nq_ir_per_entry": {"1": {"phase": 40, "c_style": 44, "iter": 100},
+                            "64": {"phase": 11, "c_style": 11.5, "iter": 20}},
+        "idle_poll_ir": {"khal": 15, "c_style": 15},
+        "csr_window_ir_per_access": {"read": {"window": 13, "raw": 4}, "write": {"window": 14, "raw": 5}},
+        "thumbv7em_access_instructions": {"raw_write": 1, "reg_write": 1, "reg_read": 1},
+        "target_instructions_per_call": {"thumbv7em": tgt(49, 43, 30, 15), "riscv32imac": tgt(44, 39, 24, 12)},
+        "firmware": {"fw-sunda": {"text": 8192}, "fw-cayman": {"text": 8000}, "fw-mariana": {"text": 8100}},
+    }
+    worse = [
+        lambda j: j["nq_ir_per_entry"]["1"].update(phase=44.01),
+        lambda j: j["nq_ir_per_entry"]["64"].update(phase=11.51, iter=20),
+        lambda j: j["idle_poll_ir"].update(khal=15.01),
+        lambda j: j["nq_ir_per_entry"]["64"].update(iter=22.01),
+        lambda j: j["csr_window_ir_per_access"]["read"].update(window=14.01),
+        lambda j: j["csr_window_ir_per_access"]["write"].update(window=15.01),
+        lambda j: j["thumbv7em_access_instructions"].update(reg_read=2),
+        lambda j: j["target_instructions_per_call"]["thumbv7em"]["instructions_per_call"]["drain1"].update(max=50),
+        lambda j: j["target_instructions_per_call"]["riscv32imac"]["instructions_per_call"]["drain1"].update(max=45),
+        lambda j: j["target_instructions_per_call"]["thumbv7em"]["instructions_per_call"]["idle1"].update(max=31),
+        lambda j: j["target_instructions_per_call"]["riscv32imac"]["instructions_per_call"]["idle1"].update(max=25),
+        lambda j: j["firmware"]["fw-sunda"].update(text=8193),
+        lambda j: j["firmware"]["fw-cayman"].update(text=8193),
+        lambda j: j["firmware"]["fw-mariana"].update(text=8193),
+    ]
+    ok = all(g[3] for g in gates(base)) and len(gates(base)) == len(worse)
+    for i, f in enumerate(worse):
+        j = json.loads(json.dumps(base))
+        f(j)
+        failed = [k for k, g in enumerate(gates(j)) if not g[3]]
+        if failed != [i]:
+            print("gates self-test: worsening gate %d failed %s" % (i, failed))
+            ok = False
+    print("gates self-test: %s" % ("ok" if ok else "FAILED"))
+    return ok
+
+
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        sys.exit(0 if self_test() else 1)
     j = json.load(open(sys.argv[1]))
     bad = 0
     for name, figure, ref, ok, enforced in gates(j):
