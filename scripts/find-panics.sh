@@ -8,12 +8,14 @@
 # chain (function and file:line) from the debug info. CI never uses this: the
 # proof itself is the plain release build, which must link.
 set -euo pipefail
-cd "$(dirname "$0")/../firmware"
-export CARGO_TARGET_DIR="$PWD/target"
-cargo build --release --features find-panics >&2
+cd "$(dirname "$0")/.."
+source scripts/cargo-exe.sh
+cd firmware
+exes=$(cargo_exe --release --features find-panics)
 found=0
 for ex in ${1:-fw-sunda fw-cayman fw-mariana}; do
-  elf="target/thumbv7em-none-eabihf/release/$ex"
+  elf=$(awk -v n="$ex" '$1 == n { print $2 }' <<< "$exes")
+  [[ -n "$elf" ]] || { echo "no image $ex" >&2; exit 1; }
   for a in $(llvm-objdump -d -C --no-show-raw-insn "$elf" \
              | awk '/^[0-9a-f]+ <core::panicking/ {skip=1; next} /^[0-9a-f]+ </ {skip=0}
                     !skip && /\tbl?\t.*core::panicking/ {sub(":", "", $1); print $1}'); do

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# `ir`, sourced by scripts/bench.sh and scripts/bench-third.sh (which set
-# BIN, the khal_ir binary, WORK, a scratch directory, and `log`):
+# `ir`, sourced by scripts/bench.sh (which sets BIN, the khal_ir binary,
+# WORK, a scratch directory, and `log`):
 #
 #   ir <scenario> <kernel> [<device>]
 #

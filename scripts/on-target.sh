@@ -23,8 +23,12 @@ fi
 
 # No --locked below: ontarget/Cargo.lock pins the external crates; a new
 # dependency of a khal crate (a path dependency) must not fail the build.
+# The images and their logs go to images/ in ontarget's target directory
+# (where cargo builds it: CARGO_TARGET_DIR honoured).
+source scripts/cargo-exe.sh
 RUN_SECONDS=${ON_TARGET_TIMEOUT:-120}
-out_dir=ontarget/target/images
+out_dir=$(cd ontarget && cargo metadata --format-version 1 --no-deps |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')/images
 mkdir -p "$out_dir"
 passed=0
 failed=0
@@ -32,13 +36,13 @@ failed=0
 for target in thumbv7em-none-eabihf riscv32imac-unknown-none-elf; do
   for arch in sunda cayman mariana; do
     image="${target%%-*}-$arch"
-    if ! (cd ontarget && cargo build --release --quiet --target "$target" --features "$arch"); then
+    if ! built=$(cd ontarget && cargo_exe_path khal-ontarget --release --quiet --target "$target" --features "$arch"); then
       echo "test $image build ... FAILED"
       failed=$((failed + 1))
       continue
     fi
     elf="$out_dir/$image.elf"
-    cp "ontarget/target/$target/release/khal-ontarget" "$elf"
+    cp "$built" "$elf"
     log="$out_dir/$image.log"
     case "$target" in
       thumbv7em-*)

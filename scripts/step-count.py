@@ -5,7 +5,8 @@ exec trace.
 
     scripts/step-count.py <elf> <marker> <probe> <drive> <port> [calls]
 
-(the elf: scripts/target-count.sh builds ontarget/target/<target>/tcount/khal-tcount;
+(the elf: what `cargo build --profile tcount --target <target> --bin khal-tcount`
+builds in ontarget/, where cargo reports it;
 e.g. tcm_drain1 tcp_drain tcount_drive 23457 for the one-new-entry drain)
 
 Breaks at <marker>, then at <probe>'s entry (the `calls`-th call after the

@@ -77,10 +77,8 @@ pub enum Fault {
 /// kept at **20 bytes with 4-byte alignment on 32-bit targets** (32 bytes on
 /// 64-bit hosts, where `&str` is 16): the 64-bit addresses are held as two
 /// 32-bit halves ([`ErrorAddr`], exact), and `OutOfRange`'s value and bound
-/// saturate at `u32::MAX`. The layout it replaced (a 32-byte, 8-aligned
-/// `Error` with `u64` fields) cost each firmware image of `firmware/` 120 to
-/// 370 bytes of `.text` (issue 12: `fw-cayman` 8,440 B → 8,304 B over the
-/// out-of-line bare-metal register access, 9,132 B → 8,764 B before it).
+/// saturate at `u32::MAX`: an 8-aligned `Error` with `u64` fields would
+/// cost every fallible call's stores and copies on 32-bit firmware.
 ///
 /// ```
 /// use khal_core::Error;
@@ -256,9 +254,8 @@ impl Error {
     /// ```
     // Cold on hosts: the NQ drain's bounds checks build it on paths never
     // taken, and without the hint the optimiser hoists the saturating
-    // compares into the hot path (+2 Ir per `drain` call on the host bench).
-    // Inlined on bare metal, where the hint costs code instead (`fw-mariana`
-    // +152 bytes of `.text`: a call and its argument set-up per site).
+    // compares into the hot path. Inlined on bare metal, where a cold call
+    // costs code instead: a call and its argument set-up per site.
     #[cfg_attr(not(target_os = "none"), cold)]
     #[cfg_attr(target_os = "none", inline)]
     pub const fn out_of_range(what: &'static str, value: u64, limit: u64) -> Error {

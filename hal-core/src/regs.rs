@@ -7,7 +7,7 @@
 //! array), a module of [`Field`]s per register that has fields, and one
 //! `static` [`BlockDesc`] that [`BlockDesc::lookup`] searches. The handles are
 //! `const`, so an access through them compiles to the same single volatile
-//! access as a raw pointer write (measured by the bench harness).
+//! access as a raw pointer write.
 //!
 //! The access is part of the handle's type: a `ro` register is a
 //! [`Reg<RO>`](Reg), which has `read` but no `write` or `modify`; a `wo`
@@ -120,7 +120,6 @@ pub struct Field {
 
 impl Field {
     /// The in-place mask (bits `hi:lo` set).
-    #[inline(always)]
     pub const fn mask(self) -> u32 {
         let width = (self.hi - self.lo + 1) as u32;
         let ones = if width >= 32 {
@@ -132,7 +131,6 @@ impl Field {
     }
 
     /// The shift (`lo`).
-    #[inline(always)]
     pub const fn shift(self) -> u32 {
         self.lo as u32
     }
@@ -275,7 +273,6 @@ impl<A: AccessType> Reg<A> {
     }
 
     /// Byte offset from the block base.
-    #[inline(always)]
     pub const fn offset(self) -> u64 {
         self.offset
     }
@@ -291,7 +288,6 @@ impl<A: AccessType> Reg<A> {
     }
 
     /// The absolute address in a block mounted at `base`.
-    #[inline(always)]
     pub const fn addr(self, base: DeviceAddr) -> DeviceAddr {
         base.add(self.offset)
     }
@@ -299,7 +295,6 @@ impl<A: AccessType> Reg<A> {
 
 impl<A: Readable> Reg<A> {
     /// Read the register of the block at `base`.
-    #[inline(always)]
     pub fn read<M: Mmio + ?Sized>(self, mmio: &M, base: DeviceAddr) -> Result<u32> {
         mmio.read32(self.addr(base))
     }
@@ -307,7 +302,6 @@ impl<A: Readable> Reg<A> {
 
 impl<A: Writable> Reg<A> {
     /// Write the register of the block at `base`.
-    #[inline(always)]
     pub fn write<M: Mmio + ?Sized>(self, mmio: &M, base: DeviceAddr, value: u32) -> Result<()> {
         mmio.write32(self.addr(base), value)
     }
@@ -391,7 +385,6 @@ impl<A: AccessType> RegArray<A> {
 
     /// Instance 0 without a stride: the layout of a single-instance flavour of
     /// the block (e.g. the single-queue notific engine [004 §3]).
-    #[inline(always)]
     pub const fn flat(self) -> Reg<A> {
         Reg {
             offset: self.desc.offset,

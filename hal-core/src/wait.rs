@@ -80,8 +80,8 @@ where
 }
 
 /// One sleep of a wait: out of line, so the waits of one delay type share
-/// it (each inlined copy of `delay_us` costs a firmware image ~40 bytes,
-/// issue 12). A wait sleeps, so the call costs nothing that matters.
+/// one copy of `delay_us` instead of each inlining its own. A wait sleeps,
+/// so the call costs nothing that matters.
 #[inline(never)]
 fn sleep<D: DelayNs + ?Sized>(delay: &mut D, us: u32) {
     delay.delay_us(us);

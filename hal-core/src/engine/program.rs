@@ -115,7 +115,6 @@ pub fn program_start_with<M: Mmio + ?Sized>(
 /// `aws_hal_stpb_get_axi_offset(tpb, rel) = rel + tpb_base(tpb)`: an
 /// engine-relative offset to an absolute TPB AXI address [002 §4]. The tile is
 /// validated for `A` when it is built, so this cannot fail.
-#[inline(always)]
 pub fn get_axi_offset<A: TpbBases>(tile: Tile<A>, rel: u64) -> DeviceAddr {
     A::tpb_base(tile).add(rel)
 }

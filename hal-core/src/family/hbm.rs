@@ -151,13 +151,11 @@ pub trait HbmMap: Sized {
     }
 
     /// The base of a channel.
-    #[inline(always)]
     fn hbm_channel_base(ch: HbmChannel<Self>) -> DeviceAddr {
         ch.base()
     }
 
     /// `get_hbm_size`: the per-channel usable size.
-    #[inline(always)]
     fn get_hbm_size() -> HbmUsableSize {
         Self::HBM_SIZE
     }

@@ -67,13 +67,11 @@ pub struct Offset(pub u64);
 
 impl Offset {
     /// The raw value.
-    #[inline(always)]
     pub const fn get(self) -> u64 {
         self.0
     }
 
     /// The absolute address of this offset in the window at `base`.
-    #[inline(always)]
     pub const fn at(self, base: crate::DeviceAddr) -> crate::DeviceAddr {
         base.add(self.0)
     }

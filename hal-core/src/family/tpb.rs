@@ -51,13 +51,11 @@ impl<A: TpbBases> Tile<A> {
     }
 
     /// The tile number.
-    #[inline(always)]
     pub const fn index(self) -> u32 {
         self.index as u32
     }
 
     /// The tile's TPB base (same as [`TpbBases::tpb_base`]).
-    #[inline(always)]
     pub const fn base(self) -> DeviceAddr {
         self.base
     }
@@ -110,7 +108,6 @@ pub trait TpbBases: Sized {
 
     /// The TPB base of a tile (`get_tpb_base`). Infallible: the tile was
     /// validated against this arch.
-    #[inline(always)]
     fn tpb_base(tile: Tile<Self>) -> DeviceAddr {
         tile.base()
     }
