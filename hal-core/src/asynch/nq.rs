@@ -15,7 +15,7 @@ use super::wait::poll_until_signalled;
 use crate::dma::DmaMemory;
 use crate::error::{Error, Result};
 use crate::mmio::Mmio;
-use crate::notific::entry::{phase_of, NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE};
+use crate::notific::entry::NqEntry;
 use crate::notific::ring::DeviceZero;
 use crate::notific::{ConsumeMode, NqRing};
 use crate::wait::Budget;
@@ -32,8 +32,7 @@ impl embedded_hal::delay::DelayNs for NoWait {
 /// `true` when the entry at the ring's consumer cursor is new (its phase bit
 /// is not the consumer phase) [FACTS §11]. One byte load, no register access.
 pub fn has_new<R: DmaMemory, M: Mmio, Z: DeviceZero>(ring: &NqRing<R, M, Z>) -> Result<bool> {
-    let off = ring.next_index() as usize * NQ_ENTRY_BYTES + PHASE_BYTE;
-    Ok(phase_of(ring.memory().load_u8(off)?) != ring.phase())
+    ring.is_new(0)
 }
 
 /// Wait until the ring's next entry is new: checked at once, then after each
@@ -58,10 +57,13 @@ where
     .await
 }
 
-/// Wait as [`wait_new`] does, then drain up to `out.len()` (and at most the
-/// ring's `max_batch`) notifications with [`NqRing::drain`]: one head write,
-/// nothing read from the registers. Returns how many (at least 1 unless `out`
-/// is empty, which returns 0 at once).
+/// Write a head left behind by a drain iterator ([`NqRing::write_head_behind`]:
+/// its refusal is this call's error, nothing read), wait as [`wait_new`]
+/// does, then drain up to `out.len()` (and at most the ring's `max_batch`)
+/// notifications with [`NqRing::drain`]: one head write, nothing read from
+/// the registers. Returns how many (at least 1 unless `out` is empty, which
+/// returns 0 at once). The head is written before the wait: a device that
+/// sees a full ring publishes nothing until it moves.
 ///
 /// Phase mode only: a tail-mode drain waits for the last pending entry to
 /// land, a wait the blocking drain does itself with a blocking delay. A ring
@@ -88,6 +90,7 @@ where
     if out.is_empty() {
         return Ok(0);
     }
+    ring.write_head_behind()?;
     wait_new(ring, signal, delay, budget).await?;
     ring.drain(&mut NoWait, out)
 }

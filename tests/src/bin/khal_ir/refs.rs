@@ -9,10 +9,7 @@
 //! is a data race; Miri reports it): it exists only to measure what the
 //! sound atomic-word copy costs against it, in the same run.
 
-use core::ptr::NonNull;
-
-use khal_core::dma::{check_flag_run, flag_value, DmaMemory};
-use khal_core::notific::NqEntry;
+use khal_core::dma::DmaMemory;
 use khal_core::{Error, Result};
 
 /// A 64-byte-aligned heap ring accessed as the pre-issue-14 `DmaBuf` did.
@@ -78,46 +75,6 @@ impl DmaMemory for VolatileRing {
         Ok(())
     }
 
-    #[inline]
-    fn scan_flag_run(
-        &self,
-        offset: usize,
-        stride: usize,
-        max: usize,
-        mask: u8,
-        want: bool,
-    ) -> Result<usize> {
-        check_flag_run(offset, stride, max, self.len())?;
-        let expect = flag_value(mask, want);
-        let mut p = self.base().wrapping_add(offset);
-        for n in 0..max {
-            // SAFETY: flag `n` is inside the run checked above.
-            if unsafe { p.read_volatile() } & mask != expect {
-                return Ok(n);
-            }
-            p = p.wrapping_add(stride);
-        }
-        Ok(max)
-    }
-
-    /// The old bulk copy: one plain `memcpy` of the published run.
-    #[inline]
-    fn read_published_entries(&self, offset: usize, out: &mut [NqEntry]) -> Result<()> {
-        let n = core::mem::size_of_val(out);
-        self.check(offset, n)?;
-        // SAFETY: `[offset, offset + n)` is inside the live buffer (checked);
-        // `NqEntry` is 16 plain bytes, `out` a distinct slice. Single-threaded
-        // bench: nothing writes the ring during the copy.
-        unsafe {
-            core::ptr::copy_nonoverlapping(
-                self.base().add(offset),
-                NonNull::from(out).cast::<u8>().as_ptr(),
-                n,
-            )
-        };
-        Ok(())
-    }
-
     fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
         self.check(offset, data.len())?;
         for (i, &b) in data.iter().enumerate() {
@@ -158,53 +115,10 @@ impl DmaMemory for PlainRing {
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
         self.0.read(offset, out)
     }
-    #[inline(always)]
-    fn read_new_entries(&self, offset: usize, out: &mut [NqEntry], phase: bool) -> Result<usize> {
-        let n = core::mem::size_of_val(out);
-        self.0.check(offset, n)?;
-        if !offset.is_multiple_of(16) {
-            return Err(Error::InvalidArgument(
-                "plain ring: entries on 16 bytes only",
-            ));
-        }
-        let base = self.0.base().wrapping_add(offset).cast::<u64>();
-        // One loop per expected phase, as `dma::words` does.
-        Ok(if phase {
-            plain_copy::<true>(base, out)
-        } else {
-            plain_copy::<false>(base, out)
-        })
-    }
     fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
         self.0.write(offset, data)
     }
     fn zero(&self) -> Result<()> {
         self.0.zero()
     }
-}
-
-/// [`PlainRing`]'s loop for expected phase `PHASE`: `base` is the run's first
-/// word, `out.len()` entries inside the buffer (checked by the caller).
-#[inline(always)]
-fn plain_copy<const PHASE: bool>(base: *mut u64, out: &mut [NqEntry]) -> usize {
-    let m = 1u64 << 31; // the phase bit: bit 7 of byte 3, little-endian
-    let want = if PHASE { m } else { 0 };
-    for (k, e) in out.iter_mut().enumerate() {
-        let p = base.wrapping_add(2 * k);
-        // SAFETY: entry `k` is inside the checked run, 16-byte aligned (the
-        // ring is 64-byte aligned, the offset a multiple of 16);
-        // single-threaded bench: nothing writes it meanwhile.
-        let w0 = unsafe { p.read() };
-        if w0 & m != want {
-            return k;
-        }
-        core::sync::atomic::fence(core::sync::atomic::Ordering::Acquire);
-        // SAFETY: as above, the entry's second word.
-        let w1 = unsafe { p.wrapping_add(1).read() };
-        let mut raw = [0u8; 16];
-        raw[..8].copy_from_slice(&w0.to_ne_bytes());
-        raw[8..].copy_from_slice(&w1.to_ne_bytes());
-        *e = NqEntry::from_bytes(raw);
-    }
-    out.len()
 }
