@@ -177,10 +177,9 @@ impl DmaMemory for DmaBuf {
         // no `&`/`&mut` to its plain bytes is ever made), so sharing it
         // between threads is sound; the device's writes are outside Rust.
         Some(unsafe {
-            // `len < isize::MAX` (an allocation): the sum does not overflow.
             core::slice::from_raw_parts(
                 self.ptr.as_ptr().cast::<AtomicU32>(),
-                (self.len + WORD - 1) / WORD,
+                self.len.div_ceil(WORD),
             )
         })
     }

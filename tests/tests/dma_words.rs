@@ -99,3 +99,56 @@ fn a_length_past_the_words_is_refused() {
     assert!(w.write(6, &[0; 4]).is_err());
     assert_eq!(w.now(), [0xA5A5_A5A5; 2]);
 }
+
+/// Every offset and length inside the region reads back what was written,
+/// and no byte outside it changes.
+#[test]
+fn writes_and_reads_at_every_offset_and_length() {
+    let w = Words::<6>::new(22);
+    let data: [u8; 13] = core::array::from_fn(|i| i as u8 + 1);
+    for off in 0..8 {
+        for n in 0..=13 {
+            w.zero().unwrap();
+            w.write(off, &data[..n]).unwrap();
+            let mut all = [0xEEu8; 22];
+            w.read(0, &mut all).unwrap();
+            for (i, b) in all.iter().enumerate() {
+                let want = if (off..off + n).contains(&i) {
+                    data[i - off]
+                } else {
+                    0
+                };
+                assert_eq!(*b, want, "offset {off} length {n} byte {i}");
+            }
+        }
+    }
+}
+
+/// A backend with neither words nor byte methods refuses every access;
+/// a reference to a backend answers what the backend answers.
+#[test]
+fn a_backend_without_words_or_byte_methods_refuses_every_access() {
+    struct Bare;
+    impl DmaMemory for Bare {
+        fn bus_addr(&self) -> u64 {
+            0
+        }
+        fn len(&self) -> usize {
+            4
+        }
+    }
+    let m = Bare;
+    assert!(matches!(
+        m.read(0, &mut [0]),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(matches!(m.load_u8(0), Err(Error::InvalidArgument(_))));
+    assert!(matches!(m.write(0, &[0]), Err(Error::InvalidArgument(_))));
+    assert!(matches!(m.zero(), Err(Error::InvalidArgument(_))));
+    let r = &m;
+    assert!(r.words().is_none() && !r.is_empty() && r.len() == 4);
+    let w = Words::<1>::new(4);
+    let r = &w;
+    assert_eq!(r.words().map(<[_]>::len), Some(1));
+    assert_eq!((r.bus_addr(), r.load_u8(0)), (0x1000, Ok(0xA5)));
+}

@@ -160,29 +160,3 @@ impl<T: DmaMemory + ?Sized> DmaMemory for &T {
         (**self).load_u8(offset)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A backend with the byte methods only (no words).
-    struct Bytes;
-    impl DmaMemory for Bytes {
-        fn bus_addr(&self) -> u64 {
-            0
-        }
-        fn len(&self) -> usize {
-            4
-        }
-    }
-
-    #[test]
-    fn a_backend_without_words_or_byte_methods_refuses_every_access() {
-        let m = Bytes;
-        assert_eq!(m.read(0, &mut [0]), Err(Error::InvalidArgument(NO_WORDS)));
-        assert_eq!(m.load_u8(0), Err(Error::InvalidArgument(NO_WORDS)));
-        assert_eq!(m.write(0, &[0]), Err(Error::InvalidArgument(NO_WORDS)));
-        assert_eq!(m.zero(), Err(Error::InvalidArgument(NO_WORDS)));
-        assert!((&m).words().is_none() && !(&m).is_empty());
-    }
-}

@@ -72,12 +72,12 @@ fn copy_run<R: DmaMemory>(mem: &R, slot: u32, out: &mut [NqEntry], old: u32) -> 
             return Ok(total - run.len() - 1);
         }
         fence(Acquire);
-        let words = [w0, w1.load(Relaxed), w2.load(Relaxed), w3.load(Relaxed)];
-        let mut bytes = [0u8; NQ_ENTRY_BYTES];
-        for (d, w) in bytes.as_chunks_mut::<4>().0.iter_mut().zip(words) {
-            *d = w.to_ne_bytes();
-        }
-        *e = NqEntry::from_bytes(bytes);
+        let [a, b, c, d] =
+            [w0, w1.load(Relaxed), w2.load(Relaxed), w3.load(Relaxed)].map(u32::to_ne_bytes);
+        *e = NqEntry::from_bytes([
+            a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3], c[0], c[1], c[2], c[3], d[0], d[1],
+            d[2], d[3],
+        ]);
     }
     Ok(total)
 }
@@ -132,13 +132,19 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     }
 
     /// Whether the entry `k` slots past the cursor is new: one load of its
-    /// phase, nothing consumed.
+    /// phase (its first word, or its phase byte), nothing consumed.
     pub(crate) fn is_new(&self, k: u32) -> Result<bool> {
         let (slot, wrapped) = self.slot_of(k);
-        let off = slot as usize * NQ_ENTRY_BYTES + PHASE_BYTE;
-        // New before the wrap: the opposite of the consumer phase; past it,
-        // the consumer phase [FACTS §11].
-        Ok(phase_of(self.mem.load_u8(off)?) == (self.phase() ^ !wrapped))
+        // Not new: the consumer phase before the wrap, the other past it [FACTS §11].
+        let old = self.phase ^ if wrapped { PHASE_WORD } else { 0 };
+        let first = self.mem.words().and_then(|w| w.get(slot as usize * 4));
+        if let Some(w) = first {
+            return Ok((w.load(Relaxed) ^ old) & PHASE_WORD != 0);
+        }
+        let byte = self
+            .mem
+            .load_u8(slot as usize * NQ_ENTRY_BYTES + PHASE_BYTE)?;
+        Ok(phase_of(byte) == (old == 0))
     }
 
     /// The take: copy the new entries from `slot` (where an entry not new
@@ -350,6 +356,9 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
             ring: self,
             avail,
             yielded: 0,
+            chunk: [NqEntry::default(); CHUNK],
+            at: 0,
+            filled: 0,
         })
     }
 
@@ -369,7 +378,12 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     }
 }
 
-/// The iterator of [`NqRing::drain_iter`].
+/// Entries a [`Drain`] takes at a time (the take's cost spread over them).
+const CHUNK: usize = 8;
+
+/// The iterator of [`NqRing::drain_iter`]: it takes the entries a chunk at
+/// a time ([`NqRing::drain`]'s take) and yields them from the chunk; what
+/// it took but did not yield is not consumed.
 #[derive(Debug)]
 pub struct Drain<'a, R: DmaMemory, M: Mmio, Z: DeviceZero> {
     ring: &'a mut NqRing<R, M, Z>,
@@ -377,6 +391,10 @@ pub struct Drain<'a, R: DmaMemory, M: Mmio, Z: DeviceZero> {
     avail: u32,
     /// Entries yielded so far, not yet handed back.
     yielded: u32,
+    /// The entries taken after the yielded ones: `chunk[at..filled]`.
+    chunk: [NqEntry; CHUNK],
+    at: usize,
+    filled: usize,
 }
 
 impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
@@ -388,7 +406,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
     /// (they were yielded) and the ring writes the head on its next drain.
     pub fn finish(&mut self) -> Result<u32> {
         let n = self.yielded;
-        (self.avail, self.yielded) = (0, 0);
+        (self.avail, self.yielded, self.at, self.filled) = (0, 0, 0, 0);
         self.ring.hand_back(n)?;
         Ok(n)
     }
@@ -397,25 +415,61 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
 impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Iterator for Drain<'_, R, M, Z> {
     type Item = Result<NqEntry>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
+        if self.at >= self.filled {
+            if let Err(e) = self.refill()? {
+                return Some(Err(e));
+            }
+        }
+        // Still new as it is handed out: an entry the device rewrote since
+        // the chunk was taken (a lapping device) ends the run there.
+        match self.ring.is_new(self.yielded) {
+            Ok(true) => {}
+            Ok(false) => return self.end(Ok(())).map(Err),
+            Err(e) => return self.end(Err(e)).map(Err),
+        }
+        // `at < filled <= CHUNK`.
+        let e = *self.chunk.get(self.at)?;
+        self.at += 1;
+        self.yielded += 1;
+        Some(Ok(e))
+    }
+}
+
+impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
+    /// Take the next chunk, from the first entry not yielded: `None` at the
+    /// end, the tail-mode overrun or the memory's error as `Some(Err)` (and
+    /// the end after it). Out of line: once a chunk.
+    #[inline(never)]
+    fn refill(&mut self) -> Option<Result<()>> {
         if self.yielded >= self.avail {
             return None;
         }
-        let mut e = [NqEntry::default()];
+        let want = CHUNK.min((self.avail - self.yielded) as usize);
         let (slot, wrapped) = self.ring.slot_of(self.yielded);
         let old = self.ring.phase ^ if wrapped { PHASE_WORD } else { 0 };
-        let taken = self.ring.take(slot, old, &mut e);
-        if let Ok(1) = taken {
-            self.yielded += 1;
-            return Some(Ok(e[0]));
+        let chunk = self.chunk.get_mut(..want).unwrap_or_default();
+        match self.ring.take(slot, old, chunk) {
+            Ok(n @ 1..) => {
+                (self.at, self.filled) = (0, n);
+                Some(Ok(()))
+            }
+            Ok(_) => self.end(Ok(())).map(Err),
+            Err(e) => self.end(Err(e)).map(Err),
         }
-        // Nothing more: the end, the tail-mode overrun, or the memory's error.
+    }
+
+    /// Yield nothing more: the entry at `yielded` is not new (`Ok`: the end
+    /// in phase mode, the overrun fault in tail mode) or not readable (its
+    /// error); the error to hand out, if any.
+    fn end(&mut self, why: Result<()>) -> Option<Error> {
         let claimed = self.avail;
-        self.avail = self.yielded;
-        match taken {
-            Err(err) => Some(Err(err)),
-            Ok(_) if self.ring.mode == ConsumeMode::Tail => Some(Err(self.ring.overrun(claimed))),
-            Ok(_) => None,
+        (self.avail, self.at, self.filled) = (self.yielded, 0, 0);
+        match why {
+            Err(err) => Some(err),
+            Ok(()) if self.ring.mode == ConsumeMode::Tail => Some(self.ring.overrun(claimed)),
+            Ok(()) => None,
         }
     }
 }

@@ -629,27 +629,3 @@ impl<M: Mmio> NqQueue<M> {
 pub const fn nq_get_notification_size() -> u32 {
     super::entry::NQ_ENTRY_BYTES as u32
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn masked_update_is_the_notes_idiom() {
-        assert_eq!(masked_update(0, u64::MAX, u64::MAX), u64::MAX);
-        assert_eq!(masked_update(0xF0F0, 0x0F0F, 0x00FF), 0xF00F);
-        assert_eq!(masked_update(0xFFFF, 0, 0), 0xFFFF);
-        assert_eq!(masked_update(u64::MAX, 0, 1 << 40), !(1 << 40));
-    }
-
-    #[test]
-    fn bp_modes_and_flavours() {
-        assert_eq!(BpMode::from_raw(0).map(BpMode::sw_backpressure), Ok(0x3FF));
-        assert_eq!(BpMode::from_raw(1).map(BpMode::sw_backpressure), Ok(0));
-        assert_eq!(BpMode::from_raw(2), Err(Error::UnknownMode(2)));
-        assert_eq!(Error::UnknownMode(2).c_code(), Some(-1));
-        assert_eq!(Flavour::from_num_queues(1), Flavour::SingleQueue);
-        assert_eq!(Flavour::from_num_queues(10), Flavour::TenQueue);
-        assert_eq!(nq_get_notification_size(), 16);
-    }
-}

@@ -67,32 +67,3 @@ impl NqEntry {
 pub const fn phase_of(byte3: u8) -> bool {
     byte3 & PHASE_MASK != 0
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn phase_is_bit_7_of_byte_3() {
-        let mut raw = [0u8; 16];
-        assert!(!NqEntry::from_bytes(raw).phase());
-        raw[3] = 0x80;
-        assert!(NqEntry::from_bytes(raw).phase());
-        raw[3] = 0x7F;
-        assert!(!NqEntry::from_bytes(raw).phase());
-        raw[2] = 0xFF;
-        raw[4] = 0xFF;
-        assert!(!NqEntry::from_bytes(raw).phase());
-    }
-
-    #[test]
-    fn dwords_are_little_endian() {
-        let raw = [1, 2, 3, 0x84, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
-        let e = NqEntry::from_bytes(raw);
-        assert_eq!(e.dword_le(0), Some(0x8403_0201));
-        assert_eq!(e.dword_le(3), Some(0x100F_0E0D));
-        assert_eq!(e.dword_le(4), None);
-        assert_eq!(e.bytes(), &raw);
-        assert!(e.phase());
-    }
-}

@@ -496,8 +496,12 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
             slot + self.capacity - self.next
         };
         if count < self.known {
-            // The slot the previous read showed: `next + known`, wrapped once.
-            let previous = (self.next + self.known) % self.capacity;
+            // The slot the previous read showed: `next + known`, wrapped once
+            // (`known < capacity`).
+            let mut previous = self.next + self.known;
+            if previous >= self.capacity {
+                previous -= self.capacity;
+            }
             return Err(Error::DeviceFault(Fault::TailMovedBackwards {
                 tail,
                 previous: previous * NQ_ENTRY_BYTES as u32,
