@@ -340,6 +340,9 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// here: the tail faults of [`NqRing::available_count`],
     /// [`Error::Timeout`] if the last pending entry never lands, a head
     /// write left behind by an earlier iterator that is refused again.
+    // Inlined: out of line at opt-level "s" the `Drain` (its chunk) went
+    // into the returned `Result` and out of it again through `memcpy`.
+    #[inline(always)]
     pub fn drain_iter<D: DelayNs + ?Sized>(
         &mut self,
         delay: &mut D,

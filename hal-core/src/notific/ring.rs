@@ -539,6 +539,9 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// Tail mode: one tail read (checked as in [`Fault`]), then the bounded
     /// wait for the last entry's phase. Phase mode: the entries from the
     /// cursor while their phase says new (at most one ring), no register read.
+    // Inlined: out of line at opt-level "s" its error came back through a
+    // `memcpy` of the `Result`.
+    #[inline(always)]
     pub fn available_count<D: DelayNs + ?Sized>(&mut self, delay: &mut D) -> Result<u32> {
         match self.mode {
             ConsumeMode::Phase => {
