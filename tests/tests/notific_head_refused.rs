@@ -46,6 +46,21 @@ impl Mmio for RefuseHead<'_> {
 
 type Ring<'a> = NqRing<DmaBuf, &'a RefuseHead<'a>>;
 
+/// The traced registers `$t`, refusing the next `$refuse` head writes
+/// (`$m`), a ring `$r` on them in `$mode`, and a delay `$d`.
+macro_rules! rig {
+    ($t:ident, $m:ident, $r:ident, $d:ident, $refuse:expr, $mode:expr) => {
+        let $t = traced();
+        let $m = RefuseHead {
+            inner: &$t,
+            refuse: Cell::new($refuse),
+        };
+        let mut $r = ring(&$m, $mode);
+        let clock = SimClock::new();
+        let mut $d = SimDelay::new(&clock);
+    };
+}
+
 /// A host ring of 8 entries on queue 3, `max_batch` 8; the trace cleared.
 fn ring<'a>(m: &'a RefuseHead<'a>, mode: ConsumeMode) -> Ring<'a> {
     let mut e = NotificEngine::init_raw(m, Some(BASE), 10, 0, 0).unwrap();
@@ -73,14 +88,7 @@ fn seqs(out: &[NqEntry]) -> Vec<u8> {
 /// the next call hands the entries out once, with one head write.
 #[test]
 fn a_drain_whose_head_write_is_refused_consumes_nothing() {
-    let t = traced();
-    let m = RefuseHead {
-        inner: &t,
-        refuse: Cell::new(1),
-    };
-    let mut r = ring(&m, ConsumeMode::Phase);
-    let clock = SimClock::new();
-    let mut d = SimDelay::new(&clock);
+    rig!(t, m, r, d, 1, ConsumeMode::Phase);
     post(&r, 0..3);
     let mut out = [NqEntry::default(); 8];
     assert!(matches!(
@@ -101,14 +109,7 @@ fn a_drain_whose_head_write_is_refused_consumes_nothing() {
 /// with nothing read or handed out, and the head stays behind.
 #[test]
 fn a_dropped_iterator_whose_head_write_is_refused_is_not_redelivered() {
-    let t = traced();
-    let m = RefuseHead {
-        inner: &t,
-        refuse: Cell::new(2),
-    };
-    let mut r = ring(&m, ConsumeMode::Phase);
-    let clock = SimClock::new();
-    let mut d = SimDelay::new(&clock);
+    rig!(t, m, r, d, 2, ConsumeMode::Phase);
     post(&r, 0..4);
     {
         let mut it = r.drain_iter(&mut d, 8).unwrap();
@@ -137,14 +138,7 @@ fn a_dropped_iterator_whose_head_write_is_refused_is_not_redelivered() {
 /// read while the entries known remain).
 #[test]
 fn a_finish_whose_head_write_is_refused_is_written_by_the_next_iterator() {
-    let t = traced();
-    let m = RefuseHead {
-        inner: &t,
-        refuse: Cell::new(1),
-    };
-    let mut r = ring(&m, ConsumeMode::Tail);
-    let clock = SimClock::new();
-    let mut d = SimDelay::new(&clock);
+    rig!(t, m, r, d, 1, ConsumeMode::Tail);
     post(&r, 0..3);
     t.inner().write32(BASE.add(TAIL), 3 * 16).unwrap();
     t.clear();
@@ -184,14 +178,7 @@ impl embedded_hal_async::delay::DelayNs for NoTimer {
 /// wait.
 #[test]
 fn the_async_drain_writes_a_head_left_behind_first() {
-    let t = traced();
-    let m = RefuseHead {
-        inner: &t,
-        refuse: Cell::new(2),
-    };
-    let mut r = ring(&m, ConsumeMode::Phase);
-    let clock = SimClock::new();
-    let mut d = SimDelay::new(&clock);
+    rig!(t, m, r, d, 2, ConsumeMode::Phase);
     post(&r, 0..1);
     let first: Vec<u8> = r
         .drain_iter(&mut d, 8)

@@ -43,12 +43,10 @@ fn too_far_ahead(claimed: u32, capacity: u32) -> Error {
 /// The phase bit in an entry's first word, as loaded (byte 3, bit 7) [004 §3].
 pub(super) const PHASE_WORD: u32 = u32::from_ne_bytes([0, 0, 0, PHASE_MASK]);
 
-/// Copy the run of new entries from `slot` into `out`, in order, stopping at
-/// the first that is not new; how many. `old` is the phase bit an entry
-/// there carries until the device rewrites it, as [`PHASE_WORD`] or 0. The whole run is bounds-checked before
-/// any load. Each entry's bytes are loaded after the load of its phase that
-/// said new and an Acquire fence (the `dma_rmb` of nvme-pci), so they are the
-/// bytes the device published with it [FACTS §11].
+/// Copy the new entries from `slot` into `out` until one is not new (its
+/// phase bit is `old`, as [`PHASE_WORD`] or 0); how many. The run is checked
+/// before any load; an entry's bytes are loaded after its phase said new
+/// and an Acquire fence (nvme-pci's `dma_rmb`) [FACTS §11].
 #[inline(always)]
 fn copy_run<R: DmaMemory>(mem: &R, slot: u32, out: &mut [NqEntry], old: u32) -> Result<usize> {
     let off = slot as usize * NQ_ENTRY_BYTES;
@@ -211,10 +209,9 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         self.head_behind
     }
 
-    /// Tail mode: how many entries this drain may take, `want > 0`: the
-    /// entries known from the last tail read, or one tail read (checked) and
-    /// the bounded wait for the last entry to land (none when nothing is
-    /// pending).
+    /// Tail mode: how many entries this drain may take, `want > 0`: those
+    /// known from the last tail read, or one tail read and the bounded wait
+    /// for the last entry to land.
     fn tail_budget<D: DelayNs + ?Sized>(&mut self, delay: &mut D, want: u32) -> Result<u32> {
         if self.known == 0 {
             let count = self.read_tail_count()?;
@@ -246,11 +243,8 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// ([`NqRing::write_head_behind`]: nothing read).
     ///
     /// Hostile device: an entry is taken only if its phase says new when it
-    /// is loaded, and its bytes are loaded after that (a rewrite that has not
-    /// reached the phase byte yet is invisible to any consumer: the device
-    /// publishes an entry by writing its phase byte last [FACTS §11]). Phase
-    /// mode stops at the first entry that is not new; tail mode treats one
-    /// as [`Fault::TooFarAhead`].
+    /// is loaded, its bytes loaded after that (the device writes the phase
+    /// byte last [FACTS §11]); tail mode treats one not new as `TooFarAhead`.
     #[inline(always)]
     pub fn drain<D: DelayNs + ?Sized>(
         &mut self,
@@ -270,7 +264,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         self.drain_phase(out)
     }
 
-    /// [`NqRing::drain`] in phase mode: the take, then one head write.
+    /// Phase mode: the take, then one head write.
     #[inline(always)]
     fn drain_phase(&mut self, out: &mut [NqEntry]) -> Result<usize> {
         let want = out.len().min(self.max_batch as usize);
@@ -286,8 +280,8 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         Ok(n)
     }
 
-    /// [`NqRing::drain`] in tail mode, or with the head behind the cursor
-    /// (written first). Out of line: phase mode's calls stay small.
+    /// Tail mode, or the head behind the cursor (written first). Out of line:
+    /// phase mode's calls stay small.
     #[inline(never)]
     fn drain_other<D: DelayNs + ?Sized>(
         &mut self,
@@ -301,9 +295,8 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         }
     }
 
-    /// [`NqRing::drain`] in tail mode: the entries known, or one tail read
-    /// and the wait for the last to land; the take (every entry must be
-    /// new); one head write.
+    /// [`NqRing::drain`] in tail mode: the budget, the take (every entry
+    /// must be new), one head write.
     fn drain_tail<D: DelayNs + ?Sized>(
         &mut self,
         delay: &mut D,
@@ -329,8 +322,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     }
 
     /// An iterator over up to `max` (and at most `max_batch`) pending
-    /// notifications, read from the ring's memory by the take
-    /// [`NqRing::drain`] copies with, one entry per item. Tail mode reads the
+    /// notifications, taken as [`NqRing::drain`] takes them. Tail mode reads the
     /// tail (at most once) here, before the first item. The head is written
     /// once when the iterator is finished or dropped, if it yielded anything.
     ///
@@ -381,7 +373,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     }
 }
 
-/// Entries a [`Drain`] takes at a time (the take's cost spread over them).
+/// Entries a [`Drain`] takes at a time.
 const CHUNK: usize = 8;
 
 /// The iterator of [`NqRing::drain_iter`]: it takes the entries a chunk at

@@ -122,9 +122,8 @@ pub struct NqRing<R: DmaMemory, M: Mmio, Z: DeviceZero = HostZero> {
     pub(super) mem: R,
     placement: Placement<Z>,
     pub(super) queue: NqQueue<M>,
-    /// Entries the ring holds: its size / 16.
+    /// Entries the ring holds (size / 16), and the most one drain consumes.
     pub(super) capacity: u32,
-    /// Most entries one drain call consumes (at most the capacity).
     pub(super) max_batch: u32,
     budget: Budget,
     /// Next slot to hand out.
@@ -361,7 +360,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         self.budget
     }
 
-    /// The ring memory.
+    /// The ring memory (shared with the device).
     pub fn memory(&self) -> &R {
         &self.mem
     }
