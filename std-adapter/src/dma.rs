@@ -53,9 +53,11 @@ const GRANULE: usize = 8;
 /// so that the word of the last byte is inside it.
 #[derive(Debug)]
 pub struct DmaBuf {
-    /// 8-byte aligned, valid for `words * 8 >= len` bytes.
+    /// 8-byte aligned, valid for `len.div_ceil(8) * 8` bytes.
     ptr: NonNull<u8>,
     len: usize,
+    /// `len.div_ceil(4)`: the words `DmaMemory::words` hands out.
+    words: usize,
     align: usize,
     backing: Backing,
     bus_addr: u64,
@@ -97,6 +99,7 @@ impl DmaBuf {
         Ok(DmaBuf {
             ptr,
             len: asked.size(),
+            words: asked.size().div_ceil(WORD),
             align: layout.align(),
             backing: Backing::Heap(layout),
             bus_addr: raw as u64,
@@ -135,6 +138,7 @@ impl DmaBuf {
         Ok(DmaBuf {
             ptr,
             len,
+            words: len.div_ceil(WORD),
             align,
             bus_addr: ptr.as_ptr() as u64,
             // Moving the `MmapMut` does not move the mapping: `ptr` stays valid.
@@ -170,17 +174,14 @@ impl DmaMemory for DmaBuf {
     fn words(&self) -> Option<&[AtomicU32]> {
         // SAFETY: `ptr` is 8-byte aligned and valid for `len.div_ceil(8) * 8`
         // bytes (the allocation is rounded up: `new`, `new_pinned`), so for
-        // `len.div_ceil(4)` words, initialised (zeroed at allocation) and
+        // `words = len.div_ceil(4)` words, initialised (zeroed at allocation) and
         // alive as long as `&self`; `AtomicU32` has the size and alignment of
         // `u32` and no invalid bit patterns. Every host access of the buffer
         // goes through such a shared slice of atomics (interior mutability;
         // no `&`/`&mut` to its plain bytes is ever made), so sharing it
         // between threads is sound; the device's writes are outside Rust.
         Some(unsafe {
-            core::slice::from_raw_parts(
-                self.ptr.as_ptr().cast::<AtomicU32>(),
-                self.len.div_ceil(WORD),
-            )
+            core::slice::from_raw_parts(self.ptr.as_ptr().cast::<AtomicU32>(), self.words)
         })
     }
 }
