@@ -87,7 +87,7 @@ fuzz_target!(|data: &[u8]| {
         Ok(())
     };
     // Half the runs use khal-std's `DmaBuf` (exactly the ring's size) instead
-    // of `RingMem`: its unchecked fast paths (`scan_flag_run`, the run copy)
+    // of `RingMem`: its atomic-word path (the drain's run copy over `words()`)
     // then run under the fuzzer's AddressSanitizer.
     let dmabuf = if inp.bool() && size_bytes > 0 {
         khal_std::DmaBuf::new(size_bytes as usize, 64).ok()

@@ -196,47 +196,6 @@ impl DmaMemory for RingMem {
         Ok(())
     }
 
-    /// The run the consumer asks for must lie inside the ring as a whole
-    /// (the drain plans runs up to the wrap): checked, then scanned.
-    fn scan_flag_run(
-        &self,
-        offset: usize,
-        stride: usize,
-        max: usize,
-        mask: u8,
-        want: bool,
-    ) -> Result<usize> {
-        if max > 0 {
-            let last = stride
-                .checked_mul(max - 1)
-                .and_then(|d| offset.checked_add(d))
-                .expect("run end overflows");
-            self.check(last, 1)?;
-        }
-        let mut off = offset;
-        for n in 0..max {
-            if (self.load_u8(off)? & mask == mask) != want {
-                return Ok(n);
-            }
-            off += stride;
-        }
-        Ok(max)
-    }
-
-    fn read_published_entries(
-        &self,
-        offset: usize,
-        out: &mut [khal_core::notific::NqEntry],
-    ) -> Result<()> {
-        self.check(offset, out.len() * 16)?;
-        for (i, e) in out.iter_mut().enumerate() {
-            let mut b = [0u8; 16];
-            self.read(offset + 16 * i, &mut b)?;
-            *e = khal_core::notific::NqEntry::from_bytes(b);
-        }
-        Ok(())
-    }
-
     fn zero(&self) -> Result<()> {
         let n = self.limit.get().min(self.len());
         self.bytes.borrow_mut()[..n].fill(0);

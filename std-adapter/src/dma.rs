@@ -19,22 +19,21 @@
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::ptr::NonNull;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::AtomicU32;
 use std::sync::Arc;
 
-use khal_core::dma::{AtomicWords, DmaAllocator, DmaMemory, MemLocation};
-use khal_core::notific::entry::NQ_ENTRY_BYTES;
+use khal_core::dma::{DmaAllocator, DmaMemory, MemLocation};
 use khal_core::{DeviceAddr, Error, Result};
 use memmap2::{MmapMut, MmapOptions};
 
 use crate::model::DeviceModel;
 use crate::pagemap::PagemapError;
 
-/// Bytes of the one access granularity of a [`DmaBuf`]: its aligned 8-byte words.
-const WORD: usize = 8;
+/// Bytes of the one access granularity of a [`DmaBuf`]: its aligned 4-byte words.
+const WORD: usize = 4;
 
-// An NQ entry is two words.
-const _: () = assert!(NQ_ENTRY_BYTES == 2 * WORD);
+/// The least alignment and size granule of every allocation.
+const GRANULE: usize = 8;
 
 /// A heap buffer the device can see. Freed on drop.
 ///
@@ -46,22 +45,24 @@ const _: () = assert!(NQ_ENTRY_BYTES == 2 * WORD);
 /// Soundness under threads: the buffer is `Sync` and its methods take `&self`,
 /// so a device thread may write while a consumer thread reads. Every host
 /// access is therefore a **relaxed atomic** access of one of the buffer's
-/// aligned 8-byte words ([`AtomicU64`]): a byte load loads its word, a write
-/// of part of a word merges into it with a compare-exchange. All accesses
-/// have the same size and alignment, so none races (the memory model forbids
-/// racing plain accesses and racing atomics of different sizes). Ordering is
-/// the callers' business, as before: the NQ drain's Acquire fence after the
-/// phase scan, the producer's Release before the phase byte [FACTS §11]. On
-/// x86-64 and AArch64 a relaxed 8-byte load or store is a plain `mov`/`ldr`.
-/// Every access is khal-core's [`AtomicWords`] (safe code, shared with the
-/// firmware's `StaticDma`) over the buffer's words.
-/// The allocation is rounded up to whole words (at least 8-byte aligned) so
-/// that the word of the last byte is inside it.
+/// aligned 4-byte words ([`AtomicU32`], [`DmaMemory::words`]): a byte load
+/// loads its word, a write of part of a word merges into it with a
+/// compare-exchange. All accesses have the same size and alignment, so none
+/// races (the memory model forbids racing plain accesses and racing atomics
+/// of different sizes). Ordering is the callers' business: the NQ drain's
+/// Acquire fence after each entry's phase load, the producer's Release before
+/// the phase byte [FACTS §11]. A relaxed 4-byte load or store is a plain
+/// `mov`/`ldr`. The byte methods are khal-core's, provided over the words
+/// (shared with the firmware's `StaticDma`).
+/// The allocation is rounded up to whole 8 bytes (at least 8-byte aligned)
+/// so that the word of the last byte is inside it.
 #[derive(Debug)]
 pub struct DmaBuf {
-    /// 8-byte aligned, valid for `words * 8 >= len` bytes.
+    /// 8-byte aligned, valid for `len.div_ceil(8) * 8` bytes.
     ptr: NonNull<u8>,
     len: usize,
+    /// `len.div_ceil(4)`: the words `DmaMemory::words` hands out.
+    words: usize,
     align: usize,
     backing: Backing,
     bus_addr: u64,
@@ -101,8 +102,8 @@ impl DmaBuf {
         let asked = Layout::from_size_align(len, align.max(1)).map_err(|_| bad)?;
         // Whole words, word-aligned: every byte's word is inside the allocation.
         let layout = Layout::from_size_align(
-            asked.size().checked_next_multiple_of(WORD).ok_or(bad)?,
-            asked.align().max(WORD),
+            asked.size().checked_next_multiple_of(GRANULE).ok_or(bad)?,
+            asked.align().max(GRANULE),
         )
         .map_err(|_| bad)?;
         // SAFETY: `layout` has a non-zero size (at least one word).
@@ -111,6 +112,7 @@ impl DmaBuf {
         Ok(DmaBuf {
             ptr,
             len: asked.size(),
+            words: asked.size().div_ceil(WORD),
             align: layout.align(),
             backing: Backing::Heap(layout),
             bus_addr: raw as u64,
@@ -134,7 +136,7 @@ impl DmaBuf {
         }
         // Whole words (the mapping is page-aligned, so word-aligned).
         let words = len
-            .checked_next_multiple_of(WORD)
+            .checked_next_multiple_of(GRANULE)
             .ok_or(Error::InvalidArgument("dma buffer size"))?;
         let mut opts = MmapOptions::new();
         opts.len(words).populate();
@@ -149,6 +151,7 @@ impl DmaBuf {
         Ok(DmaBuf {
             ptr,
             len,
+            words: len.div_ceil(WORD),
             align,
             bus_addr: ptr.as_ptr() as u64,
             // Moving the `MmapMut` does not move the mapping: `ptr` stays valid.
@@ -168,44 +171,31 @@ impl DmaBuf {
         self.align
     }
 
-    /// The buffer as its atomic words (what every access goes through).
-    #[inline(always)]
-    fn view(&self) -> AtomicWords<'_, AtomicU64> {
-        // SAFETY: `ptr` is 8-byte aligned and valid for `len.div_ceil(8)`
-        // words (the allocation is rounded up to whole words: `new`,
-        // `new_pinned`), initialised (zeroed at allocation) and alive as long
-        // as `&self`; `AtomicU64` has the size and alignment of `u64` and no
-        // invalid bit patterns. Every host access of the buffer goes through
-        // such a shared slice of atomics (interior mutability; no `&`/`&mut`
-        // to its plain bytes is ever made), so sharing it between threads is
-        // sound; the device's writes are outside Rust.
-        let words = unsafe {
-            core::slice::from_raw_parts(
-                self.ptr.as_ptr().cast::<AtomicU64>(),
-                self.len.div_ceil(WORD),
-            )
-        };
-        AtomicWords::new(words, self.len)
-    }
-
     /// The raw start pointer (for the bench harness's reference loops).
     pub fn as_ptr(&self) -> *const u8 {
         self.ptr.as_ptr()
     }
 }
 
-khal_core::dma_memory_over_words! {
-    impl DmaMemory for DmaBuf {
-        fn view(&self) = self.view();
-        fn bus_addr(&self) = self.bus_addr;
-        fn len(&self) = self.len;
-        /// The whole run checked once, then two word loads per entry.
-        fn read_published_entries;
-        /// The NQ drain's copy in one pass, entry by entry
-        /// ([`AtomicWords::read_new_entries`]): load the entry's first word (the
-        /// phase byte's); stop unless its phase bit says new; Acquire fence; load
-        /// the second word; store both in the caller's slot.
-        fn read_new_entries;
+impl DmaMemory for DmaBuf {
+    fn bus_addr(&self) -> u64 {
+        self.bus_addr
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn words(&self) -> Option<&[AtomicU32]> {
+        // SAFETY: `ptr` is 8-byte aligned and valid for `len.div_ceil(8) * 8`
+        // bytes (the allocation is rounded up: `new`, `new_pinned`), so for
+        // `words = len.div_ceil(4)` words, initialised (zeroed at allocation) and
+        // alive as long as `&self`; `AtomicU32` has the size and alignment of
+        // `u32` and no invalid bit patterns. Every host access of the buffer
+        // goes through such a shared slice of atomics (interior mutability;
+        // no `&`/`&mut` to its plain bytes is ever made), so sharing it
+        // between threads is sound; the device's writes are outside Rust.
+        Some(unsafe {
+            core::slice::from_raw_parts(self.ptr.as_ptr().cast::<AtomicU32>(), self.words)
+        })
     }
 }
 
@@ -532,184 +522,66 @@ impl<'m> DmaAllocator for ModelAllocator<'m> {
 mod tests {
     use super::*;
     use khal_core::dma::DmaAllocator;
-    use khal_core::notific::entry::NqEntry;
-
-    #[test]
-    fn scan_flag_run_counts_and_checks_the_whole_run_first() {
-        let b = DmaBuf::new(64, 64).unwrap();
-        // Phase bytes at 3, 19, 35, 51 (stride 16): set, set, clear, set.
-        for off in [3, 19, 51] {
-            b.write(off, &[0x80]).unwrap();
-        }
-        assert_eq!(b.scan_flag_run(3, 16, 4, 0x80, true), Ok(2));
-        assert_eq!(b.scan_flag_run(35, 16, 1, 0x80, false), Ok(1));
-        assert_eq!(b.scan_flag_run(3, 16, 0, 0x80, true), Ok(0));
-        // The same answers as the trait's default (byte-by-byte) walk.
-        let by_default = |o: usize, n: usize, w: bool| {
-            let mut k = 0;
-            while k < n && ((b.load_u8(o + 16 * k).unwrap() & 0x80 == 0x80) == w) {
-                k += 1;
-            }
-            k
-        };
-        assert_eq!(by_default(3, 4, true), 2);
-        // A run whose last byte leaves the buffer is refused, not shortened.
-        assert!(b.scan_flag_run(3, 16, 5, 0x80, true).is_err());
-        assert!(b.scan_flag_run(usize::MAX, 16, 2, 0x80, true).is_err());
-    }
-
-    #[test]
-    fn read_published_entries_copies_a_run_and_refuses_overruns() {
-        let b = DmaBuf::new(64, 64).unwrap();
-        let bytes: Vec<u8> = (0..64).collect();
-        b.write(0, &bytes).unwrap();
-        let mut out = [NqEntry::default(); 2];
-        b.read_published_entries(16, &mut out).unwrap();
-        assert_eq!(out[0].bytes()[..], bytes[16..32]);
-        assert_eq!(out[1].bytes()[..], bytes[32..48]);
-        let mut three = [NqEntry::default(); 3];
-        assert!(b.read_published_entries(32, &mut three).is_err());
-        assert_eq!(three, [NqEntry::default(); 3]);
-        let mut raw = [0u8; 5];
-        b.read_published(59, &mut raw).unwrap();
-        assert_eq!(raw, [59, 60, 61, 62, 63]);
-        assert!(b.read_published(60, &mut raw).is_err());
-    }
 
     /// Two threads on one buffer: `.ci/run` runs these under Miri with many
     /// schedules (`dma::tests::threads`).
     mod threads {
         use super::*;
+        use crate::HeapMmio;
+        use khal_core::notific::entry::{NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
+        use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqRing};
+        use khal_core::DeviceAddr;
+        use std::sync::atomic::{fence, AtomicUsize, Ordering};
 
         /// The NQ protocol across two threads [004 §3], [FACTS §11]: a device
         /// thread writes each entry's payload, a Release fence, then the phase
-        /// byte, and waits for the consumer's head before reusing a slot; the
-        /// consumer scans the phase bytes, an Acquire fence, copies the published
-        /// run and hands it back. Run under Miri (`.ci/run`): any access of the
-        /// buffer that is not atomic is a reported data race.
+        /// byte, and waits for the consumer's progress before reusing a slot;
+        /// the consumer is `NqRing::drain` (phase mode, the take every drain
+        /// runs) over the shared buffer. Every entry arrives once, in order,
+        /// whole; under Miri any access of the buffer that is not atomic is a
+        /// reported data race.
         #[test]
-        fn a_device_thread_and_a_consumer_share_a_ring_soundly() {
-            use khal_core::notific::entry::{PHASE_BYTE, PHASE_MASK};
-            use std::sync::atomic::{fence, AtomicUsize, Ordering};
-
+        fn a_device_thread_and_the_nq_drain_share_a_ring_soundly() {
             const SLOTS: usize = 4;
             const POSTS: usize = 10; // wraps twice: phase 1, 0, 1
                                      // A bounded wait (the test must end even if the other side is broken).
             const SPINS: usize = 100_000;
-            let ring = Arc::new(DmaBuf::new(SLOTS * NQ_ENTRY_BYTES, 64).unwrap());
-            let head = Arc::new(AtomicUsize::new(0)); // entries consumed
-            let device = {
-                let (ring, head) = (ring.clone(), head.clone());
-                std::thread::spawn(move || {
-                    for seq in 0..POSTS {
-                        let mut spins = 0;
-                        while seq - head.load(Ordering::Acquire) >= SLOTS - 1 {
-                            spins += 1;
-                            assert!(spins < SPINS, "consumer stuck");
-                            std::thread::yield_now();
-                        }
-                        let off = (seq % SLOTS) * NQ_ENTRY_BYTES;
-                        let mut e = [seq as u8; NQ_ENTRY_BYTES];
-                        e[PHASE_BYTE] = 0x11; // payload bits, phase bit clear
-                        ring.write(off, &e[..PHASE_BYTE]).unwrap();
-                        ring.write(off + PHASE_BYTE + 1, &e[PHASE_BYTE + 1..])
-                            .unwrap();
-                        fence(Ordering::Release);
-                        let phase = if (seq / SLOTS).is_multiple_of(2) {
-                            PHASE_MASK
-                        } else {
-                            0
-                        };
-                        ring.write(off + PHASE_BYTE, &[0x11 | phase]).unwrap();
-                    }
-                })
-            };
-            let mut got = Vec::new();
-            let mut spins = 0;
-            while got.len() < POSTS {
-                let next = got.len();
-                let slot = next % SLOTS;
-                let want = (next / SLOTS).is_multiple_of(2);
-                let n = ring
-                    .scan_flag_run(
-                        slot * NQ_ENTRY_BYTES + PHASE_BYTE,
-                        NQ_ENTRY_BYTES,
-                        SLOTS - slot,
-                        PHASE_MASK,
-                        want,
-                    )
-                    .unwrap();
-                if n == 0 {
-                    spins += 1;
-                    assert!(spins < SPINS, "device stuck");
-                    std::thread::yield_now();
-                    continue;
-                }
-                fence(Ordering::Acquire);
-                let mut out = vec![NqEntry::default(); n];
-                ring.read_published_entries(slot * NQ_ENTRY_BYTES, &mut out)
-                    .unwrap();
-                got.extend(out);
-                head.store(got.len(), Ordering::Release);
-            }
-            device.join().unwrap();
-            for (seq, e) in got.iter().enumerate() {
-                let mut want = [seq as u8; NQ_ENTRY_BYTES];
-                want[PHASE_BYTE] = 0x11
-                    | if (seq / SLOTS).is_multiple_of(2) {
-                        PHASE_MASK
-                    } else {
-                        0
-                    };
-                assert_eq!(e.bytes(), &want, "entry {seq}");
-            }
-        }
-
-        /// The NQ drain's one-pass copy (`read_new_entries`: phase word, Acquire
-        /// fence, entry words, copied phase) against a device thread writing
-        /// payload, Release, phase byte: every entry is received once, in
-        /// order, whole. Run under Miri (`.ci/run`) for data races.
-        #[test]
-        fn the_one_pass_entry_copy_is_sound_across_threads() {
-            use khal_core::notific::entry::{PHASE_BYTE, PHASE_MASK};
-            use std::sync::atomic::{fence, AtomicUsize, Ordering};
-
-            const SLOTS: usize = 4;
-            const POSTS: usize = 10;
-            const SPINS: usize = 100_000;
-            let ring = Arc::new(DmaBuf::new(SLOTS * NQ_ENTRY_BYTES, 64).unwrap());
-            let head = Arc::new(AtomicUsize::new(0));
+            let base = DeviceAddr(0x3053_5000);
+            let regs = HeapMmio::new(base, 0x1000);
+            let mut engine = NotificEngine::init_raw(&regs, Some(base), 10, 0, 0).unwrap();
+            let buf = Arc::new(DmaBuf::new(SLOTS * NQ_ENTRY_BYTES, 64).unwrap());
+            let cfg = NqConfig::new((SLOTS * NQ_ENTRY_BYTES) as u32, ConsumeMode::Phase);
+            let mut ring = NqRing::host(&*buf, engine.queue(0).unwrap(), cfg).unwrap();
+            let taken = Arc::new(AtomicUsize::new(0));
             let phase_of_pass = |seq: usize| (seq / SLOTS).is_multiple_of(2);
             let device = {
-                let (ring, head) = (ring.clone(), head.clone());
+                let (buf, taken) = (buf.clone(), taken.clone());
                 std::thread::spawn(move || {
                     for seq in 0..POSTS {
                         let mut spins = 0;
-                        while seq - head.load(Ordering::Acquire) >= SLOTS - 1 {
+                        while seq - taken.load(Ordering::Acquire) >= SLOTS - 1 {
                             spins += 1;
                             assert!(spins < SPINS, "consumer stuck");
                             std::thread::yield_now();
                         }
                         let off = (seq % SLOTS) * NQ_ENTRY_BYTES;
                         let e = [seq as u8; NQ_ENTRY_BYTES];
-                        ring.write(off, &e[..PHASE_BYTE]).unwrap();
-                        ring.write(off + PHASE_BYTE + 1, &e[PHASE_BYTE + 1..])
+                        buf.write(off, &e[..PHASE_BYTE]).unwrap();
+                        buf.write(off + PHASE_BYTE + 1, &e[PHASE_BYTE + 1..])
                             .unwrap();
                         fence(Ordering::Release);
                         let phase = if phase_of_pass(seq) { PHASE_MASK } else { 0 };
-                        ring.write(off + PHASE_BYTE, &[0x11 | phase]).unwrap();
+                        buf.write(off + PHASE_BYTE, &[0x11 | phase]).unwrap();
                     }
                 })
             };
             let mut got = Vec::new();
             let mut spins = 0;
+            let mut out = [NqEntry::default(); SLOTS];
+            let clock = crate::delay::SimClock::new();
+            let mut delay = crate::SimDelay::new(&clock);
             while got.len() < POSTS {
-                let next = got.len();
-                let slot = next % SLOTS;
-                let mut out = vec![NqEntry::default(); SLOTS - slot];
-                let n = ring
-                    .read_new_entries(slot * NQ_ENTRY_BYTES, &mut out, phase_of_pass(next))
-                    .unwrap();
+                let n = ring.drain(&mut delay, &mut out).unwrap();
                 if n == 0 {
                     spins += 1;
                     assert!(spins < SPINS, "device stuck");
@@ -717,7 +589,7 @@ mod tests {
                     continue;
                 }
                 got.extend_from_slice(&out[..n]);
-                head.store(got.len(), Ordering::Release);
+                taken.store(got.len(), Ordering::Release);
             }
             device.join().unwrap();
             for (seq, e) in got.iter().enumerate() {
@@ -744,13 +616,10 @@ mod tests {
                 })
             };
             let mut bytes = [0u8; 21];
-            let mut entries = [NqEntry::default(); 1];
             for _ in 0..8 {
                 b.read(0, &mut bytes).unwrap();
-                b.read_published(3, &mut bytes[..7]).unwrap();
-                b.read_published_entries(5, &mut entries).unwrap();
+                b.read(3, &mut bytes[..7]).unwrap();
                 b.load_u8(20).unwrap();
-                b.scan_flag_run(0, 3, 7, 0x80, true).unwrap();
             }
             writer.join().unwrap();
             b.read(0, &mut bytes).unwrap();
@@ -876,12 +745,12 @@ mod tests {
         let b2 = a.alloc(MemLocation::DeviceDram, 100, 256).unwrap();
         assert_eq!(b1.bus_addr(), 0x10_0000);
         assert_eq!(b2.bus_addr(), 0x10_0100);
-        b2.copy_in(&[1, 2, 3]).unwrap();
+        b2.write(0, &[1, 2, 3]).unwrap();
         let mut out = [0u8; 3];
         m.read_mem(0x10_0100, &mut out).unwrap();
         assert_eq!(out, [1, 2, 3]);
         assert_eq!(b2.load_u8(1), Ok(2));
-        assert!(b2.copy_in(&[0; 101]).is_err());
+        assert!(b2.write(0, &[0; 101]).is_err());
         assert!(b1.write(8, &[0; 3]).is_err());
         // Exhaustion is typed and allocates nothing.
         assert_eq!(

@@ -1,106 +1,154 @@
-//! `khal_core::dma::AtomicWords` (dma/words.rs: every access of DMA memory
-//! for `StaticDma` and khal-std's `DmaBuf`) at the edges that mutation
-//! testing found unguarded (docs/TESTING.md, "Mutation testing"): exact
-//! values and exact refusals, for 4-byte and 8-byte words.
+//! The byte methods `DmaMemory` provides over a backend's atomic words
+//! (dma/words.rs: every byte access of `StaticDma` and khal-std's `DmaBuf`)
+//! at the edges that mutation testing found unguarded (docs/TESTING.md,
+//! "Mutation testing"): exact values and exact refusals.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use khal_core::dma::AtomicWords;
-use khal_core::notific::entry::NqEntry;
+use khal_core::dma::DmaMemory;
 use khal_core::Error;
 
-fn w32<const N: usize>() -> [AtomicU32; N] {
-    core::array::from_fn(|_| AtomicU32::new(0))
+/// `len` bytes over `N` words (`len <= 4 N`).
+struct Words<const N: usize> {
+    words: [AtomicU32; N],
+    len: usize,
 }
 
-fn w64<const N: usize>() -> [AtomicU64; N] {
-    core::array::from_fn(|_| AtomicU64::new(0))
+impl<const N: usize> Words<N> {
+    fn new(len: usize) -> Self {
+        Words {
+            words: core::array::from_fn(|_| AtomicU32::new(0xA5A5_A5A5)),
+            len,
+        }
+    }
+    fn now(&self) -> [u32; N] {
+        self.words.each_ref().map(|x| x.load(Relaxed))
+    }
 }
 
-/// Empty exactly when it has no byte: no words, or a length of 0 over
-/// words; one byte of a partial word is not empty.
+impl<const N: usize> DmaMemory for Words<N> {
+    fn bus_addr(&self) -> u64 {
+        0x1000
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn words(&self) -> Option<&[AtomicU32]> {
+        Some(&self.words)
+    }
+}
+
+/// Empty exactly when it has no byte.
 #[test]
 fn is_empty_is_a_length_of_zero() {
-    let (a, b) = (w32::<2>(), w64::<2>());
-    assert!(AtomicWords::whole(&a[..0]).is_empty());
-    assert!(AtomicWords::new(&a, 0).is_empty());
-    assert!(AtomicWords::new(&b, 0).is_empty());
-    assert!(!AtomicWords::whole(&a).is_empty());
-    assert!(!AtomicWords::new(&a, 1).is_empty());
-    assert!(!AtomicWords::new(&b, 9).is_empty());
-    assert_eq!(AtomicWords::new(&b, 9).len(), 9);
+    assert!(Words::<2>::new(0).is_empty());
+    assert!(!Words::<2>::new(1).is_empty());
 }
 
-/// `zero` stores every word of the memory, the partial last one whole (its
-/// padding is the memory's own), and no word past it: over a longer slice,
-/// the words after `len` keep their bytes.
+/// `zero` stores every word the backend hands out (a partial last one
+/// whole: its padding is the backend's own).
 #[test]
-fn zero_stops_at_the_last_word_of_the_length() {
-    let w = w32::<4>();
-    for x in &w {
-        x.store(0xA5A5_A5A5, Relaxed);
-    }
-    // Whole words: words 0 and 1 only.
-    AtomicWords::new(&w, 8).zero();
-    let now = |w: &[AtomicU32; 4]| w.each_ref().map(|x| x.load(Relaxed));
-    assert_eq!(now(&w), [0, 0, 0xA5A5_A5A5, 0xA5A5_A5A5]);
-    // A partial last word (byte 8 of 9): zeroed whole; word 3 untouched.
-    AtomicWords::new(&w, 9).zero();
-    assert_eq!(now(&w), [0, 0, 0, 0xA5A5_A5A5]);
-    let b = w64::<3>();
-    b[2].store(u64::MAX, Relaxed);
-    AtomicWords::new(&b, 16).zero();
-    assert_eq!(b[2].load(Relaxed), u64::MAX);
+fn zero_stores_every_word() {
+    let w = Words::<3>::new(9);
+    w.zero().unwrap();
+    assert_eq!(w.now(), [0, 0, 0]);
 }
 
-/// Entries not on a word (a run read with `read_entries` from an offset
-/// inside a word: never a ring's, whose base is aligned) are copied byte by
-/// byte, each from its own 16 bytes: exact bytes for a run of three.
+/// A write of part of a word keeps the word's other bytes; a whole word is
+/// stored whole; bytes are the words' bytes in memory order.
 #[test]
-fn read_entries_off_a_word_copies_each_entry_from_its_own_bytes() {
-    let bytes: [u8; 64] = core::array::from_fn(|i| i as u8 + 1);
-    let w = w32::<16>();
-    let v = AtomicWords::whole(&w);
-    v.write(0, &bytes).unwrap();
-    let mut out = [NqEntry::default(); 3];
-    v.read_entries(2, &mut out).unwrap();
-    for (i, e) in out.iter().enumerate() {
-        assert_eq!(e.bytes()[..], bytes[2 + 16 * i..18 + 16 * i], "entry {i}");
-    }
-    let b = w64::<8>();
-    let v = AtomicWords::whole(&b);
-    v.write(0, &bytes).unwrap();
-    v.read_entries(13, &mut out).unwrap();
-    for (i, e) in out.iter().enumerate() {
-        assert_eq!(e.bytes()[..], bytes[13 + 16 * i..29 + 16 * i], "entry {i}");
-    }
-    // The whole run checked first: one entry past the end, nothing copied.
-    let mut four = [NqEntry::default(); 4];
-    assert!(v.read_entries(13, &mut four).is_err());
-    assert_eq!(four, [NqEntry::default(); 4]);
+fn a_partial_write_merges_into_its_word() {
+    let w = Words::<3>::new(12);
+    w.write(3, &[1, 2, 3, 4, 5, 6]).unwrap();
+    let b = |w: u32| w.to_ne_bytes();
+    assert_eq!(b(w.now()[0]), [0xA5, 0xA5, 0xA5, 1]);
+    assert_eq!(b(w.now()[1]), [2, 3, 4, 5]);
+    assert_eq!(b(w.now()[2]), [6, 0xA5, 0xA5, 0xA5]);
+    let mut out = [0u8; 8];
+    w.read(2, &mut out).unwrap();
+    assert_eq!(out, [0xA5, 1, 2, 3, 4, 5, 6, 0xA5]);
+    assert_eq!(w.load_u8(4), Ok(2));
 }
 
-/// A peek past the last whole entry is refused with the exact bound: the
-/// bytes of the whole entries (3 entries, 48 bytes, of a 52-byte memory).
+/// Bytes past the length are refused with its exact bound, before any
+/// access, though the last word holds them; so are offsets that overflow.
 #[test]
-fn a_peek_past_the_last_entry_names_the_bytes_of_the_whole_entries() {
-    let w = w32::<13>();
-    let v = AtomicWords::whole(&w);
+fn bytes_past_the_length_are_refused_with_the_exact_bound() {
+    let w = Words::<3>::new(9);
+    let mut out = [7u8; 2];
     assert_eq!(
-        v.peek_entry(48).unwrap_err(),
-        Error::out_of_range("dma nq entry", 48, 48)
+        w.read(8, &mut out),
+        Err(Error::out_of_range("dma offset", 8, 9))
     );
+    assert_eq!(out, [7, 7]);
     assert_eq!(
-        v.peek_entry(64).unwrap_err(),
-        Error::out_of_range("dma nq entry", 64, 48)
+        w.write(9, &[0]),
+        Err(Error::out_of_range("dma offset", 9, 9))
     );
-    let b = w64::<5>();
-    assert_eq!(
-        AtomicWords::whole(&b).peek_entry(32).unwrap_err(),
-        Error::out_of_range("dma nq entry", 32, 32)
-    );
-    assert_eq!(
-        AtomicWords::whole(&b).peek_entry(16).map(|p| p.offset()),
-        Ok(16)
-    );
+    assert!(w.read(usize::MAX, &mut out).is_err());
+    assert_eq!(w.now(), [0xA5A5_A5A5; 3]);
+    assert_eq!(w.load_u8(8), Ok(0xA5));
+    assert_eq!(w.read(9, &mut []), Ok(()));
+}
+
+/// A length the words do not cover is refused, not read past the words.
+#[test]
+fn a_length_past_the_words_is_refused() {
+    let w = Words::<2>::new(12);
+    assert!(w.load_u8(8).is_err());
+    assert!(w.write(6, &[0; 4]).is_err());
+    assert_eq!(w.now(), [0xA5A5_A5A5; 2]);
+}
+
+/// Every offset and length inside the region reads back what was written,
+/// and no byte outside it changes.
+#[test]
+fn writes_and_reads_at_every_offset_and_length() {
+    let w = Words::<6>::new(22);
+    let data: [u8; 13] = core::array::from_fn(|i| i as u8 + 1);
+    for off in 0..8 {
+        for n in 0..=13 {
+            w.zero().unwrap();
+            w.write(off, &data[..n]).unwrap();
+            let mut all = [0xEEu8; 22];
+            w.read(0, &mut all).unwrap();
+            for (i, b) in all.iter().enumerate() {
+                let want = if (off..off + n).contains(&i) {
+                    data[i - off]
+                } else {
+                    0
+                };
+                assert_eq!(*b, want, "offset {off} length {n} byte {i}");
+            }
+        }
+    }
+}
+
+/// A backend with neither words nor byte methods refuses every access;
+/// a reference to a backend answers what the backend answers.
+#[test]
+fn a_backend_without_words_or_byte_methods_refuses_every_access() {
+    struct Bare;
+    impl DmaMemory for Bare {
+        fn bus_addr(&self) -> u64 {
+            0
+        }
+        fn len(&self) -> usize {
+            4
+        }
+    }
+    let m = Bare;
+    assert!(matches!(
+        m.read(0, &mut [0]),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(matches!(m.load_u8(0), Err(Error::InvalidArgument(_))));
+    assert!(matches!(m.write(0, &[0]), Err(Error::InvalidArgument(_))));
+    assert!(matches!(m.zero(), Err(Error::InvalidArgument(_))));
+    let r = &m;
+    assert!(r.words().is_none() && !r.is_empty() && r.len() == 4);
+    let w = Words::<1>::new(4);
+    let r = &w;
+    assert_eq!(r.words().map(<[_]>::len), Some(1));
+    assert_eq!((r.bus_addr(), r.load_u8(0)), (0x1000, Ok(0xA5)));
 }

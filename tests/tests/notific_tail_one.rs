@@ -173,11 +173,10 @@ fn an_untrusted_tail_at_one_per_call_is_its_typed_error_then_the_truth_drains() 
     }
 }
 
-/// Ring memory that rewrites one slot (armed by the test) when the ring
-/// copies an entry (`read_new_entries`, which the trait's default
-/// `take_peeked` is built on): a device that rewrites an entry between its
-/// phase test and its copy. Every other method is the trait's default over
-/// the forwarded byte accesses.
+/// Ring memory without words (so the drain goes through its byte reads)
+/// that rewrites one slot (armed by the test) when the ring copies an entry
+/// (a 16-byte `read`, after the phase byte's load): a device that rewrites
+/// an entry between its phase test and its copy.
 struct Rewrite<'a> {
     inner: &'a DmaBuf,
     armed: Cell<Option<(u32, [u8; 16])>>,
@@ -194,18 +193,12 @@ impl DmaMemory for Rewrite<'_> {
         self.inner.load_u8(offset)
     }
     fn read(&self, offset: usize, out: &mut [u8]) -> khal_core::Result<()> {
-        self.inner.read(offset, out)
-    }
-    fn read_new_entries(
-        &self,
-        offset: usize,
-        out: &mut [NqEntry],
-        phase: bool,
-    ) -> khal_core::Result<usize> {
-        if let Some((slot, bytes)) = self.armed.take() {
-            self.inner.write(slot as usize * 16, &bytes).unwrap();
+        if out.len() == 16 {
+            if let Some((slot, bytes)) = self.armed.take() {
+                self.inner.write(slot as usize * 16, &bytes).unwrap();
+            }
         }
-        self.inner.read_new_entries(offset, out, phase)
+        self.inner.read(offset, out)
     }
     fn write(&self, offset: usize, data: &[u8]) -> khal_core::Result<()> {
         self.inner.write(offset, data)

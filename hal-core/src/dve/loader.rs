@@ -190,7 +190,7 @@ impl<B: DmaMemory> DveLoader<B> {
                 .dest(id)
                 .ok_or(Error::InvalidArgument("DVE table without a destination"))?;
             let buf = alloc.alloc(MemLocation::DeviceDram, bytes.len(), STAGING_ALIGN)?;
-            buf.copy_in(bytes)?;
+            buf.write(0, bytes)?;
             ring.add_transfer(buf.bus_addr(), dst, len_u32(bytes)?)?;
             *slot = Some(buf);
         }

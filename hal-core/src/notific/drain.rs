@@ -8,309 +8,228 @@
 //! - the head is written ONCE per non-empty drain (after the batch), and never
 //!   on an empty poll.
 //!
-//! A call consumes at most the ring's `max_batch` (default
+//! One take serves every drain (`drain`, `drain_iter`, the async drain), on
+//! every target, as nvme-pci's completion loop does: while the entry at the
+//! cursor is new (its phase bit, one load: the whole idle poll), an Acquire
+//! fence, then its bytes; at most two runs, split at the wrap; then one head
+//! write. A call consumes at most the ring's `max_batch` (default
 //! `clamp(capacity / 4, 1, 128)`), never more than one ring.
 //!
-//! The hot path is shaped for the per-call cost too (issue 12): an empty
-//! phase-mode poll is one phase-byte load; a non-empty drain is the run copy
-//! of [`DmaMemory::read_new_entries`] (scan, one Acquire fence, bulk copy,
-//! copied phases checked) and the head write, all inlined into the call.
-//! A tail-mode drain of one entry arriving per call is, on hosts, one tail
-//! read checked by one compare, one load of that entry's phase (its
-//! arrival test and its new test), its copy from that load, and the head
-//! written with the tail just read (`NqRing::drain_tail`). On bare metal
-//! the inlined part is phase mode's idle poll and one-entry take, which
-//! call nothing ([`DmaMemory::take_one_at`], the head written through
-//! [`crate::Mmio::write32`]); everything else is one out-of-line
-//! call, so that the compiler saves no registers on those two paths.
-//!
-//! The iterator yields straight from the ring's memory (issue 12: it copied
-//! each entry twice, ring → a 16-entry chunk buffer → the caller): at most
-//! two runs (before and after the wrap), each bounds-checked once into a
-//! [`DmaMemory::entry_view`]; per entry, on the atomic-word backends, its
-//! first word (the phase byte's), the phase test (one xor, one sign test),
-//! an Acquire fence, its other words, with no bounds check, and no test of
-//! the views of other word sizes ([`DmaMemory::entry_view_word_bytes`], a
-//! constant per backend). Everything else (a view that is not of
-//! words, the run after the wrap, the end, the tail-mode overrun fault) is
-//! one out-of-line step, so the entries do not go through memory.
-//!
-//! Delivery: `drain` commits (moves the cursor and writes the head) only when
-//! it returns `Ok(n)`; on an error nothing is consumed. The iterator commits
-//! what it yielded, on [`Drain::finish`] or on drop.
+//! Delivery: `drain` consumes (moves the cursor and writes the head) only when
+//! it returns `Ok(n)`; on an error nothing is consumed. The iterator hands
+//! entries out as it yields them and commits them on [`Drain::finish`] or on
+//! drop; a head write refused there leaves the ring's head behind its
+//! cursor, and the next drain writes it before it hands out anything else
+//! (or fails with that write's error): no entry is ever handed out twice.
 
-use core::marker::PhantomData;
+use core::sync::atomic::{fence, Ordering::Acquire, Ordering::Relaxed};
 
 use embedded_hal::delay::DelayNs;
 
-use crate::dma::{DmaMemory, EntryView};
+use crate::dma::DmaMemory;
 use crate::error::{Error, Fault, Result};
 use crate::mmio::Mmio;
 
-use super::entry::{NqEntry, NQ_ENTRY_BYTES};
-use super::ring::{ConsumeMode, Consumer, DeviceZero, NqRing};
-
-/// An error of the tail path's out-of-line steps, handed on through a cold
-/// call: a branch weight, so that these exits do not take the block layout
-/// of the caller's loop from the phase path's idle poll (issue 12: without
-/// it the idle poll cost one more jump, 17 instead of 16 Ir). Hosts only.
-#[cfg(not(target_os = "none"))]
-#[cold]
-#[inline(never)]
-fn unlikely(e: Error) -> Error {
-    e
-}
+use super::entry::{phase_of, NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
+use super::ring::{ConsumeMode, DeviceZero, NqRing};
 
 /// The fault of a tail-mode entry the tail says is pending but whose phase
-/// says it is not new (see [`NqRing::drain`]).
-#[cold]
+/// says it is not new: the device overran the consumer by more than a ring,
+/// or lies.
 fn too_far_ahead(claimed: u32, capacity: u32) -> Error {
     Error::DeviceFault(Fault::TooFarAhead { claimed, capacity })
 }
 
+/// The phase bit in an entry's first word, as loaded (byte 3, bit 7) [004 §3].
+pub(super) const PHASE_WORD: u32 = u32::from_ne_bytes([0, 0, 0, PHASE_MASK]);
+
+/// Copy the new entries from `slot` into `out` until one is not new (its
+/// phase bit is `old`, as [`PHASE_WORD`] or 0); how many. The run is checked
+/// before any load; an entry's bytes are loaded after its phase said new
+/// and an Acquire fence (nvme-pci's `dma_rmb`) [FACTS §11].
+#[inline(always)]
+fn copy_run<R: DmaMemory>(mem: &R, slot: u32, out: &mut [NqEntry], old: u32) -> Result<usize> {
+    let off = slot as usize * NQ_ENTRY_BYTES;
+    let Some(words) = mem.words() else {
+        return copy_run_bytes(mem, off, out, old == 0);
+    };
+    // `slot < capacity < 2^28` and `out.len() <= capacity`: no overflow.
+    let Some(run) = words.get(off / 4..off / 4 + out.len() * 4) else {
+        return Err(Error::out_of_range(
+            "nq entry run",
+            off as u64,
+            mem.len() as u64,
+        ));
+    };
+    let total = out.len();
+    let mut run = out.iter_mut().zip(run.as_chunks::<4>().0);
+    for (e, [w0, w1, w2, w3]) in run.by_ref() {
+        let w0 = w0.load(Relaxed);
+        if (w0 ^ old) & PHASE_WORD == 0 {
+            // The entry just looked at is not taken.
+            return Ok(total - run.len() - 1);
+        }
+        fence(Acquire);
+        let [a, b, c, d] =
+            [w0, w1.load(Relaxed), w2.load(Relaxed), w3.load(Relaxed)].map(u32::to_ne_bytes);
+        *e = NqEntry::from_bytes([
+            a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3], c[0], c[1], c[2], c[3], d[0], d[1],
+            d[2], d[3],
+        ]);
+    }
+    Ok(total)
+}
+
+/// [`copy_run`] through the memory's byte reads (a backend without words):
+/// per entry its phase byte, the fence, its 16 bytes, whose phase must still
+/// say new (a rewrite in between ends the run: the entry is not handed out).
+fn copy_run_bytes<R: DmaMemory>(
+    mem: &R,
+    off: usize,
+    out: &mut [NqEntry],
+    new: bool,
+) -> Result<usize> {
+    let end = out
+        .len()
+        .checked_mul(NQ_ENTRY_BYTES)
+        .and_then(|n| off.checked_add(n));
+    if end.is_none_or(|end| end > mem.len()) {
+        return Err(Error::out_of_range(
+            "nq entry run",
+            off as u64,
+            mem.len() as u64,
+        ));
+    }
+    for (k, e) in out.iter_mut().enumerate() {
+        let at = off + k * NQ_ENTRY_BYTES;
+        if phase_of(mem.load_u8(at + PHASE_BYTE)?) != new {
+            return Ok(k);
+        }
+        fence(Acquire);
+        let mut bytes = [0u8; NQ_ENTRY_BYTES];
+        mem.read(at, &mut bytes)?;
+        *e = NqEntry::from_bytes(bytes);
+        if e.phase() != new {
+            return Ok(k);
+        }
+    }
+    Ok(out.len())
+}
+
 impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
-    /// Tail mode: how many entries this drain may take, `want > 0`: the
-    /// entries known from the last tail read, or one tail read (checked) and
-    /// the bounded wait for the last entry to land (none when nothing is
-    /// pending). The iterator's, out of line (the phase path never calls
-    /// it); on bare metal also [`NqRing::drain_tail`]'s, inlined there (that
-    /// function is out of line itself: one call level, not two).
-    #[cfg_attr(not(target_os = "none"), inline(never))]
-    #[cfg_attr(target_os = "none", inline(always))]
+    /// The slot `k <= capacity` entries past the cursor, and whether it is
+    /// past the wrap.
+    fn slot_of(&self, k: u32) -> (u32, bool) {
+        // `next < capacity` and `k <= capacity <= 2^28`: no overflow.
+        let slot = self.next + k;
+        if slot >= self.capacity {
+            (slot - self.capacity, true)
+        } else {
+            (slot, false)
+        }
+    }
+
+    /// Whether the entry `k` slots past the cursor is new: one load of its
+    /// phase (its first word, or its phase byte), nothing consumed.
+    pub(crate) fn is_new(&self, k: u32) -> Result<bool> {
+        let (slot, wrapped) = self.slot_of(k);
+        // Not new: the consumer phase before the wrap, the other past it [FACTS §11].
+        let old = self.phase ^ if wrapped { PHASE_WORD } else { 0 };
+        let first = self.mem.words().and_then(|w| w.get(slot as usize * 4));
+        if let Some(w) = first {
+            return Ok((w.load(Relaxed) ^ old) & PHASE_WORD != 0);
+        }
+        let byte = self
+            .mem
+            .load_u8(slot as usize * NQ_ENTRY_BYTES + PHASE_BYTE)?;
+        Ok(phase_of(byte) == (old == 0))
+    }
+
+    /// The take: copy the new entries from `slot` (where an entry not new
+    /// carries phase bit `old`) on into `out` (at most one ring), in ring
+    /// order, at most two runs (before and after the wrap); how many.
+    /// Consumes nothing.
+    #[inline(always)]
+    fn take(&self, slot: u32, old: u32, out: &mut [NqEntry]) -> Result<usize> {
+        // `slot < capacity`: the run before the wrap is not empty.
+        let first = out.len().min((self.capacity - slot) as usize);
+        let Some((a, b)) = out.split_at_mut_checked(first) else {
+            return Ok(0);
+        };
+        let n = copy_run(&self.mem, slot, a, old)?;
+        if n < first || b.is_empty() {
+            return Ok(n);
+        }
+        Ok(n + self.take_after_wrap(b, old ^ PHASE_WORD)?)
+    }
+
+    /// The take's run after the wrap, from slot 0 (new entries there carry
+    /// the other phase [FACTS §11]). Out of line: it runs once a pass.
+    #[inline(never)]
+    fn take_after_wrap(&self, out: &mut [NqEntry], old: u32) -> Result<usize> {
+        copy_run(&self.mem, 0, out, old)
+    }
+
+    /// Move the cursor `n <= capacity` entries on (flipping the phase at the wrap).
+    fn advance(&mut self, n: u32) {
+        let (slot, wrapped) = self.slot_of(n);
+        if wrapped {
+            self.phase ^= PHASE_WORD;
+        }
+        self.next = slot;
+    }
+
+    /// Consume `n > 0` entries: write the head once, as the byte offset of
+    /// the slot after them [FACTS §11], then move the cursor. A refused write
+    /// consumes nothing.
+    fn commit(&mut self, n: u32) -> Result<()> {
+        let (slot, wrapped) = self.slot_of(n);
+        self.queue.write_head(slot * NQ_ENTRY_BYTES as u32)?;
+        self.next = slot;
+        if wrapped {
+            self.phase ^= PHASE_WORD;
+        }
+        Ok(())
+    }
+
+    /// Write the head if it lags the cursor (a refused write after entries
+    /// were handed out): the step every drain takes before it hands out
+    /// anything. Its error is that write's; the head stays behind.
+    pub fn write_head_behind(&mut self) -> Result<()> {
+        if self.head_behind {
+            self.queue.write_head(self.next * NQ_ENTRY_BYTES as u32)?;
+            self.set_head_behind(false);
+        }
+        Ok(())
+    }
+
+    /// `true` when a head write was refused after entries were handed out
+    /// and has not been written since ([`NqRing::write_head_behind`]).
+    pub const fn head_is_behind(&self) -> bool {
+        self.head_behind
+    }
+
+    /// Tail mode: how many entries this drain may take, `want > 0`: those
+    /// known from the last tail read, or one tail read and the bounded wait
+    /// for the last entry to land.
     fn tail_budget<D: DelayNs + ?Sized>(&mut self, delay: &mut D, want: u32) -> Result<u32> {
-        if self.known() == 0 {
+        if self.known == 0 {
             let count = self.read_tail_count()?;
             if count == 0 {
                 return Ok(0);
             }
             self.wait_arrival(delay, count)?;
-            self.set_known(count);
+            self.known = count;
         }
-        Ok(self.known().min(want))
+        Ok(self.known.min(want))
     }
 
-    /// Tail mode's [`NqRing::drain`] into a non-empty `out`, shaped for one
-    /// entry arriving per call (issue 12: the general path cost 233 Ir per
-    /// entry there against a C-style tail consumer's 51), inlined into the
-    /// caller:
-    /// - entries known pending from the last tail read: no register read;
-    ///   one of them is the entry at `next`, taken as below (one that is
-    ///   not new is the overrun fault: its arrival was waited for), more go
-    ///   through [`NqRing::take_known`];
-    /// - otherwise one tail read, checked by one compare
-    ///   ([`NqRing::read_tail_slot`]; a failed check names its fault out of
-    ///   line); nothing pending ends the call there (no head write); more
-    ///   than one pending: [`NqRing::drain_count`];
-    /// - one pending: it is the entry at `next`, whose phase test is also
-    ///   its arrival test [004 §3]: one load of its first word, the whole
-    ///   wait when it has landed (the bounded wait, [`NqRing::wait_arrival`],
-    ///   runs out of line only when it has not); it is copied from that
-    ///   load ([`DmaMemory::take_peeked`]: an Acquire fence, its other
-    ///   words; a copy whose phase is no longer new is the overrun fault),
-    ///   then the one head write, of the tail just read (the slot after it).
-    ///
-    /// The same MMIO accesses, entries and errors as the general path
-    /// ([`NqRing::tail_budget`], then [`NqRing::take_known`]), which bare
-    /// metal keeps but for the one-entry take (firmware size, below). Out-of-line results are taken
-    /// apart here (`?`, then `Ok`), so that no `Result` of the drain goes
-    /// through memory on the phase path's exits (as `drain_wrapped`).
-    #[cfg(not(target_os = "none"))]
-    #[inline(always)]
-    fn drain_tail<D: DelayNs + ?Sized>(
-        &mut self,
-        delay: &mut D,
-        out: &mut [NqEntry],
-    ) -> Result<u32> {
-        // `out` is not empty (the caller's test).
-        let known = self.known();
-        if known != 0 {
-            let avail = known.min(self.drain_want(out));
-            if avail != 1 {
-                let n = self.take_known(avail, out)?;
-                return Ok(n);
-            }
-            // One entry of those known pending, at `next`: it has landed
-            // (the wait of the read that counted it), so one that is not
-            // new is the overrun fault, as in `take_known` (the entries
-            // known are forgotten: the next call reads the tail again).
-            let Some(slot) = out.first_mut() else {
-                return Ok(0);
-            };
-            if self.take_next(slot)? != Next::Taken {
-                return Err(self.overrun(1));
-            }
-            self.consume_known(1);
-            self.commit(1)?;
-            return Ok(1);
-        }
-        let (tail, slot) = self.read_tail_slot()?;
-        // One entry pending: the tail one slot past `next` (the test of one
-        // subtraction; past the ring's last slot, the count's).
-        if slot.wrapping_sub(self.next_index()) != 1 {
-            // Nothing pending: the idle poll ends here, no head write.
-            if slot == self.next_index() {
-                return Ok(0);
-            }
-            let count = self.count_to(slot);
-            if count != 1 {
-                let n = self.drain_count(delay, count, out).map_err(unlikely)?;
-                return Ok(n);
-            }
-        }
-        // One entry pending, at `next`: its arrival test is its new test;
-        // not landed yet, the bounded wait.
-        let Some(first) = out.first_mut() else {
-            return Ok(0);
-        };
-        match self.take_next(first)? {
-            Next::Taken => {}
-            Next::NotNew => {
-                let n = self.drain_landing(delay, 1, out).map_err(unlikely)?;
-                return Ok(n);
-            }
-            Next::Rewritten => return Err(self.overrun(1)),
-        }
-        // None kept known: the head is the tail just read.
-        self.commit_to_tail(tail)?;
-        Ok(1)
-    }
-
-    /// Tail mode's [`NqRing::drain`] into a non-empty `out` on bare metal:
-    /// the entries known, or one tail read and the bounded wait for the last
-    /// pending entry ([`NqRing::tail_budget`]); then one entry (one arriving
-    /// per call) taken from the load of its phase ([`NqRing::take_next`]),
-    /// more through [`NqRing::take_new`]'s run, and the one head write
-    /// ([`NqRing::consume_taken`]). Not the hosts' one-entry path, which
-    /// grew each firmware image by about 1 KB (fw-cayman's `.text` from 7928
-    /// to 8860 bytes). Nothing pending ends the call after the tail read.
-    ///
-    /// Inlined into [`NqRing::drain_cold`], which is out of line (issue
-    /// 12: inlined into the caller, its registers were saved and restored
-    /// by every phase-mode call too).
-    #[cfg(target_os = "none")]
-    #[inline(always)]
-    fn drain_tail<D: DelayNs + ?Sized>(
-        &mut self,
-        delay: &mut D,
-        out: &mut [NqEntry],
-    ) -> Result<u32> {
-        let avail = self.tail_budget(delay, self.drain_want(out))?;
-        // Nothing pending (the idle poll): no copy set up, nothing written.
-        if avail == 0 {
-            return Ok(0);
-        }
-        // One entry (one arriving per call): copied from the load of its
-        // phase ([`NqRing::take_next`]), not through the run's set-up.
-        let n = if avail == 1 {
-            let Some(slot) = out.first_mut() else {
-                return Ok(0);
-            };
-            u32::from(self.take_next(slot)? == Next::Taken)
-        } else {
-            self.take_new(avail, out)?
-        };
-        self.consume_taken(avail, n)
-    }
-
-    /// Tail mode: the entry at `next` into `slot`, if its phase says new
-    /// (one load of its first word, [`DmaMemory::peek_entry`]), taken from
-    /// that load ([`DmaMemory::take_peeked`]: an Acquire fence, its other
-    /// words). Nothing is consumed.
-    #[inline(always)]
-    fn take_next(&self, slot: &mut NqEntry) -> Result<Next> {
-        let peek = self
-            .memory()
-            .peek_entry(self.next_index() as usize * NQ_ENTRY_BYTES)?;
-        // The slot at `next` is before the wrap: new in the opposite of
-        // the consumer phase [FACTS §11].
-        if !peek.is_new(self.phase_word()) {
-            return Ok(Next::NotNew);
-        }
-        // A copy whose phase is not the peeked one: a rewrite in between.
-        Ok(if self.memory().take_peeked(peek, slot)? {
-            Next::Taken
-        } else {
-            Next::Rewritten
-        })
-    }
-
-    /// Tail mode: `count > 1` entries pending from the tail read: the
-    /// arrival of the last (one load of its phase when it has landed, the
-    /// bounded wait otherwise), then the drain of the known entries. Out of
-    /// line: the one-entry path of [`NqRing::drain_tail`] stays small.
-    #[cfg(not(target_os = "none"))]
-    #[inline(never)]
-    fn drain_count<D: DelayNs + ?Sized>(
-        &mut self,
-        delay: &mut D,
-        count: u32,
-        out: &mut [NqEntry],
-    ) -> Result<u32> {
-        if !self.landed(count - 1)? {
-            return self.drain_landing(delay, count, out);
-        }
-        self.set_known(count);
-        self.take_known(count.min(self.drain_want(out)), out)
-    }
-
-    /// Tail mode: the last of `count` pending entries has not landed yet at
-    /// the first test: the bounded wait ([`Error::Timeout`]), then the drain
-    /// of the known entries. Out of line: the DMA is usually done by the
-    /// time the tail moves.
-    #[cfg(not(target_os = "none"))]
-    #[cold]
-    #[inline(never)]
-    fn drain_landing<D: DelayNs + ?Sized>(
-        &mut self,
-        delay: &mut D,
-        count: u32,
-        out: &mut [NqEntry],
-    ) -> Result<u32> {
-        self.wait_arrival(delay, count)?;
-        self.set_known(count);
-        self.take_known(count.min(self.drain_want(out)), out)
-    }
-
-    /// Tail mode: drain `avail` of the entries known pending (all landed;
-    /// `avail` at most `out.len()` and `max_batch`; 0: nothing taken or
-    /// written): the copy ([`NqRing::take_new`]), then
-    /// [`NqRing::consume_taken`]. Inlined (a full ring read once and
-    /// drained many calls long: out of line, the call and its `Result` in
-    /// memory cost about 2 Ir per entry at 8 per call). Hosts only (bare
-    /// metal's `drain_tail` takes one entry its own way, then the same
-    /// `consume_taken`).
-    #[cfg(not(target_os = "none"))]
-    #[inline(always)]
-    fn take_known(&mut self, avail: u32, out: &mut [NqEntry]) -> Result<u32> {
-        let n = self.take_new(avail, out)?;
-        self.consume_taken(avail, n)
-    }
-
-    /// Tail mode: `n` of `avail` entries known pending were copied: fewer
-    /// is the overrun fault (they had landed: the wait of the tail read
-    /// that counted them); otherwise they are consumed, with the one head
-    /// write.
-    #[inline(always)]
-    fn consume_taken(&mut self, avail: u32, n: u32) -> Result<u32> {
-        if n < avail {
-            return Err(self.overrun(avail));
-        }
-        self.consume_known(n);
-        self.commit(n)?;
-        Ok(n)
-    }
-
-    /// A tail-mode entry the tail says is pending but whose phase says it is
-    /// not new (after its arrival was confirmed): the device overran the
-    /// consumer by more than a ring, or lies.
-    ///
-    /// Recovery: the entries known from that tail read are forgotten, so the
-    /// next call reads the tail again (a transient lie costs one failed call;
-    /// the valid entries before it are then delivered, once).
-    #[cold]
+    /// A tail-mode entry the tail says is pending whose phase says it is
+    /// not new (after its arrival was confirmed). The entries known from that
+    /// tail read are forgotten, so the next call reads the tail again.
     fn overrun(&mut self, claimed: u32) -> Error {
-        self.set_known(0);
-        too_far_ahead(claimed, self.capacity())
+        self.known = 0;
+        too_far_ahead(claimed, self.capacity)
     }
 
     /// Drain up to `out.len()` (and at most `max_batch`) notifications into
@@ -319,193 +238,158 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// [`NqRing::available_count`], [`Error::Timeout`] if the last pending
     /// entry never lands, [`Fault::TooFarAhead`] if a pending entry's phase
     /// says the device lapped the consumer (nothing consumed; the next call
-    /// reads the tail again).
+    /// reads the tail again), a refused head write (nothing consumed), or the
+    /// refusal of a head write left behind by a [`Drain`]
+    /// ([`NqRing::write_head_behind`]: nothing read).
     ///
-    /// Hostile device: an entry the device rewrites between the phase scan
-    /// and the copy (it must not: the head has not handed it back) is caught
-    /// by the phase bits of the copied batch. Phase mode hands out the entries
-    /// before the first whose copied phase no longer says "new" and consumes
-    /// nothing past it; tail mode treats it as [`Fault::TooFarAhead`]. (A
-    /// rewrite that has not reached the phase byte yet is invisible to any
-    /// consumer: the device publishes an entry by writing its phase byte
-    /// last [FACTS §11].)
+    /// Hostile device: an entry is taken only if its phase says new when it
+    /// is loaded, its bytes loaded after that (the device writes the phase
+    /// byte last [FACTS §11]); tail mode treats one not new as `TooFarAhead`.
     #[inline(always)]
     pub fn drain<D: DelayNs + ?Sized>(
         &mut self,
         delay: &mut D,
         out: &mut [NqEntry],
     ) -> Result<usize> {
-        // Bare metal (issue 12): phase mode's idle poll and one-entry take
-        // call nothing (`drain_quick`), and everything else is one call
-        // (`drain_cold`), so that the compiler sets the frame up on that
-        // call's path alone: the idle poll and the one-entry take pay no
-        // saves and restores of the general path's registers.
-        #[cfg(target_os = "none")]
-        {
-            if self.phase_path(out.len()) {
-                if let Some(n) = self.drain_quick(out) {
-                    return Ok(n);
-                }
-            }
-            let mut r = Ok(0);
-            self.drain_cold(delay, out, &mut r);
-            r
+        if !self.idle_poll {
+            return self.drain_other(delay, out);
         }
-        #[cfg(not(target_os = "none"))]
-        self.drain_any(delay, out)
+        // Phase mode, the head up to date. The idle poll, before any
+        // set-up: the entry at the cursor, one load (the take tests it again
+        // when it is new).
+        let first = self.mem.words().and_then(|w| w.get(self.next as usize * 4));
+        if first.is_some_and(|w| (w.load(Relaxed) ^ self.phase) & PHASE_WORD == 0) {
+            return Ok(0);
+        }
+        self.drain_phase(out)
     }
 
-    /// Bare metal: [`NqRing::drain_any`] out of line, the one call of
-    /// [`NqRing::drain`] (behind [`NqRing::drain_quick`]: tail mode, and
-    /// phase mode when the quick step took nothing). Issue 12, executed
-    /// instructions per call (thumbv7em / riscv32): the idle poll 27 / 37
-    /// -> 21 / 15, one new entry through an `out` of 1 50 / 61 -> 43 / 39.
-    /// The result through `r`, the last argument: returned, it would take
-    /// the first argument register, and every path of the caller moved its
-    /// arguments for it (3 instructions more on the idle poll).
-    #[cfg(target_os = "none")]
-    #[inline(never)]
-    fn drain_cold<D: DelayNs + ?Sized>(
-        &mut self,
-        delay: &mut D,
-        out: &mut [NqEntry],
-        r: &mut Result<usize>,
-    ) {
-        *r = self.drain_any(delay, out);
-    }
-
-    /// [`NqRing::drain`]'s general path: phase mode ([`NqRing::drain_phase`])
-    /// or tail mode (hosts: the whole drain, inlined into the caller).
+    /// Phase mode: the take, then one head write.
     #[inline(always)]
-    fn drain_any<D: DelayNs + ?Sized>(
+    fn drain_phase(&mut self, out: &mut [NqEntry]) -> Result<usize> {
+        let want = out.len().min(self.max_batch as usize);
+        let n = self.take(
+            self.next,
+            self.phase,
+            out.get_mut(..want).unwrap_or_default(),
+        )?;
+        if n > 0 {
+            // `n <= max_batch <= capacity`: fits a u32.
+            self.commit(n as u32)?;
+        }
+        Ok(n)
+    }
+
+    /// Tail mode, or the head behind the cursor (written first). Out of line:
+    /// phase mode's calls stay small.
+    #[inline(never)]
+    fn drain_other<D: DelayNs + ?Sized>(
         &mut self,
         delay: &mut D,
         out: &mut [NqEntry],
     ) -> Result<usize> {
-        // Phase mode (a non-empty `out`), inlined into the caller: its idle
-        // poll is one load; told apart by one compare.
-        if self.phase_path(out.len()) {
-            return self.drain_phase(out);
+        self.write_head_behind()?;
+        match self.mode {
+            ConsumeMode::Phase => self.drain_phase(out),
+            ConsumeMode::Tail => self.drain_tail(delay, out),
         }
-        // Tail mode, or an empty `out` (nothing taken, nothing written). A
-        // phase ring reaches here only with an empty `out` (its phase path
-        // takes every other length), so this is its only exit.
-        if out.is_empty() {
+    }
+
+    /// [`NqRing::drain`] in tail mode: the budget, the take (every entry
+    /// must be new), one head write.
+    fn drain_tail<D: DelayNs + ?Sized>(
+        &mut self,
+        delay: &mut D,
+        out: &mut [NqEntry],
+    ) -> Result<usize> {
+        let want = out.len().min(self.max_batch as usize);
+        if want == 0 {
             return Ok(0);
         }
-        let n = self.drain_tail(delay, out)?;
+        // `want <= max_batch <= capacity`: fits a u32.
+        let avail = self.tail_budget(delay, want as u32)?;
+        if avail == 0 {
+            return Ok(0);
+        }
+        let out = out.get_mut(..avail as usize).unwrap_or_default();
+        let n = self.take(self.next, self.phase, out)? as u32;
+        if n < avail {
+            return Err(self.overrun(avail));
+        }
+        self.known -= n;
+        self.commit(n)?;
         Ok(n as usize)
     }
 
-    /// [`NqRing::drain`] in phase mode when its `n` entries reached the
-    /// ring's end (all new): the entries after the wrap, if more may be
-    /// taken (into `out[n..]`), then the commit (the iterator's, which is
-    /// out of line on bare metal: one copy of it per image); an `out` the
-    /// `n` entries filled commits alone. Out of line: it runs once per pass
-    /// over the ring, and inlined it costs every call registers (issue 12,
-    /// bare metal: riscv32's idle poll 41 -> 37 executed instructions, its
-    /// one-entry drain 66 -> 61; thumbv7em's 28 -> 27, 51 -> 50).
-    #[cfg(not(target_os = "none"))]
-    #[inline(never)]
-    pub(super) fn drain_wrapped(&mut self, n: usize, out: &mut [NqEntry]) -> Result<usize> {
-        // `out` filled (a wrap at one entry per call): nothing after the
-        // wrap may be taken, so the commit alone, without the limits or the
-        // shared commit's tests (issue 12: 50.8 -> 47.3 Ir per entry on a
-        // ring of 8; thumbv7em / riscv32 at the wrap 130 / 155 -> 81 / 96
-        // executed instructions, for 72 bytes of firmware `.text`).
-        if n >= out.len() {
-            self.commit_wrap()?;
-            return Ok(n);
-        }
-        let want = self.drain_limit(out.len()) as usize;
-        let mut n = n;
-        if want > n {
-            let rest = out.get_mut(n..).unwrap_or_default();
-            // After the wrap, new entries carry the consumer phase [FACTS §11].
-            n += self.take_after_wrap(want - n, rest, self.phase())?;
-        }
-        // `n <= want <= max_batch`: fits a u32.
-        commit_yielded(&mut self.split().1, n as u32)?;
-        Ok(n)
-    }
-
-    /// The entries one drain call may take: `out.len()`, at most
-    /// `max_batch` (0 for an empty `out`: nothing copied, nothing written).
-    #[inline(always)]
-    fn drain_want(&self, out: &[NqEntry]) -> u32 {
-        self.drain_limit(out.len())
-    }
-
     /// An iterator over up to `max` (and at most `max_batch`) pending
-    /// notifications. Tail mode reads the tail (at most once) here, before the
-    /// first item. The head is written once when the iterator is finished or
-    /// dropped, if it yielded anything.
+    /// notifications, taken as [`NqRing::drain`] takes them. Tail mode reads the
+    /// tail (at most once) here, before the first item. The head is written
+    /// once when the iterator is finished or dropped, if it yielded anything.
     ///
-    /// It yields straight from the ring's memory, as [`NqRing::drain`]
-    /// copies: in ring order, at most two runs (before and after the wrap),
-    /// each bounds-checked once ([`DmaMemory::entry_view`]); each entry read
-    /// as [`DmaMemory::read_new_entries`] reads it (its phase, an Acquire
-    /// fence, its bytes), while its phase says new. Phase mode ends at the
-    /// first entry that is not new (nothing past it is yielded or consumed);
-    /// tail mode yields the entries before it, then [`Fault::TooFarAhead`]
-    /// (the next call reads the tail again). Errors here: the tail faults of
-    /// [`NqRing::available_count`], [`Error::Timeout`] if the last pending
-    /// entry never lands, a run the memory refuses.
-    // Always inlined (issue 12, firmware size): out of line at opt-level "s",
-    // the `Drain` was copied into the returned `Result` and out of it again
-    // by `memcpy` calls, which linked `memcpy` into the firmware images.
+    /// Phase mode ends at the first entry that is not new (nothing past it is
+    /// yielded or consumed); tail mode yields the entries before it, then
+    /// [`Fault::TooFarAhead`] (the next call reads the tail again). Errors
+    /// here: the tail faults of [`NqRing::available_count`],
+    /// [`Error::Timeout`] if the last pending entry never lands, a head
+    /// write left behind by an earlier iterator that is refused again.
+    // Inlined: out of line at opt-level "s" the `Drain` (its chunk) went
+    // into the returned `Result` and out of it again through `memcpy`.
     #[inline(always)]
     pub fn drain_iter<D: DelayNs + ?Sized>(
         &mut self,
         delay: &mut D,
         max: u32,
     ) -> Result<Drain<'_, R, M, Z>> {
-        let want = max.min(self.max_batch());
-        let avail = match self.mode() {
+        self.write_head_behind()?;
+        let want = max.min(self.max_batch);
+        let avail = match self.mode {
             _ if want == 0 => 0,
             ConsumeMode::Phase => want,
             ConsumeMode::Tail => self.tail_budget(delay, want)?,
         };
-        let (mem, ring) = self.split();
-        // The run before the wrap: from `next` (`< capacity`), at most to
-        // the ring's end; its new entries carry the opposite of the consumer
-        // phase [FACTS §11].
-        let next = ring.next_index();
-        let first = avail.min(ring.capacity() - next);
-        let view = mem.entry_view(
-            next as usize * NQ_ENTRY_BYTES,
-            first as usize,
-            !ring.phase(),
-        )?;
         Ok(Drain {
-            mem,
-            ring,
+            ring: self,
             avail,
-            run_end: first,
-            view,
-            fault: None,
-            _zero: PhantomData,
+            yielded: 0,
+            chunk: [NqEntry::default(); CHUNK],
+            at: 0,
+            filled: 0,
         })
+    }
+
+    /// Consume the `n` entries a [`Drain`] handed out: the cursor moves
+    /// whatever the head write does (the entries are the caller's); a
+    /// refused write leaves the head behind, written by the next drain.
+    fn hand_back(&mut self, n: u32) -> Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        if self.mode == ConsumeMode::Tail {
+            self.known = self.known.saturating_sub(n);
+        }
+        self.advance(n);
+        self.set_head_behind(true);
+        self.write_head_behind()
     }
 }
 
-/// The iterator of [`NqRing::drain_iter`].
+/// Entries a [`Drain`] takes at a time.
+const CHUNK: usize = 8;
+
+/// The iterator of [`NqRing::drain_iter`]: it takes the entries a chunk at
+/// a time ([`NqRing::drain`]'s take) and yields them from the chunk; what
+/// it took but did not yield is not consumed.
 #[derive(Debug)]
 pub struct Drain<'a, R: DmaMemory, M: Mmio, Z: DeviceZero> {
-    /// The ring's memory, which the entries are read from.
-    mem: &'a R,
-    /// The rest of the ring: what the iterator commits.
-    ring: Consumer<'a, M>,
-    /// Most entries this iterator may yield.
+    ring: &'a mut NqRing<R, M, Z>,
+    /// Most entries this iterator may yield (lowered to `yielded` at its end).
     avail: u32,
-    /// Entries yielded once the current run is read whole (the run before
-    /// the wrap ends at its length, the one after it at `avail`).
-    run_end: u32,
-    /// The current run's entries not read yet.
-    view: EntryView<'a>,
-    /// The fault to hand out next ([`Drain::advance`]).
-    fault: Option<Error>,
-    _zero: PhantomData<&'a mut Z>,
+    /// Entries yielded so far, not yet handed back.
+    yielded: u32,
+    /// The entries taken after the yielded ones: `chunk[at..filled]`.
+    chunk: [NqEntry; CHUNK],
+    at: usize,
+    filled: usize,
 }
 
 impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
@@ -513,124 +397,14 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
     /// count. The iterator is then finished: it yields nothing more, and a
     /// second `finish` (or the drop) commits nothing and returns `Ok(0)`.
     ///
-    /// It borrows the iterator (issue 12, firmware size): taking it by value
-    /// moved the whole `Drain` with a `memcpy` call on thumbv7em.
-    #[inline]
+    /// A refused head write is this call's error; the entries stay consumed
+    /// (they were yielded) and the ring writes the head on its next drain.
     pub fn finish(&mut self) -> Result<u32> {
-        self.commit()
-    }
-
-    /// Entries yielded so far (what the head write hands back).
-    #[inline(always)]
-    fn yielded(&self) -> u32 {
-        // The view is what is left of the current run, which ends at
-        // `run_end <= avail`: no overflow.
-        self.run_end
-            .wrapping_sub(self.view.len_sized(self.word_bytes()) as u32)
-    }
-
-    /// The word size of the memory's views (a constant per backend:
-    /// [`DmaMemory::entry_view_word_bytes`]): the iterator reads, counts
-    /// and clears that kind of view alone.
-    #[inline(always)]
-    fn word_bytes(&self) -> usize {
-        self.mem.entry_view_word_bytes()
-    }
-
-    /// Yield nothing more: no run left, `avail` what was yielded.
-    #[inline]
-    fn stop(&mut self) {
-        self.avail = self.yielded();
-        self.run_end = self.avail;
-        self.view.clear_sized(self.word_bytes());
-    }
-
-    #[inline]
-    fn commit(&mut self) -> Result<u32> {
-        let n = self.yielded();
-        // Nothing left to yield, nothing yielded (`run_end == 0` tells the
-        // drop so without recounting).
-        (self.avail, self.run_end) = (0, 0);
-        self.view.clear_sized(self.word_bytes());
-        commit_yielded(&mut self.ring, n)?;
+        let n = self.yielded;
+        (self.avail, self.yielded, self.at, self.filled) = (0, 0, 0, 0);
+        self.ring.hand_back(n)?;
         Ok(n)
     }
-
-    /// [`Iterator::next`] when the view handed out nothing: fetch the next
-    /// entry of a view not made of words, or open the run after the wrap if
-    /// the one before it was read whole and more may follow, or end (tail
-    /// mode: with the overrun fault if fewer than `avail` were yielded; an
-    /// error of the memory also ends the iterator). Out of line, with a
-    /// small answer (a fault is kept in the iterator): the per-entry path
-    /// stays small, and its entries do not go through memory.
-    #[cold]
-    #[inline(never)]
-    fn advance(&mut self) -> Step {
-        // A view not of words: its next entry, read through the memory.
-        if !self.mem.entry_views_of_words() {
-            match self.view.fetch(self.mem) {
-                Ok(true) => return Step::Again,
-                Ok(false) => {}
-                Err(e) => return self.fail(e),
-            }
-        }
-        if self.view.len_sized(self.word_bytes()) == 0 && self.run_end < self.avail {
-            // From slot 0: its new entries carry the consumer phase [FACTS §11].
-            let n = (self.avail - self.run_end) as usize;
-            return match self.mem.entry_view(0, n, self.ring.phase()) {
-                Ok(view) => {
-                    self.view = view;
-                    self.run_end = self.avail;
-                    Step::Again
-                }
-                Err(e) => self.fail(e),
-            };
-        }
-        if self.ring.mode() == ConsumeMode::Tail && self.yielded() < self.avail {
-            self.ring.set_known(0);
-            return self.fail(too_far_ahead(self.avail, self.ring.capacity()));
-        }
-        self.stop();
-        Step::End
-    }
-
-    /// End the iterator with `e`, handed out next.
-    fn fail(&mut self, e: Error) -> Step {
-        self.stop();
-        self.fault = Some(e);
-        Step::Fail
-    }
-
-    /// The fault [`Drain::advance`] kept. An `Error`, not the item: the
-    /// item is built by the caller, so the hot path's items are not written
-    /// through this call's result memory.
-    #[inline(never)]
-    fn take_fault(&mut self) -> Option<Error> {
-        self.fault.take()
-    }
-}
-
-/// What [`NqRing::take_next`] found at `next`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Next {
-    /// New, and copied.
-    Taken,
-    /// Not new: nothing copied.
-    NotNew,
-    /// New at the test, not in its copy (the device rewrote it in between):
-    /// the copy is not handed out.
-    Rewritten,
-}
-
-/// What [`Drain::advance`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Step {
-    /// The view has an entry to hand out, or a new run.
-    Again,
-    /// Nothing more.
-    End,
-    /// A fault to hand out (kept in the iterator), then nothing more.
-    Fail,
 }
 
 impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Iterator for Drain<'_, R, M, Z> {
@@ -638,66 +412,70 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Iterator for Drain<'_, R, M, Z> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            // The hot path: the view's next entry, nothing else inlined.
-            if let Some(e) = self.view.next_sized(self.word_bytes()) {
-                return Some(Ok(e));
+        if self.at >= self.filled {
+            if let Err(e) = self.refill()? {
+                return Some(Err(e));
             }
-            match self.advance() {
-                Step::Again => {}
-                Step::End => return None,
-                Step::Fail => return self.take_fault().map(Err),
+        }
+        // Still new as it is handed out: an entry the device rewrote since
+        // the chunk was taken (a lapping device) ends the run there.
+        match self.ring.is_new(self.yielded) {
+            Ok(true) => {}
+            Ok(false) => return self.end(Ok(())).map(Err),
+            Err(e) => return self.end(Err(e)).map(Err),
+        }
+        // `at < filled <= CHUNK`.
+        let e = *self.chunk.get(self.at)?;
+        self.at += 1;
+        self.yielded += 1;
+        Some(Ok(e))
+    }
+}
+
+impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
+    /// Take the next chunk, from the first entry not yielded: `None` at the
+    /// end, the tail-mode overrun or the memory's error as `Some(Err)` (and
+    /// the end after it). Out of line: once a chunk.
+    #[inline(never)]
+    fn refill(&mut self) -> Option<Result<()>> {
+        if self.yielded >= self.avail {
+            return None;
+        }
+        let want = CHUNK.min((self.avail - self.yielded) as usize);
+        let (slot, wrapped) = self.ring.slot_of(self.yielded);
+        let old = self.ring.phase ^ if wrapped { PHASE_WORD } else { 0 };
+        let chunk = self.chunk.get_mut(..want).unwrap_or_default();
+        match self.ring.take(slot, old, chunk) {
+            Ok(n @ 1..) => {
+                (self.at, self.filled) = (0, n);
+                Some(Ok(()))
             }
+            Ok(_) => self.end(Ok(())).map(Err),
+            Err(e) => self.end(Err(e)).map(Err),
+        }
+    }
+
+    /// Yield nothing more: the entry at `yielded` is not new (`Ok`: the end
+    /// in phase mode, the overrun fault in tail mode) or not readable (its
+    /// error); the error to hand out, if any.
+    fn end(&mut self, why: Result<()>) -> Option<Error> {
+        let claimed = self.avail;
+        (self.avail, self.at, self.filled) = (self.yielded, 0, 0);
+        match why {
+            Err(err) => Some(err),
+            Ok(()) if self.ring.mode == ConsumeMode::Tail => Some(self.ring.overrun(claimed)),
+            Ok(()) => None,
         }
     }
 }
 
 impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drop for Drain<'_, R, M, Z> {
-    // Inlined, and the commit out of line with the consumer state alone: a
-    // call that took the whole iterator's address kept every field of it in
-    // memory, loaded and stored on every entry (issue 12).
-    #[inline(always)]
     fn drop(&mut self) {
-        // `run_end == 0`: finished, or nothing to yield.
-        if self.run_end == 0 {
-            return;
-        }
-        let n = self.yielded();
-        if n > 0 {
-            #[cfg(not(target_os = "none"))]
-            commit_dropped(self.ring.reborrow(), n);
-            // Bare metal (built for size): the shared commit itself, by
-            // reference (`next` is out of line there: the iterator is in
-            // memory anyway), without a copy of the consumer state.
-            #[cfg(target_os = "none")]
-            if let Err(e) = commit_yielded(&mut self.ring, n) {
-                warn!("nq head write on drain drop failed: {:?}", e);
-            }
+        if let Err(e) = self.finish() {
+            warn!(
+                "nq head write on drain drop refused (written by the next drain): {:?}",
+                e
+            );
         }
     }
-}
-
-/// The commit of a [`Drain`] dropped before [`Drain::finish`] (`n > 0`
-/// yielded); a refused head write is logged (a drop returns nothing). Hosts
-/// only: the consumer state by value keeps the iterator out of memory there.
-#[cfg(not(target_os = "none"))]
-#[cold]
-#[inline(never)]
-fn commit_dropped<M: Mmio>(mut ring: Consumer<'_, M>, n: u32) {
-    if let Err(e) = commit_yielded(&mut ring, n) {
-        warn!("nq head write on drain drop failed: {:?}", e);
-    }
-}
-
-/// Consume the `n` entries an iterator yielded: tail mode forgets them from
-/// the entries known pending; the head is written once if `n > 0`.
-// Inlined into `finish` on hosts (the per-call cost, issue 12); one copy for
-// `finish` and the drop on bare metal, where images are built for size.
-#[cfg_attr(not(target_os = "none"), inline(always))]
-#[cfg_attr(target_os = "none", inline(never))]
-fn commit_yielded<M: Mmio>(ring: &mut Consumer<'_, M>, n: u32) -> Result<()> {
-    if ring.mode() == ConsumeMode::Tail {
-        ring.consume_known(n);
-    }
-    ring.commit(n)
 }

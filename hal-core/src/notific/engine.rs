@@ -200,7 +200,6 @@ pub const MAX_COALESCER_STREAMS: u32 = 4;
 
 /// The standard masked update `old ^ (mask & (old ^ val))`: bits of `mask`
 /// take `val`, the others keep `old` [004 §2].
-#[inline(always)]
 pub const fn masked_update(old: u64, val: u64, mask: u64) -> u64 {
     old ^ (mask & (old ^ val))
 }
@@ -281,9 +280,6 @@ impl<M: Mmio> NotificEngine<M> {
     /// [`EngineConfig::from_raw`] checks them. Nothing is written on a
     /// refusal. For callers that hold the C numbers (`khal trace`, the golden
     /// tests of the C codes); typed callers use [`NotificEngine::init`].
-    // Inlined (issue 12, firmware size): two checks in front of `init`;
-    // out of line the engine came back through one more `Result` copy.
-    #[inline(always)]
     pub fn init_raw(
         mmio: M,
         base: Option<DeviceAddr>,
@@ -306,9 +302,6 @@ impl<M: Mmio> NotificEngine<M> {
     /// The token carries a clone of the engine's MMIO handle (`&window` for a
     /// shared window) and this queue's register addresses, computed here for
     /// the flavour: a ring's head write and tail read are one access each.
-    // Inlined: small, and out of line its caller tests and copies the
-    // token's `Result` in memory (firmware size, issue 12).
-    #[inline(always)]
     pub fn queue(&mut self, idx: u32) -> Result<NqQueue<M>>
     where
         M: Clone,
@@ -332,7 +325,6 @@ impl<M: Mmio> NotificEngine<M> {
             base: self.base,
             index: idx,
             window,
-            head: regs::NQ_HEAD_PTR.flat().addr(window),
         })
     }
 
@@ -359,12 +351,10 @@ impl<M: Mmio> NotificEngine<M> {
         Ok(self.base.add(reg.offset() - first))
     }
 
-    #[inline(always)]
     fn write<A: Writable>(&self, reg: Reg<A>, value: u32) -> Result<()> {
         reg.write(&self.mmio, self.base, value)
     }
 
-    #[inline(always)]
     fn read<A: Readable>(&self, reg: Reg<A>) -> Result<u32> {
         reg.read(&self.mmio, self.base)
     }
@@ -432,7 +422,6 @@ impl<M: Mmio> NotificEngine<M> {
 
     /// `update_hw_bp`: the same masked idiom on `hw_backpressure_lo/hi` from
     /// the hw-bp shadow [004 §2].
-    #[inline(always)]
     pub fn update_hw_bp(&mut self, val: u64, mask: u64) -> Result<()> {
         let new = masked_update(self.hw_bp_shadow, val, mask);
         self.write(regs::HW_BACKPRESSURE_LO, new as u32)?;
@@ -449,11 +438,6 @@ impl<M: Mmio> NotificEngine<M> {
         self.apply_bp_config(mode)
     }
 
-    // Inlined (here and in the other small config ops): out of line, each
-    // caller would test and copy the `Result` (20 bytes on 32-bit targets)
-    // the callee writes to memory, which costs a firmware image more than the
-    // writes (issue 12).
-    #[inline(always)]
     fn apply_bp_config(&mut self, mode: BpMode) -> Result<()> {
         self.write(regs::SW_BACKPRESSURE, mode.sw_backpressure())?;
         self.write(regs::HW_BACKPRESSURE_LO, u32::MAX)?;
@@ -464,7 +448,6 @@ impl<M: Mmio> NotificEngine<M> {
 
     /// `set_axi_id`: write `nq_axi_id`, then read-modify-write bit 0 of
     /// `wob_ctrl` (axi_id_rotate) only [004 §2].
-    #[inline(always)]
     pub fn set_axi_id(&mut self, axi_id: u32, rotate: bool) -> Result<()> {
         self.write(regs::NQ_AXI_ID, axi_id)?;
         regs::WOB_CTRL.modify(&self.mmio, self.base, |r| {
@@ -538,7 +521,6 @@ impl<M: Mmio> NotificEngine<M> {
     /// `docs/coverage.md`): the C code accepts any index there, whose
     /// registers then alias queue 0's while the enable and overflow shadows
     /// take bit `1 << idx`, a bit of a queue that does not exist.
-    #[inline(always)]
     pub fn nq_reg<A: AccessType>(&self, reg: RegArray<A>, idx: u32) -> Result<Reg<A>> {
         match self.flavour {
             Flavour::TenQueue => reg.at(idx),
@@ -596,14 +578,9 @@ pub struct NqQueue<M: Mmio> {
     engine: u32,
     base: DeviceAddr,
     index: u32,
-    /// The queue's register window: `nq_base_addr_lo` is at `window + 0x100`.
+    /// The queue's register window: `nq_base_addr_lo` is at `window + 0x100`;
+    /// the head and tail registers are at constant offsets of it.
     window: DeviceAddr,
-    /// `nq_head_ptr` of this queue: it is written on every non-empty drain.
-    head: DeviceAddr,
-    // `nq_tail_ptr` (read-only [004 §3]) is at a constant offset of
-    // `window` and is not stored: the token, and the ring holding it, stay
-    // small enough to be moved by word moves rather than a `memcpy` call on
-    // thumbv7em (firmware size, issue 12).
 }
 
 impl<M: Mmio> NqQueue<M> {
@@ -629,31 +606,20 @@ impl<M: Mmio> NqQueue<M> {
 
     /// The address of this queue's `nq_head_ptr`.
     pub const fn head_addr(&self) -> DeviceAddr {
-        self.head
+        regs::NQ_HEAD_PTR.flat().addr(self.window)
     }
 
     /// Write a per-NQ register of this queue (its window, no stride lookup).
-    #[inline(always)]
     pub(super) fn write<A: Writable>(&self, reg: RegArray<A>, value: u32) -> Result<()> {
         reg.flat().write(&self.mmio, self.window, value)
     }
 
     /// One write of `nq_head_ptr` (a byte offset [FACTS §11]).
-    #[inline(always)]
     pub(super) fn write_head(&self, value: u32) -> Result<()> {
-        self.mmio.write32(self.head, value)
-    }
-
-    /// [`NqQueue::write_head`]: `true` if written, `false` if the backend
-    /// refused it (nothing was accessed).
-    #[cfg(target_os = "none")]
-    #[inline(always)]
-    pub(super) fn write_head_direct(&self, value: u32) -> bool {
-        self.mmio.write32(self.head, value).is_ok()
+        self.mmio.write32(self.head_addr(), value)
     }
 
     /// One read of `nq_tail_ptr`, unchecked.
-    #[inline(always)]
     pub(super) fn read_tail(&self) -> Result<u32> {
         self.mmio.read32(self.tail_addr())
     }
@@ -662,28 +628,4 @@ impl<M: Mmio> NqQueue<M> {
 /// `nq_get_notification_size`: 16 bytes on every arch, no gate [004 §1 GOTCHA].
 pub const fn nq_get_notification_size() -> u32 {
     super::entry::NQ_ENTRY_BYTES as u32
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn masked_update_is_the_notes_idiom() {
-        assert_eq!(masked_update(0, u64::MAX, u64::MAX), u64::MAX);
-        assert_eq!(masked_update(0xF0F0, 0x0F0F, 0x00FF), 0xF00F);
-        assert_eq!(masked_update(0xFFFF, 0, 0), 0xFFFF);
-        assert_eq!(masked_update(u64::MAX, 0, 1 << 40), !(1 << 40));
-    }
-
-    #[test]
-    fn bp_modes_and_flavours() {
-        assert_eq!(BpMode::from_raw(0).map(BpMode::sw_backpressure), Ok(0x3FF));
-        assert_eq!(BpMode::from_raw(1).map(BpMode::sw_backpressure), Ok(0));
-        assert_eq!(BpMode::from_raw(2), Err(Error::UnknownMode(2)));
-        assert_eq!(Error::UnknownMode(2).c_code(), Some(-1));
-        assert_eq!(Flavour::from_num_queues(1), Flavour::SingleQueue);
-        assert_eq!(Flavour::from_num_queues(10), Flavour::TenQueue);
-        assert_eq!(nq_get_notification_size(), 16);
-    }
 }

@@ -17,18 +17,13 @@ pub const PHASE_BYTE: usize = 3;
 /// Mask of the phase bit in [`PHASE_BYTE`] (bit 7) [004 §3].
 pub const PHASE_MASK: u8 = 0x80;
 
-/// The phase bit in the phase byte's place of a `u32` whose top byte is
-/// the phase byte (bit 31): the form in which the consumer phase and a
-/// peeked entry's phase are compared (one xor and a sign test, issue 12).
-pub const PHASE_DWORD_BIT: u32 = (PHASE_MASK as u32) << 24;
-
 /// One notification as it sat in the ring.
 ///
 /// Layout: its 16 raw bytes in ring order and nothing else (`size_of` is
 /// 16, checked at compile time), so a slice of entries is the ring's bytes in
 /// order; aligned to 8, so that a copy of an entry is two aligned 8-byte (or
-/// four 4-byte) moves. With alignment 1, an entry copy on `thumbv7em` at
-/// `opt-level = "s"` was a call to `memcpy` per drained entry (issue 12). The
+/// four 4-byte) moves rather than a `memcpy` call per entry on `thumbv7em`
+/// at `opt-level = "s"`. The
 /// alignment is only that of khal's copies: the on-wire layout is the bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[repr(C, align(8))]
@@ -39,25 +34,21 @@ pub struct NqEntry {
 
 impl NqEntry {
     /// An entry from its 16 raw bytes.
-    #[inline(always)]
     pub const fn from_bytes(raw: [u8; NQ_ENTRY_BYTES]) -> NqEntry {
         NqEntry { raw }
     }
 
     /// The 16 raw bytes, in ring order.
-    #[inline(always)]
     pub const fn bytes(&self) -> &[u8; NQ_ENTRY_BYTES] {
         &self.raw
     }
 
     /// The raw bytes, mutable (for DMA backends copying an entry into place).
-    #[inline(always)]
     pub fn bytes_mut(&mut self) -> &mut [u8; NQ_ENTRY_BYTES] {
         &mut self.raw
     }
 
     /// The phase bit: bit 7 of byte 3 [004 §3].
-    #[inline(always)]
     pub const fn phase(&self) -> bool {
         phase_of(self.raw[PHASE_BYTE])
     }
@@ -73,36 +64,6 @@ impl NqEntry {
 }
 
 /// The phase bit of a phase byte (byte 3 of an entry) [004 §3].
-#[inline(always)]
 pub const fn phase_of(byte3: u8) -> bool {
     byte3 & PHASE_MASK != 0
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn phase_is_bit_7_of_byte_3() {
-        let mut raw = [0u8; 16];
-        assert!(!NqEntry::from_bytes(raw).phase());
-        raw[3] = 0x80;
-        assert!(NqEntry::from_bytes(raw).phase());
-        raw[3] = 0x7F;
-        assert!(!NqEntry::from_bytes(raw).phase());
-        raw[2] = 0xFF;
-        raw[4] = 0xFF;
-        assert!(!NqEntry::from_bytes(raw).phase());
-    }
-
-    #[test]
-    fn dwords_are_little_endian() {
-        let raw = [1, 2, 3, 0x84, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
-        let e = NqEntry::from_bytes(raw);
-        assert_eq!(e.dword_le(0), Some(0x8403_0201));
-        assert_eq!(e.dword_le(3), Some(0x100F_0E0D));
-        assert_eq!(e.dword_le(4), None);
-        assert_eq!(e.bytes(), &raw);
-        assert!(e.phase());
-    }
 }

@@ -8,7 +8,8 @@
 //!   enable, reset, available count [004 §3].
 //! - [`refused`]: [`RefusedRing`], a refused ring constructor's error with its memory and
 //!   queue token given back.
-//! - [`drain`]: draining notifications in batches: one head write per non-empty drain [004 §3].
+//! - [`drain`]: the one take behind every drain (into a buffer, through an iterator, async):
+//!   one head write per non-empty drain [004 §3].
 
 pub mod drain;
 pub mod engine;

@@ -18,19 +18,15 @@
 //! Device input is hostile until checked: a tail that reads all ones, is not a
 //! multiple of 16, or lies outside the ring is a typed [`Fault`], never a count.
 
-use core::num::NonZeroUsize;
-
 use embedded_hal::delay::DelayNs;
 
 use crate::dma::DmaMemory;
-#[cfg(target_os = "none")]
-use crate::dma::TakeOne;
 use crate::error::{Error, Fault, Result};
 use crate::mmio::Mmio;
 use crate::wait::{poll_until, Budget};
 
 use super::engine::{NotificEngine, NqQueue};
-use super::entry::{phase_of, NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_DWORD_BIT, PHASE_MASK};
+use super::entry::NQ_ENTRY_BYTES;
 use super::refused::RefusedRing;
 use super::regs;
 
@@ -123,41 +119,31 @@ enum Placement<Z> {
 /// engine's MMIO handle `M`, and how a device-memory ring is zeroed `Z`.
 #[derive(Debug)]
 pub struct NqRing<R: DmaMemory, M: Mmio, Z: DeviceZero = HostZero> {
-    mem: R,
+    pub(super) mem: R,
     placement: Placement<Z>,
-    queue: NqQueue<M>,
-    /// Entries the ring holds: its size / 16 (the size is not kept: the
-    /// firmware's 96-byte `NqRing` has no room for it next to `batch_from`).
-    capacity: u32,
-    /// The least `out.len()` [`NqRing::drain`] takes through the phase
-    /// path: 1 in phase mode, `usize::MAX` in tail mode (no `out` is that
-    /// long: a slice of 16-byte entries holds fewer). Non-zero, so that a
-    /// length at or above it is known non-empty (issue 12).
-    phase_from: NonZeroUsize,
-    /// The phase path looks past the first new entry (`out` having room for
-    /// two) only when `next` is below this: `capacity - 1` when
-    /// `max_batch > 1`, 0 otherwise. One compare tells both limits apart
-    /// (the ring's last slot, whose next entry is past the wrap, and a
-    /// batch of one), computed once per ring (issue 12).
-    multi_below: u32,
+    pub(super) queue: NqQueue<M>,
+    /// Entries the ring holds (size / 16), and the most one drain consumes.
+    pub(super) capacity: u32,
+    pub(super) max_batch: u32,
     budget: Budget,
-    /// Two things in one word (the firmware's ring has room for no more
-    /// than 96 bytes, see `firmware/src/lib.rs`): bits 0..31 are the most
-    /// entries one drain call consumes (`max_batch`, at most the capacity,
-    /// below 2^28); bit 31 is the consumer phase, completed wraps mod 2 (0
-    /// after reset) [FACTS §11], in the phase byte's place of a dword
-    /// ([`PHASE_DWORD_BIT`]), so that the idle test is one xor with the
-    /// loaded word and a sign test (the other bits do not reach bit 31).
-    batch_phase: u32,
-    /// Next slot to consume.
-    next: u32,
+    /// Next slot to hand out.
+    pub(super) next: u32,
     /// Tail mode: entries known pending from the last tail read and not yet
     /// consumed, so a capped drain does not read the tail again.
-    known: u32,
+    pub(super) known: u32,
+    pub(super) mode: ConsumeMode,
+    /// The consumer phase (completed wraps mod 2, 0 after a reset
+    /// [FACTS §11]) as the phase bit of an entry's first word (`PHASE_WORD`
+    /// or 0), so that the new test is one mask and compare of the loaded word.
+    pub(super) phase: u32,
+    /// The head register lags `next`: entries were handed out (by a drain
+    /// iterator) and the head write that hands them back was refused. The
+    /// next drain writes it before it hands out anything else.
+    pub(super) head_behind: bool,
+    /// Phase mode with the head up to date: a drain may answer an idle poll
+    /// from the entry at the cursor alone (one flag for the two tests).
+    pub(super) idle_poll: bool,
 }
-
-/// The bits of [`NqRing`]'s `batch_phase` that hold `max_batch`.
-const BATCH_MASK: u32 = !PHASE_DWORD_BIT;
 
 fn validate(len: usize, cfg: &NqConfig) -> Result<(u32, u32)> {
     let entry = NQ_ENTRY_BYTES as u32;
@@ -179,9 +165,7 @@ fn validate(len: usize, cfg: &NqConfig) -> Result<(u32, u32)> {
 }
 
 /// `nq_queue_config`'s three writes for a ring at bus address `base` of
-/// `size_bytes` [004 §3]. Inlined: out of line its `Result` came back
-/// through memory to each constructor (firmware size, issue 12).
-#[inline(always)]
+/// `size_bytes` [004 §3].
 fn write_queue_config<M: Mmio>(queue: &NqQueue<M>, base: u64, size_bytes: u32) -> Result<()> {
     queue.write(regs::NQ_BASE_ADDR_LO, base as u32)?;
     queue.write(regs::NQ_BASE_ADDR_HI, (base >> 32) as u32)?;
@@ -216,7 +200,10 @@ impl<R: DmaMemory, M: Mmio> NqRing<R, M, HostZero> {
     /// capacity = size / 16 [004 §3]. Errors: size zero, not a multiple of 16
     /// or larger than `mem` → [`Error::InvalidArgument`], in a
     /// [`RefusedRing`] that gives `mem` and `queue` back (the token can then
-    /// build a ring with another config). Writes nothing.
+    /// build a ring with another config). Writes nothing, so it also adopts a
+    /// ring whose base and size registers someone else programmed (the vendor
+    /// driver's `NOTIFICATIONS_INIT_V2` [FACTS §14.5]): enable, the drains and
+    /// reset never write those three; only [`NqRing::queue_config`] does.
     pub fn host(mem: R, queue: NqQueue<M>, cfg: NqConfig) -> Result<Self, RefusedRing<R, M>> {
         NqRing::build(mem, Placement::Host, queue, cfg, false)
     }
@@ -225,12 +212,6 @@ impl<R: DmaMemory, M: Mmio> NqRing<R, M, HostZero> {
     /// [`NqRing::queue_config`] [004 §3]. A refused config writes nothing; a
     /// refused register write gives the parts back too (the writes before it
     /// stay: the next `configure_host` on the token writes all three again).
-    // Inlined (issue 12, firmware size): out of line, the 96-byte ring
-    // comes back inside the `Result` through memory and each caller moved it
-    // twice more (about 120 bytes a call on thumbv7em); inlined, it is built
-    // where it stays, and the three writes are one shared function
-    // (`write_queue_config`).
-    #[inline(always)]
     pub fn configure_host(
         mem: R,
         queue: NqQueue<M>,
@@ -266,10 +247,8 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         NqRing::build(view, Placement::Device(zero), queue, cfg, true)
     }
 
-    /// The four constructors: check `cfg` (phase mode on host memory only),
-    /// then, if `configure`, the queue config's writes, and only then the
-    /// ring (built once, in the caller's result: no copy of it on success).
-    #[inline(always)]
+    /// The constructors: check `cfg` (phase mode on host memory only), then,
+    /// if `configure`, the queue config's writes, and only then the ring.
     fn build(
         mem: R,
         placement: Placement<Z>,
@@ -300,17 +279,14 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
             placement,
             queue,
             capacity,
-            phase_from: if cfg.mode == ConsumeMode::Phase {
-                NonZeroUsize::MIN
-            } else {
-                NonZeroUsize::MAX
-            },
-            multi_below: if max_batch > 1 { capacity - 1 } else { 0 },
+            max_batch,
             budget: cfg.budget,
-            // `max_batch <= capacity < 2^28`: bit 31 is free for the phase.
-            batch_phase: max_batch,
             next: 0,
             known: 0,
+            mode: cfg.mode,
+            phase: 0,
+            head_behind: false,
+            idle_poll: cfg.mode == ConsumeMode::Phase,
         })
     }
 
@@ -338,26 +314,13 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
 
     /// Ring size in bytes.
     pub const fn size_bytes(&self) -> u32 {
-        // `capacity` is the validated size / 16, the size a multiple of 16:
-        // the product is that size (no overflow).
+        // The validated size / 16, times 16: that size (no overflow).
         self.capacity * NQ_ENTRY_BYTES as u32
     }
 
     /// Tail or phase consumption.
     pub const fn mode(&self) -> ConsumeMode {
-        // Phase mode is what the phase path is taken for (see the field).
-        if self.phase_from.get() == 1 {
-            ConsumeMode::Phase
-        } else {
-            ConsumeMode::Tail
-        }
-    }
-
-    /// Whether [`NqRing::drain`] takes an `out` of `len` entries through the
-    /// phase path: phase mode and `len > 0` (see the field).
-    #[inline(always)]
-    pub(super) const fn phase_path(&self, len: usize) -> bool {
-        len >= self.phase_from.get()
+        self.mode
     }
 
     /// The next slot the consumer reads.
@@ -365,14 +328,20 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         self.next
     }
 
-    /// The consumer phase: completed wraps mod 2 [FACTS §11].
+    /// The consumer phase (completed wraps mod 2, 0 after reset) [FACTS §11].
     pub const fn phase(&self) -> bool {
-        self.batch_phase & PHASE_DWORD_BIT != 0
+        self.phase != 0
     }
 
-    /// Most entries one drain consumes.
+    /// Mark the head behind the cursor (or up to date).
+    pub(super) fn set_head_behind(&mut self, behind: bool) {
+        self.head_behind = behind;
+        self.idle_poll = self.mode == ConsumeMode::Phase && !behind;
+    }
+
+    /// Most entries one drain call consumes.
     pub const fn max_batch(&self) -> u32 {
-        self.batch_phase & BATCH_MASK
+        self.max_batch
     }
 
     /// The wait budget.
@@ -380,7 +349,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         self.budget
     }
 
-    /// The ring memory.
+    /// The ring memory (shared with the device).
     pub fn memory(&self) -> &R {
         &self.mem
     }
@@ -407,7 +376,6 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// notes' loop only compares with 0). An engine other than the one that
     /// handed out the ring's queue is refused before any write
     /// ([`Error::WrongEngine`]).
-    #[inline(always)]
     pub fn reset<D: DelayNs + ?Sized>(
         &mut self,
         engine: &mut NotificEngine<M>,
@@ -416,10 +384,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         self.reset_then(engine, delay, false)
     }
 
-    /// [`NqRing::reset`], then, if `enable`, the enable write of
-    /// [`NqRing::enable`]: one function for both (issue 12, firmware size:
-    /// the enable write is not repeated at each `enable` call).
-    #[inline(never)]
+    /// [`NqRing::reset`], then, if `enable`, the enable write of [`NqRing::enable`].
     fn reset_then<D: DelayNs + ?Sized>(
         &mut self,
         engine: &mut NotificEngine<M>,
@@ -440,16 +405,13 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
             self.check_tail(t, tail_addr)?;
             Ok(t == 0)
         })?;
-        self.next = 0;
-        self.batch_phase &= BATCH_MASK;
-        self.known = 0;
+        (self.next, self.phase, self.known) = (0, 0, 0);
+        self.set_head_behind(false);
         self.queue.write_head(0)?;
         let size = self.size_bytes() as usize;
         match &mut self.placement {
             Placement::Device(z) => z.zero(self.mem.bus_addr(), size),
-            // The ring's entries (`size_bytes / 16`), one store per word on
-            // the word backends.
-            Placement::Host => self.mem.zero_entries(0, self.capacity as usize),
+            Placement::Host => zero_bytes(&self.mem, size),
         }?;
         if enable {
             engine.enable_queue(1u32 << index)?;
@@ -464,261 +426,12 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// that enable calls the private reset [004 §3]; setting the queue's
     /// enable bit after it is khal's reading, not a traced write.
     /// [`Error::WrongEngine`] as for the reset, before any write.
-    // Inlined: one call of the reset's function, which ends with the enable
-    // write (firmware size, issue 12).
-    #[inline(always)]
     pub fn enable<D: DelayNs + ?Sized>(
         &mut self,
         engine: &mut NotificEngine<M>,
         delay: &mut D,
     ) -> Result<()> {
         self.reset_then(engine, delay, true)
-    }
-
-    /// The phase bit a new entry `k` slots past `next` carries: the opposite of
-    /// the consumer phase, flipped once more past the wrap [FACTS §11].
-    #[inline(always)]
-    pub(super) fn expected_phase(&self, k: u32) -> bool {
-        // `next < capacity` and `k < capacity <= 2^28` (size / 16): the sum
-        // fits a u32 (32-bit arithmetic: one add on the 32-bit targets).
-        let wrapped = self.next + k >= self.capacity;
-        !self.phase() ^ wrapped
-    }
-
-    /// Byte offset of the entry `k` slots past `next` (`k < capacity`).
-    #[inline(always)]
-    pub(super) fn offset_of(&self, k: u32) -> usize {
-        // No overflow, as in `expected_phase`; one subtraction wraps it.
-        let mut slot = self.next + k;
-        if slot >= self.capacity {
-            slot -= self.capacity;
-        }
-        slot as usize * NQ_ENTRY_BYTES
-    }
-
-    /// Phase mode's drain into a non-empty `out` ([`NqRing::drain`]).
-    ///
-    /// One [`DmaMemory::take_new_at`] from `next`: the idle test is one load
-    /// of the word holding the entry's phase byte (the entry bounds-checked),
-    /// and an empty poll costs that load and nothing else (no fence, no
-    /// copy, no register access). When more than one entry may be taken,
-    /// the entry after a new one is tested the same way before any run is
-    /// set up: one entry per poll (the firmware's trickle) costs two tests
-    /// and one copy. Then one head write; at the ring's end, the run after
-    /// the wrap too ([`NqRing::drain_wrapped`]).
-    #[cfg(not(target_os = "none"))]
-    #[inline(always)]
-    pub(super) fn drain_phase(&mut self, out: &mut [NqEntry]) -> Result<usize> {
-        let next = self.next;
-        let len = out.len();
-        let n = self.mem.take_new_at(
-            // An entry index: no byte offset to overflow on 32-bit targets.
-            next as usize,
-            // Only its bit 31 (the phase) is tested.
-            self.batch_phase,
-            // A second entry may be taken (`out` has room for two):
-            // `max_batch > 1` and `next` not the ring's last slot.
-            || next < self.multi_below,
-            || self.run_limit(next, len),
-            out,
-        )?;
-        if n == 0 {
-            return Ok(0);
-        }
-        // `n <= cap - next`: no overflow, `pos <= cap`.
-        let pos = next + n as u32;
-        if pos < self.capacity {
-            self.queue.write_head(pos * NQ_ENTRY_BYTES as u32)?;
-            self.next = pos;
-            return Ok(n);
-        }
-        // Tested here, so that its `Result` does not go through memory on
-        // the other paths.
-        let n = self.drain_wrapped(n, out)?;
-        Ok(n)
-    }
-
-    /// Phase mode's quick step on bare metal ([`NqRing::drain`] into a
-    /// non-empty `out`), which calls nothing: [`DmaMemory::take_one_at`]
-    /// from `next` (the idle poll: `Some(0)`), and one or two new entries
-    /// (the trickle; a small burst, the entry after them not new),
-    /// committed through a head slot the backend writes directly
-    /// ([`Mmio::write32`]): the head written once, then the
-    /// cursor moved (at the ring's end: the head written 0, the cursor to
-    /// slot 0, the phase flipped), `Some(n)`. Anything else is `None`, with
-    /// nothing consumed and nothing written but maybe `out`: the general
-    /// path ([`NqRing::drain_phase`]) then drains from `next`, as if this
-    /// step had not run.
-    #[cfg(target_os = "none")]
-    #[inline(always)]
-    pub(super) fn drain_quick(&mut self, out: &mut [NqEntry]) -> Option<usize> {
-        let next = self.next;
-        let more = || next < self.multi_below;
-        // The entry after the second before the ring's end (`next + 2 <
-        // capacity`, as `more` says of the second).
-        let third = || next + 1 < self.multi_below;
-        match self
-            .mem
-            .take_one_at(next as usize, self.batch_phase, more, third, out)
-        {
-            TakeOne::Idle => Some(0),
-            TakeOne::Other => None,
-            // `next + 2 <= capacity <= 2^28`: no overflow.
-            TakeOne::One => self.commit_quick(next + 1).then_some(1),
-            TakeOne::Two => self.commit_quick(next + 2).then_some(2),
-        }
-    }
-
-    /// [`NqRing::drain_quick`]'s commit of the entries before `pos`
-    /// (`<= capacity`): the head written through a slot the backend writes
-    /// directly, then the cursor moved (at the ring's end: the head written
-    /// 0 [FACTS §11], the cursor to slot 0, the phase flipped); `false`,
-    /// with nothing written or moved, when the backend does not write it
-    /// directly.
-    #[cfg(target_os = "none")]
-    #[inline(always)]
-    fn commit_quick(&mut self, pos: u32) -> bool {
-        if pos < self.capacity {
-            if !self.queue.write_head_direct(pos * NQ_ENTRY_BYTES as u32) {
-                return false;
-            }
-            self.next = pos;
-        } else {
-            if !self.queue.write_head_direct(0) {
-                return false;
-            }
-            self.next = 0;
-            self.batch_phase ^= PHASE_DWORD_BIT;
-        }
-        true
-    }
-
-    /// Phase mode's drain on bare metal when [`NqRing::drain_quick`] took
-    /// nothing (three or more new entries, a head slot the backend does not
-    /// write directly, an entry outside the memory): [`NqRing::take_new`]
-    /// (the runs before and after the wrap, the copies' phases checked, the
-    /// copy shared with tail mode), then the one head write
-    /// ([`NqRing::commit`], the phase flipped at the wrap). Firmware size:
-    /// with the hosts' phase drain here (`take_new_at`, two entries tested
-    /// before the run, `drain_wrapped`) fw-cayman's `.text` was 8036 bytes
-    /// instead of 7640.
-    #[cfg(target_os = "none")]
-    #[inline(always)]
-    pub(super) fn drain_phase(&mut self, out: &mut [NqEntry]) -> Result<usize> {
-        let n = self.take_new(self.drain_limit(out.len()), out)?;
-        self.commit(n)?;
-        Ok(n as usize)
-    }
-
-    /// Phase mode's commit of the entries up to the ring's end: the head
-    /// written 0 [FACTS §11], then the cursor to slot 0 and the phase
-    /// flipped; a refused write consumes nothing.
-    #[cfg(not(target_os = "none"))]
-    #[inline(always)]
-    pub(super) fn commit_wrap(&mut self) -> Result<()> {
-        self.queue.write_head(0)?;
-        self.next = 0;
-        self.batch_phase ^= PHASE_DWORD_BIT;
-        Ok(())
-    }
-
-    /// Most entries a phase-mode drain from `next` takes before the wrap
-    /// for an `out` of `len`: `len`, at most `max_batch`, at most to the
-    /// ring's end.
-    #[cfg(not(target_os = "none"))]
-    #[inline(always)]
-    fn run_limit(&self, next: u32, len: usize) -> usize {
-        // `next < capacity`.
-        len.min(self.max_batch() as usize)
-            .min((self.capacity - next) as usize)
-    }
-
-    /// The entries one drain call may take for an `out` of `len`: `len`, at
-    /// most `max_batch`.
-    #[inline(always)]
-    pub(super) fn drain_limit(&self, len: usize) -> u32 {
-        u32::try_from(len).unwrap_or(u32::MAX).min(self.max_batch())
-    }
-
-    /// Tail mode's copy: the new entries from `next` on, at most `limit`
-    /// (`<= capacity`), into `out[..]` (`out.len() >= limit`), in order, and
-    /// return how many (the run stops at the first entry that is not new).
-    /// At most two runs, before and after the wrap, each with one expected
-    /// phase, each one [`DmaMemory::read_new_entries`]: the phase scan, the
-    /// Acquire fence that orders the entry loads after it, the bulk copy
-    /// straight into the caller's slots, and the copies' phase bits checked
-    /// (an entry the device rewrote after the scan is not handed out, nor
-    /// anything past it). Out of line on bare metal: one copy for tail mode
-    /// and phase mode's general path (firmware size).
-    #[cfg_attr(not(target_os = "none"), inline(always))]
-    #[cfg_attr(target_os = "none", inline(never))]
-    pub(super) fn take_new(&self, limit: u32, out: &mut [NqEntry]) -> Result<u32> {
-        let want = !self.phase();
-        // `next < capacity`, so the run before the wrap is `capacity - next
-        // >= 1` long.
-        let first = limit.min(self.capacity - self.next) as usize;
-        let (a, b) = out
-            .split_at_mut_checked(first)
-            .ok_or(Error::InvalidArgument("nq drain buffer"))?;
-        let n = self
-            .mem
-            .read_new_entries(self.next as usize * NQ_ENTRY_BYTES, a, want)?;
-        // The run after the wrap, only if the run before it was new to its
-        // end and the limit reaches past it (two tests, not one `||`: the
-        // compiler then branches on each instead of combining flags).
-        if n < first {
-            return Ok(n as u32);
-        }
-        if limit as usize <= first {
-            return Ok(n as u32);
-        }
-        let m = self.take_after_wrap(limit as usize - first, b, !want)?;
-        // `n + m <= limit <= capacity`: fits a u32.
-        Ok((n + m) as u32)
-    }
-
-    /// The run of [`NqRing::take_new`] after the wrap: up to `limit` new
-    /// entries from slot 0 into `out`. Out of line: it runs once per pass
-    /// over the ring, and inlined it costs every drain call registers.
-    #[inline(never)]
-    pub(super) fn take_after_wrap(
-        &self,
-        limit: usize,
-        out: &mut [NqEntry],
-        want: bool,
-    ) -> Result<usize> {
-        let out = out
-            .get_mut(..limit)
-            .ok_or(Error::InvalidArgument("nq drain buffer"))?;
-        self.mem.read_new_entries(0, out, want)
-    }
-
-    /// Phase mode: entries pending, walking from `next` while the phase bit
-    /// says new, at most `limit` (≤ capacity: never past one ring). No register read.
-    pub(super) fn walk_phase(&self, limit: u32) -> Result<u32> {
-        let limit = limit.min(self.capacity);
-        // At most two contiguous runs (before and after the wrap), each with
-        // one expected phase: the inner loop is one volatile byte load and a
-        // compare per entry. One loop over the two (start, length, phase)
-        // triples, kept in registers (an array of them was built on the stack).
-        let first = limit.min(self.capacity - self.next);
-        let (mut start, mut len, mut want) = (self.next, first, !self.phase());
-        let mut n = 0;
-        loop {
-            let off = start as usize * NQ_ENTRY_BYTES + PHASE_BYTE;
-            let run =
-                self.mem
-                    .scan_flag_run(off, NQ_ENTRY_BYTES, len as usize, PHASE_MASK, want)?;
-            // `run <= len <= capacity`, so it fits a u32.
-            n += run as u32;
-            // Done when the run stopped short, or when it started at slot 0:
-            // then it was the run after the wrap, or (`next == 0`) the only
-            // one (`first == limit`).
-            if run < len as usize || start == 0 {
-                return Ok(n);
-            }
-            (start, len, want) = (0, limit - first, !want);
-        }
     }
 
     /// One read of this queue's `nq_tail_ptr`, checked: the byte offset the
@@ -753,69 +466,6 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         Ok(())
     }
 
-    /// The slot a tail value read at `addr` names (`tail / 16`), checked as
-    /// in [`NqRing::tail_offset`]. On hosts by one compare (issue 12: tail
-    /// mode's per-call check): rotated right by 4, a tail that is a
-    /// multiple of 16 is its slot, and any other (all ones among them) has
-    /// a low bit rotated into bits 28..31, at or above `2^28 > capacity`; a
-    /// failed check names its fault out of line. On bare metal, the three
-    /// tests of [`NqRing::check_tail`] (firmware size: no second copy of
-    /// the faults).
-    #[inline(always)]
-    fn tail_slot(&self, tail: u32, addr: u64) -> Result<u32> {
-        #[cfg(target_os = "none")]
-        {
-            self.check_tail(tail, addr)?;
-            Ok(tail / NQ_ENTRY_BYTES as u32)
-        }
-        #[cfg(not(target_os = "none"))]
-        {
-            // `NQ_ENTRY_BYTES` is 16 = 2^4 [004 §3].
-            let slot = tail.rotate_right(NQ_ENTRY_BYTES.trailing_zeros());
-            if slot >= self.capacity {
-                return Err(self.tail_fault(tail, addr));
-            }
-            Ok(slot)
-        }
-    }
-
-    /// The fault of a tail value whose one-compare check failed
-    /// ([`NqRing::tail_slot`]): [`NqRing::check_tail`]'s. Out of line.
-    #[cfg(not(target_os = "none"))]
-    #[cold]
-    #[inline(never)]
-    fn tail_fault(&self, tail: u32, addr: u64) -> Error {
-        // A tail whose rotation is at or above the capacity fails one of the
-        // three tests: the fallback is never taken (no panic is linked).
-        self.check_tail(tail, addr)
-            .err()
-            .unwrap_or(Error::DeviceFault(Fault::TailOutOfRing {
-                tail,
-                ring_bytes: self.size_bytes(),
-            }))
-    }
-
-    /// Tail mode: read `nq_tail_ptr` once, check it, and return it with
-    /// the slot it names (`tail / 16`) [004 §3].
-    #[inline(always)]
-    pub(super) fn read_tail_slot(&self) -> Result<(u32, u32)> {
-        let tail = self.queue.read_tail()?;
-        let slot = self.tail_slot(tail, self.queue.tail_addr().get())?;
-        Ok((tail, slot))
-    }
-
-    /// Tail mode: the entries from `next` up to `slot` (`< capacity`),
-    /// `(slot - next) mod capacity` [004 §3].
-    #[inline(always)]
-    pub(super) fn count_to(&self, slot: u32) -> u32 {
-        // `slot, next < capacity <= 2^28`: no overflow.
-        if slot >= self.next {
-            slot - self.next
-        } else {
-            slot + self.capacity - self.next
-        }
-    }
-
     /// Tail mode: read `nq_tail_ptr` once, check it, and return
     /// `(tail / 16 - next) mod capacity` [004 §3].
     ///
@@ -825,14 +475,18 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// moves its tail forward; the count would otherwise wrap to almost a
     /// full ring and end in a [`Error::Timeout`] after the whole budget).
     pub(super) fn read_tail_count(&self) -> Result<u32> {
-        let (tail, slot) = self.read_tail_slot()?;
-        let count = self.count_to(slot);
-        let known = self.known();
-        if count < known {
-            // The slot the previous read showed: `next + known`, wrapped
-            // once (`known < capacity`; a subtraction, so no division).
-            // `next + known < 2 * capacity <= 2^29`: fits a u32.
-            let mut previous = self.next + known;
+        let tail = self.tail_offset()?;
+        let slot = tail / NQ_ENTRY_BYTES as u32;
+        // `slot, next < capacity <= 2^28`: no overflow.
+        let count = if slot >= self.next {
+            slot - self.next
+        } else {
+            slot + self.capacity - self.next
+        };
+        if count < self.known {
+            // The slot the previous read showed: `next + known`, wrapped once
+            // (`known < capacity`).
+            let mut previous = self.next + self.known;
             if previous >= self.capacity {
                 previous -= self.capacity;
             }
@@ -842,24 +496,6 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
             }));
         }
         Ok(count)
-    }
-
-    /// Tail mode: whether the entry `k` slots past `next` (`k < capacity`)
-    /// has landed, by one load of its phase (the first test of
-    /// [`NqRing::wait_arrival`]'s wait, which is the whole wait when the
-    /// DMA is done).
-    #[cfg(not(target_os = "none"))]
-    #[inline(always)]
-    pub(super) fn landed(&self, k: u32) -> Result<bool> {
-        let peek = self.mem.peek_entry(self.offset_of(k))?;
-        // New past the wrap in the opposite phase [FACTS §11]: the consumer
-        // phase `expected_phase` tests against, as a dword's bit 31.
-        let old = if self.next + k >= self.capacity {
-            self.batch_phase ^ PHASE_DWORD_BIT
-        } else {
-            self.batch_phase
-        };
-        Ok(peek.is_new(old))
     }
 
     /// Wait, within the budget, for the phase of the last of `count` pending
@@ -879,11 +515,9 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         let Some(last) = count.checked_sub(1) else {
             return Ok(());
         };
-        let off = self.offset_of(last) + PHASE_BYTE;
-        let want = self.expected_phase(last);
         // TIMEOUT: the notes' 10000 × usleep(100) [004 §3], configurable.
         poll_until(delay, self.budget, "nq notification arrival", || {
-            Ok(phase_of(self.mem.load_u8(off)?) == want)
+            self.is_new(last)
         })?;
         Ok(())
     }
@@ -891,188 +525,38 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// `nq_available_count` [004 §3]: entries pending, without consuming them.
     ///
     /// Tail mode: one tail read (checked as in [`Fault`]), then the bounded
-    /// wait for the last entry's phase. Phase mode: the walk, no register read.
-    // Inlined (issue 12, firmware size): a match on the mode and one or
-    // two calls; out of line its caller tested and copied the `Result` once
-    // more, and the tail path's `Result`s were copied in it.
+    /// wait for the last entry's phase. Phase mode: the entries from the
+    /// cursor while their phase says new (at most one ring), no register read.
+    // Inlined: out of line at opt-level "s" its error came back through a
+    // `memcpy` of the `Result`.
     #[inline(always)]
     pub fn available_count<D: DelayNs + ?Sized>(&mut self, delay: &mut D) -> Result<u32> {
-        match self.mode() {
-            ConsumeMode::Phase => self.walk_phase(self.capacity),
+        match self.mode {
+            ConsumeMode::Phase => {
+                let mut n = 0;
+                while n < self.capacity && self.is_new(n)? {
+                    n += 1;
+                }
+                Ok(n)
+            }
             ConsumeMode::Tail => {
                 let count = self.read_tail_count()?;
                 self.wait_arrival(delay, count)?;
-                self.set_known(count);
+                self.known = count;
                 Ok(count)
             }
         }
     }
-
-    /// The consumer phase as bit 31 of a word (the other bits are not
-    /// meaningful): what [`crate::dma::EntryPeek`]'s new test takes.
-    #[inline(always)]
-    pub(super) const fn phase_word(&self) -> u32 {
-        self.batch_phase
-    }
-
-    /// Tail mode: consume every entry up to the `tail` just read (checked),
-    /// none of them kept known: write the head once with that tail (the
-    /// slot after the last entry taken, as a byte offset [FACTS §11]), then
-    /// move the cursor to it, flipping the phase when it is slot 0 (the
-    /// entries taken reached the ring's end). A refused write consumes
-    /// nothing, as in [`NqRing::commit`].
-    #[cfg(not(target_os = "none"))]
-    #[inline(always)]
-    pub(super) fn commit_to_tail(&mut self, tail: u32) -> Result<()> {
-        self.queue.write_head(tail)?;
-        // A checked tail is a multiple of 16 below the ring's size.
-        let slot = tail / NQ_ENTRY_BYTES as u32;
-        if slot == 0 {
-            self.batch_phase ^= PHASE_DWORD_BIT;
-        }
-        self.next = slot;
-        Ok(())
-    }
-
-    /// Tail mode: entries known pending without a register read.
-    pub(super) fn known(&self) -> u32 {
-        self.known
-    }
-
-    /// Tail mode: `n` of the entries known pending are being consumed.
-    #[inline(always)]
-    pub(super) fn consume_known(&mut self, n: u32) {
-        self.known = self.known.saturating_sub(n);
-    }
-
-    /// Tail mode: remember entries known pending.
-    pub(super) fn set_known(&mut self, n: u32) {
-        self.known = n;
-    }
-
-    /// Consume `n` entries: write the head once, as a byte offset
-    /// [FACTS §11], then move the cursor (flipping the phase at the wrap).
-    /// Nothing is written for `n == 0`. Tail mode's callers first drop the
-    /// entries known pending by `n` ([`NqRing::consume_known`]), so the phase
-    /// path does not test the mode here.
-    ///
-    /// The head is written before the cursor moves, so a refused write (an
-    /// access the window refuses) consumes nothing: the entries stay pending
-    /// for the next call.
-    #[inline(always)]
-    pub(super) fn commit(&mut self, n: u32) -> Result<()> {
-        // One implementation of the head write and the cursor move: the
-        // drain iterator commits through the same `Consumer` (split borrow).
-        self.split().1.commit(n)
-    }
 }
 
-// The drain iterator's split borrow (drain.rs, issue 12): the iterator reads
-// entries straight from the ring's memory while it holds the ring, so it
-// borrows the memory shared and the consumer state mutable, apart.
-
-/// An [`NqRing`] but its memory: what the drain iterator commits through
-/// while it holds a view of the memory ([`NqRing::split`]).
-#[derive(Debug)]
-pub(super) struct Consumer<'a, M: Mmio> {
-    queue: &'a NqQueue<M>,
-    next: &'a mut u32,
-    batch_phase: &'a mut u32,
-    known: &'a mut u32,
-    capacity: u32,
-    mode: ConsumeMode,
-}
-
-impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
-    /// The ring borrowed in two: its memory (shared) and the rest.
-    #[inline(always)]
-    pub(super) fn split(&mut self) -> (&R, Consumer<'_, M>) {
-        let mode = self.mode();
-        (
-            &self.mem,
-            Consumer {
-                queue: &self.queue,
-                next: &mut self.next,
-                batch_phase: &mut self.batch_phase,
-                known: &mut self.known,
-                capacity: self.capacity,
-                mode,
-            },
-        )
+/// Zero the first `len` bytes of `mem` (a host ring's reset [004 §3]).
+fn zero_bytes<R: DmaMemory>(mem: &R, len: usize) -> Result<()> {
+    const ZEROS: [u8; 64] = [0; 64];
+    let mut off = 0;
+    while off < len {
+        let n = (len - off).min(ZEROS.len());
+        mem.write(off, ZEROS.get(..n).unwrap_or_default())?;
+        off += n;
     }
-}
-
-impl<M: Mmio> Consumer<'_, M> {
-    /// The same borrow, for a shorter while (to hand to a call by value: a
-    /// call given its address would keep the whole iterator in memory).
-    #[cfg(not(target_os = "none"))]
-    #[inline(always)]
-    pub(super) fn reborrow(&mut self) -> Consumer<'_, M> {
-        Consumer {
-            queue: self.queue,
-            next: &mut *self.next,
-            batch_phase: &mut *self.batch_phase,
-            known: &mut *self.known,
-            capacity: self.capacity,
-            mode: self.mode,
-        }
-    }
-
-    /// Tail or phase consumption.
-    #[inline(always)]
-    pub(super) fn mode(&self) -> ConsumeMode {
-        self.mode
-    }
-
-    /// Entries the ring holds.
-    #[inline(always)]
-    pub(super) fn capacity(&self) -> u32 {
-        self.capacity
-    }
-
-    /// The next slot the consumer reads.
-    #[inline(always)]
-    pub(super) fn next_index(&self) -> u32 {
-        *self.next
-    }
-
-    /// The consumer phase [FACTS §11].
-    #[inline(always)]
-    pub(super) fn phase(&self) -> bool {
-        *self.batch_phase & PHASE_DWORD_BIT != 0
-    }
-
-    /// [`NqRing::consume_known`].
-    #[inline(always)]
-    pub(super) fn consume_known(&mut self, n: u32) {
-        *self.known = self.known.saturating_sub(n);
-    }
-
-    /// [`NqRing::set_known`].
-    #[inline(always)]
-    pub(super) fn set_known(&mut self, n: u32) {
-        *self.known = n;
-    }
-
-    /// [`NqRing::commit`] (the same steps, on the split borrow): for `n > 0`
-    /// the head written once, as a byte offset [FACTS §11], then the cursor
-    /// moved (the phase flipped at the wrap); a refused write consumes nothing.
-    #[inline(always)]
-    pub(super) fn commit(&mut self, n: u32) -> Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        // `next < capacity` and `n <= capacity <= 2^28`: no overflow.
-        let pos = *self.next + n;
-        if pos < self.capacity {
-            self.queue.write_head(pos * NQ_ENTRY_BYTES as u32)?;
-            *self.next = pos;
-        } else {
-            let next = pos - self.capacity;
-            self.queue.write_head(next * NQ_ENTRY_BYTES as u32)?;
-            *self.next = next;
-            *self.batch_phase ^= PHASE_DWORD_BIT;
-        }
-        Ok(())
-    }
+    Ok(())
 }

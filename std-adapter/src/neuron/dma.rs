@@ -10,7 +10,7 @@
 
 use core::sync::atomic::AtomicU32;
 
-use khal_core::dma::{AtomicWords, DmaMemory};
+use khal_core::dma::DmaMemory;
 use khal_core::{ArchId, Result};
 
 use super::abi::{self, MemAllocV2Mt, MemExtendedInfo, MemFree};
@@ -29,7 +29,7 @@ pub const fn host_window(arch: ArchId) -> u64 {
 
 /// Pages shared with the device: a mapping and the bus address of its first
 /// byte. Every access is a relaxed atomic of its aligned 32-bit words
-/// ([`AtomicWords`]).
+/// ([`DmaMemory::words`]).
 #[derive(Debug)]
 pub struct SharedPages {
     map: Mapping,
@@ -50,7 +50,9 @@ impl SharedPages {
         &self.map
     }
 
-    fn words(&self) -> AtomicWords<'_, AtomicU32> {
+    /// The mapping as aligned 32-bit atomic words (none when it does not
+    /// start on a 4-byte boundary).
+    fn atomic_words(&self) -> &[AtomicU32] {
         let ptr = self.map.ptr().as_ptr();
         let n = if ptr.align_offset(4) == 0 {
             self.map.len() / 4
@@ -62,8 +64,7 @@ impl SharedPages {
         // `n` aligned `AtomicU32` (same size and alignment as `u32`, every
         // bit pattern valid). Its bytes are reached only through such shared
         // atomics (interior mutability); the device's writes are outside Rust.
-        let w = unsafe { core::slice::from_raw_parts(ptr.cast::<AtomicU32>(), n) };
-        AtomicWords::new(w, n * 4)
+        unsafe { core::slice::from_raw_parts(ptr.cast::<AtomicU32>(), n) }
     }
 }
 
@@ -72,25 +73,15 @@ impl DmaMemory for SharedPages {
         self.bus
     }
     fn len(&self) -> usize {
-        self.map.len() / 4 * 4
+        self.atomic_words().len() * 4
     }
-    fn load_u8(&self, offset: usize) -> Result<u8> {
-        self.words().load_u8(offset)
-    }
-    fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
-        self.words().read(offset, out)
-    }
-    fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
-        self.words().write(offset, data)
-    }
-    fn zero(&self) -> Result<()> {
-        self.words().zero();
-        Ok(())
+    fn words(&self) -> Option<&[AtomicU32]> {
+        Some(self.atomic_words())
     }
 }
 
-/// `DmaMemory` for a type holding [`SharedPages`] in field `$f`: the six
-/// accesses forwarded to them (one implementation for every holder).
+/// `DmaMemory` for a type holding [`SharedPages`] in field `$f`: the
+/// three required methods forwarded to them (one implementation for every holder).
 macro_rules! over_pages {
     (impl<$($g:ident: $b:path),*> for $t:ty, $f:tt) => {
         impl<$($g: $b),*> khal_core::dma::DmaMemory for $t {
@@ -100,17 +91,8 @@ macro_rules! over_pages {
             fn len(&self) -> usize {
                 self.$f.len()
             }
-            fn load_u8(&self, offset: usize) -> khal_core::Result<u8> {
-                self.$f.load_u8(offset)
-            }
-            fn read(&self, offset: usize, out: &mut [u8]) -> khal_core::Result<()> {
-                self.$f.read(offset, out)
-            }
-            fn write(&self, offset: usize, data: &[u8]) -> khal_core::Result<()> {
-                self.$f.write(offset, data)
-            }
-            fn zero(&self) -> khal_core::Result<()> {
-                self.$f.zero()
+            fn words(&self) -> Option<&[core::sync::atomic::AtomicU32]> {
+                self.$f.words()
             }
         }
     };
