@@ -61,13 +61,11 @@ fn copy_run<R: DmaMemory>(mem: &R, slot: u32, out: &mut [NqEntry], old: u32) -> 
             mem.len() as u64,
         ));
     };
-    let total = out.len();
-    let mut run = out.iter_mut().zip(run.as_chunks::<4>().0);
-    for (e, [w0, w1, w2, w3]) in run.by_ref() {
+    let (run, _) = run.as_chunks::<4>();
+    for (k, (e, [w0, w1, w2, w3])) in out.iter_mut().zip(run).enumerate() {
         let w0 = w0.load(Relaxed);
         if (w0 ^ old) & PHASE_WORD == 0 {
-            // The entry just looked at is not taken.
-            return Ok(total - run.len() - 1);
+            return Ok(k);
         }
         fence(Acquire);
         let [a, b, c, d] =
@@ -77,7 +75,7 @@ fn copy_run<R: DmaMemory>(mem: &R, slot: u32, out: &mut [NqEntry], old: u32) -> 
             d[2], d[3],
         ]);
     }
-    Ok(total)
+    Ok(out.len())
 }
 
 /// [`copy_run`] through the memory's byte reads (a backend without words):
@@ -254,30 +252,36 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         if !self.idle_poll {
             return self.drain_other(delay, out);
         }
-        // Phase mode, the head up to date. The idle poll, before any
-        // set-up: the entry at the cursor, one load (the take tests it again
-        // when it is new).
-        let first = self.mem.words().and_then(|w| w.get(self.next as usize * 4));
-        if first.is_some_and(|w| (w.load(Relaxed) ^ self.phase) & PHASE_WORD == 0) {
-            return Ok(0);
-        }
         self.drain_phase(out)
     }
 
-    /// Phase mode: the take, then one head write.
+    /// Phase mode: the take (at most two runs, split at the wrap), then one
+    /// head write. The first run's first load is the whole idle poll.
     #[inline(always)]
     fn drain_phase(&mut self, out: &mut [NqEntry]) -> Result<usize> {
         let want = out.len().min(self.max_batch as usize);
-        let n = self.take(
-            self.next,
-            self.phase,
-            out.get_mut(..want).unwrap_or_default(),
-        )?;
-        if n > 0 {
-            // `n <= max_batch <= capacity`: fits a u32.
-            self.commit(n as u32)?;
+        let (slot, phase) = (self.next, self.phase);
+        // `slot < capacity`: the run before the wrap is not empty.
+        let first = want.min((self.capacity - slot) as usize);
+        let (a, b) = out.split_at_mut(first);
+        let n = copy_run(&self.mem, slot, a, phase)?;
+        if n == 0 {
+            return Ok(0);
         }
-        Ok(n)
+        // `n <= first <= capacity - slot`.
+        let (mut next, mut total, mut phase) = (slot + n as u32, n, phase);
+        if next == self.capacity {
+            // New entries past the wrap carry the other phase [FACTS §11].
+            (next, phase) = (0, phase ^ PHASE_WORD);
+            let rest = b.len().min(want - n);
+            if rest > 0 {
+                let m = self.take_after_wrap(&mut b[..rest], phase)?;
+                (next, total) = (m as u32, total + m);
+            }
+        }
+        self.queue.write_head(next * NQ_ENTRY_BYTES as u32)?;
+        (self.next, self.phase) = (next, phase);
+        Ok(total)
     }
 
     /// Tail mode, or the head behind the cursor (written first). Out of line:
