@@ -123,8 +123,8 @@ for p in $(for a in "${areas[@]}"; do area_package "$a"; done | sort -u); do
     args+=(--package "$p" --test-package "$p")
 done
 args+=(--test-package khal-tests)
-# khal-std's unit tests too for dma: its `DmaBuf` is the 8-byte-word
-# `AtomicWords` (dma/words.rs, entry_view.rs), tested there.
+# khal-std's unit tests too for dma: its `DmaBuf` is a backend over
+# `DmaMemory::words` (the provided byte methods of dma/words.rs).
 for a in "${areas[@]}"; do
     if [ "$a" = dma ]; then
         args+=(--test-package khal-std)
