@@ -14,10 +14,13 @@ import sys
 
 # The firmware images' .text budget (bytes).
 TEXT_BUDGET = 8192
-# Images whose .text gate reports without failing, and why (the hand notes
-# of docs/PERFORMANCE.md give the breakdown).
-TEXT_REPORT_ONLY = {
-    "fw-mariana": "the MSI-X INTC bring-up only this image has does not fit beside the rest",
+# Gates whose figure is above its reference today and that report without
+# failing, each with why; docs/PERFORMANCE.md's notes give the figures and
+# the work that remains. A gate leaves this list as soon as it is met: a
+# met gate on the list fails too, so the list cannot hide an improvement.
+NOT_MET = {
+    "firmware: fw-mariana .text, bytes <= 8 KiB":
+        "the MSI-X INTC bring-up only this image has does not fit beside the rest",
 }
 
 
@@ -27,8 +30,8 @@ def gates(j):
     csr, probe = j["csr_window_ir_per_access"], j["thumbv7em_access_instructions"]
     out = []
 
-    def gate(name, figure, ref_text, ok, enforced=True):
-        out.append((name, figure, ref_text, ok, enforced))
+    def gate(name, figure, ref_text, ok):
+        out.append((name, figure, ref_text, ok, name not in NOT_MET))
 
     for b in ("1", "64"):
         r = nq[b]
@@ -62,7 +65,7 @@ def gates(j):
     for ex in ("fw-sunda", "fw-cayman", "fw-mariana"):
         text = fw[ex]["text"]
         gate("firmware: %s .text, bytes <= 8 KiB" % ex, text, "%d" % TEXT_BUDGET,
-             text <= TEXT_BUDGET, ex not in TEXT_REPORT_ONLY)
+             text <= TEXT_BUDGET)
     return out
 
 
@@ -114,8 +117,13 @@ def main():
     j = json.load(open(sys.argv[1]))
     bad = 0
     for name, figure, ref, ok, enforced in gates(j):
-        verdict = "ok" if ok else ("FAILED" if enforced else "over (reported: %s)" % TEXT_REPORT_ONLY.get(name.split()[1], ""))
-        bad += enforced and not ok
+        if enforced:
+            verdict = "ok" if ok else "FAILED"
+        elif ok:
+            verdict = "FAILED (met: take it off NOT_MET)"
+        else:
+            verdict = "NOT MET (reported: %s)" % NOT_MET[name]
+        bad += verdict.startswith("FAILED")
         print("%-66s %9s  ref %-26s %s" % (name, ("%.2f" % figure).rstrip("0").rstrip("."), ref, verdict))
     print("%d gates, %d failed" % (len(gates(j)), bad))
     sys.exit(1 if bad else 0)
