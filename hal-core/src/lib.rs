@@ -26,6 +26,17 @@
 // (the firmware backends), which re-allow it.
 #![deny(unsafe_code)]
 
+/// `?` for a `const fn`, where `?` is not allowed: the `Ok` value, or return
+/// the error.
+macro_rules! const_try {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(e) => return Err(e),
+        }
+    };
+}
+
 // `fmt` must come first: its macros are used by every later module.
 #[macro_use]
 mod fmt;

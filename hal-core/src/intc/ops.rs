@@ -15,6 +15,19 @@ use crate::error::Result;
 use crate::family::{Arch, NqMailboxMap};
 use crate::mmio::Mmio;
 
+/// `Intc`'s methods: each op of [`IntcOps`] on the handle's registers, with
+/// the op's own arguments after `mmio`.
+macro_rules! forward {
+    ($(fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+        $(
+            #[doc = concat!("See [`IntcOps::", stringify!($name), "`].")]
+            pub fn $name<M: Mmio + ?Sized>(&self, mmio: &M, $($arg: $ty),*) -> $ret {
+                A::$name(&self.hw, mmio, $($arg),*)
+            }
+        )*
+    };
+}
+
 /// The INTC op table of an arch; all ops mandatory.
 pub trait IntcOps: Arch + NqMailboxMap {
     /// `aws_hal_intc_mask_vector`, slot `+0x480`.
@@ -80,58 +93,17 @@ impl<A: IntcOps> Intc<A> {
         &self.hw
     }
 
-    /// See [`IntcOps::mask_vector`].
-    pub fn mask_vector<M: Mmio + ?Sized>(&self, mmio: &M, vec: u32) -> Result<()> {
-        A::mask_vector(&self.hw, mmio, vec)
-    }
-    /// See [`IntcOps::unmask_vector`].
-    pub fn unmask_vector<M: Mmio + ?Sized>(&self, mmio: &M, vec: u32) -> Result<()> {
-        A::unmask_vector(&self.hw, mmio, vec)
-    }
-    /// See [`IntcOps::mask_interrupt`].
-    pub fn mask_interrupt<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        A::mask_interrupt(&self.hw, mmio, line)
-    }
-    /// See [`IntcOps::unmask_interrupt`].
-    pub fn unmask_interrupt<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        A::unmask_interrupt(&self.hw, mmio, line)
-    }
-    /// See [`IntcOps::mask_notification`].
-    pub fn mask_notification<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        A::mask_notification(&self.hw, mmio, line)
-    }
-    /// See [`IntcOps::unmask_notification`].
-    pub fn unmask_notification<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        A::unmask_notification(&self.hw, mmio, line)
-    }
-    /// See [`IntcOps::set_cause`].
-    pub fn set_cause<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        A::set_cause(&self.hw, mmio, line)
-    }
-    /// See [`IntcOps::read_cause`].
-    pub fn read_cause<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<u32> {
-        A::read_cause(&self.hw, mmio, line)
-    }
-    /// See [`IntcOps::set_mod_timer_period`].
-    pub fn set_mod_timer_period<M: Mmio + ?Sized>(&self, mmio: &M, period: u32) -> Result<()> {
-        A::set_mod_timer_period(&self.hw, mmio, period)
-    }
-    /// See [`IntcOps::set_group_interval`].
-    pub fn set_group_interval<M: Mmio + ?Sized>(
-        &self,
-        mmio: &M,
-        grp: u32,
-        value: u32,
-    ) -> Result<()> {
-        A::set_group_interval(&self.hw, mmio, grp, value)
-    }
-    /// See [`IntcOps::set_notific_queue_base`].
-    pub fn set_notific_queue_base<M: Mmio + ?Sized>(
-        &self,
-        mmio: &M,
-        block: u32,
-        queue: u32,
-    ) -> Result<DeviceAddr> {
-        A::set_notific_queue_base(&self.hw, mmio, block, queue)
+    forward! {
+        fn mask_vector(vec: u32) -> Result<()>;
+        fn unmask_vector(vec: u32) -> Result<()>;
+        fn mask_interrupt(line: ErrtrigLine) -> Result<()>;
+        fn unmask_interrupt(line: ErrtrigLine) -> Result<()>;
+        fn mask_notification(line: ErrtrigLine) -> Result<()>;
+        fn unmask_notification(line: ErrtrigLine) -> Result<()>;
+        fn set_cause(line: ErrtrigLine) -> Result<()>;
+        fn read_cause(line: ErrtrigLine) -> Result<u32>;
+        fn set_mod_timer_period(period: u32) -> Result<()>;
+        fn set_group_interval(grp: u32, value: u32) -> Result<()>;
+        fn set_notific_queue_base(block: u32, queue: u32) -> Result<DeviceAddr>;
     }
 }
