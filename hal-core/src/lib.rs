@@ -37,6 +37,20 @@ macro_rules! const_try {
     };
 }
 
+/// Trait methods whose default body is one expression: a getter of the arch's
+/// constant table, or the typed `NotTraced` answer of a value nobody traced.
+/// Each is written `fn name(args) -> Ret = body;`.
+macro_rules! default_fns {
+    ($($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty = $body:expr;)*) => {
+        $(
+            $(#[$doc])*
+            fn $name($($arg: $ty),*) -> $ret {
+                $body
+            }
+        )*
+    };
+}
+
 // `fmt` must come first: its macros are used by every later module.
 #[macro_use]
 mod fmt;

@@ -73,28 +73,16 @@ pub trait HbmMap: Sized {
     /// `Err(NotTraced)` elsewhere.
     const HBM_BAR_WINDOW: Result<HbmBarWindow>;
 
-    /// Validate a channel index for this arch (shorthand for [`HbmChannel::new`]).
-    fn hbm_channel(index: u32) -> Result<HbmChannel<Self>> {
-        HbmChannel::new(index)
-    }
-
-    /// The number of HBM channels.
-    fn hbm_channel_count() -> u32 {
-        Self::HBM_CHANNEL_BASES.len() as u32
-    }
-
-    /// The base of a channel.
-    fn hbm_channel_base(ch: HbmChannel<Self>) -> DeviceAddr {
-        ch.base()
-    }
-
-    /// `get_hbm_size`: the per-channel usable size.
-    fn get_hbm_size() -> HbmUsableSize {
-        Self::HBM_SIZE
-    }
-
-    /// The BAR window size per channel, or `Err(NotTraced)`.
-    fn hbm_bar_window() -> Result<HbmBarWindow> {
-        Self::HBM_BAR_WINDOW
+    default_fns! {
+        /// Validate a channel index for this arch (shorthand for [`HbmChannel::new`]).
+        fn hbm_channel(index: u32) -> Result<HbmChannel<Self>> = HbmChannel::new(index);
+        /// The number of HBM channels.
+        fn hbm_channel_count() -> u32 = Self::HBM_CHANNEL_BASES.len() as u32;
+        /// The base of a channel.
+        fn hbm_channel_base(ch: HbmChannel<Self>) -> DeviceAddr = ch.base();
+        /// `get_hbm_size`: the per-channel usable size.
+        fn get_hbm_size() -> HbmUsableSize = Self::HBM_SIZE;
+        /// The BAR window size per channel, or `Err(NotTraced)`.
+        fn hbm_bar_window() -> Result<HbmBarWindow> = Self::HBM_BAR_WINDOW;
     }
 }

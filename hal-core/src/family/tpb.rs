@@ -32,20 +32,14 @@ pub trait TpbBases: Sized {
     /// table). Its length is the arch's tile count.
     const TPB_BASES: &'static [DeviceAddr];
 
-    /// Validate a tile index for this arch (shorthand for [`Tile::new`]).
-    fn tile(index: u32) -> Result<Tile<Self>> {
-        Tile::new(index)
-    }
-
-    /// The number of TPB tiles.
-    fn tpb_count() -> u32 {
-        Self::TPB_BASES.len() as u32
-    }
-
-    /// The TPB base of a tile (`get_tpb_base`). Infallible: the tile was
-    /// validated against this arch.
-    fn tpb_base(tile: Tile<Self>) -> DeviceAddr {
-        tile.base()
+    default_fns! {
+        /// Validate a tile index for this arch (shorthand for [`Tile::new`]).
+        fn tile(index: u32) -> Result<Tile<Self>> = Tile::new(index);
+        /// The number of TPB tiles.
+        fn tpb_count() -> u32 = Self::TPB_BASES.len() as u32;
+        /// The TPB base of a tile (`get_tpb_base`). Infallible: the tile was
+        /// validated against this arch.
+        fn tpb_base(tile: Tile<Self>) -> DeviceAddr = tile.base();
     }
 
     /// The PSUM base of a tile (TPB base + [`PSUM_DELTA`] where traced).
