@@ -209,29 +209,21 @@ impl BlockDesc {
     /// The register at byte offset `offset` from the block base, if one is
     /// described there. Arrays match every in-range instance.
     pub fn lookup(&self, offset: u64) -> Option<RegName> {
-        self.regs.iter().find_map(|r| match r.array {
-            None if r.offset == offset => Some(RegName {
+        self.regs.iter().find_map(|r| {
+            let name = |instance| RegName {
                 block: self.name,
-                instance: None,
+                instance,
                 reg: r.name,
-            }),
-            None => None,
-            Some(a) => {
-                let rel = offset.checked_sub(r.offset)?;
-                if a.stride == 0 {
-                    return (rel == 0).then_some(RegName {
-                        block: self.name,
-                        instance: Some((a.name, 0)),
-                        reg: r.name,
-                    });
-                }
-                let (i, rem) = (rel / a.stride, rel % a.stride);
-                (rem == 0 && i < a.count as u64).then_some(RegName {
-                    block: self.name,
-                    instance: Some((a.name, i as u32)),
-                    reg: r.name,
-                })
+            };
+            let Some(a) = r.array else {
+                return (r.offset == offset).then(|| name(None));
+            };
+            let rel = offset.checked_sub(r.offset)?;
+            if a.stride == 0 {
+                return (rel == 0).then(|| name(Some((a.name, 0))));
             }
+            let (i, rem) = (rel / a.stride, rel % a.stride);
+            (rem == 0 && i < a.count as u64).then(|| name(Some((a.name, i as u32))))
         })
     }
 
@@ -386,11 +378,7 @@ impl<A: AccessType> RegArray<A> {
     /// Instance 0 without a stride: the layout of a single-instance flavour of
     /// the block (e.g. the single-queue notific engine [004 §3]).
     pub const fn flat(self) -> Reg<A> {
-        Reg {
-            offset: self.desc.offset,
-            desc: self.desc,
-            _access: PhantomData,
-        }
+        Reg::__new(self.desc)
     }
 }
 
