@@ -430,69 +430,61 @@ impl core::fmt::Debug for Hex {
     }
 }
 
-impl core::fmt::Debug for Fault {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match *self {
-            Fault::MisalignedTail { tail } => f
-                .debug_struct("MisalignedTail")
-                .field("tail", &Hex(tail.into()))
-                .finish(),
-            Fault::TailOutOfRing { tail, ring_bytes } => f
-                .debug_struct("TailOutOfRing")
-                .field("tail", &Hex(tail.into()))
-                .field("ring_bytes", &Hex(ring_bytes.into()))
-                .finish(),
-            Fault::TooFarAhead { claimed, capacity } => f
-                .debug_struct("TooFarAhead")
-                .field("claimed", &claimed)
-                .field("capacity", &capacity)
-                .finish(),
-            Fault::TailMovedBackwards { tail, previous } => f
-                .debug_struct("TailMovedBackwards")
-                .field("tail", &Hex(tail.into()))
-                .field("previous", &Hex(previous.into()))
-                .finish(),
-            Fault::AllOnes { addr } => f.debug_struct("AllOnes").field("addr", &addr).finish(),
-            Fault::ShortTransfer { expected, moved } => f
-                .debug_struct("ShortTransfer")
-                .field("expected", &expected)
-                .field("moved", &moved)
-                .finish(),
-            Fault::Other(what) => f.debug_tuple("Other").field(&what).finish(),
+/// `Debug` of an error type from one list of its variants, written as the
+/// derive would print them but for the values given: per field the value
+/// printed (addresses, tails and bounds through [`Hex`]).
+macro_rules! debug_variants {
+    ($ty:ident { $($v:ident $({ $($field:ident: $val:expr),* })? $(($x:ident))?,)* }) => {
+        impl core::fmt::Debug for $ty {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                match *self {
+                    $($ty::$v $({ $($field),* })? $(($x))? => {
+                        debug_variants!(@one f, $v $({ $($field: $val),* })? $(($x))?)
+                    })*
+                }
+            }
         }
+    };
+    (@one $f:ident, $v:ident { $($field:ident: $val:expr),* }) => {
+        $f.debug_struct(stringify!($v))$(.field(stringify!($field), &$val))*.finish()
+    };
+    (@one $f:ident, $v:ident ($x:ident)) => {
+        $f.debug_tuple(stringify!($v)).field(&$x).finish()
+    };
+    (@one $f:ident, $v:ident) => {
+        $f.write_str(stringify!($v))
+    };
+}
+
+debug_variants! {
+    Fault {
+        MisalignedTail { tail: Hex(tail.into()) },
+        TailOutOfRing { tail: Hex(tail.into()), ring_bytes: Hex(ring_bytes.into()) },
+        TooFarAhead { claimed: claimed, capacity: capacity },
+        TailMovedBackwards { tail: Hex(tail.into()), previous: Hex(previous.into()) },
+        AllOnes { addr: addr },
+        ShortTransfer { expected: expected, moved: moved },
+        Other(what),
     }
 }
 
-impl core::fmt::Debug for Error {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match *self {
-            Error::InvalidArgument(what) => f.debug_tuple("InvalidArgument").field(&what).finish(),
-            Error::OutOfRange { what, value, limit } => f
-                .debug_struct("OutOfRange")
-                .field("what", &what)
-                .field("value", &Hex(value.into()))
-                .field("limit", &Hex(limit.into()))
-                .finish(),
-            Error::NoRegionTable => f.write_str("NoRegionTable"),
-            Error::NoRegion { addr } => f.debug_struct("NoRegion").field("addr", &addr).finish(),
-            Error::OutOfWindow { addr } => {
-                f.debug_struct("OutOfWindow").field("addr", &addr).finish()
-            }
-            Error::NoContext => f.write_str("NoContext"),
-            Error::OutOfMemory => f.write_str("OutOfMemory"),
-            Error::UnknownMode(m) => f.debug_tuple("UnknownMode").field(&m).finish(),
-            Error::Rejected(what) => f.debug_tuple("Rejected").field(&what).finish(),
-            Error::NotTraced(what) => f.debug_tuple("NotTraced").field(&what).finish(),
-            Error::Unsupported { what, arch } => f
-                .debug_struct("Unsupported")
-                .field("what", &what)
-                .field("arch", &arch)
-                .finish(),
-            Error::Timeout(what) => f.debug_tuple("Timeout").field(&what).finish(),
-            Error::DeviceFault(fault) => f.debug_tuple("DeviceFault").field(&fault).finish(),
-            Error::QueueTaken(idx) => f.debug_tuple("QueueTaken").field(&idx).finish(),
-            Error::WrongEngine => f.write_str("WrongEngine"),
-        }
+debug_variants! {
+    Error {
+        InvalidArgument(what),
+        OutOfRange { what: what, value: Hex(value.into()), limit: Hex(limit.into()) },
+        NoRegionTable,
+        NoRegion { addr: addr },
+        OutOfWindow { addr: addr },
+        NoContext,
+        OutOfMemory,
+        UnknownMode(m),
+        Rejected(what),
+        NotTraced(what),
+        Unsupported { what: what, arch: arch },
+        Timeout(what),
+        QueueTaken(idx),
+        WrongEngine,
+        DeviceFault(fault),
     }
 }
 
