@@ -238,7 +238,7 @@ impl BlockDesc {
 ///
 /// `A` is its access ([`RW`] by default, [`RO`], [`WO`]): `read` needs a
 /// [`Readable`] access, `write` a [`Writable`] one, `modify` both.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reg<A: AccessType = RW> {
     offset: u64,
     desc: &'static RegDesc,
@@ -246,13 +246,6 @@ pub struct Reg<A: AccessType = RW> {
 }
 
 // Manual: a derive would ask `A: Clone`, and the markers are uninhabited.
-impl<A: AccessType> Clone for Reg<A> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<A: AccessType> Copy for Reg<A> {}
-
 impl<A: AccessType> Reg<A> {
     /// Used by [`register_block!`](crate::register_block).
     #[doc(hidden)]
@@ -315,20 +308,13 @@ impl<A: Readable + Writable> Reg<A> {
 }
 
 /// A typed handle to a strided register array; `A` as for [`Reg`].
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RegArray<A: AccessType = RW> {
     desc: &'static RegDesc,
     count: u32,
     stride: u64,
     _access: PhantomData<A>,
 }
-
-impl<A: AccessType> Clone for RegArray<A> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<A: AccessType> Copy for RegArray<A> {}
 
 impl<A: AccessType> RegArray<A> {
     /// Used by [`register_block!`](crate::register_block).
@@ -363,8 +349,7 @@ impl<A: AccessType> RegArray<A> {
         if i < self.count {
             Ok(Reg {
                 offset: self.desc.offset + i as u64 * self.stride,
-                desc: self.desc,
-                _access: PhantomData,
+                ..Reg::__new(self.desc)
             })
         } else {
             Err(Error::out_of_range(
