@@ -15,62 +15,6 @@ use crate::error::Result;
 use crate::family::{Arch, NqMailboxMap};
 use crate::mmio::Mmio;
 
-/// `Intc`'s methods: each op of [`IntcOps`] on the handle's registers, with
-/// the op's own arguments after `mmio`.
-macro_rules! forward {
-    ($(fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
-        $(
-            #[doc = concat!("See [`IntcOps::", stringify!($name), "`].")]
-            pub fn $name<M: Mmio + ?Sized>(&self, mmio: &M, $($arg: $ty),*) -> $ret {
-                A::$name(&self.hw, mmio, $($arg),*)
-            }
-        )*
-    };
-}
-
-/// The INTC op table of an arch; all ops mandatory.
-pub trait IntcOps: Arch + NqMailboxMap {
-    /// `aws_hal_intc_mask_vector`, slot `+0x480`.
-    fn mask_vector<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, vec: u32) -> Result<()>;
-    /// `aws_hal_intc_unmask_vector`.
-    fn unmask_vector<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, vec: u32) -> Result<()>;
-    /// `aws_hal_intc_mask_interrupt`.
-    fn mask_interrupt<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine) -> Result<()>;
-    /// `aws_hal_intc_unmask_interrupt`.
-    fn unmask_interrupt<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine) -> Result<()>;
-    /// `aws_hal_intc_mask_notification`.
-    fn mask_notification<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine)
-        -> Result<()>;
-    /// `aws_hal_intc_unmask_notification`.
-    fn unmask_notification<M: Mmio + ?Sized>(
-        h: &MsixIntc,
-        mmio: &M,
-        line: ErrtrigLine,
-    ) -> Result<()>;
-    /// `aws_hal_intc_set_cause`.
-    fn set_cause<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine) -> Result<()>;
-    /// `aws_hal_intc_read_cause`, slot `+0x4D0`.
-    fn read_cause<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine) -> Result<u32>;
-    /// `aws_hal_intc_set_mod_timer_period`.
-    fn set_mod_timer_period<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, period: u32) -> Result<()>;
-    /// The per-group interval write.
-    fn set_group_interval<M: Mmio + ?Sized>(
-        h: &MsixIntc,
-        mmio: &M,
-        grp: u32,
-        value: u32,
-    ) -> Result<()>;
-    /// `aws_hal_intc_set_notific_queue_base`, slot `+0x4A8`: point the NQ of
-    /// block `block`'s ENS (held by the handle) at the mailbox base of
-    /// `(block, queue)`. Returns the base written.
-    fn set_notific_queue_base<M: Mmio + ?Sized>(
-        h: &MsixIntc,
-        mmio: &M,
-        block: u32,
-        queue: u32,
-    ) -> Result<DeviceAddr>;
-}
-
 /// An MSI-X controller bound to arch `A` (MARIANA): the handle plus the arch's
 /// op table. `Intc<Sunda>` / `Intc<Cayman>` do not compile.
 #[derive(Debug)]
@@ -92,18 +36,55 @@ impl<A: IntcOps> Intc<A> {
     pub const fn handle(&self) -> &MsixIntc {
         &self.hw
     }
+}
 
-    forward! {
-        fn mask_vector(vec: u32) -> Result<()>;
-        fn unmask_vector(vec: u32) -> Result<()>;
-        fn mask_interrupt(line: ErrtrigLine) -> Result<()>;
-        fn unmask_interrupt(line: ErrtrigLine) -> Result<()>;
-        fn mask_notification(line: ErrtrigLine) -> Result<()>;
-        fn unmask_notification(line: ErrtrigLine) -> Result<()>;
-        fn set_cause(line: ErrtrigLine) -> Result<()>;
-        fn read_cause(line: ErrtrigLine) -> Result<u32>;
-        fn set_mod_timer_period(period: u32) -> Result<()>;
-        fn set_group_interval(grp: u32, value: u32) -> Result<()>;
-        fn set_notific_queue_base(block: u32, queue: u32) -> Result<DeviceAddr>;
-    }
+/// The op table [`IntcOps`] and [`Intc`]'s methods from one list: each op
+/// takes the handle and the MMIO backend, then its own arguments; the bound
+/// handle's method of the same name passes its handle.
+macro_rules! intc_ops {
+    ($($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+        /// The INTC op table of an arch; all ops mandatory.
+        pub trait IntcOps: Arch + NqMailboxMap {
+            $(
+                $(#[$doc])*
+                fn $name<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, $($arg: $ty),*) -> $ret;
+            )*
+        }
+
+        impl<A: IntcOps> Intc<A> {
+            $(
+                #[doc = concat!("See [`IntcOps::", stringify!($name), "`].")]
+                pub fn $name<M: Mmio + ?Sized>(&self, mmio: &M, $($arg: $ty),*) -> $ret {
+                    A::$name(&self.hw, mmio, $($arg),*)
+                }
+            )*
+        }
+    };
+}
+
+intc_ops! {
+    /// `aws_hal_intc_mask_vector`, slot `+0x480`.
+    fn mask_vector(vec: u32) -> Result<()>;
+    /// `aws_hal_intc_unmask_vector`.
+    fn unmask_vector(vec: u32) -> Result<()>;
+    /// `aws_hal_intc_mask_interrupt`.
+    fn mask_interrupt(line: ErrtrigLine) -> Result<()>;
+    /// `aws_hal_intc_unmask_interrupt`.
+    fn unmask_interrupt(line: ErrtrigLine) -> Result<()>;
+    /// `aws_hal_intc_mask_notification`.
+    fn mask_notification(line: ErrtrigLine) -> Result<()>;
+    /// `aws_hal_intc_unmask_notification`.
+    fn unmask_notification(line: ErrtrigLine) -> Result<()>;
+    /// `aws_hal_intc_set_cause`.
+    fn set_cause(line: ErrtrigLine) -> Result<()>;
+    /// `aws_hal_intc_read_cause`, slot `+0x4D0`.
+    fn read_cause(line: ErrtrigLine) -> Result<u32>;
+    /// `aws_hal_intc_set_mod_timer_period`.
+    fn set_mod_timer_period(period: u32) -> Result<()>;
+    /// The per-group interval write.
+    fn set_group_interval(grp: u32, value: u32) -> Result<()>;
+    /// `aws_hal_intc_set_notific_queue_base`, slot `+0x4A8`: point the NQ of
+    /// block `block`'s ENS (held by the handle) at the mailbox base of
+    /// `(block, queue)`. Returns the base written.
+    fn set_notific_queue_base(block: u32, queue: u32) -> Result<DeviceAddr>;
 }
