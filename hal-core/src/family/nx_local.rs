@@ -144,16 +144,9 @@ pub trait NxLocal {
         fn errors_nt() -> Result<Field> = Ok(crate::engine::tpb_regs::sw_queue_num3::ERRORS);
         /// `NOTIFIC_SW_QUEUE_NUM4` (HAM throttle fields).
         fn notific_sw_queue_num4() -> Result<Reg> = Err(Error::NotTraced("notific_sw_queue_num4"));
-    }
-
-    /// `NOTIFIC_SW_QUEUE_NUM4.HAM_THROTTLE` and `.HAM_THROTTLE_EN`.
-    fn ham_throttle_fields() -> Result<(Field, Field)> {
-        Err(Error::NotTraced(
-            "notific_sw_queue_num4 ham_throttle fields",
-        ))
-    }
-
-    default_fns! {
+        /// `NOTIFIC_SW_QUEUE_NUM4.HAM_THROTTLE` and `.HAM_THROTTLE_EN`.
+        fn ham_throttle_fields() -> Result<(Field, Field)>
+            = Err(Error::NotTraced("notific_sw_queue_num4 ham_throttle fields"));
         /// `EVENTS_SEMAPHORES NOTIFIC_CTRL` (`+0x808` on SUNDA and CAYMAN).
         fn notific_ctrl() -> Result<Reg> = Err(Error::NotTraced("events_semaphores notific_ctrl"));
         /// NX `DMA_CTRL` (CAYMAN `+0x10A0`).
