@@ -363,7 +363,11 @@ impl<A: AccessType> RegArray<A> {
     /// Instance 0 without a stride: the layout of a single-instance flavour of
     /// the block (e.g. the single-queue notific engine [004 §3]).
     pub const fn flat(self) -> Reg<A> {
-        Reg::__new(self.desc)
+        Reg {
+            offset: self.desc.offset,
+            desc: self.desc,
+            _access: PhantomData,
+        }
     }
 }
 
