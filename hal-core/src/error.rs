@@ -430,219 +430,162 @@ impl core::fmt::Debug for Hex {
     }
 }
 
-impl core::fmt::Debug for Fault {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match *self {
-            Fault::MisalignedTail { tail } => f
-                .debug_struct("MisalignedTail")
-                .field("tail", &Hex(tail.into()))
-                .finish(),
-            Fault::TailOutOfRing { tail, ring_bytes } => f
-                .debug_struct("TailOutOfRing")
-                .field("tail", &Hex(tail.into()))
-                .field("ring_bytes", &Hex(ring_bytes.into()))
-                .finish(),
-            Fault::TooFarAhead { claimed, capacity } => f
-                .debug_struct("TooFarAhead")
-                .field("claimed", &claimed)
-                .field("capacity", &capacity)
-                .finish(),
-            Fault::TailMovedBackwards { tail, previous } => f
-                .debug_struct("TailMovedBackwards")
-                .field("tail", &Hex(tail.into()))
-                .field("previous", &Hex(previous.into()))
-                .finish(),
-            Fault::AllOnes { addr } => f.debug_struct("AllOnes").field("addr", &addr).finish(),
-            Fault::ShortTransfer { expected, moved } => f
-                .debug_struct("ShortTransfer")
-                .field("expected", &expected)
-                .field("moved", &moved)
-                .finish(),
-            Fault::Other(what) => f.debug_tuple("Other").field(&what).finish(),
+/// `Debug` of an error type from one list of its variants, written as the
+/// derive would print them but for the values given: per field the value
+/// printed (addresses, tails and bounds through [`Hex`]).
+macro_rules! debug_variants {
+    ($ty:ident { $($v:ident $({ $($field:ident: $val:expr),* })? $(($x:ident))?,)* }) => {
+        impl core::fmt::Debug for $ty {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                match *self {
+                    $($ty::$v $({ $($field),* })? $(($x))? => {
+                        debug_variants!(@one f, $v $({ $($field: $val),* })? $(($x))?)
+                    })*
+                }
+            }
         }
+    };
+    (@one $f:ident, $v:ident { $($field:ident: $val:expr),* }) => {
+        $f.debug_struct(stringify!($v))$(.field(stringify!($field), &$val))*.finish()
+    };
+    (@one $f:ident, $v:ident ($x:ident)) => {
+        $f.debug_tuple(stringify!($v)).field(&$x).finish()
+    };
+    (@one $f:ident, $v:ident) => {
+        $f.write_str(stringify!($v))
+    };
+}
+
+debug_variants! {
+    Fault {
+        MisalignedTail { tail: Hex(tail.into()) },
+        TailOutOfRing { tail: Hex(tail.into()), ring_bytes: Hex(ring_bytes.into()) },
+        TooFarAhead { claimed: claimed, capacity: capacity },
+        TailMovedBackwards { tail: Hex(tail.into()), previous: Hex(previous.into()) },
+        AllOnes { addr: addr },
+        ShortTransfer { expected: expected, moved: moved },
+        Other(what),
     }
 }
 
-impl core::fmt::Debug for Error {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match *self {
-            Error::InvalidArgument(what) => f.debug_tuple("InvalidArgument").field(&what).finish(),
-            Error::OutOfRange { what, value, limit } => f
-                .debug_struct("OutOfRange")
-                .field("what", &what)
-                .field("value", &Hex(value.into()))
-                .field("limit", &Hex(limit.into()))
-                .finish(),
-            Error::NoRegionTable => f.write_str("NoRegionTable"),
-            Error::NoRegion { addr } => f.debug_struct("NoRegion").field("addr", &addr).finish(),
-            Error::OutOfWindow { addr } => {
-                f.debug_struct("OutOfWindow").field("addr", &addr).finish()
-            }
-            Error::NoContext => f.write_str("NoContext"),
-            Error::OutOfMemory => f.write_str("OutOfMemory"),
-            Error::UnknownMode(m) => f.debug_tuple("UnknownMode").field(&m).finish(),
-            Error::Rejected(what) => f.debug_tuple("Rejected").field(&what).finish(),
-            Error::NotTraced(what) => f.debug_tuple("NotTraced").field(&what).finish(),
-            Error::Unsupported { what, arch } => f
-                .debug_struct("Unsupported")
-                .field("what", &what)
-                .field("arch", &arch)
-                .finish(),
-            Error::Timeout(what) => f.debug_tuple("Timeout").field(&what).finish(),
-            Error::DeviceFault(fault) => f.debug_tuple("DeviceFault").field(&fault).finish(),
-            Error::QueueTaken(idx) => f.debug_tuple("QueueTaken").field(&idx).finish(),
-            Error::WrongEngine => f.write_str("WrongEngine"),
-        }
+debug_variants! {
+    Error {
+        InvalidArgument(what),
+        OutOfRange { what: what, value: Hex(value.into()), limit: Hex(limit.into()) },
+        NoRegionTable,
+        NoRegion { addr: addr },
+        OutOfWindow { addr: addr },
+        NoContext,
+        OutOfMemory,
+        UnknownMode(m),
+        Rejected(what),
+        NotTraced(what),
+        Unsupported { what: what, arch: arch },
+        Timeout(what),
+        QueueTaken(idx),
+        WrongEngine,
+        DeviceFault(fault),
     }
 }
 
-impl core::fmt::Display for Fault {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            Fault::MisalignedTail { tail } => {
-                write!(f, "tail {tail:#x} is not a multiple of the 16-byte entry")
-            }
-            Fault::TailOutOfRing { tail, ring_bytes } => {
-                write!(f, "tail {tail:#x} is outside the {ring_bytes:#x}-byte ring")
-            }
-            Fault::TooFarAhead { claimed, capacity } => write!(
-                f,
-                "device claims {claimed} pending entries in a ring of {capacity}"
-            ),
-            Fault::TailMovedBackwards { tail, previous } => write!(
-                f,
-                "tail {tail:#x} moved backwards (the previous read showed {previous:#x})"
-            ),
-            Fault::AllOnes { addr } => {
-                write!(f, "register at {addr:#x} reads all ones (device gone)")
-            }
-            Fault::ShortTransfer { expected, moved } => {
-                write!(f, "DMA moved {moved} of {expected} bytes")
-            }
-            Fault::Other(what) => write!(f, "{what}"),
-        }
-    }
-}
-
-impl core::fmt::Display for Error {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            Error::InvalidArgument(what) => write!(f, "invalid argument: {what}"),
-            Error::OutOfRange { what, value, limit } => {
-                let (value, limit) = (Saturated(*value), Saturated(*limit));
-                write!(f, "{what} {value} out of range (must be < {limit})")
-            }
-            Error::NoRegionTable => write!(f, "no CSR region table registered"),
-            Error::NoRegion { addr } => write!(f, "no CSR region holds address {addr:#x}"),
-            Error::OutOfWindow { addr } => {
-                write!(f, "address {addr:#x} is outside its CSR window")
-            }
-            Error::NoContext => write!(f, "notification context or base absent"),
-            Error::OutOfMemory => write!(f, "out of memory"),
-            Error::UnknownMode(m) => write!(f, "unknown back-pressure mode {m}"),
-            Error::Rejected(what) => write!(f, "rejected: {what}"),
-            Error::NotTraced(what) => write!(f, "not traced: {what}"),
-            Error::Unsupported { what, arch } => {
-                write!(f, "{what} is not supported on {arch}")
-            }
-            Error::Timeout(what) => write!(f, "timeout: {what}"),
-            Error::DeviceFault(fault) => write!(f, "device fault: {fault}"),
-            Error::QueueTaken(idx) => {
-                write!(f, "nq {idx} was already handed out by its engine")
-            }
-            Error::WrongEngine => {
-                write!(f, "the ring's queue belongs to another notification engine")
+/// `Display` and `defmt::Format` of an error type from one list: per variant
+/// the `Display` sentence (`write!` arguments), then the same sentence in
+/// defmt's grammar (addresses and tails in hex through its `{=u64:#x}` hints).
+macro_rules! messages {
+    ($ty:ident { $($pat:pat => ($($fmt:tt)+), ($($dfmt:tt)+);)* }) => {
+        impl core::fmt::Display for $ty {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                match *self {
+                    $($pat => write!(f, $($fmt)+),)*
+                }
             }
         }
-    }
+
+        #[cfg(feature = "defmt")]
+        impl defmt::Format for $ty {
+            fn format(&self, f: defmt::Formatter<'_>) {
+                match *self {
+                    $($pat => defmt::write!(f, $($dfmt)+),)*
+                }
+            }
+        }
+    };
 }
 
-impl core::error::Error for Error {}
-
-/// The `Display` sentence, addresses and tails in hex.
-#[cfg(feature = "defmt")]
-impl defmt::Format for Fault {
-    fn format(&self, f: defmt::Formatter<'_>) {
-        match *self {
-            Fault::MisalignedTail { tail } => {
-                defmt::write!(
-                    f,
-                    "tail {=u32:#x} is not a multiple of the 16-byte entry",
-                    tail
-                )
-            }
-            Fault::TailOutOfRing { tail, ring_bytes } => defmt::write!(
-                f,
-                "tail {=u32:#x} is outside the {=u32:#x}-byte ring",
-                tail,
-                ring_bytes
-            ),
-            Fault::TooFarAhead { claimed, capacity } => defmt::write!(
-                f,
-                "device claims {=u32} pending entries in a ring of {=u32}",
-                claimed,
-                capacity
-            ),
-            Fault::TailMovedBackwards { tail, previous } => defmt::write!(
-                f,
+messages! {
+    Fault {
+        Fault::MisalignedTail { tail } =>
+            ("tail {tail:#x} is not a multiple of the 16-byte entry"),
+            ("tail {=u32:#x} is not a multiple of the 16-byte entry", tail);
+        Fault::TailOutOfRing { tail, ring_bytes } =>
+            ("tail {tail:#x} is outside the {ring_bytes:#x}-byte ring"),
+            ("tail {=u32:#x} is outside the {=u32:#x}-byte ring", tail, ring_bytes);
+        Fault::TooFarAhead { claimed, capacity } =>
+            ("device claims {claimed} pending entries in a ring of {capacity}"),
+            ("device claims {=u32} pending entries in a ring of {=u32}", claimed, capacity);
+        Fault::TailMovedBackwards { tail, previous } =>
+            ("tail {tail:#x} moved backwards (the previous read showed {previous:#x})"),
+            (
                 "tail {=u32:#x} moved backwards (the previous read showed {=u32:#x})",
                 tail,
                 previous
-            ),
-            Fault::AllOnes { addr } => {
-                defmt::write!(
-                    f,
-                    "register at {=u64:#x} reads all ones (device gone)",
-                    addr.get()
-                )
-            }
-            Fault::ShortTransfer { expected, moved } => {
-                defmt::write!(f, "DMA moved {=u32} of {=u32} bytes", moved, expected)
-            }
-            Fault::Other(what) => defmt::write!(f, "{=str}", what),
-        }
+            );
+        Fault::AllOnes { addr } =>
+            ("register at {addr:#x} reads all ones (device gone)"),
+            ("register at {=u64:#x} reads all ones (device gone)", addr.get());
+        Fault::ShortTransfer { expected, moved } =>
+            ("DMA moved {moved} of {expected} bytes"),
+            ("DMA moved {=u32} of {=u32} bytes", moved, expected);
+        Fault::Other(what) => ("{what}"), ("{=str}", what);
     }
 }
 
-/// The `Display` sentence, addresses in hex.
-#[cfg(feature = "defmt")]
-impl defmt::Format for Error {
-    fn format(&self, f: defmt::Formatter<'_>) {
-        match *self {
-            Error::InvalidArgument(what) => defmt::write!(f, "invalid argument: {=str}", what),
-            Error::OutOfRange { what, value, limit } => defmt::write!(
-                f,
+messages! {
+    Error {
+        Error::InvalidArgument(what) =>
+            ("invalid argument: {what}"), ("invalid argument: {=str}", what);
+        Error::OutOfRange { what, value, limit } =>
+            (
+                "{what} {} out of range (must be < {})",
+                Saturated(value),
+                Saturated(limit)
+            ),
+            (
                 "{=str} {} out of range (must be < {})",
                 what,
                 Saturated(value),
                 Saturated(limit)
-            ),
-            Error::NoRegionTable => defmt::write!(f, "no CSR region table registered"),
-            Error::NoRegion { addr } => {
-                defmt::write!(f, "no CSR region holds address {=u64:#x}", addr.get())
-            }
-            Error::OutOfWindow { addr } => {
-                defmt::write!(f, "address {=u64:#x} is outside its CSR window", addr.get())
-            }
-            Error::NoContext => defmt::write!(f, "notification context or base absent"),
-            Error::OutOfMemory => defmt::write!(f, "out of memory"),
-            Error::UnknownMode(m) => defmt::write!(f, "unknown back-pressure mode {=u32}", m),
-            Error::Rejected(what) => defmt::write!(f, "rejected: {=str}", what),
-            Error::NotTraced(what) => defmt::write!(f, "not traced: {=str}", what),
-            Error::Unsupported { what, arch } => {
-                defmt::write!(f, "{=str} is not supported on {=str}", what, arch.name())
-            }
-            Error::Timeout(what) => defmt::write!(f, "timeout: {=str}", what),
-            Error::DeviceFault(fault) => defmt::write!(f, "device fault: {}", fault),
-            Error::QueueTaken(idx) => {
-                defmt::write!(f, "nq {=u32} was already handed out by its engine", idx)
-            }
-            Error::WrongEngine => {
-                defmt::write!(f, "the ring's queue belongs to another notification engine")
-            }
-        }
+            );
+        Error::NoRegionTable =>
+            ("no CSR region table registered"), ("no CSR region table registered");
+        Error::NoRegion { addr } =>
+            ("no CSR region holds address {addr:#x}"),
+            ("no CSR region holds address {=u64:#x}", addr.get());
+        Error::OutOfWindow { addr } =>
+            ("address {addr:#x} is outside its CSR window"),
+            ("address {=u64:#x} is outside its CSR window", addr.get());
+        Error::NoContext =>
+            ("notification context or base absent"), ("notification context or base absent");
+        Error::OutOfMemory => ("out of memory"), ("out of memory");
+        Error::UnknownMode(m) =>
+            ("unknown back-pressure mode {m}"), ("unknown back-pressure mode {=u32}", m);
+        Error::Rejected(what) => ("rejected: {what}"), ("rejected: {=str}", what);
+        Error::NotTraced(what) => ("not traced: {what}"), ("not traced: {=str}", what);
+        Error::Unsupported { what, arch } =>
+            ("{what} is not supported on {arch}"),
+            ("{=str} is not supported on {=str}", what, arch.name());
+        Error::Timeout(what) => ("timeout: {what}"), ("timeout: {=str}", what);
+        Error::DeviceFault(fault) => ("device fault: {fault}"), ("device fault: {}", fault);
+        Error::QueueTaken(idx) =>
+            ("nq {idx} was already handed out by its engine"),
+            ("nq {=u32} was already handed out by its engine", idx);
+        Error::WrongEngine =>
+            ("the ring's queue belongs to another notification engine"),
+            ("the ring's queue belongs to another notification engine");
     }
 }
+
+impl core::error::Error for Error {}
 
 #[cfg(test)]
 mod tests {

@@ -45,12 +45,10 @@ impl ArchId {
 
     /// Parse a lowercase arch name.
     pub fn from_name(name: &str) -> Result<Self> {
-        match name {
-            "sunda" => Ok(ArchId::Sunda),
-            "cayman" => Ok(ArchId::Cayman),
-            "mariana" => Ok(ArchId::Mariana),
-            _ => Err(Error::InvalidArgument("arch name (sunda, cayman, mariana)")),
-        }
+        ArchId::ALL
+            .into_iter()
+            .find(|a| a.name() == name)
+            .ok_or(Error::InvalidArgument("arch name (sunda, cayman, mariana)"))
     }
 }
 
@@ -122,14 +120,10 @@ impl Engine {
 impl TryFrom<u32> for Engine {
     type Error = Error;
     fn try_from(v: u32) -> Result<Self> {
-        match v {
-            0 => Ok(Engine::Pe),
-            1 => Ok(Engine::Act),
-            2 => Ok(Engine::Pool),
-            3 => Ok(Engine::Dve),
-            4 => Ok(Engine::Sp),
-            _ => Err(Error::out_of_range("engine", v as u64, 5)),
-        }
+        Engine::ALL
+            .get(v as usize)
+            .copied()
+            .ok_or(Error::out_of_range("engine", v as u64, 5))
     }
 }
 

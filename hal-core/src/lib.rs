@@ -26,6 +26,31 @@
 // (the firmware backends), which re-allow it.
 #![deny(unsafe_code)]
 
+/// `?` for a `const fn`, where `?` is not allowed: the `Ok` value, or return
+/// the error.
+macro_rules! const_try {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(e) => return Err(e),
+        }
+    };
+}
+
+/// Trait methods whose default body is one expression: a getter of the arch's
+/// constant table, or the typed `NotTraced` answer of a value nobody traced.
+/// Each is written `fn name(args) -> Ret = body;`.
+macro_rules! default_fns {
+    ($($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty = $body:expr;)*) => {
+        $(
+            $(#[$doc])*
+            fn $name($($arg: $ty),*) -> $ret {
+                $body
+            }
+        )*
+    };
+}
+
 // `fmt` must come first: its macros are used by every later module.
 #[macro_use]
 mod fmt;

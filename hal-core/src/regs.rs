@@ -209,29 +209,21 @@ impl BlockDesc {
     /// The register at byte offset `offset` from the block base, if one is
     /// described there. Arrays match every in-range instance.
     pub fn lookup(&self, offset: u64) -> Option<RegName> {
-        self.regs.iter().find_map(|r| match r.array {
-            None if r.offset == offset => Some(RegName {
+        self.regs.iter().find_map(|r| {
+            let name = |instance| RegName {
                 block: self.name,
-                instance: None,
+                instance,
                 reg: r.name,
-            }),
-            None => None,
-            Some(a) => {
-                let rel = offset.checked_sub(r.offset)?;
-                if a.stride == 0 {
-                    return (rel == 0).then_some(RegName {
-                        block: self.name,
-                        instance: Some((a.name, 0)),
-                        reg: r.name,
-                    });
-                }
-                let (i, rem) = (rel / a.stride, rel % a.stride);
-                (rem == 0 && i < a.count as u64).then_some(RegName {
-                    block: self.name,
-                    instance: Some((a.name, i as u32)),
-                    reg: r.name,
-                })
+            };
+            let Some(a) = r.array else {
+                return (r.offset == offset).then(|| name(None));
+            };
+            let rel = offset.checked_sub(r.offset)?;
+            if a.stride == 0 {
+                return (rel == 0).then(|| name(Some((a.name, 0))));
             }
+            let (i, rem) = (rel / a.stride, rel % a.stride);
+            (rem == 0 && i < a.count as u64).then(|| name(Some((a.name, i as u32))))
         })
     }
 
@@ -246,7 +238,7 @@ impl BlockDesc {
 ///
 /// `A` is its access ([`RW`] by default, [`RO`], [`WO`]): `read` needs a
 /// [`Readable`] access, `write` a [`Writable`] one, `modify` both.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reg<A: AccessType = RW> {
     offset: u64,
     desc: &'static RegDesc,
@@ -254,13 +246,6 @@ pub struct Reg<A: AccessType = RW> {
 }
 
 // Manual: a derive would ask `A: Clone`, and the markers are uninhabited.
-impl<A: AccessType> Clone for Reg<A> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<A: AccessType> Copy for Reg<A> {}
-
 impl<A: AccessType> Reg<A> {
     /// Used by [`register_block!`](crate::register_block).
     #[doc(hidden)]
@@ -323,20 +308,13 @@ impl<A: Readable + Writable> Reg<A> {
 }
 
 /// A typed handle to a strided register array; `A` as for [`Reg`].
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RegArray<A: AccessType = RW> {
     desc: &'static RegDesc,
     count: u32,
     stride: u64,
     _access: PhantomData<A>,
 }
-
-impl<A: AccessType> Clone for RegArray<A> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<A: AccessType> Copy for RegArray<A> {}
 
 impl<A: AccessType> RegArray<A> {
     /// Used by [`register_block!`](crate::register_block).
@@ -371,8 +349,7 @@ impl<A: AccessType> RegArray<A> {
         if i < self.count {
             Ok(Reg {
                 offset: self.desc.offset + i as u64 * self.stride,
-                desc: self.desc,
-                _access: PhantomData,
+                ..Reg::__new(self.desc)
             })
         } else {
             Err(Error::out_of_range(

@@ -98,6 +98,24 @@ macro_rules! dispatch {
     };
 }
 
+/// The forwarding methods: each is its doc, its generics, its arguments
+/// after `self` and its result, then the call `dispatch!` makes on the
+/// bound arch with those arguments in order.
+macro_rules! forward {
+    ($(
+        $(#[$doc:meta])*
+        fn $name:ident[$($gen:tt)*]($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty
+            = $m:ident :: $f:ident $([$($g:ty),*])?;
+    )*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name<$($gen)*>(self, $($arg: $ty),*) -> $ret {
+                dispatch!(self, $m::$f $([$($g),*])? ($($arg),*))
+            }
+        )*
+    };
+}
+
 impl<Su: EngineOps, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
     /// Bind from a raw arch id: 0 (INVALID) and unknown ids →
     /// `InvalidArgument` [002 §1].
@@ -115,118 +133,62 @@ impl<Su: EngineOps, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
         }
     }
 
-    /// [`stpb::act_init`] on the bound arch.
-    pub fn act_init<M: Mmio + ?Sized>(
-        self,
-        mmio: &M,
-        cfg: Option<&EngineParams<'_>>,
-    ) -> Result<()> {
-        dispatch!(self, stpb::act_init[M](mmio, cfg))
-    }
-
-    /// [`stpb::dve_init`] on the bound arch.
-    pub fn dve_init<M: Mmio + ?Sized>(
-        self,
-        mmio: &M,
-        cfg: Option<&EngineParams<'_>>,
-    ) -> Result<()> {
-        dispatch!(self, stpb::dve_init[M](mmio, cfg))
-    }
-
-    /// The bound arch's `dve_regs_init` (mandatory).
-    pub fn dve_regs_init<M: Mmio + ?Sized>(self, mmio: &M, p: &EngineParams<'_>) -> Result<()> {
-        dispatch!(self, A::dve_regs_init(mmio, p))
-    }
-
-    /// The bound arch's `dve_ucode_seq_init` (mandatory).
-    pub fn dve_ucode_seq_init<M: Mmio + ?Sized>(
-        self,
-        mmio: &M,
-        p: &EngineParams<'_>,
-    ) -> Result<()> {
-        dispatch!(self, A::dve_ucode_seq_init(mmio, p))
-    }
-
-    /// [`stpb::pe_init`] on the bound arch.
-    pub fn pe_init<M: Mmio + ?Sized>(self, mmio: &M, p: &PeParams<'_>) -> Result<()> {
-        dispatch!(self, stpb::pe_init[M](mmio, p))
-    }
-
-    /// The bound arch's `pe_regs_init` (optional).
-    pub fn pe_regs_init<M: Mmio + ?Sized>(self, mmio: &M, p: &PeParams<'_>) -> Result<()> {
-        dispatch!(self, A::pe_regs_init(mmio, p))
-    }
-
-    /// [`stpb::pooling_init`] on the bound arch.
-    pub fn pooling_init<M: Mmio + ?Sized>(
-        self,
-        mmio: &M,
-        cfg: Option<&PoolingParams<'_>>,
-    ) -> Result<()> {
-        dispatch!(self, stpb::pooling_init[M](mmio, cfg))
-    }
-
-    /// The bound arch's `pooling_hw_decode_table_init` (optional; SUNDA: the
-    /// default no-op).
-    pub fn pooling_hw_decode_table_init<M: Mmio + ?Sized>(
-        self,
-        mmio: &M,
-        p: &PoolingParams<'_>,
-    ) -> Result<()> {
-        dispatch!(self, A::pooling_hw_decode_table_init(mmio, p))
-    }
-
-    /// [`stpb::sp_init`] on the bound arch.
-    pub fn sp_init<'m, M: Mmio + ?Sized>(
-        self,
-        mmio: &'m M,
-        handle: Option<&SpHandle>,
-        notific: bool,
-        flag: u8,
-        init: bool,
-    ) -> Result<SpInit<'m, M>> {
-        dispatch!(self, stpb::sp_init[M](mmio, handle, notific, flag, init))
-    }
-
-    /// [`stpb::topsp_init`] on the bound arch.
-    pub fn topsp_init<'m, M: Mmio + ?Sized>(
-        self,
-        mmio: &'m M,
-        handle: Option<&SpHandle>,
-        notific: bool,
-        flag: u8,
-        init: bool,
-    ) -> Result<SpInit<'m, M>> {
-        dispatch!(self, stpb::topsp_init[M](mmio, handle, notific, flag, init))
-    }
-
-    /// [`stpb::stpb_init`] on the bound arch.
-    pub fn stpb_init<'m, M: Mmio + ?Sized>(
-        self,
-        mmio: &'m M,
-        cfg: &StpbConfig<'_>,
-    ) -> Result<SpInit<'m, M>> {
-        dispatch!(self, stpb::stpb_init[M](mmio, cfg))
-    }
-
-    /// [`program::program_start`] on the bound arch.
-    pub fn program_start<M: Mmio + ?Sized>(
-        self,
-        mmio: &M,
-        mem: DeviceAddr,
-        starts: &[u64; 5],
-    ) -> Result<()> {
-        dispatch!(self, program::program_start[M](mmio, mem, starts))
-    }
-
-    /// [`init::stpb_init_logged`] on the bound arch.
-    pub fn stpb_init_logged<'m, M: Mmio + ?Sized, L: StepLog + ?Sized>(
-        self,
-        mmio: &'m M,
-        cfg: &StpbConfig<'_>,
-        log: &mut L,
-    ) -> Result<SpInit<'m, M>> {
-        dispatch!(self, init::stpb_init_logged[M, L](mmio, cfg, log))
+    forward! {
+        /// [`stpb::act_init`] on the bound arch.
+        fn act_init[M: Mmio + ?Sized](mmio: &M, cfg: Option<&EngineParams<'_>>) -> Result<()>
+            = stpb::act_init[M];
+        /// [`stpb::dve_init`] on the bound arch.
+        fn dve_init[M: Mmio + ?Sized](mmio: &M, cfg: Option<&EngineParams<'_>>) -> Result<()>
+            = stpb::dve_init[M];
+        /// The bound arch's `dve_regs_init` (mandatory).
+        fn dve_regs_init[M: Mmio + ?Sized](mmio: &M, p: &EngineParams<'_>) -> Result<()>
+            = A::dve_regs_init;
+        /// The bound arch's `dve_ucode_seq_init` (mandatory).
+        fn dve_ucode_seq_init[M: Mmio + ?Sized](mmio: &M, p: &EngineParams<'_>) -> Result<()>
+            = A::dve_ucode_seq_init;
+        /// [`stpb::pe_init`] on the bound arch.
+        fn pe_init[M: Mmio + ?Sized](mmio: &M, p: &PeParams<'_>) -> Result<()>
+            = stpb::pe_init[M];
+        /// The bound arch's `pe_regs_init` (optional).
+        fn pe_regs_init[M: Mmio + ?Sized](mmio: &M, p: &PeParams<'_>) -> Result<()>
+            = A::pe_regs_init;
+        /// [`stpb::pooling_init`] on the bound arch.
+        fn pooling_init[M: Mmio + ?Sized](mmio: &M, cfg: Option<&PoolingParams<'_>>) -> Result<()>
+            = stpb::pooling_init[M];
+        /// The bound arch's `pooling_hw_decode_table_init` (optional; SUNDA: the
+        /// default no-op).
+        fn pooling_hw_decode_table_init[M: Mmio + ?Sized](mmio: &M, p: &PoolingParams<'_>)
+            -> Result<()> = A::pooling_hw_decode_table_init;
+        /// [`stpb::sp_init`] on the bound arch.
+        fn sp_init['m, M: Mmio + ?Sized](
+            mmio: &'m M, handle: Option<&SpHandle>, notific: bool, flag: u8, init: bool,
+        ) -> Result<SpInit<'m, M>> = stpb::sp_init[M];
+        /// [`stpb::topsp_init`] on the bound arch.
+        fn topsp_init['m, M: Mmio + ?Sized](
+            mmio: &'m M, handle: Option<&SpHandle>, notific: bool, flag: u8, init: bool,
+        ) -> Result<SpInit<'m, M>> = stpb::topsp_init[M];
+        /// [`stpb::stpb_init`] on the bound arch.
+        fn stpb_init['m, M: Mmio + ?Sized](mmio: &'m M, cfg: &StpbConfig<'_>)
+            -> Result<SpInit<'m, M>> = stpb::stpb_init[M];
+        /// [`program::program_start`] on the bound arch.
+        fn program_start[M: Mmio + ?Sized](mmio: &M, mem: DeviceAddr, starts: &[u64; 5])
+            -> Result<()> = program::program_start[M];
+        /// [`init::stpb_init_logged`] on the bound arch.
+        fn stpb_init_logged['m, M: Mmio + ?Sized, L: StepLog + ?Sized](
+            mmio: &'m M, cfg: &StpbConfig<'_>, log: &mut L,
+        ) -> Result<SpInit<'m, M>> = init::stpb_init_logged[M, L];
+        /// [`program::update_events_semaphores_nt`] on the bound arch.
+        fn update_events_semaphores_nt[M: Mmio + ?Sized](mmio: &M, regs: DeviceAddr, value: u32)
+            -> Result<u32> = program::update_events_semaphores_nt[M];
+        /// [`notif::error_notif_enable`] on the bound arch.
+        fn error_notif_enable[M: Mmio](nt: &mut NotificEngine<M>, en: bool, q: u32) -> Result<()>
+            = notif::error_notif_enable[M];
+        /// [`notif::ham_notif_enable`] on the bound arch.
+        fn ham_notif_enable[M: Mmio](nt: &mut NotificEngine<M>, en: bool) -> Result<()>
+            = notif::ham_notif_enable[M];
+        /// [`notif::evsem_notif_hw_bp_enable`] on the bound arch.
+        fn evsem_notif_hw_bp_enable[M: Mmio](nt: &mut NotificEngine<M>, en: bool) -> Result<()>
+            = notif::evsem_notif_hw_bp_enable[M];
     }
 
     /// [`program::get_axi_offset`] on the bound arch, the tile validated
@@ -237,43 +199,6 @@ impl<Su: EngineOps, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
             AnyArch::Cayman(_) => program::get_axi_offset(Tile::<Ca>::new(tile)?, rel),
             AnyArch::Mariana(_) => program::get_axi_offset(Tile::<Ma>::new(tile)?, rel),
         })
-    }
-
-    /// [`program::update_events_semaphores_nt`] on the bound arch.
-    pub fn update_events_semaphores_nt<M: Mmio + ?Sized>(
-        self,
-        mmio: &M,
-        regs: DeviceAddr,
-        value: u32,
-    ) -> Result<u32> {
-        dispatch!(
-            self,
-            program::update_events_semaphores_nt[M](mmio, regs, value)
-        )
-    }
-
-    /// [`notif::error_notif_enable`] on the bound arch.
-    pub fn error_notif_enable<M: Mmio>(
-        self,
-        nt: &mut NotificEngine<M>,
-        en: bool,
-        q: u32,
-    ) -> Result<()> {
-        dispatch!(self, notif::error_notif_enable[M](nt, en, q))
-    }
-
-    /// [`notif::ham_notif_enable`] on the bound arch.
-    pub fn ham_notif_enable<M: Mmio>(self, nt: &mut NotificEngine<M>, en: bool) -> Result<()> {
-        dispatch!(self, notif::ham_notif_enable[M](nt, en))
-    }
-
-    /// [`notif::evsem_notif_hw_bp_enable`] on the bound arch.
-    pub fn evsem_notif_hw_bp_enable<M: Mmio>(
-        self,
-        nt: &mut NotificEngine<M>,
-        en: bool,
-    ) -> Result<()> {
-        dispatch!(self, notif::evsem_notif_hw_bp_enable[M](nt, en))
     }
 }
 

@@ -73,118 +73,82 @@ fn hw_decode<A: EngineLeaves, M: Mmio + ?Sized>(
     }
 }
 
+/// The op trait methods of an impl, each as `fn slot(mmio, p: Params) =
+/// body;`: the two argument patterns, the params type, the body.
+macro_rules! leaf_bodies {
+    ($(fn $name:ident($mmio:tt, $p:tt: $ty:ty) = $body:expr;)*) => {
+        $(
+            fn $name<M: Mmio + ?Sized>($mmio: &M, $p: $ty) -> Result<()> {
+                $body
+            }
+        )*
+    };
+}
+
 impl<A: EngineLeaves> DveOps for A {
-    fn dve_regs_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Err(A::DVE_REGS_INIT)
-    }
-    fn dve_ucode_seq_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Err(leaves::UCODE_SEQ_INIT)
-    }
-    fn dve_release_run_stall<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Err(leaves::RELEASE_RUN_STALL)
-    }
-    fn dve_dma_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Err(leaves::DMA_INIT)
-    }
-    fn dve_hw_decode_table_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()> {
-        hw_decode::<A, M>(mmio, p.mem, Engine::Dve, &p.info)
-    }
-    fn dve_init<M: Mmio + ?Sized>(mmio: &M, p: Checked<'_, EngineParams<'_>>) -> Result<()> {
-        init::dve_init::<A, M, ()>(mmio, p, &mut ())
+    leaf_bodies! {
+        fn dve_regs_init(_, _: &EngineParams<'_>) = Err(A::DVE_REGS_INIT);
+        fn dve_ucode_seq_init(_, _: &EngineParams<'_>) = Err(leaves::UCODE_SEQ_INIT);
+        fn dve_release_run_stall(_, _: &EngineParams<'_>) = Err(leaves::RELEASE_RUN_STALL);
+        fn dve_dma_init(_, _: &EngineParams<'_>) = Err(leaves::DMA_INIT);
+        fn dve_hw_decode_table_init(mmio, p: &EngineParams<'_>)
+            = hw_decode::<A, M>(mmio, p.mem, Engine::Dve, &p.info);
+        fn dve_init(mmio, p: Checked<'_, EngineParams<'_>>)
+            = init::dve_init::<A, M, ()>(mmio, p, &mut ());
     }
 }
 
 impl<A: EngineLeaves> ActOps for A {
-    fn act_regs_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Err(leaves::ACT_REGS_INIT)
-    }
-    fn act_ucode_seq_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Err(leaves::UCODE_SEQ_INIT)
-    }
-    fn act_release_run_stall<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Err(leaves::RELEASE_RUN_STALL)
-    }
-    fn act_dma_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Err(leaves::DMA_INIT)
-    }
-    fn act_hw_decode_table_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()> {
-        hw_decode::<A, M>(mmio, p.mem, Engine::Act, &p.info)
-    }
-    fn act_init<M: Mmio + ?Sized>(mmio: &M, p: Checked<'_, EngineParams<'_>>) -> Result<()> {
-        init::act_init::<A, M, ()>(mmio, p, &mut ())
+    leaf_bodies! {
+        fn act_regs_init(_, _: &EngineParams<'_>) = Err(leaves::ACT_REGS_INIT);
+        fn act_ucode_seq_init(_, _: &EngineParams<'_>) = Err(leaves::UCODE_SEQ_INIT);
+        fn act_release_run_stall(_, _: &EngineParams<'_>) = Err(leaves::RELEASE_RUN_STALL);
+        fn act_dma_init(_, _: &EngineParams<'_>) = Err(leaves::DMA_INIT);
+        fn act_hw_decode_table_init(mmio, p: &EngineParams<'_>)
+            = hw_decode::<A, M>(mmio, p.mem, Engine::Act, &p.info);
+        fn act_init(mmio, p: Checked<'_, EngineParams<'_>>)
+            = init::act_init::<A, M, ()>(mmio, p, &mut ());
     }
 }
 
 impl<A: EngineLeaves> PeOps for A {
-    fn pe_regs_init<M: Mmio + ?Sized>(_: &M, _: &PeParams<'_>) -> Result<()> {
-        Err(leaves::PE_REGS_INIT)
-    }
-    fn pe_ucode_seq_init<M: Mmio + ?Sized>(_: &M, _: &PeParams<'_>) -> Result<()> {
-        Err(leaves::UCODE_SEQ_INIT)
-    }
-    fn pe_release_run_stall<M: Mmio + ?Sized>(_: &M, _: &PeParams<'_>) -> Result<()> {
-        Err(leaves::RELEASE_RUN_STALL)
-    }
-    fn pe_dma_init<M: Mmio + ?Sized>(_: &M, _: &PeParams<'_>) -> Result<()> {
-        Err(leaves::DMA_INIT)
-    }
-    fn pe_hw_decode_table_init<M: Mmio + ?Sized>(mmio: &M, p: &PeParams<'_>) -> Result<()> {
-        hw_decode::<A, M>(mmio, p.mem, Engine::Pe, &p.info)
-    }
-    fn pe_init<M: Mmio + ?Sized>(mmio: &M, p: &PeParams<'_>) -> Result<()> {
-        init::pe_init::<A, M, ()>(mmio, PeParams::accept(p), &mut ())
+    leaf_bodies! {
+        fn pe_regs_init(_, _: &PeParams<'_>) = Err(leaves::PE_REGS_INIT);
+        fn pe_ucode_seq_init(_, _: &PeParams<'_>) = Err(leaves::UCODE_SEQ_INIT);
+        fn pe_release_run_stall(_, _: &PeParams<'_>) = Err(leaves::RELEASE_RUN_STALL);
+        fn pe_dma_init(_, _: &PeParams<'_>) = Err(leaves::DMA_INIT);
+        fn pe_hw_decode_table_init(mmio, p: &PeParams<'_>)
+            = hw_decode::<A, M>(mmio, p.mem, Engine::Pe, &p.info);
+        fn pe_init(mmio, p: &PeParams<'_>)
+            = init::pe_init::<A, M, ()>(mmio, PeParams::accept(p), &mut ());
     }
 }
 
 /// POOL's run-stall releases and Q7 ucode load are the §13 programs on every
 /// arch [FACTS §13.4], [q7 §7].
 impl<A: EngineLeaves> PoolingOps for A {
-    fn pooling_regs_init<M: Mmio + ?Sized>(_: &M, _: &PoolingParams<'_>) -> Result<()> {
-        Err(A::POOLING_REGS_INIT)
-    }
-    fn pooling_ucode_seq_init<M: Mmio + ?Sized>(_: &M, _: &PoolingParams<'_>) -> Result<()> {
-        Err(leaves::UCODE_SEQ_INIT)
-    }
-    fn pooling_release_seq_run_stall<M: Mmio + ?Sized>(
-        mmio: &M,
-        p: &PoolingParams<'_>,
-    ) -> Result<()> {
-        run_stall::release_seq_run_stall::<A, M>(mmio, p.mem)
-    }
-    fn pooling_release_eng_run_stall<M: Mmio + ?Sized>(
-        mmio: &M,
-        p: &PoolingParams<'_>,
-    ) -> Result<()> {
-        run_stall::release_eng_run_stall::<A, M>(mmio, p.mem)
-    }
-    fn pooling_dma_init<M: Mmio + ?Sized>(_: &M, _: &PoolingParams<'_>) -> Result<()> {
-        Err(leaves::DMA_INIT)
-    }
-    fn pooling_hw_decode_table_init<M: Mmio + ?Sized>(
-        mmio: &M,
-        p: &PoolingParams<'_>,
-    ) -> Result<()> {
-        hw_decode::<A, M>(mmio, p.mem, Engine::Pool, &p.info)
-    }
-    fn pooling_q7_ucode_eng_init<M: Mmio + ?Sized>(mmio: &M, p: &PoolingParams<'_>) -> Result<()> {
-        q7_step::<A, M>(mmio, p.mem, p.q7)
-    }
-    fn pooling_init<M: Mmio + ?Sized>(mmio: &M, p: Checked<'_, PoolingParams<'_>>) -> Result<()> {
-        init::pooling_init::<A, M, ()>(mmio, p, &mut ())
+    leaf_bodies! {
+        fn pooling_regs_init(_, _: &PoolingParams<'_>) = Err(A::POOLING_REGS_INIT);
+        fn pooling_ucode_seq_init(_, _: &PoolingParams<'_>) = Err(leaves::UCODE_SEQ_INIT);
+        fn pooling_release_seq_run_stall(mmio, p: &PoolingParams<'_>)
+            = run_stall::release_seq_run_stall::<A, M>(mmio, p.mem);
+        fn pooling_release_eng_run_stall(mmio, p: &PoolingParams<'_>)
+            = run_stall::release_eng_run_stall::<A, M>(mmio, p.mem);
+        fn pooling_dma_init(_, _: &PoolingParams<'_>) = Err(leaves::DMA_INIT);
+        fn pooling_hw_decode_table_init(mmio, p: &PoolingParams<'_>)
+            = hw_decode::<A, M>(mmio, p.mem, Engine::Pool, &p.info);
+        fn pooling_q7_ucode_eng_init(mmio, p: &PoolingParams<'_>)
+            = q7_step::<A, M>(mmio, p.mem, p.q7);
+        fn pooling_init(mmio, p: Checked<'_, PoolingParams<'_>>)
+            = init::pooling_init::<A, M, ()>(mmio, p, &mut ());
     }
 }
 
 impl<A: EngineLeaves> SpOps for A {
-    fn sp_regs_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, SpHandle>) -> Result<()> {
-        Err(A::SP_REGS_INIT)
-    }
-    fn sp_ucode_seq_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, SpHandle>) -> Result<()> {
-        Err(A::SP_UCODE_SEQ_INIT)
-    }
-    fn sp_release_run_stall<M: Mmio + ?Sized>(_: &M, _: Checked<'_, SpHandle>) -> Result<()> {
-        Err(A::SP_RELEASE_RUN_STALL)
-    }
-    fn sp_dma_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, SpHandle>) -> Result<()> {
-        Err(A::SP_DMA_INIT)
+    leaf_bodies! {
+        fn sp_regs_init(_, _: Checked<'_, SpHandle>) = Err(A::SP_REGS_INIT);
+        fn sp_ucode_seq_init(_, _: Checked<'_, SpHandle>) = Err(A::SP_UCODE_SEQ_INIT);
+        fn sp_release_run_stall(_, _: Checked<'_, SpHandle>) = Err(A::SP_RELEASE_RUN_STALL);
+        fn sp_dma_init(_, _: Checked<'_, SpHandle>) = Err(A::SP_DMA_INIT);
     }
 }

@@ -163,78 +163,74 @@ fn not_a_step(_: Step) -> Result<()> {
     ))
 }
 
-/// `act_init`'s body: [`InitSteps::ACT_STEPS`] through the ACT leaves.
-pub fn act_init<A: ActOps + InitSteps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
-    mmio: &M,
-    p: Checked<'_, EngineParams<'_>>,
-    log: &mut L,
-) -> Result<()> {
-    debug!("act_init: mem {:#x} regs {:#x}", p.mem.get(), p.regs.get());
-    run(Engine::Act, A::ACT_STEPS, log, |s| match s {
-        Step::RegsInit => A::act_regs_init(mmio, &p),
-        Step::UcodeSeqInit => A::act_ucode_seq_init(mmio, &p),
-        Step::HwDecodeTableInit => A::act_hw_decode_table_init(mmio, &p),
-        Step::DmaInit => A::act_dma_init(mmio, &p),
-        Step::ReleaseRunStall => A::act_release_run_stall(mmio, &p),
-        other => not_a_step(other),
-    })
+/// An engine's orchestrator: its [`InitSteps`] list run through the leaf each
+/// step names (a step the engine has no leaf for is [`not_a_step`]).
+macro_rules! orchestrator {
+    (
+        $(#[$doc:meta])*
+        fn $name:ident<$ops:ident>($params:ident, $eng:expr, $steps:ident) {
+            $($step:ident => $leaf:ident,)*
+        }
+    ) => {
+        $(#[$doc])*
+        pub fn $name<A: $ops + InitSteps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
+            mmio: &M,
+            p: Checked<'_, $params<'_>>,
+            log: &mut L,
+        ) -> Result<()> {
+            debug!("{}: mem {:#x} regs {:#x}", stringify!($name), p.mem.get(), p.regs.get());
+            run($eng, A::$steps, log, |s| match s {
+                $(Step::$step => A::$leaf(mmio, &p),)*
+                other => not_a_step(other),
+            })
+        }
+    };
 }
 
-/// `dve_init`'s body: [`InitSteps::DVE_STEPS`] through the DVE leaves.
-pub fn dve_init<A: DveOps + InitSteps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
-    mmio: &M,
-    p: Checked<'_, EngineParams<'_>>,
-    log: &mut L,
-) -> Result<()> {
-    debug!("dve_init: mem {:#x} regs {:#x}", p.mem.get(), p.regs.get());
-    run(Engine::Dve, A::DVE_STEPS, log, |s| match s {
-        Step::RegsInit => A::dve_regs_init(mmio, &p),
-        Step::UcodeSeqInit => A::dve_ucode_seq_init(mmio, &p),
-        Step::HwDecodeTableInit => A::dve_hw_decode_table_init(mmio, &p),
-        Step::DmaInit => A::dve_dma_init(mmio, &p),
-        Step::ReleaseRunStall => A::dve_release_run_stall(mmio, &p),
-        other => not_a_step(other),
-    })
+orchestrator! {
+    /// `act_init`'s body: [`InitSteps::ACT_STEPS`] through the ACT leaves.
+    fn act_init<ActOps>(EngineParams, Engine::Act, ACT_STEPS) {
+        RegsInit => act_regs_init,
+        UcodeSeqInit => act_ucode_seq_init,
+        HwDecodeTableInit => act_hw_decode_table_init,
+        DmaInit => act_dma_init,
+        ReleaseRunStall => act_release_run_stall,
+    }
 }
 
-/// `pe_init`'s body: [`InitSteps::PE_STEPS`] through the PE leaves.
-pub fn pe_init<A: PeOps + InitSteps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
-    mmio: &M,
-    p: Checked<'_, PeParams<'_>>,
-    log: &mut L,
-) -> Result<()> {
-    debug!("pe_init: mem {:#x} regs {:#x}", p.mem.get(), p.regs.get());
-    run(Engine::Pe, A::PE_STEPS, log, |s| match s {
-        Step::RegsInit => A::pe_regs_init(mmio, &p),
-        Step::UcodeSeqInit => A::pe_ucode_seq_init(mmio, &p),
-        Step::HwDecodeTableInit => A::pe_hw_decode_table_init(mmio, &p),
-        Step::DmaInit => A::pe_dma_init(mmio, &p),
-        Step::ReleaseRunStall => A::pe_release_run_stall(mmio, &p),
-        other => not_a_step(other),
-    })
+orchestrator! {
+    /// `dve_init`'s body: [`InitSteps::DVE_STEPS`] through the DVE leaves.
+    fn dve_init<DveOps>(EngineParams, Engine::Dve, DVE_STEPS) {
+        RegsInit => dve_regs_init,
+        UcodeSeqInit => dve_ucode_seq_init,
+        HwDecodeTableInit => dve_hw_decode_table_init,
+        DmaInit => dve_dma_init,
+        ReleaseRunStall => dve_release_run_stall,
+    }
 }
 
-/// `pooling_init`'s body: [`InitSteps::POOL_STEPS`] through the Pooling leaves.
-pub fn pooling_init<A: PoolingOps + InitSteps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
-    mmio: &M,
-    p: Checked<'_, PoolingParams<'_>>,
-    log: &mut L,
-) -> Result<()> {
-    debug!(
-        "pooling_init: mem {:#x} regs {:#x}",
-        p.mem.get(),
-        p.regs.get()
-    );
-    run(Engine::Pool, A::POOL_STEPS, log, |s| match s {
-        Step::RegsInit => A::pooling_regs_init(mmio, &p),
-        Step::UcodeSeqInit => A::pooling_ucode_seq_init(mmio, &p),
-        Step::Q7UcodeEngInit => A::pooling_q7_ucode_eng_init(mmio, &p),
-        Step::HwDecodeTableInit => A::pooling_hw_decode_table_init(mmio, &p),
-        Step::DmaInit => A::pooling_dma_init(mmio, &p),
-        Step::ReleaseSeqRunStall => A::pooling_release_seq_run_stall(mmio, &p),
-        Step::ReleaseEngRunStall => A::pooling_release_eng_run_stall(mmio, &p),
-        other => not_a_step(other),
-    })
+orchestrator! {
+    /// `pe_init`'s body: [`InitSteps::PE_STEPS`] through the PE leaves.
+    fn pe_init<PeOps>(PeParams, Engine::Pe, PE_STEPS) {
+        RegsInit => pe_regs_init,
+        UcodeSeqInit => pe_ucode_seq_init,
+        HwDecodeTableInit => pe_hw_decode_table_init,
+        DmaInit => pe_dma_init,
+        ReleaseRunStall => pe_release_run_stall,
+    }
+}
+
+orchestrator! {
+    /// `pooling_init`'s body: [`InitSteps::POOL_STEPS`] through the Pooling leaves.
+    fn pooling_init<PoolingOps>(PoolingParams, Engine::Pool, POOL_STEPS) {
+        RegsInit => pooling_regs_init,
+        UcodeSeqInit => pooling_ucode_seq_init,
+        Q7UcodeEngInit => pooling_q7_ucode_eng_init,
+        HwDecodeTableInit => pooling_hw_decode_table_init,
+        DmaInit => pooling_dma_init,
+        ReleaseSeqRunStall => pooling_release_seq_run_stall,
+        ReleaseEngRunStall => pooling_release_eng_run_stall,
+    }
 }
 
 /// `stpb_init` with every engine step logged: the shims' checks, then

@@ -34,6 +34,20 @@ use crate::error::Result;
 use crate::family::Arch;
 use crate::mmio::Mmio;
 
+/// Trait methods whose default is the optional slot's NULL policy: succeed
+/// without touching hardware [002 §3].
+macro_rules! optional_ops {
+    ($($(#[$doc:meta])* fn $name:ident($p:ident: $ty:ty);)*) => {
+        $(
+            $(#[$doc])*
+            fn $name<M: Mmio + ?Sized>(mmio: &M, $p: $ty) -> Result<()> {
+                let _ = (mmio, $p);
+                Ok(())
+            }
+        )*
+    };
+}
+
 /// DVE ops: mandatory on every arch (a NULL slot aborts in C) [002 §3].
 pub trait DveOps {
     /// `dve_regs_init`, slot `+0x208`.
@@ -52,148 +66,75 @@ pub trait DveOps {
 
 /// ACT-family ops: optional (a NULL slot returns 0) [002 §3], [002r1 §3].
 pub trait ActOps {
-    /// `act_regs_init`, slot `+0x218`.
-    fn act_regs_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()> {
-        let _ = (mmio, p);
-        Ok(())
-    }
-    /// `act_ucode_seq_init`, slot `+0x2B8`.
-    fn act_ucode_seq_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()> {
-        let _ = (mmio, p);
-        Ok(())
-    }
-    /// `act_release_run_stall`, slot `+0x2C0`.
-    fn act_release_run_stall<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()> {
-        let _ = (mmio, p);
-        Ok(())
-    }
-    /// `act_dma_init`, slot `+0x2C8`.
-    fn act_dma_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()> {
-        let _ = (mmio, p);
-        Ok(())
-    }
-    /// `act_hw_decode_table_init`, slot `+0x2D8`.
-    fn act_hw_decode_table_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()> {
-        let _ = (mmio, p);
-        Ok(())
-    }
-    /// `act_init`, slot `+0x2E0`, after the shim's config check.
-    fn act_init<M: Mmio + ?Sized>(mmio: &M, p: Checked<'_, EngineParams<'_>>) -> Result<()> {
-        let _ = (mmio, p);
-        Ok(())
+    optional_ops! {
+        /// `act_regs_init`, slot `+0x218`.
+        fn act_regs_init(p: &EngineParams<'_>);
+        /// `act_ucode_seq_init`, slot `+0x2B8`.
+        fn act_ucode_seq_init(p: &EngineParams<'_>);
+        /// `act_release_run_stall`, slot `+0x2C0`.
+        fn act_release_run_stall(p: &EngineParams<'_>);
+        /// `act_dma_init`, slot `+0x2C8`.
+        fn act_dma_init(p: &EngineParams<'_>);
+        /// `act_hw_decode_table_init`, slot `+0x2D8`.
+        fn act_hw_decode_table_init(p: &EngineParams<'_>);
+        /// `act_init`, slot `+0x2E0`, after the shim's config check.
+        fn act_init(p: Checked<'_, EngineParams<'_>>);
     }
 }
 
 /// PE ops: optional [002 §3], [002r1 §3].
 pub trait PeOps {
-    /// `pe_regs_init`, slot `+0x2F0`.
-    fn pe_regs_init<M: Mmio + ?Sized>(mmio: &M, p: &PeParams<'_>) -> Result<()> {
-        let _ = (mmio, p);
-        Ok(())
-    }
-    /// `pe_ucode_seq_init`, slot `+0x2F8`.
-    fn pe_ucode_seq_init<M: Mmio + ?Sized>(mmio: &M, p: &PeParams<'_>) -> Result<()> {
-        let _ = (mmio, p);
-        Ok(())
-    }
-    /// `pe_release_run_stall`, slot `+0x300`.
-    fn pe_release_run_stall<M: Mmio + ?Sized>(mmio: &M, p: &PeParams<'_>) -> Result<()> {
-        let _ = (mmio, p);
-        Ok(())
-    }
-    /// `pe_dma_init`, slot `+0x308`.
-    fn pe_dma_init<M: Mmio + ?Sized>(mmio: &M, p: &PeParams<'_>) -> Result<()> {
-        let _ = (mmio, p);
-        Ok(())
-    }
-    /// `pe_hw_decode_table_init`, slot `+0x310`.
-    fn pe_hw_decode_table_init<M: Mmio + ?Sized>(mmio: &M, p: &PeParams<'_>) -> Result<()> {
-        let _ = (mmio, p);
-        Ok(())
-    }
-    /// `pe_init`, slot `+0x318` (no shim check).
-    fn pe_init<M: Mmio + ?Sized>(mmio: &M, p: &PeParams<'_>) -> Result<()> {
-        let _ = (mmio, p);
-        Ok(())
+    optional_ops! {
+        /// `pe_regs_init`, slot `+0x2F0`.
+        fn pe_regs_init(p: &PeParams<'_>);
+        /// `pe_ucode_seq_init`, slot `+0x2F8`.
+        fn pe_ucode_seq_init(p: &PeParams<'_>);
+        /// `pe_release_run_stall`, slot `+0x300`.
+        fn pe_release_run_stall(p: &PeParams<'_>);
+        /// `pe_dma_init`, slot `+0x308`.
+        fn pe_dma_init(p: &PeParams<'_>);
+        /// `pe_hw_decode_table_init`, slot `+0x310`.
+        fn pe_hw_decode_table_init(p: &PeParams<'_>);
+        /// `pe_init`, slot `+0x318` (no shim check).
+        fn pe_init(p: &PeParams<'_>);
     }
 }
 
 /// Pooling ops: optional [002 §3], [002r1 §3].
 pub trait PoolingOps {
-    /// `pooling_regs_init`, slot `+0x338`.
-    fn pooling_regs_init<M: Mmio + ?Sized>(mmio: &M, p: &PoolingParams<'_>) -> Result<()> {
-        let _ = (mmio, p);
-        Ok(())
-    }
-    /// `pooling_ucode_seq_init`, slot `+0x340`.
-    fn pooling_ucode_seq_init<M: Mmio + ?Sized>(mmio: &M, p: &PoolingParams<'_>) -> Result<()> {
-        let _ = (mmio, p);
-        Ok(())
-    }
-    /// `pooling_release_seq_run_stall`, slot `+0x348`.
-    fn pooling_release_seq_run_stall<M: Mmio + ?Sized>(
-        mmio: &M,
-        p: &PoolingParams<'_>,
-    ) -> Result<()> {
-        let _ = (mmio, p);
-        Ok(())
-    }
-    /// `pooling_release_eng_run_stall`, slot `+0x350`.
-    fn pooling_release_eng_run_stall<M: Mmio + ?Sized>(
-        mmio: &M,
-        p: &PoolingParams<'_>,
-    ) -> Result<()> {
-        let _ = (mmio, p);
-        Ok(())
-    }
-    /// `pooling_dma_init`, slot `+0x358`.
-    fn pooling_dma_init<M: Mmio + ?Sized>(mmio: &M, p: &PoolingParams<'_>) -> Result<()> {
-        let _ = (mmio, p);
-        Ok(())
-    }
-    /// `pooling_hw_decode_table_init`, slot `+0x360` (SUNDA: NULL slot → the
-    /// default no-op success).
-    fn pooling_hw_decode_table_init<M: Mmio + ?Sized>(
-        mmio: &M,
-        p: &PoolingParams<'_>,
-    ) -> Result<()> {
-        let _ = (mmio, p);
-        Ok(())
-    }
-    /// `pooling_q7_ucode_eng_init`: `q7_ucode_eng_init` (kaena_khal `+0x3A8`)
-    /// with `owner_idx` 0, as `pooling_init` calls it [q7 §7].
-    fn pooling_q7_ucode_eng_init<M: Mmio + ?Sized>(mmio: &M, p: &PoolingParams<'_>) -> Result<()> {
-        let _ = (mmio, p);
-        Ok(())
-    }
-    /// `pooling_init`, slot `+0x368`, after the shim's config check.
-    fn pooling_init<M: Mmio + ?Sized>(mmio: &M, p: Checked<'_, PoolingParams<'_>>) -> Result<()> {
-        let _ = (mmio, p);
-        Ok(())
+    optional_ops! {
+        /// `pooling_regs_init`, slot `+0x338`.
+        fn pooling_regs_init(p: &PoolingParams<'_>);
+        /// `pooling_ucode_seq_init`, slot `+0x340`.
+        fn pooling_ucode_seq_init(p: &PoolingParams<'_>);
+        /// `pooling_release_seq_run_stall`, slot `+0x348`.
+        fn pooling_release_seq_run_stall(p: &PoolingParams<'_>);
+        /// `pooling_release_eng_run_stall`, slot `+0x350`.
+        fn pooling_release_eng_run_stall(p: &PoolingParams<'_>);
+        /// `pooling_dma_init`, slot `+0x358`.
+        fn pooling_dma_init(p: &PoolingParams<'_>);
+        /// `pooling_hw_decode_table_init`, slot `+0x360` (SUNDA: NULL slot → the
+        /// default no-op success).
+        fn pooling_hw_decode_table_init(p: &PoolingParams<'_>);
+        /// `pooling_q7_ucode_eng_init`: `q7_ucode_eng_init` (kaena_khal `+0x3A8`)
+        /// with `owner_idx` 0, as `pooling_init` calls it [q7 §7].
+        fn pooling_q7_ucode_eng_init(p: &PoolingParams<'_>);
+        /// `pooling_init`, slot `+0x368`, after the shim's config check.
+        fn pooling_init(p: Checked<'_, PoolingParams<'_>>);
     }
 }
 
 /// SP ops (the `khal_sp` sub-table, `+0x6D8..+0x748`): optional [002 §2].
 pub trait SpOps {
-    /// `sp_regs_init`, slot `+0x6E0`.
-    fn sp_regs_init<M: Mmio + ?Sized>(mmio: &M, h: Checked<'_, SpHandle>) -> Result<()> {
-        let _ = (mmio, h);
-        Ok(())
-    }
-    /// `sp_ucode_seq_init`, slot `+0x6E8`.
-    fn sp_ucode_seq_init<M: Mmio + ?Sized>(mmio: &M, h: Checked<'_, SpHandle>) -> Result<()> {
-        let _ = (mmio, h);
-        Ok(())
-    }
-    /// `sp_release_run_stall`, slot `+0x6F0`.
-    fn sp_release_run_stall<M: Mmio + ?Sized>(mmio: &M, h: Checked<'_, SpHandle>) -> Result<()> {
-        let _ = (mmio, h);
-        Ok(())
-    }
-    /// `sp_dma_init`, slot `+0x738`.
-    fn sp_dma_init<M: Mmio + ?Sized>(mmio: &M, h: Checked<'_, SpHandle>) -> Result<()> {
-        let _ = (mmio, h);
-        Ok(())
+    optional_ops! {
+        /// `sp_regs_init`, slot `+0x6E0`.
+        fn sp_regs_init(h: Checked<'_, SpHandle>);
+        /// `sp_ucode_seq_init`, slot `+0x6E8`.
+        fn sp_ucode_seq_init(h: Checked<'_, SpHandle>);
+        /// `sp_release_run_stall`, slot `+0x6F0`.
+        fn sp_release_run_stall(h: Checked<'_, SpHandle>);
+        /// `sp_dma_init`, slot `+0x738`.
+        fn sp_dma_init(h: Checked<'_, SpHandle>);
     }
 }
 

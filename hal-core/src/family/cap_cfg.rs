@@ -78,26 +78,20 @@ pub trait CapCfg {
     /// The arch's offsets.
     const CAP_CFG: CapCfgTable;
 
-    /// `sdma_cce_user_offset` (kaena_khal `+0x78`): `Absent`, or the offset.
-    fn sdma_cce_user_offset() -> Result<Gated<Offset>> {
-        Self::CAP_CFG.sdma_cce_user
-    }
-
-    /// `sdma_data_conv_non_ocp_cfg_offset` (`+0x80`): `Absent`, or the two
-    /// offsets its flag argument selects between.
-    fn sdma_data_conv_non_ocp_cfg_offset() -> Result<Gated<FlagSelected>> {
-        Self::CAP_CFG.sdma_data_conv_non_ocp
-    }
-
-    /// `sdma_data_conv_fp8_ocp_cfg_offset` (`+0x88`): `Absent`, or the two
-    /// offsets its flag argument selects between.
-    fn sdma_data_conv_fp8_ocp_cfg_offset() -> Result<Gated<FlagSelected>> {
-        Self::CAP_CFG.sdma_data_conv_fp8_ocp
-    }
-
-    /// `dve_sequencer_emax_cfg_offset` (`+0x90`): `Absent`, or the offset.
-    fn dve_sequencer_emax_cfg_offset() -> Result<Gated<Offset>> {
-        Self::CAP_CFG.dve_sequencer_emax
+    default_fns! {
+        /// `sdma_cce_user_offset` (kaena_khal `+0x78`): `Absent`, or the offset.
+        fn sdma_cce_user_offset() -> Result<Gated<Offset>> = Self::CAP_CFG.sdma_cce_user;
+        /// `sdma_data_conv_non_ocp_cfg_offset` (`+0x80`): `Absent`, or the two
+        /// offsets its flag argument selects between.
+        fn sdma_data_conv_non_ocp_cfg_offset() -> Result<Gated<FlagSelected>>
+            = Self::CAP_CFG.sdma_data_conv_non_ocp;
+        /// `sdma_data_conv_fp8_ocp_cfg_offset` (`+0x88`): `Absent`, or the two
+        /// offsets its flag argument selects between.
+        fn sdma_data_conv_fp8_ocp_cfg_offset() -> Result<Gated<FlagSelected>>
+            = Self::CAP_CFG.sdma_data_conv_fp8_ocp;
+        /// `dve_sequencer_emax_cfg_offset` (`+0x90`): `Absent`, or the offset.
+        fn dve_sequencer_emax_cfg_offset() -> Result<Gated<Offset>>
+            = Self::CAP_CFG.dve_sequencer_emax;
     }
 
     /// `eng_fp8_cfg_offset` (`+0x98`) of engine `eng`.

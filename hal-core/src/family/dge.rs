@@ -15,13 +15,12 @@ pub trait DgeRegs {
     /// The carveout cap: `offset + size` must not exceed it [FACTS §13.8].
     const DGE_CARVEOUT_CAP: u32;
 
-    /// NX `SW_DGE_CARVEOUT` (device: local reg 39 `MEMCOPY_CARVEOUT_CFG`).
-    fn sw_dge_carveout() -> Result<Reg> {
-        Err(Error::NotTraced("sw_dge_carveout register offset"))
-    }
-
-    /// NX `SW_DGE_DMA_MAPPING` (device: local reg 40 `MEMCOPY_DMA_CFG`).
-    fn sw_dge_dma_mapping() -> Result<Reg> {
-        Err(Error::NotTraced("sw_dge_dma_mapping register offset"))
+    default_fns! {
+        /// NX `SW_DGE_CARVEOUT` (device: local reg 39 `MEMCOPY_CARVEOUT_CFG`).
+        fn sw_dge_carveout() -> Result<Reg>
+            = Err(Error::NotTraced("sw_dge_carveout register offset"));
+        /// NX `SW_DGE_DMA_MAPPING` (device: local reg 40 `MEMCOPY_DMA_CFG`).
+        fn sw_dge_dma_mapping() -> Result<Reg>
+            = Err(Error::NotTraced("sw_dge_dma_mapping register offset"));
     }
 }

@@ -5,10 +5,8 @@
 //! reports) and the kernel's BAR window per channel are different quantities.
 //! They are two newtypes here, so one cannot be passed where the other is wanted.
 
-use core::marker::PhantomData;
-
-use crate::addr::{DeviceAddr, MeshHalf};
-use crate::error::{Error, Result};
+use crate::addr::DeviceAddr;
+use crate::error::Result;
 
 /// The per-channel usable HBM size, as `get_hbm_size` reports it [000 §3].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -48,83 +46,18 @@ impl HbmBarWindow {
     }
 }
 
-/// An HBM channel index of arch `A`, validated against `A`'s channel count
-/// (4 on CAYMAN/MARIANA, 2 on SUNDA). Carries the channel base.
-pub struct HbmChannel<A> {
-    index: u8,
-    base: DeviceAddr,
-    _arch: PhantomData<fn() -> A>,
-}
-
-impl<A: HbmMap> HbmChannel<A> {
-    /// Validate `index < A::HBM_CHANNEL_BASES.len()`; else [`Error::OutOfRange`].
-    pub fn new(index: u32) -> Result<Self> {
-        let bases = A::HBM_CHANNEL_BASES;
-        match usize::try_from(index).ok().and_then(|i| bases.get(i)) {
-            Some(&base) => Ok(HbmChannel {
-                // At most 4 channels: the index fits a u8.
-                index: index as u8,
-                base,
-                _arch: PhantomData,
-            }),
-            None => Err(Error::out_of_range(
-                "hbm channel",
-                index as u64,
-                bases.len() as u64,
-            )),
-        }
-    }
-
+indexed_base! {
+    /// An HBM channel index of arch `A`, validated against `A`'s channel count
+    /// (4 on CAYMAN/MARIANA, 2 on SUNDA). Carries the channel base.
+    pub struct HbmChannel<A: HbmMap::HBM_CHANNEL_BASES>, "hbm channel";
+    /// Validate `index < A::HBM_CHANNEL_BASES.len()`; else [`crate::Error::OutOfRange`].
+    new;
     /// Every channel of `A`, in index order.
-    pub fn all() -> impl Iterator<Item = HbmChannel<A>> {
-        A::HBM_CHANNEL_BASES
-            .iter()
-            .enumerate()
-            .map(|(i, &base)| HbmChannel {
-                index: i as u8,
-                base,
-                _arch: PhantomData,
-            })
-    }
-
+    all;
     /// The channel number.
-    pub const fn index(self) -> u32 {
-        self.index as u32
-    }
-
+    index;
     /// The channel's base address.
-    pub const fn base(self) -> DeviceAddr {
-        self.base
-    }
-
-    /// Which mesh half the channel lives in (bit 47 of its base) [000 §2].
-    pub const fn mesh_half(self) -> MeshHalf {
-        self.base.mesh_half()
-    }
-}
-
-impl<A> Clone for HbmChannel<A> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<A> Copy for HbmChannel<A> {}
-impl<A> PartialEq for HbmChannel<A> {
-    fn eq(&self, other: &Self) -> bool {
-        self.index == other.index
-    }
-}
-impl<A> Eq for HbmChannel<A> {}
-impl<A> core::fmt::Debug for HbmChannel<A> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "HbmChannel({}, {})", self.index, self.base)
-    }
-}
-#[cfg(feature = "defmt")]
-impl<A> defmt::Format for HbmChannel<A> {
-    fn format(&self, f: defmt::Formatter<'_>) {
-        defmt::write!(f, "HbmChannel({=u8}, {})", self.index, self.base)
-    }
+    base;
 }
 
 /// The HBM map family [000 §3], [FACTS §3.1].
@@ -140,28 +73,16 @@ pub trait HbmMap: Sized {
     /// `Err(NotTraced)` elsewhere.
     const HBM_BAR_WINDOW: Result<HbmBarWindow>;
 
-    /// Validate a channel index for this arch (shorthand for [`HbmChannel::new`]).
-    fn hbm_channel(index: u32) -> Result<HbmChannel<Self>> {
-        HbmChannel::new(index)
-    }
-
-    /// The number of HBM channels.
-    fn hbm_channel_count() -> u32 {
-        Self::HBM_CHANNEL_BASES.len() as u32
-    }
-
-    /// The base of a channel.
-    fn hbm_channel_base(ch: HbmChannel<Self>) -> DeviceAddr {
-        ch.base()
-    }
-
-    /// `get_hbm_size`: the per-channel usable size.
-    fn get_hbm_size() -> HbmUsableSize {
-        Self::HBM_SIZE
-    }
-
-    /// The BAR window size per channel, or `Err(NotTraced)`.
-    fn hbm_bar_window() -> Result<HbmBarWindow> {
-        Self::HBM_BAR_WINDOW
+    default_fns! {
+        /// Validate a channel index for this arch (shorthand for [`HbmChannel::new`]).
+        fn hbm_channel(index: u32) -> Result<HbmChannel<Self>> = HbmChannel::new(index);
+        /// The number of HBM channels.
+        fn hbm_channel_count() -> u32 = Self::HBM_CHANNEL_BASES.len() as u32;
+        /// The base of a channel.
+        fn hbm_channel_base(ch: HbmChannel<Self>) -> DeviceAddr = ch.base();
+        /// `get_hbm_size`: the per-channel usable size.
+        fn get_hbm_size() -> HbmUsableSize = Self::HBM_SIZE;
+        /// The BAR window size per channel, or `Err(NotTraced)`.
+        fn hbm_bar_window() -> Result<HbmBarWindow> = Self::HBM_BAR_WINDOW;
     }
 }

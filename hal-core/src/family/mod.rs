@@ -19,6 +19,96 @@
 //! CAYMAN and MARIANA share the tables the notes call identical: `khal-arch-mariana`
 //! reuses CAYMAN's implementation (`<Cayman as Family>::…`), never a copy.
 
+/// An index of arch `A` validated against one of `A`'s base tables, carrying
+/// the base it names: the struct, its constructors and accessors, and its
+/// value impls (equal by index; `Debug` and `defmt` print `Name(index, base)`).
+/// [`Tile`] and [`HbmChannel`] are the two.
+macro_rules! indexed_base {
+    (
+        $(#[$doc:meta])*
+        pub struct $name:ident<A: $tr:ident :: $table:ident>, $what:literal;
+        $(#[$new_doc:meta])* new;
+        $(#[$all_doc:meta])* all;
+        $(#[$index_doc:meta])* index;
+        $(#[$base_doc:meta])* base;
+    ) => {
+        $(#[$doc])*
+        pub struct $name<A> {
+            index: u8,
+            base: $crate::addr::DeviceAddr,
+            _arch: core::marker::PhantomData<fn() -> A>,
+        }
+
+        impl<A: $tr> $name<A> {
+            $(#[$new_doc])*
+            pub fn new(index: u32) -> $crate::error::Result<Self> {
+                let bases = A::$table;
+                match usize::try_from(index).ok().and_then(|i| bases.get(i)) {
+                    // A base table holds at most 8 entries: the index fits a u8.
+                    Some(&base) => Ok(Self::at(index as usize, base)),
+                    None => Err($crate::error::Error::out_of_range(
+                        $what,
+                        index as u64,
+                        bases.len() as u64,
+                    )),
+                }
+            }
+
+            $(#[$all_doc])*
+            pub fn all() -> impl Iterator<Item = $name<A>> {
+                A::$table.iter().enumerate().map(|(i, &base)| Self::at(i, base))
+            }
+
+            fn at(index: usize, base: $crate::addr::DeviceAddr) -> Self {
+                $name {
+                    index: index as u8,
+                    base,
+                    _arch: core::marker::PhantomData,
+                }
+            }
+
+            $(#[$index_doc])*
+            pub const fn index(self) -> u32 {
+                self.index as u32
+            }
+
+            $(#[$base_doc])*
+            pub const fn base(self) -> $crate::addr::DeviceAddr {
+                self.base
+            }
+
+            /// Which mesh half it lives in (bit 47 of its base) [000 §2].
+            pub const fn mesh_half(self) -> $crate::addr::MeshHalf {
+                self.base.mesh_half()
+            }
+        }
+
+        impl<A> Clone for $name<A> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<A> Copy for $name<A> {}
+        impl<A> PartialEq for $name<A> {
+            fn eq(&self, other: &Self) -> bool {
+                self.index == other.index
+            }
+        }
+        impl<A> Eq for $name<A> {}
+        impl<A> core::fmt::Debug for $name<A> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                write!(f, concat!(stringify!($name), "({}, {})"), self.index, self.base)
+            }
+        }
+        #[cfg(feature = "defmt")]
+        impl<A> defmt::Format for $name<A> {
+            fn format(&self, f: defmt::Formatter<'_>) {
+                defmt::write!(f, "{=str}({=u8}, {})", stringify!($name), self.index, self.base)
+            }
+        }
+    };
+}
+
 pub mod act;
 pub mod cap_cfg;
 pub mod dge;

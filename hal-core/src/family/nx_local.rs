@@ -128,51 +128,29 @@ pub trait NxLocal {
     /// The XT `memcopy_dmas` offset (a pure getter, no I/O).
     fn memcopy_dmas_offset() -> Result<Offset>;
 
-    /// NX `start_addr_lo` (`program_start`). CAYMAN `+0x1060` (MED
-    /// [000r1 §3]); NOT TRACED elsewhere (the default).
-    fn start_addr_lo() -> Result<Reg> {
-        Err(Error::NotTraced("nx start_addr_lo offset"))
-    }
-
-    /// NX `start_addr_hi` (`program_start`). CAYMAN `+0x1080` (MED
-    /// [000r1 §3]); NOT TRACED elsewhere (the default).
-    fn start_addr_hi() -> Result<Reg> {
-        Err(Error::NotTraced("nx start_addr_hi offset"))
-    }
-
-    /// `NOTIFIC_SW_QUEUE_NUM3` (its `ERRORS_NT` field, [`NxLocal::errors_nt`]):
-    /// `tpb_regs + 0xA0C` on every arch (MED [000r1 §3]: CAYMAN, "SUNDA
-    /// `+0xA0C` too"; MARIANA as CAYMAN [FACTS §15.3]), the register of the
-    /// generic error enable [002 §4].
-    fn notific_sw_queue_num3() -> Result<Reg> {
-        Ok(crate::engine::tpb_regs::SW_QUEUE_NUM3)
-    }
-
-    /// `NOTIFIC_SW_QUEUE_NUM3.ERRORS_NT`: mask `0xF`, shift 0 (MED [000r1 §3]).
-    fn errors_nt() -> Result<Field> {
-        Ok(crate::engine::tpb_regs::sw_queue_num3::ERRORS)
-    }
-
-    /// `NOTIFIC_SW_QUEUE_NUM4` (HAM throttle fields).
-    fn notific_sw_queue_num4() -> Result<Reg> {
-        Err(Error::NotTraced("notific_sw_queue_num4"))
-    }
-
-    /// `NOTIFIC_SW_QUEUE_NUM4.HAM_THROTTLE` and `.HAM_THROTTLE_EN`.
-    fn ham_throttle_fields() -> Result<(Field, Field)> {
-        Err(Error::NotTraced(
-            "notific_sw_queue_num4 ham_throttle fields",
-        ))
-    }
-
-    /// `EVENTS_SEMAPHORES NOTIFIC_CTRL` (`+0x808` on SUNDA and CAYMAN).
-    fn notific_ctrl() -> Result<Reg> {
-        Err(Error::NotTraced("events_semaphores notific_ctrl"))
-    }
-
-    /// NX `DMA_CTRL` (CAYMAN `+0x10A0`).
-    fn dma_ctrl() -> Result<Reg> {
-        Err(Error::NotTraced("nx dma_ctrl"))
+    default_fns! {
+        /// NX `start_addr_lo` (`program_start`). CAYMAN `+0x1060` (MED
+        /// [000r1 §3]); NOT TRACED elsewhere (the default).
+        fn start_addr_lo() -> Result<Reg> = Err(Error::NotTraced("nx start_addr_lo offset"));
+        /// NX `start_addr_hi` (`program_start`). CAYMAN `+0x1080` (MED
+        /// [000r1 §3]); NOT TRACED elsewhere (the default).
+        fn start_addr_hi() -> Result<Reg> = Err(Error::NotTraced("nx start_addr_hi offset"));
+        /// `NOTIFIC_SW_QUEUE_NUM3` (its `ERRORS_NT` field, [`NxLocal::errors_nt`]):
+        /// `tpb_regs + 0xA0C` on every arch (MED [000r1 §3]: CAYMAN, "SUNDA
+        /// `+0xA0C` too"; MARIANA as CAYMAN [FACTS §15.3]), the register of the
+        /// generic error enable [002 §4].
+        fn notific_sw_queue_num3() -> Result<Reg> = Ok(crate::engine::tpb_regs::SW_QUEUE_NUM3);
+        /// `NOTIFIC_SW_QUEUE_NUM3.ERRORS_NT`: mask `0xF`, shift 0 (MED [000r1 §3]).
+        fn errors_nt() -> Result<Field> = Ok(crate::engine::tpb_regs::sw_queue_num3::ERRORS);
+        /// `NOTIFIC_SW_QUEUE_NUM4` (HAM throttle fields).
+        fn notific_sw_queue_num4() -> Result<Reg> = Err(Error::NotTraced("notific_sw_queue_num4"));
+        /// `NOTIFIC_SW_QUEUE_NUM4.HAM_THROTTLE` and `.HAM_THROTTLE_EN`.
+        fn ham_throttle_fields() -> Result<(Field, Field)>
+            = Err(Error::NotTraced("notific_sw_queue_num4 ham_throttle fields"));
+        /// `EVENTS_SEMAPHORES NOTIFIC_CTRL` (`+0x808` on SUNDA and CAYMAN).
+        fn notific_ctrl() -> Result<Reg> = Err(Error::NotTraced("events_semaphores notific_ctrl"));
+        /// NX `DMA_CTRL` (CAYMAN `+0x10A0`).
+        fn dma_ctrl() -> Result<Reg> = Err(Error::NotTraced("nx dma_ctrl"));
     }
 
     /// One of the NX `DMA_REGS`.
@@ -181,32 +159,24 @@ pub trait NxLocal {
         Err(Error::NotTraced("nx dma_regs"))
     }
 
-    /// The XT `memcopy_queues` offset (pure getter).
-    fn memcopy_queues_offset() -> Result<Offset> {
-        Err(Error::NotTraced("xt memcopy_queues offset"))
-    }
-
-    /// The XT `memcopy_all` offset (pure getter).
-    fn memcopy_all_offset() -> Result<Offset> {
-        Err(Error::NotTraced("xt memcopy_all offset"))
-    }
-
-    /// XT `iram_cache_block_size` (`+0x1260`, CAYMAN `lr[19]`) that the
-    /// regs_init leaves write [arch-stpb §1], [FACTS §13.6].
-    fn iram_cache_block_size() -> Result<Reg> {
-        Err(Error::NotTraced("xt iram_cache_block_size"))
-    }
-
-    /// XT `Q7_RELEASE_RUN_STALL` (CAYMAN `+0x3000`); `Absent` where the
-    /// arch's release_eng_run_stall is a no-op (SUNDA) [FACTS §13.4].
-    fn q7_release_run_stall() -> Result<Gated<Reg>> {
-        Err(Error::NotTraced("xt q7_release_run_stall"))
-    }
-
-    /// XT `HW_DECODE_CONTROL` (CAYMAN `+0x4000`, bit 0 = disable hw decode);
-    /// `Absent` where `disable_hw_decode` is a no-op (SUNDA) [FACTS §13.4].
-    fn hw_decode_control() -> Result<Gated<Reg>> {
-        Err(Error::NotTraced("xt hw_decode_control"))
+    default_fns! {
+        /// The XT `memcopy_queues` offset (pure getter).
+        fn memcopy_queues_offset() -> Result<Offset>
+            = Err(Error::NotTraced("xt memcopy_queues offset"));
+        /// The XT `memcopy_all` offset (pure getter).
+        fn memcopy_all_offset() -> Result<Offset> = Err(Error::NotTraced("xt memcopy_all offset"));
+        /// XT `iram_cache_block_size` (`+0x1260`, CAYMAN `lr[19]`) that the
+        /// regs_init leaves write [arch-stpb §1], [FACTS §13.6].
+        fn iram_cache_block_size() -> Result<Reg>
+            = Err(Error::NotTraced("xt iram_cache_block_size"));
+        /// XT `Q7_RELEASE_RUN_STALL` (CAYMAN `+0x3000`); `Absent` where the
+        /// arch's release_eng_run_stall is a no-op (SUNDA) [FACTS §13.4].
+        fn q7_release_run_stall() -> Result<Gated<Reg>>
+            = Err(Error::NotTraced("xt q7_release_run_stall"));
+        /// XT `HW_DECODE_CONTROL` (CAYMAN `+0x4000`, bit 0 = disable hw decode);
+        /// `Absent` where `disable_hw_decode` is a no-op (SUNDA) [FACTS §13.4].
+        fn hw_decode_control() -> Result<Gated<Reg>>
+            = Err(Error::NotTraced("xt hw_decode_control"));
     }
 }
 

@@ -35,19 +35,10 @@ impl SeqTriple<DeviceAddr> {
 
     /// Subtract the host-visible rebase (`0x8_0000_0000`) from all three [000 §2].
     pub const fn to_host_visible(self) -> Result<SeqTriple<HostVisible>> {
-        // `?` is not const: spell the three conversions out.
-        let seq = match self.seq.to_host_visible() {
-            Ok(v) => v,
-            Err(e) => return Err(e),
-        };
-        let seqtop = match self.seqtop.to_host_visible() {
-            Ok(v) => v,
-            Err(e) => return Err(e),
-        };
-        let hostvis = match self.hostvis.to_host_visible() {
-            Ok(v) => v,
-            Err(e) => return Err(e),
-        };
+        // `?` is not const: `const_try!` each of the three conversions.
+        let seq = const_try!(self.seq.to_host_visible());
+        let seqtop = const_try!(self.seqtop.to_host_visible());
+        let hostvis = const_try!(self.hostvis.to_host_visible());
         Ok(SeqTriple {
             seq,
             seqtop,

@@ -85,30 +85,20 @@ pub trait TopSpNx {
     /// The arch's TopSP-NX offsets.
     const TOPSP: TopSpTable;
 
-    /// The TopSP-NX window base (= `xt_local_reg_offset(4, 0)`).
-    fn topsp_window_base() -> Result<Offset> {
-        Self::TOPSP.window_base
-    }
-    /// The `stop_signal` register.
-    fn topsp_stop_signal() -> Result<Offset> {
-        Self::TOPSP.stop_signal
-    }
-    /// The `basic_block_switch` register (a getter only: nothing writes it
-    /// through the HAL).
-    fn topsp_basic_block_switch() -> Result<Offset> {
-        Self::TOPSP.basic_block_switch
-    }
-    /// The `host_trigger` register.
-    fn topsp_host_trigger() -> Result<Offset> {
-        Self::TOPSP.host_trigger
-    }
-    /// The `init_signal` register.
-    fn topsp_init_signal() -> Result<Offset> {
-        Self::TOPSP.init_signal
-    }
-    /// The `tsync_signal` register.
-    fn topsp_tsync_signal() -> Result<Offset> {
-        Self::TOPSP.tsync_signal
+    default_fns! {
+        /// The TopSP-NX window base (= `xt_local_reg_offset(4, 0)`).
+        fn topsp_window_base() -> Result<Offset> = Self::TOPSP.window_base;
+        /// The `stop_signal` register.
+        fn topsp_stop_signal() -> Result<Offset> = Self::TOPSP.stop_signal;
+        /// The `basic_block_switch` register (a getter only: nothing writes it
+        /// through the HAL).
+        fn topsp_basic_block_switch() -> Result<Offset> = Self::TOPSP.basic_block_switch;
+        /// The `host_trigger` register.
+        fn topsp_host_trigger() -> Result<Offset> = Self::TOPSP.host_trigger;
+        /// The `init_signal` register.
+        fn topsp_init_signal() -> Result<Offset> = Self::TOPSP.init_signal;
+        /// The `tsync_signal` register.
+        fn topsp_tsync_signal() -> Result<Offset> = Self::TOPSP.tsync_signal;
     }
 
     /// The value a doorbell writes: 1, except where the arch's setter writes

@@ -43,22 +43,10 @@ impl ErrtrigLine {
     /// Validate a resolved line; each index out of range is
     /// [`crate::Error::OutOfRange`] (the C code asserts on `g`).
     pub const fn new(block: u32, g: u32, sub: u32, bit: u32) -> Result<Self> {
-        let block = match Bounded::new(block, "errtrig block") {
-            Ok(v) => v,
-            Err(e) => return Err(e),
-        };
-        let g = match Bounded::new(g, "errtrig group g") {
-            Ok(v) => v,
-            Err(e) => return Err(e),
-        };
-        let sub = match Bounded::new(sub, "errtrig sub unit") {
-            Ok(v) => v,
-            Err(e) => return Err(e),
-        };
-        let bit = match Bounded::new(bit, "errtrig bit") {
-            Ok(v) => v,
-            Err(e) => return Err(e),
-        };
+        let block = const_try!(Bounded::new(block, "errtrig block"));
+        let g = const_try!(Bounded::new(g, "errtrig group g"));
+        let sub = const_try!(Bounded::new(sub, "errtrig sub unit"));
+        let bit = const_try!(Bounded::new(bit, "errtrig bit"));
         Ok(ErrtrigLine { block, g, sub, bit })
     }
 

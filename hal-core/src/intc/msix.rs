@@ -45,6 +45,7 @@ use crate::family::mailbox::{NqBlock, NqQueue};
 use crate::family::NqMailboxMap;
 use crate::mmio::Mmio;
 use crate::notific::regs::{NQ_BASE_ADDR_HI, NQ_BASE_ADDR_LO};
+use crate::regs::Reg;
 
 /// Highest MSI-X vector: `vec > 7` is refused with -22 [004 §4].
 pub const MAX_VECTOR: u32 = 7;
@@ -243,6 +244,20 @@ impl MsixIntc {
         Ok(base.add(line.unit_offset()))
     }
 
+    /// Read-modify-write of `reg` in the line's unit, under the critical
+    /// section, so that two contexts' updates of one mask word do not lose a
+    /// bit.
+    fn modify_unit<M: Mmio + ?Sized>(
+        &self,
+        mmio: &M,
+        line: ErrtrigLine,
+        reg: Reg,
+        f: impl FnOnce(u32) -> u32,
+    ) -> Result<()> {
+        let unit = self.unit(line)?;
+        critical_section::with(|_| reg.modify(mmio, unit, f).map(|_| ()))
+    }
+
     /// Latch a cause: write `1 << bit` to `int_cause_set_grp` (`+8`) of the
     /// line's unit [004 §4].
     pub fn set_cause<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
@@ -259,12 +274,7 @@ impl MsixIntc {
     /// Mask the line's interrupt: `int_mask_grp |= 1 << bit` (read-modify-write;
     /// interpretation MED, see the module docs).
     pub fn mask_interrupt<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        let unit = self.unit(line)?;
-        critical_section::with(|_| {
-            MASK.flat()
-                .modify(mmio, unit, |r| r | line.bit_mask())
-                .map(|_| ())
-        })
+        self.modify_unit(mmio, line, MASK.flat(), |r| r | line.bit_mask())
     }
 
     /// Unmask the line's interrupt: write `!(1 << bit)` to `int_mask_clear_grp`
@@ -277,25 +287,13 @@ impl MsixIntc {
     /// Mask the line's notification log: `int_log_msk_grp |= 1 << bit`
     /// (interpretation MED, see the module docs).
     pub fn mask_notification<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        let unit = self.unit(line)?;
-        critical_section::with(|_| {
-            LOG_MSK
-                .flat()
-                .modify(mmio, unit, |r| r | line.bit_mask())
-                .map(|_| ())
-        })
+        self.modify_unit(mmio, line, LOG_MSK.flat(), |r| r | line.bit_mask())
     }
 
     /// Unmask the line's notification log: `int_log_msk_grp &= !(1 << bit)`
     /// (interpretation MED, see the module docs).
     pub fn unmask_notification<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        let unit = self.unit(line)?;
-        critical_section::with(|_| {
-            LOG_MSK
-                .flat()
-                .modify(mmio, unit, |r| r & !line.bit_mask())
-                .map(|_| ())
-        })
+        self.modify_unit(mmio, line, LOG_MSK.flat(), |r| r & !line.bit_mask())
     }
 }
 

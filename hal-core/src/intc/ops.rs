@@ -15,49 +15,6 @@ use crate::error::Result;
 use crate::family::{Arch, NqMailboxMap};
 use crate::mmio::Mmio;
 
-/// The INTC op table of an arch; all ops mandatory.
-pub trait IntcOps: Arch + NqMailboxMap {
-    /// `aws_hal_intc_mask_vector`, slot `+0x480`.
-    fn mask_vector<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, vec: u32) -> Result<()>;
-    /// `aws_hal_intc_unmask_vector`.
-    fn unmask_vector<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, vec: u32) -> Result<()>;
-    /// `aws_hal_intc_mask_interrupt`.
-    fn mask_interrupt<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine) -> Result<()>;
-    /// `aws_hal_intc_unmask_interrupt`.
-    fn unmask_interrupt<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine) -> Result<()>;
-    /// `aws_hal_intc_mask_notification`.
-    fn mask_notification<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine)
-        -> Result<()>;
-    /// `aws_hal_intc_unmask_notification`.
-    fn unmask_notification<M: Mmio + ?Sized>(
-        h: &MsixIntc,
-        mmio: &M,
-        line: ErrtrigLine,
-    ) -> Result<()>;
-    /// `aws_hal_intc_set_cause`.
-    fn set_cause<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine) -> Result<()>;
-    /// `aws_hal_intc_read_cause`, slot `+0x4D0`.
-    fn read_cause<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine) -> Result<u32>;
-    /// `aws_hal_intc_set_mod_timer_period`.
-    fn set_mod_timer_period<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, period: u32) -> Result<()>;
-    /// The per-group interval write.
-    fn set_group_interval<M: Mmio + ?Sized>(
-        h: &MsixIntc,
-        mmio: &M,
-        grp: u32,
-        value: u32,
-    ) -> Result<()>;
-    /// `aws_hal_intc_set_notific_queue_base`, slot `+0x4A8`: point the NQ of
-    /// block `block`'s ENS (held by the handle) at the mailbox base of
-    /// `(block, queue)`. Returns the base written.
-    fn set_notific_queue_base<M: Mmio + ?Sized>(
-        h: &MsixIntc,
-        mmio: &M,
-        block: u32,
-        queue: u32,
-    ) -> Result<DeviceAddr>;
-}
-
 /// An MSI-X controller bound to arch `A` (MARIANA): the handle plus the arch's
 /// op table. `Intc<Sunda>` / `Intc<Cayman>` do not compile.
 #[derive(Debug)]
@@ -79,59 +36,55 @@ impl<A: IntcOps> Intc<A> {
     pub const fn handle(&self) -> &MsixIntc {
         &self.hw
     }
+}
 
-    /// See [`IntcOps::mask_vector`].
-    pub fn mask_vector<M: Mmio + ?Sized>(&self, mmio: &M, vec: u32) -> Result<()> {
-        A::mask_vector(&self.hw, mmio, vec)
-    }
-    /// See [`IntcOps::unmask_vector`].
-    pub fn unmask_vector<M: Mmio + ?Sized>(&self, mmio: &M, vec: u32) -> Result<()> {
-        A::unmask_vector(&self.hw, mmio, vec)
-    }
-    /// See [`IntcOps::mask_interrupt`].
-    pub fn mask_interrupt<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        A::mask_interrupt(&self.hw, mmio, line)
-    }
-    /// See [`IntcOps::unmask_interrupt`].
-    pub fn unmask_interrupt<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        A::unmask_interrupt(&self.hw, mmio, line)
-    }
-    /// See [`IntcOps::mask_notification`].
-    pub fn mask_notification<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        A::mask_notification(&self.hw, mmio, line)
-    }
-    /// See [`IntcOps::unmask_notification`].
-    pub fn unmask_notification<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        A::unmask_notification(&self.hw, mmio, line)
-    }
-    /// See [`IntcOps::set_cause`].
-    pub fn set_cause<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        A::set_cause(&self.hw, mmio, line)
-    }
-    /// See [`IntcOps::read_cause`].
-    pub fn read_cause<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<u32> {
-        A::read_cause(&self.hw, mmio, line)
-    }
-    /// See [`IntcOps::set_mod_timer_period`].
-    pub fn set_mod_timer_period<M: Mmio + ?Sized>(&self, mmio: &M, period: u32) -> Result<()> {
-        A::set_mod_timer_period(&self.hw, mmio, period)
-    }
-    /// See [`IntcOps::set_group_interval`].
-    pub fn set_group_interval<M: Mmio + ?Sized>(
-        &self,
-        mmio: &M,
-        grp: u32,
-        value: u32,
-    ) -> Result<()> {
-        A::set_group_interval(&self.hw, mmio, grp, value)
-    }
-    /// See [`IntcOps::set_notific_queue_base`].
-    pub fn set_notific_queue_base<M: Mmio + ?Sized>(
-        &self,
-        mmio: &M,
-        block: u32,
-        queue: u32,
-    ) -> Result<DeviceAddr> {
-        A::set_notific_queue_base(&self.hw, mmio, block, queue)
-    }
+/// The op table [`IntcOps`] and [`Intc`]'s methods from one list: each op
+/// takes the handle and the MMIO backend, then its own arguments; the bound
+/// handle's method of the same name passes its handle.
+macro_rules! intc_ops {
+    ($($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+        /// The INTC op table of an arch; all ops mandatory.
+        pub trait IntcOps: Arch + NqMailboxMap {
+            $(
+                $(#[$doc])*
+                fn $name<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, $($arg: $ty),*) -> $ret;
+            )*
+        }
+
+        impl<A: IntcOps> Intc<A> {
+            $(
+                #[doc = concat!("See [`IntcOps::", stringify!($name), "`].")]
+                pub fn $name<M: Mmio + ?Sized>(&self, mmio: &M, $($arg: $ty),*) -> $ret {
+                    A::$name(&self.hw, mmio, $($arg),*)
+                }
+            )*
+        }
+    };
+}
+
+intc_ops! {
+    /// `aws_hal_intc_mask_vector`, slot `+0x480`.
+    fn mask_vector(vec: u32) -> Result<()>;
+    /// `aws_hal_intc_unmask_vector`.
+    fn unmask_vector(vec: u32) -> Result<()>;
+    /// `aws_hal_intc_mask_interrupt`.
+    fn mask_interrupt(line: ErrtrigLine) -> Result<()>;
+    /// `aws_hal_intc_unmask_interrupt`.
+    fn unmask_interrupt(line: ErrtrigLine) -> Result<()>;
+    /// `aws_hal_intc_mask_notification`.
+    fn mask_notification(line: ErrtrigLine) -> Result<()>;
+    /// `aws_hal_intc_unmask_notification`.
+    fn unmask_notification(line: ErrtrigLine) -> Result<()>;
+    /// `aws_hal_intc_set_cause`.
+    fn set_cause(line: ErrtrigLine) -> Result<()>;
+    /// `aws_hal_intc_read_cause`, slot `+0x4D0`.
+    fn read_cause(line: ErrtrigLine) -> Result<u32>;
+    /// `aws_hal_intc_set_mod_timer_period`.
+    fn set_mod_timer_period(period: u32) -> Result<()>;
+    /// The per-group interval write.
+    fn set_group_interval(grp: u32, value: u32) -> Result<()>;
+    /// `aws_hal_intc_set_notific_queue_base`, slot `+0x4A8`: point the NQ of
+    /// block `block`'s ENS (held by the handle) at the mailbox base of
+    /// `(block, queue)`. Returns the base written.
+    fn set_notific_queue_base(block: u32, queue: u32) -> Result<DeviceAddr>;
 }

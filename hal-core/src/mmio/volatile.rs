@@ -171,14 +171,14 @@ impl VolatileWindow {
         }
     }
 
-    /// [`Mmio::write32`] on bare metal, but for its `Error`: the check and
-    /// the store, out of line, `false` if `addr` is refused (nothing is
-    /// written then). A firmware image holds dozens of address-based
-    /// accesses: out of line, with a `bool` back in `r0`, each is the
-    /// address, the call and one test, and the `Error` is built at the
-    /// caller, where `addr` is. Hosts inline the check into `write32`.
-    #[cfg(target_os = "none")]
-    #[inline(never)]
+    /// [`Mmio::write32`] but for its `Error`: the check and the store,
+    /// `false` if `addr` is refused (nothing is written then). Out of line on
+    /// bare metal: a firmware image holds dozens of address-based accesses,
+    /// and out of line, with a `bool` back in `r0`, each is the address, the
+    /// call and one test, the `Error` built at the caller, where `addr` is.
+    /// Hosts inline it into `write32`.
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline(always))]
     fn store(&self, value: u32, addr: DeviceAddr) -> bool {
         self.offset(addr)
             .ok()
@@ -187,10 +187,10 @@ impl VolatileWindow {
             .is_some()
     }
 
-    /// [`Mmio::read32`] on bare metal, but for its `Error` (see
-    /// [`Self::store`]): `None` if `addr` is refused (nothing is read then).
-    #[cfg(target_os = "none")]
-    #[inline(never)]
+    /// [`Mmio::read32`] but for its `Error`, out of line on bare metal as
+    /// [`Self::store`] is: `None` if `addr` is refused (nothing is read then).
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline(always))]
     fn load(&self, addr: DeviceAddr) -> Option<u32> {
         self.offset(addr)
             .ok()
@@ -299,29 +299,12 @@ fn write_dword(ptr: NonNull<u32>, value: u32) {
 impl Mmio for VolatileWindow {
     #[inline(always)]
     fn read32(&self, addr: DeviceAddr) -> Result<u32> {
-        #[cfg(target_os = "none")]
-        let value = self.load(addr);
-        #[cfg(not(target_os = "none"))]
-        let value = self
-            .offset(addr)
-            .ok()
-            .map(|o| self.checked_dword(o))
-            .map(read_dword);
-        value.ok_or(Error::out_of_window(addr.get()))
+        self.load(addr).ok_or(Error::out_of_window(addr.get()))
     }
 
     #[inline(always)]
     fn write32(&self, addr: DeviceAddr, value: u32) -> Result<()> {
-        #[cfg(target_os = "none")]
-        let written = self.store(value, addr);
-        #[cfg(not(target_os = "none"))]
-        let written = self
-            .offset(addr)
-            .ok()
-            .map(|o| self.checked_dword(o))
-            .map(|p| write_dword(p, value))
-            .is_some();
-        written
+        self.store(value, addr)
             .then_some(())
             .ok_or(Error::out_of_window(addr.get()))
     }
