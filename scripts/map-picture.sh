@@ -30,7 +30,9 @@ for arch in sunda cayman mariana; do
   png="$out/$arch.png"
   cargo run -q -p khal-cli -- map --arch "$arch" --html "$html" > /dev/null
   # The page's height is the picture's (its first height attribute).
-  height=$(grep -o 'height="[0-9]*"' "$html" | head -1 | tr -dc '0-9')
+  # awk reads the file itself: no pipe whose early close (SIGPIPE) would
+  # fail the assignment under pipefail.
+  height=$(awk 'match($0, /height="[0-9]+"/) { print substr($0, RSTART + 8, RLENGTH - 9); exit }' "$html")
   rm -f "$png"
   timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
     --no-first-run --window-size="1500,${height}" --screenshot="$png" \
