@@ -299,3 +299,71 @@ fn a_csr_block_and_window_land_at_their_translation() {
         &[0, 0, 0x99, 0, 0xA, 0, 0, 0, 0, 0x25, 0x28, 0x2C, 0, 0, 0, 0x3C]
     );
 }
+
+/// A backend that is a mapped window (`as_volatile` answers `answer`) and
+/// counts its address-based writes.
+struct Answering<'w> {
+    window: &'w VolatileWindow,
+    answer: std::cell::Cell<&'w VolatileWindow>,
+    writes: std::cell::Cell<u32>,
+}
+
+impl Mmio for Answering<'_> {
+    fn read32(&self, addr: DeviceAddr) -> khal_core::Result<u32> {
+        self.window.read32(addr)
+    }
+    fn write32(&self, addr: DeviceAddr, value: u32) -> khal_core::Result<()> {
+        self.writes.set(self.writes.get() + 1);
+        self.window.write32(addr, value)
+    }
+    fn as_volatile(&self) -> Option<&VolatileWindow> {
+        Some(self.answer.get())
+    }
+}
+
+struct NoDelay;
+
+impl embedded_hal::delay::DelayNs for NoDelay {
+    fn delay_ns(&mut self, _: u32) {}
+}
+
+/// An NQ ring over a mapped window: the drain's head write is a store at
+/// the `nq_head_ptr` index checked when the queue token was made (no
+/// address-based write); a window answering later without that dword
+/// falls back to the checked address-based write [004 §3], [FACTS §11].
+#[test]
+fn an_nq_ring_over_a_window_stores_its_head_at_the_checked_index() {
+    use khal_core::dma::{DmaMemory, StaticDma};
+    use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqEntry, NqRing};
+
+    const BASE: u64 = 0x1000;
+    let mut buf = vec![0u32; 0x100];
+    let mut small = vec![0u32; 4];
+    let head;
+    {
+        let w = window(&mut buf, BASE);
+        let tiny = window(&mut small, BASE);
+        let m = Answering {
+            window: &w,
+            answer: std::cell::Cell::new(&w),
+            writes: std::cell::Cell::new(0),
+        };
+        let mut e = NotificEngine::init_raw(&m, Some(DeviceAddr(BASE)), 10, 0, 0).unwrap();
+        let mem = StaticDma::identity(khal_core::static_dma!(64).expect("first take"));
+        let cfg = NqConfig::new(64, ConsumeMode::Phase);
+        let mut ring = NqRing::host(&mem, e.queue(3).unwrap(), cfg).unwrap();
+        head = ring.queue().head_addr();
+        let mut entry = [0u8; 16];
+        entry[3] = 0x80;
+        mem.write(0, &entry).unwrap();
+        mem.write(16, &entry).unwrap();
+        let mut out = [NqEntry::default(); 1];
+        m.writes.set(0);
+        assert_eq!(ring.drain(&mut NoDelay, &mut out), Ok(1));
+        assert_eq!((w.read32(head), m.writes.get()), (Ok(16), 0), "by index");
+        m.answer.set(&tiny);
+        assert_eq!(ring.drain(&mut NoDelay, &mut out), Ok(1));
+        assert_eq!((w.read32(head), m.writes.get()), (Ok(32), 1), "by address");
+    }
+    assert_eq!(buf[(head.get() - BASE) as usize / 4], 32);
+}
