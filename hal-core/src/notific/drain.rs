@@ -69,9 +69,9 @@ fn copy_run<R: DmaMemory>(mem: &R, slot: u32, out: &mut [NqEntry], old: u32) -> 
         }
         fence(Acquire);
         let words = [w0, w1.load(Relaxed), w2.load(Relaxed), w3.load(Relaxed)];
-        for (b, w) in e.bytes_mut().as_chunks_mut::<4>().0.iter_mut().zip(words) {
-            *b = w.to_ne_bytes();
-        }
+        // Four words are the entry's 16 bytes: the conversion cannot fail.
+        let bytes = words.map(u32::to_ne_bytes);
+        *e = NqEntry::from_bytes(bytes.as_flattened().try_into().unwrap_or_default());
     }
     Ok(out.len())
 }
