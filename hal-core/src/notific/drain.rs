@@ -257,8 +257,15 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// head write. The first run's first load is the whole idle poll.
     #[inline(always)]
     fn drain_phase(&mut self, out: &mut [NqEntry]) -> Result<usize> {
-        let want = out.len().min(self.max_batch as usize);
         let (slot, phase) = (self.next, self.phase);
+        // The idle poll: the first word of the entry at the cursor, before
+        // anything else is computed.
+        if let Some(w) = self.mem.words().and_then(|w| w.get(slot as usize * 4)) {
+            if (w.load(Relaxed) ^ phase) & PHASE_WORD == 0 {
+                return Ok(0);
+            }
+        }
+        let want = out.len().min(self.max_batch as usize);
         // `slot < capacity`: the run before the wrap is not empty.
         let first = want.min((self.capacity - slot) as usize);
         let (a, b) = out.split_at_mut(first);
