@@ -171,26 +171,6 @@ impl VolatileWindow {
         }
     }
 
-    /// The dword index of `addr` in this window, if it is an aligned address
-    /// of it: a register checked once, then written by
-    /// [`Self::write_index`].
-    pub(crate) fn index_of(&self, addr: DeviceAddr) -> Option<usize> {
-        self.offset(addr).ok().map(|off| off / 4)
-    }
-
-    /// Write `value` to the dword `index` of this window; `false`, nothing
-    /// written, if the window has no such dword. One compare: the address
-    /// check was [`Self::index_of`]'s.
-    #[inline(always)]
-    pub(crate) fn write_index(&self, index: usize, value: u32) -> bool {
-        if index >= self.words {
-            return false;
-        }
-        // `index < words <= usize::MAX / 4`: the offset does not wrap.
-        write_dword(self.checked_dword(index * 4), value);
-        true
-    }
-
     /// [`Mmio::write32`] on bare metal, but for its `Error`: the check and
     /// the store, out of line, `false` if `addr` is refused (nothing is
     /// written then). A firmware image holds dozens of address-based

@@ -325,10 +325,6 @@ impl<M: Mmio> NotificEngine<M> {
             base: self.base,
             index: idx,
             window,
-            head_index: self
-                .mmio
-                .as_volatile()
-                .and_then(|w| w.index_of(regs::NQ_HEAD_PTR.flat().addr(window))),
         })
     }
 
@@ -585,11 +581,6 @@ pub struct NqQueue<M: Mmio> {
     /// The queue's register window: `nq_base_addr_lo` is at `window + 0x100`;
     /// the head and tail registers are at constant offsets of it.
     window: DeviceAddr,
-    /// The dword index of `nq_head_ptr` in the mapped window the MMIO handle
-    /// is ([`Mmio::as_volatile`]), checked against it when the token was
-    /// made: the drains' one register write is then a store behind one
-    /// compare.
-    head_index: Option<usize>,
 }
 
 impl<M: Mmio> NqQueue<M> {
@@ -625,11 +616,6 @@ impl<M: Mmio> NqQueue<M> {
 
     /// One write of `nq_head_ptr` (a byte offset [FACTS §11]).
     pub(super) fn write_head(&self, value: u32) -> Result<()> {
-        if let (Some(w), Some(i)) = (self.mmio.as_volatile(), self.head_index) {
-            if w.write_index(i, value) {
-                return Ok(());
-            }
-        }
         self.mmio.write32(self.head_addr(), value)
     }
 
