@@ -254,7 +254,8 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     }
 
     /// Phase mode: the take (at most two runs, split at the wrap), then one
-    /// head write. The first run's first load is the whole idle poll.
+    /// head write. The load of the cursor entry's first word is the whole
+    /// idle poll.
     #[inline(always)]
     fn drain_phase(&mut self, out: &mut [NqEntry]) -> Result<usize> {
         let (slot, phase) = (self.next, self.phase);
