@@ -68,12 +68,10 @@ fn copy_run<R: DmaMemory>(mem: &R, slot: u32, out: &mut [NqEntry], old: u32) -> 
             return Ok(k);
         }
         fence(Acquire);
-        let [a, b, c, d] =
-            [w0, w1.load(Relaxed), w2.load(Relaxed), w3.load(Relaxed)].map(u32::to_ne_bytes);
-        *e = NqEntry::from_bytes([
-            a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3], c[0], c[1], c[2], c[3], d[0], d[1],
-            d[2], d[3],
-        ]);
+        let words = [w0, w1.load(Relaxed), w2.load(Relaxed), w3.load(Relaxed)];
+        // Four words are the entry's 16 bytes: the conversion cannot fail.
+        let bytes = words.map(u32::to_ne_bytes);
+        *e = NqEntry::from_bytes(bytes.as_flattened().try_into().unwrap_or_default());
     }
     Ok(out.len())
 }
@@ -256,11 +254,19 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     }
 
     /// Phase mode: the take (at most two runs, split at the wrap), then one
-    /// head write. The first run's first load is the whole idle poll.
+    /// head write. The load of the cursor entry's first word is the whole
+    /// idle poll.
     #[inline(always)]
     fn drain_phase(&mut self, out: &mut [NqEntry]) -> Result<usize> {
-        let want = out.len().min(self.max_batch as usize);
         let (slot, phase) = (self.next, self.phase);
+        // The idle poll: the first word of the entry at the cursor, before
+        // anything else is computed.
+        if let Some(w) = self.mem.words().and_then(|w| w.get(slot as usize * 4)) {
+            if (w.load(Relaxed) ^ phase) & PHASE_WORD == 0 {
+                return Ok(0);
+            }
+        }
+        let want = out.len().min(self.max_batch as usize);
         // `slot < capacity`: the run before the wrap is not empty.
         let first = want.min((self.capacity - slot) as usize);
         let (a, b) = out.split_at_mut(first);
@@ -273,9 +279,10 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         if next == self.capacity {
             // New entries past the wrap carry the other phase [FACTS §11].
             (next, phase) = (0, phase ^ PHASE_WORD);
-            let rest = b.len().min(want - n);
-            if rest > 0 {
-                let m = self.take_after_wrap(&mut b[..rest], phase)?;
+            // `n == first`, so `want - n <= out.len() - first == b.len()`.
+            let rest = b.get_mut(..want - n).unwrap_or_default();
+            if !rest.is_empty() {
+                let m = self.take_after_wrap(rest, phase)?;
                 (next, total) = (m as u32, total + m);
             }
         }
@@ -351,13 +358,13 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
             ConsumeMode::Phase => want,
             ConsumeMode::Tail => self.tail_budget(delay, want)?,
         };
+        let (slot, old) = (self.next, self.phase);
         Ok(Drain {
             ring: self,
             avail,
             yielded: 0,
-            chunk: [NqEntry::default(); CHUNK],
-            at: 0,
-            filled: 0,
+            slot,
+            old,
         })
     }
 
@@ -377,12 +384,10 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     }
 }
 
-/// Entries a [`Drain`] takes at a time.
-const CHUNK: usize = 8;
-
-/// The iterator of [`NqRing::drain_iter`]: it takes the entries a chunk at
-/// a time ([`NqRing::drain`]'s take) and yields them from the chunk; what
-/// it took but did not yield is not consumed.
+/// The iterator of [`NqRing::drain_iter`]: each item is [`NqRing::drain`]'s
+/// take of one entry (its phase, the fence, its bytes) as it is handed out,
+/// so an entry the device rewrote before then (a lapping device) ends the
+/// run there; nothing is consumed before [`Drain::finish`] or the drop.
 #[derive(Debug)]
 pub struct Drain<'a, R: DmaMemory, M: Mmio, Z: DeviceZero> {
     ring: &'a mut NqRing<R, M, Z>,
@@ -390,10 +395,10 @@ pub struct Drain<'a, R: DmaMemory, M: Mmio, Z: DeviceZero> {
     avail: u32,
     /// Entries yielded so far, not yet handed back.
     yielded: u32,
-    /// The entries taken after the yielded ones: `chunk[at..filled]`.
-    chunk: [NqEntry; CHUNK],
-    at: usize,
-    filled: usize,
+    /// The slot of the next entry, and the phase bit an entry there that is
+    /// not new carries (the ring's, flipped past the wrap [FACTS §11]).
+    slot: u32,
+    old: u32,
 }
 
 impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
@@ -405,7 +410,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
     /// (they were yielded) and the ring writes the head on its next drain.
     pub fn finish(&mut self) -> Result<u32> {
         let n = self.yielded;
-        (self.avail, self.yielded, self.at, self.filled) = (0, 0, 0, 0);
+        (self.avail, self.yielded) = (0, 0);
         self.ring.hand_back(n)?;
         Ok(n)
     }
@@ -416,60 +421,49 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Iterator for Drain<'_, R, M, Z> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        if self.at >= self.filled {
-            if let Err(e) = self.refill()? {
-                return Some(Err(e));
-            }
+        if self.yielded >= self.avail {
+            return None;
         }
-        // Still new as it is handed out: an entry the device rewrote since
-        // the chunk was taken (a lapping device) ends the run there.
-        match self.ring.is_new(self.yielded) {
-            Ok(true) => {}
-            Ok(false) => return self.end(Ok(())).map(Err),
-            Err(e) => return self.end(Err(e)).map(Err),
+        let mut e = [NqEntry::default()];
+        match copy_run(&self.ring.mem, self.slot, &mut e, self.old) {
+            Ok(1) => {}
+            Ok(_) => return self.end(Ok(())),
+            Err(err) => return self.end(Err(err)),
         }
-        // `at < filled <= CHUNK`.
-        let e = *self.chunk.get(self.at)?;
-        self.at += 1;
         self.yielded += 1;
+        self.slot += 1;
+        if self.slot == self.ring.capacity {
+            (self.slot, self.old) = (0, self.old ^ PHASE_WORD);
+        }
+        let [e] = e;
         Some(Ok(e))
     }
 }
 
 impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
-    /// Take the next chunk, from the first entry not yielded: `None` at the
-    /// end, the tail-mode overrun or the memory's error as `Some(Err)` (and
-    /// the end after it). Out of line: once a chunk.
-    #[inline(never)]
-    fn refill(&mut self) -> Option<Result<()>> {
-        if self.yielded >= self.avail {
-            return None;
-        }
-        let want = CHUNK.min((self.avail - self.yielded) as usize);
-        let (slot, wrapped) = self.ring.slot_of(self.yielded);
-        let old = self.ring.phase ^ if wrapped { PHASE_WORD } else { 0 };
-        let chunk = self.chunk.get_mut(..want).unwrap_or_default();
-        match self.ring.take(slot, old, chunk) {
-            Ok(n @ 1..) => {
-                (self.at, self.filled) = (0, n);
-                Some(Ok(()))
-            }
-            Ok(_) => self.end(Ok(())).map(Err),
-            Err(e) => self.end(Err(e)).map(Err),
-        }
-    }
-
     /// Yield nothing more: the entry at `yielded` is not new (`Ok`: the end
     /// in phase mode, the overrun fault in tail mode) or not readable (its
-    /// error); the error to hand out, if any.
-    fn end(&mut self, why: Result<()>) -> Option<Error> {
+    /// error); the item to hand out.
+    fn end(&mut self, why: Result<()>) -> Option<Result<NqEntry>> {
         let claimed = self.avail;
-        (self.avail, self.at, self.filled) = (self.yielded, 0, 0);
-        match why {
-            Err(err) => Some(err),
-            Ok(()) if self.ring.mode == ConsumeMode::Tail => Some(self.ring.overrun(claimed)),
-            Ok(()) => None,
-        }
+        self.avail = self.yielded;
+        end_error(self.ring, claimed, why).map(Err)
+    }
+}
+
+/// The error a [`Drain`] ends with, if any: the memory's, or in tail mode
+/// the overrun of the `claimed` entries. Out of line (once an iterator), and
+/// on the ring alone, so the iterator's own state stays in registers.
+#[inline(never)]
+fn end_error<R: DmaMemory, M: Mmio, Z: DeviceZero>(
+    ring: &mut NqRing<R, M, Z>,
+    claimed: u32,
+    why: Result<()>,
+) -> Option<Error> {
+    match why {
+        Err(err) => Some(err),
+        Ok(()) if ring.mode == ConsumeMode::Tail => Some(ring.overrun(claimed)),
+        Ok(()) => None,
     }
 }
 
