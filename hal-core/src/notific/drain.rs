@@ -241,6 +241,16 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// Hostile device: an entry is taken only if its phase says new when it
     /// is loaded, its bytes loaded after that (the device writes the phase
     /// byte last [FACTS §11]); tail mode treats one not new as `TooFarAhead`.
+    ///
+    /// # A dead device in phase mode
+    ///
+    /// In phase mode this drain reads no register: it decides entry by entry
+    /// from ring memory, so a device that is gone or hung looks like an empty
+    /// ring, `Ok(0)` on every call. Probe it with [`NqRing::tail_offset`] when
+    /// drains keep coming back empty: one checked read of `nq_tail_ptr`,
+    /// `Err(DeviceFault(AllOnes))` at once for a gone device,
+    /// `MisalignedTail` / `TailOutOfRing` for a lying one. Tail mode reads
+    /// `nq_tail_ptr` on every drain and sees a gone device by itself.
     #[inline(always)]
     pub fn drain<D: DelayNs + ?Sized>(
         &mut self,
