@@ -59,7 +59,7 @@ w("Each gate's limit is a reference measured in the same run, never an earlier f
 w("| gate | figure | reference | verdict |")
 w("| --- | --- | --- | --- |")
 for name, figure, ref, ok, enforced in gates_mod.gates(j):
-    verdict = "met" if ok else ("**not met**" if enforced else "**over**, reported (see the notes)")
+    verdict = "met" if ok else ("**not met**" if enforced else "**not met**, reported: %s" % gates_mod.NOT_MET[name])
     w("| %s | %s | %s | %s |" % (name, f(figure), ref, verdict))
 w("")
 
@@ -134,6 +134,23 @@ w("**What the references are.** The *C-style consumer* (`c_reference.rs`, `ir_c_
   "time, khal tests the run, then copies it).\n"
   % (", ".join(below) or "no size", ", ".join(above) or "no size", f(nq["1"]["phase"]), f(nq["1"]["c_phase"]),
      f(nq["64"]["phase"]), f(nq["64"]["c_phase"])))
+w("**The gates the one drain does not meet yet.** The drain is one implementation on every "
+  "target (no fast paths, no slot API, one 4-byte word size), and it is slower than the C "
+  "shapes: at 1 entry per call %s Ir against the C-style %s, at 64 %s against %s; on the "
+  "targets the one-entry drain is %d / %d executed instructions against the C phase poll's "
+  "%d / %d. The gap is per call, not per entry: the set-up before the take (the limits, the "
+  "bounds of the run, the register saves) and the `Result`s passed back through memory; at "
+  "64 per call each entry also costs four 4-byte atomic loads and stores, where the C copies "
+  "16 bytes in one move. These gates are on `scripts/gates.py`'s `NOT_MET` list: they report "
+  "their figure instead of failing, and a met gate on the list fails, so the list goes as the "
+  "figures do. Tried and measured (commit bodies): a head register checked once at ring "
+  "construction cost more `.text` and instructions than the 64-bit address check it saved; "
+  "an out-of-line take made the idle poll 7 Ir but the one-entry drain 25%% slower.\n"
+  % (f(nq["1"]["phase"]), f(nq["1"]["c_style"]), f(nq["64"]["phase"]), f(nq["64"]["c_style"]),
+     j["target_instructions_per_call"]["thumbv7em"]["instructions_per_call"]["drain1"]["max"],
+     j["target_instructions_per_call"]["riscv32imac"]["instructions_per_call"]["drain1"]["max"],
+     j["target_instructions_per_call"]["thumbv7em"]["instructions_per_call"]["c_phase1"]["max"],
+     j["target_instructions_per_call"]["riscv32imac"]["instructions_per_call"]["c_phase1"]["max"]))
 w("**The idle poll** is the cost of asking \"anything new?\" on an empty ring (the C-style "
   "consumer: its tail read and a compare; the C phase poll: one load and a compare). It is "
   "measured as two polls per loop iteration minus one, so the loop's own counter and branch "
@@ -143,7 +160,7 @@ w("**The CSR window** is resolved once (`Csr::window(start, bytes)`); an access 
   "start and adds the buffer's base, the translation a C driver hard-codes; the gate allows the "
   "window 10 Ir over it (read +%s, write +%s in this run).\n"
   % (f(csr["read"]["window"] - csr["read"]["raw"]), f(csr["write"]["window"] - csr["write"]["raw"])))
-w("**fw-mariana's .text** (%d bytes against the 8 KiB budget) is the only image over it, and its "
+w("**fw-mariana's .text** (%d bytes against the 8 KiB budget) is the largest image, and its "
   "gate reports without failing. It is the only image with the MSI-X INTC bring-up "
   "(`khal_firmware::intc_bring_up`: twelve INTC operations over the 2 KiB `MsixIntc` handle). "
   "Against fw-cayman (%d bytes): its `main`, into which the bring-up is inlined, is %d bytes "
