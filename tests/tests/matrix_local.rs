@@ -73,6 +73,8 @@ fn xt_local_windows_golden() {
     for owner in [1, 2, 0xFF] {
         assert_eq!(w(Sunda::xt_local_reg_offset(4, owner)), Ok(0x286_0000));
         assert_eq!(w(Cayman::xt_local_reg_offset(4, owner)), Ok(0x286_0000));
+        // MARIANA's windows are CAYMAN's (MED, FACTS §15.3), the SP's owners too.
+        assert_eq!(w(Mariana::xt_local_reg_offset(4, owner)), Ok(0x286_0000));
     }
     // eng 5: CAYMAN 0x306_0000 (role unnamed), SUNDA asserts, MARIANA not traced.
     assert_eq!(w(Cayman::xt_local_reg_offset(5, 0)), Ok(0x306_0000));

@@ -43,6 +43,14 @@ fn reverse_lookup_names_the_spec_registers() {
     assert_eq!(n, Some("nq_head_ptr"));
     assert_eq!(NOTIFIC.lookup(0xB8).map(|n| n.reg), Some("coal_ctrl"));
     assert_eq!(NOTIFIC.lookup(0xB0).map(|n| n.reg), Some("nq_stats"));
+    // Read-only and read-clearing [FACTS §15.2]: no write may reach it.
+    let stats = NOTIFIC
+        .regs
+        .iter()
+        .find(|r| r.name == "nq_stats")
+        .map(|r| r.access);
+    assert_eq!(stats, Some(khal_core::regs::Access::ReadOnly));
+    assert_eq!(NQ_STATS.access(), khal_core::regs::Access::ReadOnly);
 }
 
 #[test]

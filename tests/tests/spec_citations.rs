@@ -298,6 +298,8 @@ fn the_resolver_follows_sub_sections_and_refuses_unknown_ids() {
 struct TestNames {
     any: BTreeSet<String>,
     by_file: std::collections::BTreeMap<String, BTreeSet<String>>,
+    /// Modules (a file's stem, or a `mod.rs`'s folder) holding a `mod tests`.
+    with_tests: BTreeSet<String>,
 }
 
 /// The identifiers following `keyword ` (`fn`, `mod`) as a whole word.
@@ -326,6 +328,7 @@ fn test_names(root: &Path) -> TestNames {
     let mut names = TestNames {
         any: BTreeSet::new(),
         by_file: Default::default(),
+        with_tests: BTreeSet::new(),
     };
     for f in files
         .iter()
@@ -346,6 +349,16 @@ fn test_names(root: &Path) -> TestNames {
             .map(|p| p.ends_with("tests/tests") || p.ends_with("cli/tests"));
         if parent == Some(true) {
             names.by_file.entry(stem.clone()).or_default().extend(fns);
+        }
+        if text.contains("mod tests") {
+            let module = if stem == "mod" {
+                f.parent()
+                    .and_then(|p| p.file_name())
+                    .map(|n| n.to_string_lossy().into_owned())
+            } else {
+                Some(stem.clone())
+            };
+            names.with_tests.extend(module);
         }
         names.any.insert(stem);
     }
@@ -391,6 +404,13 @@ fn missing_tests(cell: &str, names: &TestNames) -> Vec<String> {
             }
             let last = segs[segs.len() - 1];
             let in_file = names.by_file.get(segs[0]);
+            // `module::tests::…`: that module's own file holds the tests.
+            if let Some(k) = segs.iter().position(|s| *s == "tests") {
+                if in_file.is_none() && k > 0 && !names.with_tests.contains(segs[k - 1]) {
+                    bad.push(tok.to_string());
+                    continue;
+                }
+            }
             let set = in_file.unwrap_or(&names.any);
             let ok = if last == "*" {
                 let module = segs[segs.len() - 2];
@@ -446,10 +466,11 @@ fn every_test_a_coverage_row_names_exists() {
 #[test]
 fn the_test_resolver_refuses_names_that_do_not_exist() {
     let mut names = TestNames {
-        any: ["a_test", "b_test", "helper_x", "fuzz_target"]
+        any: ["a_test", "b_test", "helper_x", "fuzz_target", "tests"]
             .map(String::from)
             .into(),
         by_file: Default::default(),
+        with_tests: ["ring".to_string()].into(),
     };
     names
         .by_file
@@ -468,4 +489,10 @@ fn the_test_resolver_refuses_names_that_do_not_exist() {
     assert_eq!(missing_tests("`x::{a,c}_test`", &names), ["x::{a,c}_test"]);
     assert_eq!(missing_tests("`no_such_fuzz`", &names), ["no_such_fuzz"]);
     assert!(missing_tests("`golden::*`, `fuzz_target`", &names).is_empty());
+    // A module's `tests::…` must be in that module's own file.
+    assert!(missing_tests("`dma::ring::tests::*`", &names).is_empty());
+    assert_eq!(
+        missing_tests("`notific::entry::tests::*`", &names),
+        ["notific::entry::tests::*"]
+    );
 }
