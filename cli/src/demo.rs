@@ -359,6 +359,51 @@ fn inject(dev: &DeviceModel, fault: FaultArg, lane: &Lane<'_>) {
     });
 }
 
+/// One TPB's engine parameters for the demo's `stpb_init` (every engine
+/// present, the SP's notification block and register bring-up on, bp flag 1),
+/// shared by the device model's demo and the vendor driver's.
+pub(crate) struct TpbParts {
+    pool: PoolingParams<'static>,
+    act: EngineParams<'static>,
+    dve: EngineParams<'static>,
+    pe: PeParams<'static>,
+    pub(crate) sp: SpHandle,
+}
+
+impl TpbParts {
+    /// The `[pool, act, dve, pe]` register windows over the TPB memory `mem`,
+    /// and the SP's `[sp_mem, sp_regs, ens_regs]`.
+    pub(crate) fn new(engines: [DeviceAddr; 4], mem: DeviceAddr, sp: [DeviceAddr; 3]) -> Self {
+        let [pool, act, dve, pe] = engines;
+        let [sp_mem, sp_regs, ens_regs] = sp;
+        TpbParts {
+            pool: PoolingParams::new(pool, mem),
+            act: EngineParams::new(act, mem),
+            dve: EngineParams::new(dve, mem),
+            pe: PeParams::new(pe, mem),
+            sp: SpHandle {
+                sp_mem: Some(sp_mem),
+                sp_regs: Some(sp_regs),
+                ens_regs: Some(ens_regs),
+                inst_debug_level: 0,
+            },
+        }
+    }
+
+    /// The `stpb_init` configuration over these parts.
+    pub(crate) fn config(&self) -> StpbConfig<'_> {
+        StpbConfig {
+            pooling: Some(&self.pool),
+            act: Some(&self.act),
+            dve: Some(&self.dve),
+            pe: &self.pe,
+            sp: Some(&self.sp),
+            notific: true,
+            flag: 1,
+            init: true,
+        }
+    }
+}
 /// `stpb_init` with valid configs on the bound arch, then the TPB's
 /// notification engine through `sp_init(nt, init = false)`.
 fn bring_up_engines<'m>(
@@ -366,26 +411,8 @@ fn bring_up_engines<'m>(
     meter: &'m Meter<'m>,
 ) -> khal::Result<(String, NotificEngine<&'m Meter<'m>>)> {
     let [pool, act, dve, pe, sp_mem, sp_regs] = WINDOWS.map(|(_, b)| b);
-    let eng = |regs| EngineParams::new(regs, TPB_MEM);
-    let (act, dve) = (eng(act), eng(dve));
-    let pool = PoolingParams::new(pool, TPB_MEM);
-    let pe = PeParams::new(pe, TPB_MEM);
-    let sp = SpHandle {
-        sp_mem: Some(sp_mem),
-        sp_regs: Some(sp_regs),
-        ens_regs: Some(TPB_ENS),
-        inst_debug_level: 0,
-    };
-    let cfg = StpbConfig {
-        pooling: Some(&pool),
-        act: Some(&act),
-        dve: Some(&dve),
-        pe: &pe,
-        sp: Some(&sp),
-        notific: true,
-        flag: 1,
-        init: true,
-    };
+    let parts = TpbParts::new([pool, act, dve, pe], TPB_MEM, [sp_mem, sp_regs, TPB_ENS]);
+    let cfg = parts.config();
     // Each engine's init runs its §13 steps in order and stops at the first
     // one whose program is not traced, before it writes [FACTS §13.6].
     let mut ran: Vec<String> = Vec::new();
@@ -407,7 +434,7 @@ fn bring_up_engines<'m>(
                 ran.last().map_or("the shim", String::as_str),
                 ran.len()
             ),
-            arch.sp_init(meter, Some(&sp), true, 1, false)?,
+            arch.sp_init(meter, Some(&parts.sp), true, 1, false)?,
         ),
         Err(e) => return Err(e),
     };

@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use khal::core::dma::DmaMemory;
-use khal::core::engine::{EngineParams, PeParams, PoolingParams, SpHandle, Step, StpbConfig};
+use khal::core::engine::Step;
 use khal::core::error::Fault;
 use khal::core::family::TpbBases;
 use khal::core::intc::{ErrtrigLine, Intc, MsixIntc};
@@ -39,7 +39,7 @@ use khal::std_adapter::neuron::{
 use khal::std_adapter::SimDelay;
 use khal::{AnyArch, ArchId, DeviceAddr, Error};
 
-use crate::demo::{DemoArgs, ModeArg};
+use crate::demo::{DemoArgs, ModeArg, TpbParts};
 use crate::Failed;
 
 /// The `schema` of `demo --device fake --json` (docs/CLI.md).
@@ -274,26 +274,12 @@ fn bring_up<S: NeuronSys>(
     dev: &Neuron<S>,
     t0: DeviceAddr,
 ) -> Result<(String, NotificEngine<&Neuron<S>>), NeuronError> {
-    let [pool, act, dve, pe] = ENGINES.map(|o| t0.add(o));
-    let (act, dve) = (EngineParams::new(act, t0), EngineParams::new(dve, t0));
-    let pool = PoolingParams::new(pool, t0);
-    let pe = PeParams::new(pe, t0);
-    let sp = SpHandle {
-        sp_mem: Some(t0.add(SP_MEM)),
-        sp_regs: Some(t0.add(SP_REGS)),
-        ens_regs: Some(t0.add(ENS)),
-        inst_debug_level: 0,
-    };
-    let cfg = StpbConfig {
-        pooling: Some(&pool),
-        act: Some(&act),
-        dve: Some(&dve),
-        pe: &pe,
-        sp: Some(&sp),
-        notific: true,
-        flag: 1,
-        init: true,
-    };
+    let parts = TpbParts::new(
+        ENGINES.map(|o| t0.add(o)),
+        t0,
+        [SP_MEM, SP_REGS, ENS].map(|o| t0.add(o)),
+    );
+    let cfg = parts.config();
     let mut ran = 0u32;
     let mut last = String::new();
     let mut log = |e: khal::Engine, st: Step, _: khal::Result<()>| {
@@ -304,7 +290,7 @@ fn bring_up<S: NeuronSys>(
         Ok(out) => ("ok".to_string(), out),
         Err(Error::NotTraced(what)) => (
             format!("stopped at {last} (steps run: {ran}): not traced: {what}"),
-            arch.sp_init(dev, Some(&sp), true, 1, false)?,
+            arch.sp_init(dev, Some(&parts.sp), true, 1, false)?,
         ),
         Err(e) => return Err(e.into()),
     };

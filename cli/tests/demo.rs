@@ -3,23 +3,17 @@
 //! in its typed error, one line, exit 1, within a second of wall time; the
 //! default command (100000 notifications) succeeds; help and bad arguments.
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod common;
+
+/// `common::khal`, and how long the run took.
 fn khal(args: &[&str]) -> (i32, String, String, Duration) {
     let t = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_khal"))
-        .args(args)
-        .output()
-        .expect("run khal");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        t.elapsed(),
-    )
+    let (code, out, err) = common::khal(args);
+    (code, out, err, t.elapsed())
 }
 
 const ARCHES: [&str; 3] = ["sunda", "cayman", "mariana"];
