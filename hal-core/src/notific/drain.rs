@@ -11,8 +11,8 @@
 //! One take serves every drain (`drain`, `drain_iter`, the async drain), on
 //! every target, as nvme-pci's completion loop does: while the entry at the
 //! cursor is new (its phase bit, one load: the whole idle poll), an Acquire
-//! fence, then its bytes; at most two runs, split at the wrap; then one head
-//! write. A call consumes at most the ring's `max_batch` (default
+//! fence, then its bytes, then the next slot (flipping the phase at the
+//! wrap); then one head write. A call consumes at most the ring's `max_batch` (default
 //! `clamp(capacity / 4, 1, 128)`), never more than one ring.
 //!
 //! Delivery: `drain` consumes (moves the cursor and writes the head) only when
@@ -22,7 +22,7 @@
 //! cursor, and the next drain writes it before it hands out anything else
 //! (or fails with that write's error): no entry is ever handed out twice.
 
-use core::sync::atomic::{fence, Ordering::Acquire, Ordering::Relaxed};
+use core::sync::atomic::{fence, AtomicU32, Ordering::Acquire, Ordering::Relaxed};
 
 use embedded_hal::delay::DelayNs;
 
@@ -43,73 +43,65 @@ fn too_far_ahead(claimed: u32, capacity: u32) -> Error {
 /// The phase bit in an entry's first word, as loaded (byte 3, bit 7) [004 §3].
 pub(super) const PHASE_WORD: u32 = u32::from_ne_bytes([0, 0, 0, PHASE_MASK]);
 
-/// Copy the new entries from `slot` into `out` until one is not new (its
-/// phase bit is `old`, as [`PHASE_WORD`] or 0); how many. The run is checked
-/// before any load; an entry's bytes are loaded after its phase said new
-/// and an Acquire fence (nvme-pci's `dma_rmb`) [FACTS §11].
+/// The entry at `slot` if it is new (its phase bit is not `old`, as
+/// [`PHASE_WORD`] or 0), `None` if it is not: its first word (the whole test),
+/// then an Acquire fence (nvme-pci's `dma_rmb`), then its other bytes
+/// [FACTS §11]. A slot past the memory is [`Error::OutOfRange`].
 #[inline(always)]
-fn copy_run<R: DmaMemory>(mem: &R, slot: u32, out: &mut [NqEntry], old: u32) -> Result<usize> {
-    let off = slot as usize * NQ_ENTRY_BYTES;
-    let Some(words) = mem.words() else {
-        return copy_run_bytes(mem, off, out, old == 0);
-    };
-    // `slot < capacity < 2^28` and `out.len() <= capacity`: no overflow.
-    let Some(run) = words.get(off / 4..off / 4 + out.len() * 4) else {
-        return Err(Error::out_of_range(
-            "nq entry run",
-            off as u64,
-            mem.len() as u64,
-        ));
-    };
-    let (run, _) = run.as_chunks::<4>();
-    for (k, (e, [w0, w1, w2, w3])) in out.iter_mut().zip(run).enumerate() {
-        let w0 = w0.load(Relaxed);
-        if (w0 ^ old) & PHASE_WORD == 0 {
-            return Ok(k);
-        }
-        fence(Acquire);
-        let words = [w0, w1.load(Relaxed), w2.load(Relaxed), w3.load(Relaxed)];
-        // Four words are the entry's 16 bytes: the conversion cannot fail.
-        let bytes = words.map(u32::to_ne_bytes);
-        *e = NqEntry::from_bytes(bytes.as_flattened().try_into().unwrap_or_default());
+fn take_at<R: DmaMemory>(mem: &R, slot: u32, old: u32) -> Result<Option<NqEntry>> {
+    match mem.words() {
+        Some(words) => take_word_at(mem, words.as_chunks().0, slot, old),
+        None => take_at_bytes(mem, slot, old == 0),
     }
-    Ok(out.len())
 }
 
-/// [`copy_run`] through the memory's byte reads (a backend without words):
-/// per entry its phase byte, the fence, its 16 bytes, whose phase must still
-/// say new (a rewrite in between ends the run: the entry is not handed out).
-fn copy_run_bytes<R: DmaMemory>(
+/// [`take_at`] over the memory's words, four an entry.
+#[inline(always)]
+fn take_word_at<R: DmaMemory>(
     mem: &R,
-    off: usize,
-    out: &mut [NqEntry],
-    new: bool,
-) -> Result<usize> {
-    let end = out
-        .len()
-        .checked_mul(NQ_ENTRY_BYTES)
-        .and_then(|n| off.checked_add(n));
-    if end.is_none_or(|end| end > mem.len()) {
-        return Err(Error::out_of_range(
-            "nq entry run",
-            off as u64,
-            mem.len() as u64,
-        ));
+    entries: &[[AtomicU32; 4]],
+    slot: u32,
+    old: u32,
+) -> Result<Option<NqEntry>> {
+    let Some([w0, w1, w2, w3]) = entries.get(slot as usize) else {
+        return Err(past_memory(mem, slot));
+    };
+    let w0 = w0.load(Relaxed);
+    if (w0 ^ old) & PHASE_WORD == 0 {
+        return Ok(None);
     }
-    for (k, e) in out.iter_mut().enumerate() {
-        let at = off + k * NQ_ENTRY_BYTES;
-        if phase_of(mem.load_u8(at + PHASE_BYTE)?) != new {
-            return Ok(k);
-        }
-        fence(Acquire);
-        let mut bytes = [0u8; NQ_ENTRY_BYTES];
-        mem.read(at, &mut bytes)?;
-        *e = NqEntry::from_bytes(bytes);
-        if e.phase() != new {
-            return Ok(k);
-        }
+    fence(Acquire);
+    let words = [w0, w1.load(Relaxed), w2.load(Relaxed), w3.load(Relaxed)];
+    // Four words are the entry's 16 bytes: the conversion cannot fail.
+    let bytes = words.map(u32::to_ne_bytes);
+    Ok(Some(NqEntry::from_bytes(
+        bytes.as_flattened().try_into().unwrap_or_default(),
+    )))
+}
+
+/// [`take_at`] through the memory's byte reads (a backend without words):
+/// its phase byte, the fence, its 16 bytes, whose phase must still say new
+/// (a rewrite in between: not new, the entry is not handed out).
+fn take_at_bytes<R: DmaMemory>(mem: &R, slot: u32, new: bool) -> Result<Option<NqEntry>> {
+    let at = slot as usize * NQ_ENTRY_BYTES;
+    if at + NQ_ENTRY_BYTES > mem.len() {
+        return Err(past_memory(mem, slot));
     }
-    Ok(out.len())
+    if phase_of(mem.load_u8(at + PHASE_BYTE)?) != new {
+        return Ok(None);
+    }
+    fence(Acquire);
+    let mut bytes = [0u8; NQ_ENTRY_BYTES];
+    mem.read(at, &mut bytes)?;
+    let e = NqEntry::from_bytes(bytes);
+    Ok((e.phase() == new).then_some(e))
+}
+
+/// The error of an entry slot past the ring's memory.
+#[cold]
+fn past_memory<R: DmaMemory>(mem: &R, slot: u32) -> Error {
+    let at = slot as u64 * NQ_ENTRY_BYTES as u64;
+    Error::out_of_range("nq entry", at, mem.len() as u64)
 }
 
 impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
@@ -141,50 +133,48 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         Ok(phase_of(byte) == (old == 0))
     }
 
-    /// The take: copy the new entries from `slot` (where an entry not new
-    /// carries phase bit `old`) on into `out` (at most one ring), in ring
-    /// order, at most two runs (before and after the wrap); how many.
+    /// The take: the new entries from the cursor on into `out` (at most one
+    /// ring), in ring order; how many, and the slot and phase after them.
     /// Consumes nothing.
     #[inline(always)]
-    fn take(&self, slot: u32, old: u32, out: &mut [NqEntry]) -> Result<usize> {
-        // `slot < capacity`: the run before the wrap is not empty.
-        let first = out.len().min((self.capacity - slot) as usize);
-        let Some((a, b)) = out.split_at_mut_checked(first) else {
-            return Ok(0);
-        };
-        let n = copy_run(&self.mem, slot, a, old)?;
-        if n < first || b.is_empty() {
-            return Ok(n);
+    fn take(&self, out: &mut [NqEntry]) -> Result<(usize, u32, u32)> {
+        let mem = &self.mem;
+        match mem.words() {
+            Some(w) => self.take_with(out, |slot, old| {
+                take_word_at(mem, w.as_chunks().0, slot, old)
+            }),
+            None => self.take_with(out, |slot, old| take_at_bytes(mem, slot, old == 0)),
         }
-        Ok(n + self.take_after_wrap(b, old ^ PHASE_WORD)?)
     }
 
-    /// The take's run after the wrap, from slot 0 (new entries there carry
-    /// the other phase [FACTS §11]). Out of line: it runs once a pass.
-    #[inline(never)]
-    fn take_after_wrap(&self, out: &mut [NqEntry], old: u32) -> Result<usize> {
-        copy_run(&self.mem, 0, out, old)
-    }
-
-    /// Move the cursor `n <= capacity` entries on (flipping the phase at the wrap).
-    fn advance(&mut self, n: u32) {
-        let (slot, wrapped) = self.slot_of(n);
-        if wrapped {
-            self.phase ^= PHASE_WORD;
+    /// [`NqRing::take`] with `at`, the entry at a slot if it is new.
+    #[inline(always)]
+    fn take_with(
+        &self,
+        out: &mut [NqEntry],
+        at: impl Fn(u32, u32) -> Result<Option<NqEntry>>,
+    ) -> Result<(usize, u32, u32)> {
+        let (mut slot, mut old) = (self.next, self.phase);
+        let mut n = 0;
+        while let Some(e) = out.get_mut(n) {
+            let Some(new) = at(slot, old)? else {
+                break;
+            };
+            (*e, n, slot) = (new, n + 1, slot + 1);
+            if slot == self.capacity {
+                // New entries past the wrap carry the other phase [FACTS §11].
+                (slot, old) = (0, old ^ PHASE_WORD);
+            }
         }
-        self.next = slot;
+        Ok((n, slot, old))
     }
 
-    /// Consume `n > 0` entries: write the head once, as the byte offset of
-    /// the slot after them [FACTS §11], then move the cursor. A refused write
-    /// consumes nothing.
-    fn commit(&mut self, n: u32) -> Result<()> {
-        let (slot, wrapped) = self.slot_of(n);
+    /// Consume up to `slot` (with phase `phase` there): write the head once,
+    /// as the slot's byte offset [FACTS §11], then move the cursor. A refused
+    /// write consumes nothing.
+    fn commit(&mut self, slot: u32, phase: u32) -> Result<()> {
         self.queue.write_head(slot * NQ_ENTRY_BYTES as u32)?;
-        self.next = slot;
-        if wrapped {
-            self.phase ^= PHASE_WORD;
-        }
+        (self.next, self.phase) = (slot, phase);
         Ok(())
     }
 
@@ -263,42 +253,21 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         self.drain_phase(out)
     }
 
-    /// Phase mode: the take (at most two runs, split at the wrap), then one
-    /// head write. The load of the cursor entry's first word is the whole
-    /// idle poll.
+    /// Phase mode: the take, then one head write if it took anything. The
+    /// load of the cursor entry's first word is the whole idle poll.
     #[inline(always)]
     fn drain_phase(&mut self, out: &mut [NqEntry]) -> Result<usize> {
-        let (slot, phase) = (self.next, self.phase);
-        // The idle poll: the first word of the entry at the cursor, before
-        // anything else is computed.
-        if let Some(w) = self.mem.words().and_then(|w| w.get(slot as usize * 4)) {
-            if (w.load(Relaxed) ^ phase) & PHASE_WORD == 0 {
+        if let Some(w) = self.mem.words().and_then(|w| w.get(self.next as usize * 4)) {
+            if (w.load(Relaxed) ^ self.phase) & PHASE_WORD == 0 {
                 return Ok(0);
             }
         }
         let want = out.len().min(self.max_batch as usize);
-        // `slot < capacity`: the run before the wrap is not empty.
-        let first = want.min((self.capacity - slot) as usize);
-        let (a, b) = out.split_at_mut(first);
-        let n = copy_run(&self.mem, slot, a, phase)?;
-        if n == 0 {
-            return Ok(0);
+        let (n, slot, phase) = self.take(out.get_mut(..want).unwrap_or_default())?;
+        if n > 0 {
+            self.commit(slot, phase)?;
         }
-        // `n <= first <= capacity - slot`.
-        let (mut next, mut total, mut phase) = (slot + n as u32, n, phase);
-        if next == self.capacity {
-            // New entries past the wrap carry the other phase [FACTS §11].
-            (next, phase) = (0, phase ^ PHASE_WORD);
-            // `n == first`, so `want - n <= out.len() - first == b.len()`.
-            let rest = b.get_mut(..want - n).unwrap_or_default();
-            if !rest.is_empty() {
-                let m = self.take_after_wrap(rest, phase)?;
-                (next, total) = (m as u32, total + m);
-            }
-        }
-        self.queue.write_head(next * NQ_ENTRY_BYTES as u32)?;
-        (self.next, self.phase) = (next, phase);
-        Ok(total)
+        Ok(n)
     }
 
     /// Tail mode, or the head behind the cursor (written first). Out of line:
@@ -333,13 +302,13 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
             return Ok(0);
         }
         let out = out.get_mut(..avail as usize).unwrap_or_default();
-        let n = self.take(self.next, self.phase, out)? as u32;
-        if n < avail {
+        let (n, slot, phase) = self.take(out)?;
+        if n < avail as usize {
             return Err(self.overrun(avail));
         }
-        self.known -= n;
-        self.commit(n)?;
-        Ok(n as usize)
+        self.known -= avail;
+        self.commit(slot, phase)?;
+        Ok(n)
     }
 
     /// An iterator over up to `max` (and at most `max_batch`) pending
@@ -378,17 +347,18 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         })
     }
 
-    /// Consume the `n` entries a [`Drain`] handed out: the cursor moves
-    /// whatever the head write does (the entries are the caller's); a
-    /// refused write leaves the head behind, written by the next drain.
-    fn hand_back(&mut self, n: u32) -> Result<()> {
+    /// Consume the `n` entries a [`Drain`] handed out, up to `slot` (phase
+    /// `phase` there): the cursor moves whatever the head write does (the
+    /// entries are the caller's); a refused write leaves the head behind,
+    /// written by the next drain.
+    fn hand_back(&mut self, n: u32, slot: u32, phase: u32) -> Result<()> {
         if n == 0 {
             return Ok(());
         }
         if self.mode == ConsumeMode::Tail {
             self.known = self.known.saturating_sub(n);
         }
-        self.advance(n);
+        (self.next, self.phase) = (slot, phase);
         self.set_head_behind(true);
         self.write_head_behind()
     }
@@ -421,7 +391,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
     pub fn finish(&mut self) -> Result<u32> {
         let n = self.yielded;
         (self.avail, self.yielded) = (0, 0);
-        self.ring.hand_back(n)?;
+        self.ring.hand_back(n, self.slot, self.old)?;
         Ok(n)
     }
 }
@@ -434,18 +404,16 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Iterator for Drain<'_, R, M, Z> {
         if self.yielded >= self.avail {
             return None;
         }
-        let mut e = [NqEntry::default()];
-        match copy_run(&self.ring.mem, self.slot, &mut e, self.old) {
-            Ok(1) => {}
-            Ok(_) => return self.end(Ok(())),
+        let e = match take_at(&self.ring.mem, self.slot, self.old) {
+            Ok(Some(e)) => e,
+            Ok(None) => return self.end(Ok(())),
             Err(err) => return self.end(Err(err)),
-        }
+        };
         self.yielded += 1;
         self.slot += 1;
         if self.slot == self.ring.capacity {
             (self.slot, self.old) = (0, self.old ^ PHASE_WORD);
         }
-        let [e] = e;
         Some(Ok(e))
     }
 }
