@@ -68,7 +68,6 @@ pub mod ids;
 pub mod intc;
 pub mod mmio;
 pub mod notific;
-pub mod notific_stats;
 pub mod q7;
 pub mod regs;
 pub mod udma;

@@ -3,10 +3,10 @@
 //! cookie bound `0x100` [004r1 §1–§3], [FACTS §12.3].
 
 use khal_core::notific::regs::NOTIFIC_BLOCK_BYTES;
-use khal_core::notific::{BpMode, EngineConfig, NotificEngine};
-use khal_core::notific_stats::{
+use khal_core::notific::stats::{
     get_timestamp, nq_stats_get, InitParamsCookie, NOTIFIC_STATS, NQ_INIT_PARAMS_COOKIE_MAX,
 };
+use khal_core::notific::{BpMode, EngineConfig, NotificEngine};
 use khal_core::{DeviceAddr, Error, Mmio};
 use khal_std::trace::Op::Read as R;
 use khal_std::{HeapMmio, Trace};

@@ -10,6 +10,8 @@
 //!   queue token given back.
 //! - [`drain`]: the one take behind every drain (into a buffer, through an iterator, async):
 //!   one head write per non-empty drain [004 §3].
+//! - [`stats`]: the block's timestamp and stats reads and the init-params cookie bound
+//!   [004r1 §1–§3].
 
 pub mod drain;
 pub mod engine;
@@ -17,6 +19,7 @@ pub mod entry;
 pub mod refused;
 pub mod regs;
 pub mod ring;
+pub mod stats;
 
 pub use engine::{
     nq_get_notification_size, BpMode, EngineConfig, Flavour, NotificEngine, NqQueue, UartMode,

@@ -59,7 +59,7 @@ pub fn nq_stats_get<M: Mmio>(ens: &NotificEngine<M>, id: u32) -> Result<u32> {
 /// it are not traced, so khal only holds it.
 ///
 /// ```
-/// use khal_core::notific_stats::{InitParamsCookie, NQ_INIT_PARAMS_COOKIE_MAX};
+/// use khal_core::notific::stats::{InitParamsCookie, NQ_INIT_PARAMS_COOKIE_MAX};
 /// let c = InitParamsCookie::new(&[1, 2, 3]).unwrap();
 /// assert_eq!(c.as_bytes(), &[1, 2, 3]);
 /// assert!(InitParamsCookie::new(&[0; NQ_INIT_PARAMS_COOKIE_MAX]).is_ok());
