@@ -30,6 +30,9 @@ use super::regs::{self, coal_ctrl, wob_ctrl};
 /// The register flavour of one engine, chosen at run time [004 §3 QUIRK].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+// A word: the records that hold it (the engine, `EnsNq`) have no padding
+// then, so they are built and moved as whole words.
+#[repr(u32)]
 pub enum Flavour {
     /// `notific_1_queue` (a TopSP): per-NQ registers at fixed offsets, no stride;
     /// no coalescer timer at init.
