@@ -215,17 +215,21 @@ pub fn bring_up<A: StpbOps>(w: &VolatileWindow, delay: &mut CycleDelay) -> Resul
     let _ = ens.timestamp_inc()?;
 
     let (phase_mem, tail_mem) = rings()?;
+    // Each ring is used where its constructor left it, inside the `Result`:
+    // moved out, it would be copied.
     let mut phase = NqRing::configure_host(
         phase_mem,
         ens.queue(black_box(0))?,
         NqConfig::new(RING_BYTES as u32, ConsumeMode::Phase),
-    )?;
+    );
+    let phase = phase.as_mut().map_err(|r| r.error())?;
     phase.enable(&mut ens, delay)?;
     let mut tail = NqRing::configure_host(
         tail_mem,
         ens.queue(black_box(5))?,
         NqConfig::new(RING_BYTES as u32, ConsumeMode::Tail),
-    )?;
+    );
+    let tail = tail.as_mut().map_err(|r| r.error())?;
     tail.enable(&mut ens, delay)?;
 
     let mut out = [NqEntry::default(); 16];
