@@ -443,10 +443,8 @@ impl<M: Mmio> NotificEngine<M> {
 
     fn apply_bp_config(&mut self, mode: BpMode) -> Result<()> {
         self.write(regs::SW_BACKPRESSURE, mode.sw_backpressure())?;
-        self.write(regs::HW_BACKPRESSURE_LO, u32::MAX)?;
-        self.write(regs::HW_BACKPRESSURE_HI, u32::MAX)?;
-        self.hw_bp_shadow = u64::MAX;
-        Ok(())
+        // Every lane: the masked update of all 64 bits to ones.
+        self.update_hw_bp(u64::MAX, u64::MAX)
     }
 
     /// `set_axi_id`: write `nq_axi_id`, then read-modify-write bit 0 of
