@@ -285,18 +285,22 @@ impl MsixIntc {
         Ok(base.add(line.unit_offset()))
     }
 
-    /// Read-modify-write of `reg` in the line's unit, under the critical
-    /// section, so that two contexts' updates of one mask word do not lose a
-    /// bit.
+    /// Set (`set`) or clear the line's bit of `reg` in the line's unit by
+    /// read-modify-write, under the critical section, so that two contexts'
+    /// updates of one mask word do not lose a bit.
     fn modify_unit<M: Mmio + ?Sized>(
         &self,
         mmio: &M,
         line: ErrtrigLine,
         reg: Reg,
-        f: impl FnOnce(u32) -> u32,
+        set: bool,
     ) -> Result<()> {
         let unit = self.unit(line)?;
-        critical_section::with(|_| reg.modify(mmio, unit, f).map(|_| ()))
+        let bit = line.bit_mask();
+        critical_section::with(|_| {
+            reg.modify(mmio, unit, |r| if set { r | bit } else { r & !bit })
+                .map(|_| ())
+        })
     }
 
     /// Latch a cause: write `1 << bit` to `int_cause_set_grp` (`+8`) of the
@@ -315,7 +319,7 @@ impl MsixIntc {
     /// Mask the line's interrupt: `int_mask_grp |= 1 << bit` (read-modify-write;
     /// interpretation MED, see the module docs).
     pub fn mask_interrupt<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        self.modify_unit(mmio, line, MASK.flat(), |r| r | line.bit_mask())
+        self.modify_unit(mmio, line, MASK.flat(), true)
     }
 
     /// Unmask the line's interrupt: write `!(1 << bit)` to `int_mask_clear_grp`
@@ -328,13 +332,13 @@ impl MsixIntc {
     /// Mask the line's notification log: `int_log_msk_grp |= 1 << bit`
     /// (interpretation MED, see the module docs).
     pub fn mask_notification<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        self.modify_unit(mmio, line, LOG_MSK.flat(), |r| r | line.bit_mask())
+        self.modify_unit(mmio, line, LOG_MSK.flat(), true)
     }
 
     /// Unmask the line's notification log: `int_log_msk_grp &= !(1 << bit)`
     /// (interpretation MED, see the module docs).
     pub fn unmask_notification<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        self.modify_unit(mmio, line, LOG_MSK.flat(), |r| r & !line.bit_mask())
+        self.modify_unit(mmio, line, LOG_MSK.flat(), false)
     }
 }
 
