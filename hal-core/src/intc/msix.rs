@@ -210,27 +210,31 @@ impl MsixIntc {
     /// (`+2060 + 16 * vec`). `vec > 7` → `InvalidArgument` (-22), nothing
     /// written [004 §4].
     pub fn mask_vector<M: Mmio + ?Sized>(&self, mmio: &M, vec: u32) -> Result<()> {
-        Self::check_vector(vec)?;
-        let ctrl = VECTOR_CTRL.at(vec)?;
-        critical_section::with(|cs| {
-            let shadow = self.vec_mask.borrow(cs);
-            shadow.set(shadow.get() | (1 << vec));
-            SET_MASK.write(mmio, self.msix, shadow.get())?;
-            ctrl.write(mmio, self.msix, 1)
-        })
+        self.set_vector_masked(mmio, vec, true)
     }
 
     /// Unmask MSI-X vector `vec`: shadow `&= !(1 << vec)`, write the shadow to
     /// clear-mask (`+24`), then 0 to the vector's control word. `vec > 7` →
     /// `InvalidArgument` (-22), nothing written [004 §4].
     pub fn unmask_vector<M: Mmio + ?Sized>(&self, mmio: &M, vec: u32) -> Result<()> {
+        self.set_vector_masked(mmio, vec, false)
+    }
+
+    /// The mask (`masked`) or unmask program of vector `vec`: the shadow's
+    /// bit, the shadow to set-mask or clear-mask, then the control word.
+    fn set_vector_masked<M: Mmio + ?Sized>(&self, mmio: &M, vec: u32, masked: bool) -> Result<()> {
         Self::check_vector(vec)?;
         let ctrl = VECTOR_CTRL.at(vec)?;
+        let (publish, bit) = if masked {
+            (SET_MASK, 1 << vec)
+        } else {
+            (CLEAR_MASK, 0)
+        };
         critical_section::with(|cs| {
             let shadow = self.vec_mask.borrow(cs);
-            shadow.set(shadow.get() & !(1 << vec));
-            CLEAR_MASK.write(mmio, self.msix, shadow.get())?;
-            ctrl.write(mmio, self.msix, 0)
+            shadow.set(shadow.get() & !(1 << vec) | bit);
+            publish.write(mmio, self.msix, shadow.get())?;
+            ctrl.write(mmio, self.msix, masked as u32)
         })
     }
 
