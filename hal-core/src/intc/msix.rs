@@ -97,11 +97,14 @@ impl<T: Copy> PerBlock<T> {
     /// Record `v` for `block`; `block >= ERRTRIG_BLOCKS` (56) → `OutOfRange`
     /// named `what`, nothing recorded.
     fn record(&mut self, block: u32, v: T, what: &'static str) -> Result<()> {
-        let slot = self.values.get_mut(block as usize).ok_or(Error::out_of_range(
-            what,
-            block as u64,
-            ERRTRIG_BLOCKS as u64,
-        ))?;
+        let slot = self
+            .values
+            .get_mut(block as usize)
+            .ok_or(Error::out_of_range(
+                what,
+                block as u64,
+                ERRTRIG_BLOCKS as u64,
+            ))?;
         *slot = v;
         self.set |= 1 << block;
         Ok(())

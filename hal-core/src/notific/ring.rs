@@ -558,9 +558,10 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
 /// gets its own `write`, 64 bytes at a time.
 fn zero_bytes<R: DmaMemory>(mem: &R, len: usize) -> Result<()> {
     if let Some(words) = mem.words() {
-        let run = words
-            .get(..len / 4)
-            .ok_or(Error::out_of_range("dma offset", 0, mem.len() as u64))?;
+        let run =
+            words
+                .get(..len / 4)
+                .ok_or(Error::out_of_range("dma offset", 0, mem.len() as u64))?;
         for w in run {
             w.store(0, core::sync::atomic::Ordering::Relaxed);
         }
