@@ -28,8 +28,6 @@ NOT_MET = {
     "riscv32imac: one-entry drain, instructions <= 1.15x C phase consumer": DRAIN,
     "riscv32imac: idle poll, instructions <= 2x C take-one poll":
         "the drain's register saves on entry",
-    "firmware: fw-sunda .text, bytes <= 8 KiB": "the NQ ring's lifecycle and drain code",
-    "firmware: fw-cayman .text, bytes <= 8 KiB": "the NQ ring's lifecycle and drain code",
     "firmware: fw-mariana .text, bytes <= 8 KiB":
         "the MSI-X INTC bring-up only this image has does not fit beside the rest",
 }

@@ -215,17 +215,21 @@ pub fn bring_up<A: StpbOps>(w: &VolatileWindow, delay: &mut CycleDelay) -> Resul
     let _ = ens.timestamp_inc()?;
 
     let (phase_mem, tail_mem) = rings()?;
+    // Each ring is used where its constructor left it, inside the `Result`:
+    // moved out, it would be copied.
     let mut phase = NqRing::configure_host(
         phase_mem,
         ens.queue(black_box(0))?,
         NqConfig::new(RING_BYTES as u32, ConsumeMode::Phase),
-    )?;
+    );
+    let phase = phase.as_mut().map_err(|r| r.error())?;
     phase.enable(&mut ens, delay)?;
     let mut tail = NqRing::configure_host(
         tail_mem,
         ens.queue(black_box(5))?,
         NqConfig::new(RING_BYTES as u32, ConsumeMode::Tail),
-    )?;
+    );
+    let tail = tail.as_mut().map_err(|r| r.error())?;
     tail.enable(&mut ens, delay)?;
 
     let mut out = [NqEntry::default(); 16];
@@ -272,14 +276,19 @@ pub fn run<A: StpbOps>(arch_extra: impl FnOnce(&VolatileWindow) -> Result<()>) -
 /// The MSI-X INTC bring-up of an arch that has one (MARIANA) [004 §4]:
 /// vector mask / unmask, the moderation timer, an errtrig line's mask, unmask
 /// and cause, and an NQ base pointed at the mailbox map.
+///
+/// Out of line: its frame holds the INTC handle (about 1.4 KiB), and inlined
+/// into `main` that frame would push every other local of the bring-up past
+/// the short stack-offset encodings.
+#[inline(never)]
 pub fn intc_bring_up<A: IntcOps>(w: &VolatileWindow) -> Result<u32> {
     // set_notific_queue_base takes its NQ from the handle's ENS of the block
     // [004 §4], [FACTS §12.3]: the engine is set up first and recorded there.
     let ens = NotificEngine::init(w, black_box(map::NOTIFIC), EngineConfig::tpb(BpMode::All))?;
-    let mut hw = MsixIntc::new(black_box(map::MSIX));
+    let mut intc = Intc::<A>::new(MsixIntc::new(black_box(map::MSIX)));
+    let hw = intc.handle_mut();
     hw.set_errtrig_base(black_box(0), map::ERRTRIG0)?;
     hw.set_ens_nq(black_box(5), EnsNq::of(&ens, black_box(2))?)?;
-    let intc = Intc::<A>::new(hw);
     intc.mask_vector(w, black_box(3))?;
     intc.unmask_vector(w, black_box(3))?;
     intc.set_mod_timer_period(w, black_box(5))?;

@@ -127,6 +127,23 @@ fn cause_and_masks_through_the_group_sub_bit_addressing() {
     assert_eq!(names(&m)[5], "errtrig.unit[133].int_log_msk_grp");
 }
 
+/// A base recorded through `Intc::handle_mut` is the one the bound ops
+/// address from, as one recorded before binding.
+#[test]
+fn bases_recorded_in_the_bound_handle() {
+    let m = traced();
+    let mut i = Intc::<Mariana>::new(MsixIntc::new(MSIX_BASE));
+    let line = ErrtrigLine::new(3, 2, 5, 9).unwrap();
+    assert!(matches!(
+        i.set_cause(&m, line),
+        Err(Error::InvalidArgument(_))
+    ));
+    i.handle_mut().set_errtrig_base(3, ET_BASE).unwrap();
+    i.set_cause(&m, line).unwrap();
+    assert_eq!(m.ops(), vec![(Write, (2 << 12) + (5 << 6) + 8, 1 << 9)]);
+    assert_eq!(i.handle().errtrig_base(3), Some(ET_BASE));
+}
+
 #[test]
 fn errtrig_errors_write_nothing() {
     let m = traced();

@@ -278,14 +278,13 @@ impl<M: Mmio, const N: usize> Csr<M, N> {
     /// start's window is refused whole (see the module docs). An empty burst
     /// still resolves and checks `start`, then writes nothing.
     pub fn axi_write(&self, start: DeviceAddr, words: &[u32]) -> Result<()> {
-        let region = self.region(start)?;
-        let d = region.translate_run(start, words.len().max(1) as u64)?;
+        let (d, delta) = self.run(start, words.len())?;
         if words.is_empty() {
             return Ok(());
         }
         self.inner
             .write_burst(d, words)
-            .map_err(|e| in_csr_space(e, region.delta()))
+            .map_err(|e| in_csr_space(e, delta))
     }
 
     /// `al_mem_read_buf`: consecutive dwords from `start` into `out`. There is
@@ -293,15 +292,23 @@ impl<M: Mmio, const N: usize> Csr<M, N> {
     /// plain loop of single dword reads. An empty `out` still resolves and
     /// checks `start`, then reads nothing.
     pub fn mem_read_buf(&self, start: DeviceAddr, out: &mut [u32]) -> Result<()> {
-        let region = self.region(start)?;
-        let d = region.translate_run(start, out.len().max(1) as u64)?;
+        let (d, delta) = self.run(start, out.len())?;
         for (k, slot) in out.iter_mut().enumerate() {
             *slot = self
                 .inner
                 .read32(d.add(4 * k as u64))
-                .map_err(|e| in_csr_space(e, region.delta()))?;
+                .map_err(|e| in_csr_space(e, delta))?;
         }
         Ok(())
+    }
+
+    /// The one region lookup of a block access of `n` dwords (at least one
+    /// checked) from `start`: the device address of `start` and the region's
+    /// translation.
+    fn run(&self, start: DeviceAddr, n: usize) -> Result<(DeviceAddr, u64)> {
+        let region = self.region(start)?;
+        let d = region.translate_run(start, n.max(1) as u64)?;
+        Ok((d, region.delta()))
     }
 }
 

@@ -24,6 +24,13 @@ pub struct EnsNq {
 }
 
 impl EnsNq {
+    /// The value of an ENS slot not set (never answered as an NQ).
+    pub(super) const ZERO: EnsNq = EnsNq {
+        notific_base: DeviceAddr(0),
+        flavour: Flavour::SingleQueue,
+        nq: 0,
+    };
+
     /// NQ `nq` of the notification engine at `notific_base` in `flavour`.
     /// The 10-queue flavour refuses `nq >= 10` (`OutOfRange`); the
     /// single-queue flavour has one NQ, no stride [004 §3 QUIRK], and refuses

@@ -62,13 +62,53 @@ pub const MOD_TIMER_PERIODS: u32 = 16;
 pub struct MsixIntc {
     /// `top_intc_msix_base`, C handle `+8`.
     msix: DeviceAddr,
-    /// `intc_user_errtrig_base[56]`, C handle `+24 + 8 × block`; `None` = not
-    /// set (the C handle would hold 0; khal refuses to address from it).
-    errtrig: [Option<DeviceAddr>; ERRTRIG_BLOCKS],
+    /// `intc_user_errtrig_base[56]`, C handle `+24 + 8 × block`; a block not
+    /// set has none (the C handle would hold 0; khal refuses to address from it).
+    errtrig: PerBlock<DeviceAddr>,
     /// `top_intc_masks[0]`, C handle `+472`.
     vec_mask: Mutex<Cell<u32>>,
-    /// `user_errtrig_ens[56].nq`, C handle `+696 + 192 × block`; `None` = not set.
-    ens_nq: [Option<EnsNq>; ERRTRIG_BLOCKS],
+    /// `user_errtrig_ens[56].nq`, C handle `+696 + 192 × block`; none until set.
+    ens_nq: PerBlock<EnsNq>,
+}
+
+/// One value per errtrig block and which blocks have one. A slot not set
+/// holds the zero value, so a new handle is zero bytes and the ENS NQ of
+/// [`EnsNq::ZERO`] is never answered.
+#[derive(Debug)]
+struct PerBlock<T> {
+    /// Bit `block` set: `values[block]` was recorded.
+    set: u64,
+    values: [T; ERRTRIG_BLOCKS],
+}
+
+/// The ENS table of a new handle: a constant, so that it is zero bytes set
+/// in place (an array built element by element would be built aside and
+/// copied in).
+const NO_ENS_NQ: [EnsNq; ERRTRIG_BLOCKS] = [EnsNq::ZERO; ERRTRIG_BLOCKS];
+
+const _: () = assert!(ERRTRIG_BLOCKS <= 64, "one bit of `PerBlock::set` per block");
+
+impl<T: Copy> PerBlock<T> {
+    fn get(&self, block: usize) -> Option<T> {
+        let v = *self.values.get(block)?;
+        (self.set >> block & 1 == 1).then_some(v)
+    }
+
+    /// Record `v` for `block`; `block >= ERRTRIG_BLOCKS` (56) → `OutOfRange`
+    /// named `what`, nothing recorded.
+    fn record(&mut self, block: u32, v: T, what: &'static str) -> Result<()> {
+        let slot = self
+            .values
+            .get_mut(block as usize)
+            .ok_or(Error::out_of_range(
+                what,
+                block as u64,
+                ERRTRIG_BLOCKS as u64,
+            ))?;
+        *slot = v;
+        self.set |= 1 << block;
+        Ok(())
+    }
 }
 
 impl MsixIntc {
@@ -77,9 +117,15 @@ impl MsixIntc {
     pub const fn new(msix_base: DeviceAddr) -> Self {
         MsixIntc {
             msix: msix_base,
-            errtrig: [None; ERRTRIG_BLOCKS],
+            errtrig: PerBlock {
+                set: 0,
+                values: [DeviceAddr(0); ERRTRIG_BLOCKS],
+            },
             vec_mask: Mutex::new(Cell::new(0)),
-            ens_nq: [None; ERRTRIG_BLOCKS],
+            ens_nq: PerBlock {
+                set: 0,
+                values: NO_ENS_NQ,
+            },
         }
     }
 
@@ -92,7 +138,7 @@ impl MsixIntc {
 
     /// The NQ of block `block`'s ENS, if recorded.
     pub fn ens_nq(&self, block: usize) -> Option<EnsNq> {
-        self.ens_nq.get(block).copied().flatten()
+        self.ens_nq.get(block)
     }
 
     /// `set_notific_queue_base` [004 §4]: `block < 8` and `queue < 8` (the C
@@ -128,18 +174,16 @@ impl MsixIntc {
         Ok(self)
     }
 
-    /// [`MsixIntc::with_errtrig_base`] in place. The handle is about 2 KiB
+    /// [`MsixIntc::with_errtrig_base`] in place. The handle is about 1.4 KiB
     /// (56 bases and 56 NQs, as the C handle): each by-value `with_` step
     /// moves it, a `memcpy` call on thumbv7em; firmware builds it in place.
     pub fn set_errtrig_base(&mut self, block: u32, base: DeviceAddr) -> Result<()> {
-        *block_slot(&mut self.errtrig, block, "errtrig block")? = Some(base);
-        Ok(())
+        self.errtrig.record(block, base, "errtrig block")
     }
 
     /// [`MsixIntc::with_ens_nq`] in place (see [`MsixIntc::set_errtrig_base`]).
     pub fn set_ens_nq(&mut self, block: u32, nq: EnsNq) -> Result<()> {
-        *block_slot(&mut self.ens_nq, block, "intc ens block")? = Some(nq);
-        Ok(())
+        self.ens_nq.record(block, nq, "intc ens block")
     }
 
     /// The MSI-X block base.
@@ -149,7 +193,7 @@ impl MsixIntc {
 
     /// The base of errtrig block `block`, if recorded.
     pub fn errtrig_base(&self, block: usize) -> Option<DeviceAddr> {
-        self.errtrig.get(block).copied().flatten()
+        self.errtrig.get(block)
     }
 
     /// The vector-mask shadow (`top_intc_masks[0]`).
@@ -169,27 +213,31 @@ impl MsixIntc {
     /// (`+2060 + 16 * vec`). `vec > 7` → `InvalidArgument` (-22), nothing
     /// written [004 §4].
     pub fn mask_vector<M: Mmio + ?Sized>(&self, mmio: &M, vec: u32) -> Result<()> {
-        Self::check_vector(vec)?;
-        let ctrl = VECTOR_CTRL.at(vec)?;
-        critical_section::with(|cs| {
-            let shadow = self.vec_mask.borrow(cs);
-            shadow.set(shadow.get() | (1 << vec));
-            SET_MASK.write(mmio, self.msix, shadow.get())?;
-            ctrl.write(mmio, self.msix, 1)
-        })
+        self.set_vector_masked(mmio, vec, true)
     }
 
     /// Unmask MSI-X vector `vec`: shadow `&= !(1 << vec)`, write the shadow to
     /// clear-mask (`+24`), then 0 to the vector's control word. `vec > 7` →
     /// `InvalidArgument` (-22), nothing written [004 §4].
     pub fn unmask_vector<M: Mmio + ?Sized>(&self, mmio: &M, vec: u32) -> Result<()> {
+        self.set_vector_masked(mmio, vec, false)
+    }
+
+    /// The mask (`masked`) or unmask program of vector `vec`: the shadow's
+    /// bit, the shadow to set-mask or clear-mask, then the control word.
+    fn set_vector_masked<M: Mmio + ?Sized>(&self, mmio: &M, vec: u32, masked: bool) -> Result<()> {
         Self::check_vector(vec)?;
         let ctrl = VECTOR_CTRL.at(vec)?;
+        let (publish, bit) = if masked {
+            (SET_MASK, 1 << vec)
+        } else {
+            (CLEAR_MASK, 0)
+        };
         critical_section::with(|cs| {
             let shadow = self.vec_mask.borrow(cs);
-            shadow.set(shadow.get() & !(1 << vec));
-            CLEAR_MASK.write(mmio, self.msix, shadow.get())?;
-            ctrl.write(mmio, self.msix, 0)
+            shadow.set(shadow.get() & !(1 << vec) | bit);
+            publish.write(mmio, self.msix, shadow.get())?;
+            ctrl.write(mmio, self.msix, masked as u32)
         })
     }
 
@@ -244,18 +292,22 @@ impl MsixIntc {
         Ok(base.add(line.unit_offset()))
     }
 
-    /// Read-modify-write of `reg` in the line's unit, under the critical
-    /// section, so that two contexts' updates of one mask word do not lose a
-    /// bit.
+    /// Set (`set`) or clear the line's bit of `reg` in the line's unit by
+    /// read-modify-write, under the critical section, so that two contexts'
+    /// updates of one mask word do not lose a bit.
     fn modify_unit<M: Mmio + ?Sized>(
         &self,
         mmio: &M,
         line: ErrtrigLine,
         reg: Reg,
-        f: impl FnOnce(u32) -> u32,
+        set: bool,
     ) -> Result<()> {
         let unit = self.unit(line)?;
-        critical_section::with(|_| reg.modify(mmio, unit, f).map(|_| ()))
+        let bit = line.bit_mask();
+        critical_section::with(|_| {
+            reg.modify(mmio, unit, |r| if set { r | bit } else { r & !bit })
+                .map(|_| ())
+        })
     }
 
     /// Latch a cause: write `1 << bit` to `int_cause_set_grp` (`+8`) of the
@@ -274,7 +326,7 @@ impl MsixIntc {
     /// Mask the line's interrupt: `int_mask_grp |= 1 << bit` (read-modify-write;
     /// interpretation MED, see the module docs).
     pub fn mask_interrupt<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        self.modify_unit(mmio, line, MASK.flat(), |r| r | line.bit_mask())
+        self.modify_unit(mmio, line, MASK.flat(), true)
     }
 
     /// Unmask the line's interrupt: write `!(1 << bit)` to `int_mask_clear_grp`
@@ -287,28 +339,14 @@ impl MsixIntc {
     /// Mask the line's notification log: `int_log_msk_grp |= 1 << bit`
     /// (interpretation MED, see the module docs).
     pub fn mask_notification<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        self.modify_unit(mmio, line, LOG_MSK.flat(), |r| r | line.bit_mask())
+        self.modify_unit(mmio, line, LOG_MSK.flat(), true)
     }
 
     /// Unmask the line's notification log: `int_log_msk_grp &= !(1 << bit)`
     /// (interpretation MED, see the module docs).
     pub fn unmask_notification<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        self.modify_unit(mmio, line, LOG_MSK.flat(), |r| r & !line.bit_mask())
+        self.modify_unit(mmio, line, LOG_MSK.flat(), false)
     }
-}
-
-/// Slot `block` of a per-errtrig-block table; `block >= ERRTRIG_BLOCKS` (56)
-/// → `OutOfRange` named `what`.
-fn block_slot<'s, T>(
-    slots: &'s mut [T; ERRTRIG_BLOCKS],
-    block: u32,
-    what: &'static str,
-) -> Result<&'s mut T> {
-    slots.get_mut(block as usize).ok_or(Error::out_of_range(
-        what,
-        block as u64,
-        ERRTRIG_BLOCKS as u64,
-    ))
 }
 
 #[cfg(test)]
@@ -393,6 +431,12 @@ mod tests {
         assert!(h.set_ens_nq(56, nq).is_err());
         assert_eq!(h.errtrig_base(0), None);
         assert_eq!(h.ens_nq(55), None);
+        // A recorded zero is recorded: set-ness is not read from the value.
+        h.set_errtrig_base(3, DeviceAddr(0)).unwrap();
+        h.set_ens_nq(4, EnsNq::ZERO).unwrap();
+        assert_eq!(h.errtrig_base(3), Some(DeviceAddr(0)));
+        assert_eq!(h.ens_nq(4), Some(EnsNq::ZERO));
+        assert_eq!((h.errtrig_base(4), h.ens_nq(3)), (None, None));
     }
 
     /// Both per-block tables hold blocks 0..56 and refuse block 56 by name.

@@ -30,6 +30,9 @@ use super::regs::{self, coal_ctrl, wob_ctrl};
 /// The register flavour of one engine, chosen at run time [004 §3 QUIRK].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+// A word: the records that hold it (the engine, `EnsNq`) have no padding
+// then, so they are built and moved as whole words.
+#[repr(u32)]
 pub enum Flavour {
     /// `notific_1_queue` (a TopSP): per-NQ registers at fixed offsets, no stride;
     /// no coalescer timer at init.
@@ -440,10 +443,8 @@ impl<M: Mmio> NotificEngine<M> {
 
     fn apply_bp_config(&mut self, mode: BpMode) -> Result<()> {
         self.write(regs::SW_BACKPRESSURE, mode.sw_backpressure())?;
-        self.write(regs::HW_BACKPRESSURE_LO, u32::MAX)?;
-        self.write(regs::HW_BACKPRESSURE_HI, u32::MAX)?;
-        self.hw_bp_shadow = u64::MAX;
-        Ok(())
+        // Every lane: the masked update of all 64 bits to ones.
+        self.update_hw_bp(u64::MAX, u64::MAX)
     }
 
     /// `set_axi_id`: write `nq_axi_id`, then read-modify-write bit 0 of
