@@ -1,7 +1,5 @@
-//! `ArchArg`, an arch on the command line: the CLI's root type that `map.rs`,
-//! `decode.rs`, `trace.rs` and `demo.rs` name as `crate::ArchArg`. Its own
-//! file so that the decoder's model test and fuzz target, which compile
-//! `map.rs` and `decode.rs` in by path, include this same definition.
+//! `ArchArg`, an arch on the command line: the `--arch` of every subcommand,
+//! re-exported at the crate root as `khal_cli::ArchArg`.
 
 use clap::ValueEnum;
 use khal::ArchId;

@@ -766,42 +766,129 @@ fn demo(args: &DemoArgs) -> Result<String, DemoError> {
         ModeArg::Phase => ConsumeMode::Phase,
         ModeArg::Tail => ConsumeMode::Tail,
     };
+    let dev = model()?;
+    let meter: Meter<'_> = Counting::new(HeadWrites {
+        inner: &dev,
+        blocks: [TPB_ENS, TOPSP_ENS],
+        count: Cell::new(0),
+    });
+    let (arch, b, mut engines) = bring_up(id, &dev, &meter)?;
+    let bufs = ring_buffers(&dev)?;
+    let mut delay = SimDelay::new(&dev);
+    let mut lanes = lanes(&dev, &bufs, &mut engines, mode, &mut delay)?;
+    let setup = Counts::now(&meter);
+
+    let bar = progress(args);
+    let mut st = Stats::default();
+    // The traffic and the final resets; a failure keeps the counts so far for
+    // the JSON summary.
+    let mut outcome = traffic(
+        args,
+        &dev,
+        &meter,
+        &mut lanes,
+        &mut delay,
+        &mut st,
+        bar.as_ref(),
+    );
+    // The traffic's counts (the enables' resets wrote one head each before).
+    let mut counts = setup.since(&meter);
+    if outcome.is_ok() {
+        outcome = quiesce(&mut lanes, &mut engines, &mut delay);
+    }
+    if outcome.is_err() {
+        if let Some(p) = &bar {
+            p.finish_and_clear();
+        }
+        // Failed mid-traffic: the counts up to the failure.
+        counts = setup.since(&meter);
+    }
+    st.lost += lanes
+        .iter()
+        .map(|l| l.accepted.saturating_sub(l.received))
+        .sum::<u64>();
+    let report = Report {
+        id,
+        arch,
+        mode: args.mode,
+        b: &b,
+        st: &st,
+        reads: meter.reads(),
+        writes: meter.writes(),
+        traffic: counts,
+        rings: lanes.len(),
+        sim_us: dev_now_us(&dev),
+        elapsed_ms: start.elapsed().as_millis() as u64,
+    };
+    if args.json {
+        let v = report.json();
+        return match outcome {
+            Ok(()) => Ok(format!("{v}\n")),
+            Err(error) => Err(DemoError {
+                error,
+                summary: Some(v),
+            }),
+        };
+    }
+    outcome?;
+    let ok = st.lost == 0 && st.duplicated == 0 && st.misrouted == 0 && st.drained == st.posted;
+    let out = report.text(ok);
+    if !ok {
+        return Err(Error::DeviceFault(Fault::Other(
+            "notifications lost, duplicated or misrouted",
+        ))
+        .into());
+    }
+    Ok(out)
+}
+
+/// The device model with the demo's blocks mounted: the two notification
+/// blocks and the TPB engine windows.
+fn model() -> khal::Result<DeviceModel> {
     let dev = DeviceModel::new();
     dev.mount(TPB_ENS, NotificModel::new(Flavour::TenQueue))?;
     dev.mount(TOPSP_ENS, NotificModel::new(Flavour::SingleQueue))?;
     for (name, base) in WINDOWS {
         dev.mount(base, TpbWindow::new(name, WINDOW_SIZE))?;
     }
-    let meter: Meter<'_> = Counting::new(HeadWrites {
-        inner: &dev,
-        blocks: [TPB_ENS, TOPSP_ENS],
-        count: Cell::new(0),
-    });
+    Ok(dev)
+}
 
+/// Steps 1-5: bind the arch, `stpb_init` and the engine leaves, the TopSP
+/// engine, the DVE tables and (MARIANA) the INTC. The two notification
+/// engines: the TPB's, then the TopSP's.
+fn bring_up<'m>(
+    id: ArchId,
+    dev: &DeviceModel,
+    meter: &'m Meter<'m>,
+) -> khal::Result<(AnyArch, Bringup, [NotificEngine<&'m Meter<'m>>; 2])> {
     // 1-3: bind, engines.
     let arch = AnyArch::new(id as u32)?;
     let mut b = Bringup::default();
-    let (stpb, tpb) = bring_up_engines(arch, &meter)?;
+    let (stpb, tpb) = bring_up_engines(arch, meter)?;
     b.stpb = stpb;
     b.engine = match id {
-        ArchId::Sunda => engine_leaves::<Sunda>(&dev, &meter),
-        ArchId::Cayman => engine_leaves::<Cayman>(&dev, &meter),
-        ArchId::Mariana => engine_leaves::<Mariana>(&dev, &meter),
+        ArchId::Sunda => engine_leaves::<Sunda>(dev, meter),
+        ArchId::Cayman => engine_leaves::<Cayman>(dev, meter),
+        ArchId::Mariana => engine_leaves::<Mariana>(dev, meter),
     };
-    let topsp = NotificEngine::init(&meter, TOPSP_ENS, EngineConfig::top_sp(BpMode::None))?;
-    let mut engines = [tpb, topsp];
+    let topsp = NotificEngine::init(meter, TOPSP_ENS, EngineConfig::top_sp(BpMode::None))?;
 
     // 4-5: DVE, INTC.
     match id {
-        ArchId::Sunda => load_dve::<Sunda>(&dev, &mut b)?,
-        ArchId::Cayman => load_dve::<Cayman>(&dev, &mut b)?,
-        ArchId::Mariana => load_dve::<Mariana>(&dev, &mut b)?,
+        ArchId::Sunda => load_dve::<Sunda>(dev, &mut b)?,
+        ArchId::Cayman => load_dve::<Cayman>(dev, &mut b)?,
+        ArchId::Mariana => load_dve::<Mariana>(dev, &mut b)?,
     }
     if id == ArchId::Mariana {
-        b.intc = Some(intc_demo(&dev, &meter)?);
+        b.intc = Some(intc_demo(dev, meter)?);
     }
+    Ok((arch, b, [tpb, topsp]))
+}
 
-    // 6: rings on allocator DMA buffers attached to the model.
+/// Step 6's memory: 11 ring buffers from the host allocator, attached to the
+/// model.
+fn ring_buffers(dev: &DeviceModel) -> khal::Result<Vec<Arc<DmaBuf>>> {
     let mut alloc = HostAllocator::new(Identity);
     let mut bufs: Vec<Arc<DmaBuf>> = Vec::new();
     for _ in 0..11 {
@@ -809,8 +896,19 @@ fn demo(args: &DemoArgs) -> Result<String, DemoError> {
         dev.attach_host(buf.clone());
         bufs.push(buf);
     }
+    Ok(bufs)
+}
+
+/// Step 6's rings: queues 0-9 of the TPB engine and queue 0 of the TopSP
+/// engine, each configured on its buffer and enabled.
+fn lanes<'b>(
+    dev: &DeviceModel,
+    bufs: &'b [Arc<DmaBuf>],
+    engines: &mut [NotificEngine<&'b Meter<'b>>; 2],
+    mode: ConsumeMode,
+    delay: &mut SimDelay<'_, DeviceModel>,
+) -> khal::Result<Vec<Lane<'b>>> {
     let mut lanes: Vec<Lane<'_>> = Vec::new();
-    let mut delay = SimDelay::new(&dev);
     for (i, buf) in bufs.iter().enumerate() {
         let (engine, base, idx) = if i < 10 {
             (0, TPB_ENS, i as u32)
@@ -822,7 +920,7 @@ fn demo(args: &DemoArgs) -> Result<String, DemoError> {
             .ok_or(Error::InvalidArgument("demo engine"))?;
         let cfg = NqConfig::new(RING_BYTES, mode).with_budget(BUDGET);
         let mut ring = NqRing::configure_host(&**buf, e.queue(idx)?, cfg).map_err(Error::from)?;
-        ring.enable(e, &mut delay)?;
+        ring.enable(e, delay)?;
         let next_seq = dev
             .with_block(base, |nm: &mut NotificModel, _| nm.next_seq(idx))
             .unwrap_or(0);
@@ -837,122 +935,166 @@ fn demo(args: &DemoArgs) -> Result<String, DemoError> {
             backlog: 0,
         });
     }
-    let setup_reads = meter.reads();
-    let setup_writes = meter.writes();
-    let setup_heads = meter.inner().count.get();
+    Ok(lanes)
+}
 
-    let bar = progress(args);
-    let mut st = Stats::default();
+/// Step 6's traffic: until every notification is posted, the device posts a
+/// burst on every queue (what back-pressure allows; `--fault` injected
+/// half-way) and the host drains every queue, checking each entry. Every
+/// wait for the device is bounded.
+fn traffic(
+    args: &DemoArgs,
+    dev: &DeviceModel,
+    meter: &Meter<'_>,
+    lanes: &mut [Lane<'_>],
+    delay: &mut SimDelay<'_, DeviceModel>,
+    st: &mut Stats,
+    bar: Option<&indicatif::ProgressBar>,
+) -> khal::Result<()> {
     let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
     let mut remaining = args.notifications;
     let mut injected = false;
     let mut buf = [NqEntry::default(); 128];
     let half = args.notifications / 2;
-    let (mut traffic_reads, mut traffic_writes, mut head_writes) = (0, 0, 0);
-    // The traffic and the final resets; a failure keeps the counts so far for
-    // the JSON summary.
-    let outcome = (|| -> khal::Result<()> {
-        while remaining > 0 || lanes.iter().any(|l| l.backlog > 0) {
-            // The device posts a burst on every queue (what back-pressure allows).
-            for (i, lane) in lanes.iter_mut().enumerate() {
-                if remaining > 0 {
-                    let allocated = args.notifications - remaining;
-                    let mut burst = (1 + rng.next() % MAX_BURST).min(remaining);
-                    match args.fault {
-                        // The fault lane's burst that crosses half-way is posted
-                        // on a faulty device; the other lanes stop at half-way
-                        // until then, so the fault is always exercised.
-                        Some(f) if !injected && i == FAULT_LANE && allocated + burst > half => {
-                            inject(&dev, f, lane);
-                            injected = true;
-                        }
-                        Some(_) if !injected => burst = burst.min(half - allocated),
-                        _ => {}
+    while remaining > 0 || lanes.iter().any(|l| l.backlog > 0) {
+        // The device posts a burst on every queue (what back-pressure allows).
+        for (i, lane) in lanes.iter_mut().enumerate() {
+            if remaining > 0 {
+                let allocated = args.notifications - remaining;
+                let mut burst = (1 + rng.next() % MAX_BURST).min(remaining);
+                match args.fault {
+                    // The fault lane's burst that crosses half-way is posted
+                    // on a faulty device; the other lanes stop at half-way
+                    // until then, so the fault is always exercised.
+                    Some(f) if !injected && i == FAULT_LANE && allocated + burst > half => {
+                        inject(dev, f, lane);
+                        injected = true;
                     }
-                    lane.backlog += burst;
-                    remaining -= burst;
+                    Some(_) if !injected => burst = burst.min(half - allocated),
+                    _ => {}
                 }
-                if lane.backlog == 0 {
-                    continue;
-                }
-                let n = post(&dev, lane)?;
-                st.posted += n;
-                if n == 0 && lane.received == lane.accepted {
-                    // An empty ring and a device that takes nothing. Phase mode
-                    // has read no register yet: probe the device once (a gone
-                    // device reads all ones, a lying tail fails its checks) so the
-                    // fault is named at once rather than after the budget.
-                    lane.ring.tail_offset()?;
-                    // A live device that takes nothing: wait (budget).
-                    poll_until(
-                        &mut delay,
-                        BUDGET,
-                        "device accepting notifications on an empty NQ",
-                        || {
-                            let n = post(&dev, lane)?;
-                            st.posted += n;
-                            Ok(n > 0)
-                        },
-                    )?;
-                }
+                lane.backlog += burst;
+                remaining -= burst;
             }
-            // The host drains every queue; what the device says it wrote but the
-            // host cannot see yet is waited for (budget).
-            for lane in lanes.iter_mut() {
-                drain_lane(&dev, &meter, lane, &mut buf, &mut st)?;
-                if lane.received < lane.accepted {
-                    poll_until(
-                        &mut SimDelay::new(&dev),
-                        BUDGET,
-                        "posted notifications landing (phase bits)",
-                        || {
-                            drain_lane(&dev, &meter, lane, &mut buf, &mut st)?;
-                            Ok(lane.received >= lane.accepted)
-                        },
-                    )?;
-                }
+            if lane.backlog == 0 {
+                continue;
             }
-            if let Some(p) = &bar {
-                p.set_position(st.drained);
+            let n = post(dev, lane)?;
+            st.posted += n;
+            if n == 0 && lane.received == lane.accepted {
+                // An empty ring and a device that takes nothing. Phase mode
+                // has read no register yet: probe the device once (a gone
+                // device reads all ones, a lying tail fails its checks) so the
+                // fault is named at once rather than after the budget.
+                lane.ring.tail_offset()?;
+                // A live device that takes nothing: wait (budget).
+                poll_until(
+                    delay,
+                    BUDGET,
+                    "device accepting notifications on an empty NQ",
+                    || {
+                        let n = post(dev, lane)?;
+                        st.posted += n;
+                        Ok(n > 0)
+                    },
+                )?;
             }
         }
-        if let Some(p) = &bar {
-            p.finish_and_clear();
-        }
-        traffic_reads = meter.reads() - setup_reads;
-        traffic_writes = meter.writes() - setup_writes;
-        // Head writes of the traffic (the enables' resets wrote one each before).
-        head_writes = meter.inner().count.get() - setup_heads;
-
-        // 7: quiesce every queue.
+        // The host drains every queue; what the device says it wrote but the
+        // host cannot see yet is waited for (budget).
         for lane in lanes.iter_mut() {
-            let e = engines
-                .get_mut(lane.engine)
-                .ok_or(Error::InvalidArgument("demo engine"))?;
-            lane.ring.reset(e, &mut delay)?;
+            drain_lane(dev, meter, lane, &mut buf, st)?;
+            if lane.received < lane.accepted {
+                poll_until(
+                    &mut SimDelay::new(dev),
+                    BUDGET,
+                    "posted notifications landing (phase bits)",
+                    || {
+                        drain_lane(dev, meter, lane, &mut buf, st)?;
+                        Ok(lane.received >= lane.accepted)
+                    },
+                )?;
+            }
         }
-        Ok(())
-    })();
-    if let (Some(p), Err(_)) = (&bar, &outcome) {
+        if let Some(p) = bar {
+            p.set_position(st.drained);
+        }
+    }
+    if let Some(p) = bar {
         p.finish_and_clear();
     }
-    if outcome.is_err() {
-        // Failed mid-traffic: the counts up to the failure.
-        traffic_reads = meter.reads() - setup_reads;
-        traffic_writes = meter.writes() - setup_writes;
-        head_writes = meter.inner().count.get() - setup_heads;
-    }
-    st.lost += lanes
-        .iter()
-        .map(|l| l.accepted.saturating_sub(l.received))
-        .sum::<u64>();
-    let elapsed_ms = start.elapsed().as_millis() as u64;
+    Ok(())
+}
 
-    if args.json {
-        let v = serde_json::json!({
+/// Step 7: quiesce every queue.
+fn quiesce<'b>(
+    lanes: &mut [Lane<'b>],
+    engines: &mut [NotificEngine<&'b Meter<'b>>; 2],
+    delay: &mut SimDelay<'_, DeviceModel>,
+) -> khal::Result<()> {
+    for lane in lanes.iter_mut() {
+        let e = engines
+            .get_mut(lane.engine)
+            .ok_or(Error::InvalidArgument("demo engine"))?;
+        lane.ring.reset(e, delay)?;
+    }
+    Ok(())
+}
+
+/// MMIO reads, writes and NQ head writes: totals at a point, or the
+/// difference since one.
+#[derive(Debug, Clone, Copy)]
+struct Counts {
+    reads: u64,
+    writes: u64,
+    heads: u64,
+}
+
+impl Counts {
+    fn now(meter: &Meter<'_>) -> Counts {
+        Counts {
+            reads: meter.reads(),
+            writes: meter.writes(),
+            heads: meter.inner().count.get(),
+        }
+    }
+
+    /// What `meter` counted since `self`.
+    fn since(self, meter: &Meter<'_>) -> Counts {
+        let now = Counts::now(meter);
+        Counts {
+            reads: now.reads - self.reads,
+            writes: now.writes - self.writes,
+            heads: now.heads - self.heads,
+        }
+    }
+}
+
+/// What a run prints: the bring-up, the traffic's checks and counts.
+struct Report<'a> {
+    id: ArchId,
+    arch: AnyArch,
+    mode: ModeArg,
+    b: &'a Bringup,
+    st: &'a Stats,
+    /// MMIO reads and writes in all.
+    reads: u64,
+    writes: u64,
+    /// MMIO and head writes of the traffic.
+    traffic: Counts,
+    rings: usize,
+    sim_us: u64,
+    elapsed_ms: u64,
+}
+
+impl Report<'_> {
+    /// The `--json` summary (schema [`SCHEMA`]).
+    fn json(&self) -> serde_json::Value {
+        let (b, st) = (self.b, self.st);
+        serde_json::json!({
             "schema": SCHEMA,
-            "arch": id.to_string(),
-            "mode": match mode { ConsumeMode::Phase => "phase", ConsumeMode::Tail => "tail" },
+            "arch": self.id.to_string(),
+            "mode": self.mode.name(),
             "posted": st.posted,
             "drained": st.drained,
             "lost": st.lost,
@@ -962,13 +1104,13 @@ fn demo(args: &DemoArgs) -> Result<String, DemoError> {
             "drain_calls": st.drain_calls,
             "empty_polls": st.empty_polls,
             "non_empty_drains": st.drain_calls - st.empty_polls,
-            "mmio_reads": meter.reads(),
-            "mmio_writes": meter.writes(),
-            "traffic_mmio_reads": traffic_reads,
-            "traffic_mmio_writes": traffic_writes,
+            "mmio_reads": self.reads,
+            "mmio_writes": self.writes,
+            "traffic_mmio_reads": self.traffic.reads,
+            "traffic_mmio_writes": self.traffic.writes,
             "drain_mmio_reads": st.drain_mmio_reads,
-            "head_writes": head_writes,
-            "rings": lanes.len(),
+            "head_writes": self.traffic.heads,
+            "rings": self.rings,
             "ring_entries": RING_ENTRIES,
             "stpb_init": b.stpb,
             "engine_bringup": b.engine.iter().map(|(w, o)| serde_json::json!({"step": w, "outcome": o})).collect::<Vec<_>>(),
@@ -979,100 +1121,93 @@ fn demo(args: &DemoArgs) -> Result<String, DemoError> {
                 "content": "demo",
             },
             "intc": b.intc,
-            "sim_time_us": dev_now_us(&dev),
-            "elapsed_ms": elapsed_ms,
-        });
-        return match outcome {
-            Ok(()) => Ok(format!("{v}\n")),
-            Err(error) => Err(DemoError {
-                error,
-                summary: Some(v),
-            }),
-        };
+            "sim_time_us": self.sim_us,
+            "elapsed_ms": self.elapsed_ms,
+        })
     }
-    outcome?;
-    let ok = st.lost == 0 && st.duplicated == 0 && st.misrouted == 0 && st.drained == st.posted;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "khal demo: {id} on the built-in device model (block bases are demo choices)"
-    );
-    let _ = writeln!(out, "  bind       {arch:?} from arch id {}", id as u32);
-    let _ = writeln!(out, "  stpb_init  {}", b.stpb);
-    for (what, outcome) in &b.engine {
-        let _ = writeln!(out, "             {what}: {outcome}");
-    }
-    let _ = writeln!(
-        out,
-        "  notific    TPB engine: 10 queues (sp_init); TopSP engine: 1 queue; bp mode 1"
-    );
-    let _ = writeln!(out, "  dve        {}", b.dve);
-    let _ = writeln!(out, "             sha256 {}", b.dve_fingerprint);
-    match &b.intc {
-        Some(i) => {
-            let _ = writeln!(out, "  intc       {i}");
+
+    /// The summary on a terminal; `ok`: every notification received once and
+    /// in order.
+    fn text(&self, ok: bool) -> String {
+        let (id, b, st) = (self.id, self.b, self.st);
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "khal demo: {id} on the built-in device model (block bases are demo choices)"
+        );
+        let _ = writeln!(
+            out,
+            "  bind       {:?} from arch id {}",
+            self.arch, id as u32
+        );
+        let _ = writeln!(out, "  stpb_init  {}", b.stpb);
+        for (what, outcome) in &b.engine {
+            let _ = writeln!(out, "             {what}: {outcome}");
         }
-        // Only MARIANA's INTC leaves are in the notes; khal does not build
-        // `Intc` for the other two (`Intc<Cayman>` does not compile) [FACTS §7].
-        None => {
-            let _ = writeln!(
+        let _ = writeln!(
+            out,
+            "  notific    TPB engine: 10 queues (sp_init); TopSP engine: 1 queue; bp mode 1"
+        );
+        let _ = writeln!(out, "  dve        {}", b.dve);
+        let _ = writeln!(out, "             sha256 {}", b.dve_fingerprint);
+        match &b.intc {
+            Some(i) => {
+                let _ = writeln!(out, "  intc       {i}");
+            }
+            // Only MARIANA's INTC leaves are in the notes; khal does not build
+            // `Intc` for the other two (`Intc<Cayman>` does not compile) [FACTS §7].
+            None => {
+                let _ = writeln!(
+                    out,
+                    "  intc       skipped: {id}'s INTC is not traced in the notes (only MARIANA's is)"
+                );
+            }
+        }
+        let _ = writeln!(
+            out,
+            "  rings      {} NQs x {RING_ENTRIES} entries on allocator DMA buffers, {} mode",
+            self.rings,
+            self.mode.name()
+        );
+        let _ = writeln!(
+            out,
+            "  traffic    posted = {}, drained = {}, lost = {}, duplicated = {}, wraps = {}",
+            st.posted, st.drained, st.lost, st.duplicated, st.wraps
+        );
+        let _ = writeln!(
+            out,
+            "  drain      {} calls ({} empty polls), {} head writes, {} MMIO reads while draining",
+            st.drain_calls, st.empty_polls, self.traffic.heads, st.drain_mmio_reads
+        );
+        let _ = writeln!(
+            out,
+            "  mmio       {} reads, {} writes in all ({} / {} during traffic)",
+            self.reads, self.writes, self.traffic.reads, self.traffic.writes
+        );
+        // Simulated time only passes when a bounded wait has to sleep; a healthy
+        // run finds every notification already landed, so it spends none.
+        let elapsed_ms = self.elapsed_ms;
+        let _ = match self.sim_us {
+            0 => writeln!(
                 out,
-                "  intc       skipped: {id}'s INTC is not traced in the notes (only MARIANA's is)"
-            );
-        }
-    }
-    let _ = writeln!(
-        out,
-        "  rings      {} NQs x {RING_ENTRIES} entries on allocator DMA buffers, {} mode",
-        lanes.len(),
-        args.mode.name()
-    );
-    let _ = writeln!(
-        out,
-        "  traffic    posted = {}, drained = {}, lost = {}, duplicated = {}, wraps = {}",
-        st.posted, st.drained, st.lost, st.duplicated, st.wraps
-    );
-    let _ = writeln!(
-        out,
-        "  drain      {} calls ({} empty polls), {} head writes, {} MMIO reads while draining",
-        st.drain_calls, st.empty_polls, head_writes, st.drain_mmio_reads
-    );
-    let _ = writeln!(
-        out,
-        "  mmio       {} reads, {} writes in all ({} / {} during traffic)",
-        meter.reads(),
-        meter.writes(),
-        traffic_reads,
-        traffic_writes
-    );
-    // Simulated time only passes when a bounded wait has to sleep; a healthy
-    // run finds every notification already landed, so it spends none.
-    let _ = match dev_now_us(&dev) {
-        0 => writeln!(
+                "  time       {elapsed_ms} ms wall; no wait had to sleep (0 us of simulated device time)"
+            ),
+            us => writeln!(
+                out,
+                "  time       {elapsed_ms} ms wall; {us} us of simulated device time spent in bounded waits"
+            ),
+        };
+        let _ = writeln!(
             out,
-            "  time       {elapsed_ms} ms wall; no wait had to sleep (0 us of simulated device time)"
-        ),
-        us => writeln!(
-            out,
-            "  time       {elapsed_ms} ms wall; {us} us of simulated device time spent in bounded waits"
-        ),
-    };
-    let _ = writeln!(
-        out,
-        "result: {}",
-        if ok {
-            "OK, every notification received once and in order"
-        } else {
-            "MISMATCH"
-        }
-    );
-    if !ok {
-        return Err(Error::DeviceFault(Fault::Other(
-            "notifications lost, duplicated or misrouted",
-        ))
-        .into());
+            "result: {}",
+            if ok {
+                "OK, every notification received once and in order"
+            } else {
+                "MISMATCH"
+            }
+        );
+        out
     }
-    Ok(out)
 }
 
 impl ModeArg {

@@ -19,6 +19,7 @@ use khal::core::family::{
     nx_local::{DmaReg, RsvdSpace},
     Arch, Doorbell, FlagSelected, Gated, HbmChannel, NotificMask, Offset, Q7Owner, Tile,
 };
+use khal::core::regs::{Field, Reg};
 use khal::{ArchId, Cayman, Engine, Error, Mariana, Sunda};
 use serde_json::{json, Value as Json};
 
@@ -381,6 +382,51 @@ fn eng_idx(e: Engine) -> Option<(&'static str, u32)> {
     Some(("engine", e.index() as u32))
 }
 
+/// A register's offset in its window, or the typed reason there is none.
+fn reg(x: khal::Result<Reg>) -> Val {
+    res(x, |g| Val::Offset(g.offset()))
+}
+
+/// A register bit field.
+fn field(f: Field) -> Val {
+    Val::Field {
+        mask: f.mask(),
+        shift: f.shift(),
+    }
+}
+
+/// A capability-gated getter's answer when it returns the C 0 sentinel.
+fn absent() -> Val {
+    Val::Absent("the getter returns the 0 sentinel")
+}
+
+/// A capability-gated offset [FACTS §13.9].
+fn gated(g: khal::Result<Gated<Offset>>) -> Val {
+    match g {
+        Ok(Gated::Present(o)) => Val::Offset(o.get()),
+        Ok(Gated::Absent) => absent(),
+        Err(e) => Val::from_err(e),
+    }
+}
+
+/// A capability-gated pair of offsets a flag selects between [FACTS §13.9].
+fn gated_pair(g: khal::Result<Gated<FlagSelected>>) -> Val {
+    match g {
+        Ok(Gated::Present(FlagSelected([a, b]))) => Val::OneOf([a.get(), b.get()]),
+        Ok(Gated::Absent) => absent(),
+        Err(e) => Val::from_err(e),
+    }
+}
+
+/// A register of an engine bring-up leaf, absent where the leaf is a no-op.
+fn gated_reg(g: khal::Result<Gated<Reg>>) -> Val {
+    match g {
+        Ok(Gated::Present(r)) => Val::Offset(r.offset()),
+        Ok(Gated::Absent) => Val::Absent("the leaf is a no-op on this arch"),
+        Err(e) => Val::from_err(e),
+    }
+}
+
 /// The usual grade and source of a family on an arch, as [FACTS] gives them.
 /// Items FACTS grades apart (the SP sequencer triple, the DVE name↔slot
 /// pairing, the values of an earlier revision…) are pushed with their own
@@ -485,12 +531,40 @@ fn src(family: &str, arch: ArchId) -> Prov {
     }
 }
 
-/// Walk every family of `A` into rows.
+/// Walk every family of `A` into rows, in the order the table prints them.
 pub fn walk<A: Arch>() -> Vec<Item> {
+    let steps: [fn(&mut Rows); 20] = [
+        identity::<A>,
+        tpb::<A>,
+        hbm::<A>,
+        iram::<A>,
+        seq::<A>,
+        hw_decode::<A>,
+        dve::<A>,
+        act::<A>,
+        cap_cfg::<A>,
+        topsp::<A>,
+        nx_local::<A>,
+        nx_local_fields::<A>,
+        nx_local_leaves::<A>,
+        xt_windows::<A>,
+        q7::<A>,
+        dge_sdma::<A>,
+        slots::<A>,
+        notific_masks::<A>,
+        msix::<A>,
+        nq_mailbox::<A>,
+    ];
     let mut r = Rows(Vec::new());
-    let s = |f| src(f, A::ID);
+    for step in steps {
+        step(&mut r);
+    }
+    r.0
+}
 
-    // identity
+/// The identity: the arch id and the engine count.
+fn identity<A: Arch>(r: &mut Rows) {
+    let s = |f| src(f, A::ID);
     r.push(
         "identity",
         "arch id",
@@ -505,8 +579,11 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         Val::Count(Engine::COUNT as u64),
         s("identity"),
     );
+}
 
-    // TPB / PSUM / PREPROC
+/// The TPBs, their PSUM and the PREPROC windows.
+fn tpb<A: Arch>(r: &mut Rows) {
+    let s = |f| src(f, A::ID);
     r.push(
         "tpb",
         "tpb count",
@@ -571,8 +648,11 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         Val::NotTraced("libnrt preproc table length".into()),
         s("preproc"),
     );
+}
 
-    // HBM
+/// The HBM channels and their sizes.
+fn hbm<A: Arch>(r: &mut Rows) {
+    let s = |f| src(f, A::ID);
     r.push(
         "hbm",
         "hbm channels",
@@ -604,8 +684,11 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         res(A::hbm_bar_window(), |w| Val::Size(w.bytes())),
         s("hbm.bar"),
     );
+}
 
-    // IRAM
+/// The IRAM size of each engine.
+fn iram<A: Arch>(r: &mut Rows) {
+    let s = |f| src(f, A::ID);
     for e in Engine::ALL {
         r.push(
             "iram",
@@ -615,8 +698,11 @@ pub fn walk<A: Arch>() -> Vec<Item> {
             s(if e == Engine::Pe { "iram.pe" } else { "iram" }),
         );
     }
+}
 
-    // Sequencer
+/// Each engine's sequencer triple, device-full and host-visible, and the sizes.
+fn seq<A: Arch>(r: &mut Rows) {
+    let s = |f| src(f, A::ID);
     for e in Engine::ALL {
         let ps = s(match e {
             Engine::Pool => "seq.pool",
@@ -673,8 +759,12 @@ pub fn walk<A: Arch>() -> Vec<Item> {
     }
     r.push("seq", "sz1", None, Val::Size(A::seq_sizes().sz1), s("seq"));
     r.push("seq", "sz2", None, Val::Size(A::seq_sizes().sz2), s("seq"));
+}
 
-    // HW decode: the four outs, bit 35 always folded [FACTS §13.5]
+/// The HW-decode CAM and table of each engine: the four outs, bit 35 always
+/// folded [FACTS §13.5].
+fn hw_decode<A: Arch>(r: &mut Rows) {
+    let s = |f| src(f, A::ID);
     for e in Engine::ALL {
         let prov = if matches!(e, Engine::Pool | Engine::Dve) {
             s("hw_decode.disputed")
@@ -710,8 +800,11 @@ pub fn walk<A: Arch>() -> Vec<Item> {
             ),
         }
     }
+}
 
-    // DVE
+/// The DVE tables' offsets and sizes and the parameter RAM.
+fn dve<A: Arch>(r: &mut Rows) {
+    let s = |f| src(f, A::ID);
     match A::DVE_TABLE_OFFSETS {
         Some(o) => {
             for (n, off) in [
@@ -773,8 +866,11 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         Val::Flag(A::DVE_LOADS_CONTROL_SLOW),
         s("dve"),
     );
+}
 
-    // ACT table params: four raw out-param values [000r1 §3].
+/// The ACT table parameters: four raw out-param values [000r1 §3].
+fn act<A: Arch>(r: &mut Rows) {
+    let s = |f| src(f, A::ID);
     match A::act_table_params() {
         Ok(p) => {
             for (i, v) in p.0.iter().enumerate() {
@@ -789,19 +885,11 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         }
         Err(e) => r.push("act", "act table params", None, Val::from_err(e), s("act")),
     }
+}
 
-    // Capability-gated config offsets: the five getters [FACTS §13.9].
-    let absent = || Val::Absent("the getter returns the 0 sentinel");
-    let gated = |g: khal::Result<Gated<Offset>>| match g {
-        Ok(Gated::Present(o)) => Val::Offset(o.get()),
-        Ok(Gated::Absent) => absent(),
-        Err(e) => Val::from_err(e),
-    };
-    let gated_pair = |g: khal::Result<Gated<FlagSelected>>| match g {
-        Ok(Gated::Present(FlagSelected([a, b]))) => Val::OneOf([a.get(), b.get()]),
-        Ok(Gated::Absent) => absent(),
-        Err(e) => Val::from_err(e),
-    };
+/// The capability-gated config offsets: the five getters [FACTS §13.9].
+fn cap_cfg<A: Arch>(r: &mut Rows) {
+    let s = |f| src(f, A::ID);
     r.push(
         "cap_cfg",
         "sdma_cce_user_offset",
@@ -839,8 +927,11 @@ pub fn walk<A: Arch>() -> Vec<Item> {
             s("cap_cfg"),
         );
     }
+}
 
-    // TopSP-NX [FACTS §3.6, §12.1, §13.2]
+/// The TopSP-NX window and doorbells [FACTS §3.6, §12.1, §13.2].
+fn topsp<A: Arch>(r: &mut Rows) {
+    let s = |f| src(f, A::ID);
     let mariana = A::ID == ArchId::Mariana;
     let topsp_prov = |n: &str| match n {
         "window base" => s("topsp.window"),
@@ -865,9 +956,11 @@ pub fn walk<A: Arch>() -> Vec<Item> {
             topsp_prov(n),
         );
     }
+}
 
-    // NX / XT local
-    let reg = |x: khal::Result<khal::core::regs::Reg>| res(x, |g| Val::Offset(g.offset()));
+/// The NX / XT local registers.
+fn nx_local<A: Arch>(r: &mut Rows) {
+    let s = |f| src(f, A::ID);
     r.push(
         "nx_local",
         "start_ctrl",
@@ -886,10 +979,7 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         "nx_local",
         "notific_sw_queue_num2.events_semaphores_nt",
         None,
-        res(A::events_semaphores_nt(), |f| Val::Field {
-            mask: f.mask(),
-            shift: f.shift(),
-        }),
+        res(A::events_semaphores_nt(), field),
         s("nx_local"),
     );
     r.push(
@@ -939,10 +1029,11 @@ pub fn walk<A: Arch>() -> Vec<Item> {
     ] {
         r.push("nx_local", n, None, v, s("nx_local.r1"));
     }
-    let field = |f: khal::core::regs::Field| Val::Field {
-        mask: f.mask(),
-        shift: f.shift(),
-    };
+}
+
+/// The NX / XT local fields of the earlier revision.
+fn nx_local_fields<A: Arch>(r: &mut Rows) {
+    let s = |f| src(f, A::ID);
     r.push(
         "nx_local",
         "notific_sw_queue_num3.errors_nt",
@@ -964,6 +1055,11 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         res(A::ham_throttle_fields(), |(_, e)| field(e)),
         s("nx_local.r1"),
     );
+}
+
+/// The NX / XT local registers of the engine bring-up leaves.
+fn nx_local_leaves<A: Arch>(r: &mut Rows) {
+    let s = |f| src(f, A::ID);
     // SUNDA's dma_ctrl is decoded from its dma_init [arch-stpb §3].
     let dma_prov = if A::ID == ArchId::Sunda {
         s("nx_local.stpb")
@@ -978,11 +1074,6 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         reg(A::iram_cache_block_size()),
         s("nx_local.stpb"),
     );
-    let gated_reg = |g: khal::Result<Gated<khal::core::regs::Reg>>| match g {
-        Ok(Gated::Present(r)) => Val::Offset(r.offset()),
-        Ok(Gated::Absent) => Val::Absent("the leaf is a no-op on this arch"),
-        Err(e) => Val::from_err(e),
-    };
     r.push(
         "nx_local",
         "xt q7_release_run_stall",
@@ -997,7 +1088,12 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         gated_reg(A::hw_decode_control()),
         s("nx_local.release"),
     );
-    // The XT/NX window per engine; eng 4 by owner (0 TopSP, 1 SP) [FACTS §13.1].
+}
+
+/// The XT/NX window of each engine; eng 4 by owner (0 TopSP, 1 SP)
+/// [FACTS §13.1].
+fn xt_windows<A: Arch>(r: &mut Rows) {
+    let s = |f| src(f, A::ID);
     for (e, owner) in [
         (Engine::Pe, 1u8),
         (Engine::Act, 1),
@@ -1033,8 +1129,12 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         },
         s("xt_window"),
     );
+}
 
-    // Q7: the six outs per owner and the derived per-core layout [FACTS §13.3]
+/// The Q7 parameters: the six outs per owner and the derived per-core layout
+/// [FACTS §13.3].
+fn q7<A: Arch>(r: &mut Rows) {
+    let s = |f| src(f, A::ID);
     for owner in [Q7Owner::Pooling, Q7Owner::ComputeCluster] {
         let o = owner.id();
         let idx = Some(("owner", o));
@@ -1062,8 +1162,12 @@ pub fn walk<A: Arch>() -> Vec<Item> {
             ),
         }
     }
+}
 
-    // DGE, SDMA, the PE-sequencer relbase, the tpb_regs gates [FACTS §12.1, §13.7-§13.9]
+/// DGE, SDMA, the PE-sequencer relbase, the tpb_regs gates [FACTS §12.1,
+/// §13.7-§13.9].
+fn dge_sdma<A: Arch>(r: &mut Rows) {
+    let s = |f| src(f, A::ID);
     r.push(
         "dge",
         "dge carveout cap",
@@ -1107,36 +1211,43 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         gated(Ok(A::RSPCOMB_EIGHT_DEEP)),
         s("tpb_regs"),
     );
-    // The dispatch slots (kaena_khal offsets) with their grade and NULL
-    // policy [002r1 §3], [004 §1], [FACTS §12.2, §12.3, §13.3].
-    {
-        use khal::core::engine::slots::{NullPolicy, SlotGrade, SubTable, SLOTS};
-        for slot in SLOTS {
-            let high = slot.grade == SlotGrade::High;
-            let mut prov = match slot.table {
-                SubTable::Engine(_) => s("slots"),
-                SubTable::Q7 => s("slots.q7"),
-                _ if high => s("slots.notific"),
-                _ => s("slots.notific.r1"),
-            };
-            if !high {
-                prov.confidence = Confidence::Med;
-            }
-            let name = format!("slot {}.{}", slot.table.name(), slot.op);
-            r.push("slots", name, None, Val::Offset(slot.offset.into()), prov);
+}
+
+/// The dispatch slots (kaena_khal offsets) with their grade and NULL policy
+/// [002r1 §3], [004 §1], [FACTS §12.2, §12.3, §13.3].
+fn slots<A: Arch>(r: &mut Rows) {
+    use khal::core::engine::slots::{NullPolicy, SlotGrade, SubTable, SLOTS};
+    let s = |f| src(f, A::ID);
+    for slot in SLOTS {
+        let high = slot.grade == SlotGrade::High;
+        let mut prov = match slot.table {
+            SubTable::Engine(_) => s("slots"),
+            SubTable::Q7 => s("slots.q7"),
+            _ if high => s("slots.notific"),
+            _ => s("slots.notific.r1"),
+        };
+        if !high {
+            prov.confidence = Confidence::Med;
         }
-        // What a NULL Q7 slot does is in no source (not Pooling's return 0).
-        if let Some(q7) = SLOTS.iter().find(|x| x.table == SubTable::Q7) {
-            debug_assert_eq!(q7.null_policy(), NullPolicy::NotTraced);
-            r.push(
-                "slots",
-                "q7 slots: null policy",
-                None,
-                Val::NotTraced("null policy of the q7 slots".into()),
-                s("slots.q7"),
-            );
-        }
+        let name = format!("slot {}.{}", slot.table.name(), slot.op);
+        r.push("slots", name, None, Val::Offset(slot.offset.into()), prov);
     }
+    // What a NULL Q7 slot does is in no source (not Pooling's return 0).
+    if let Some(q7) = SLOTS.iter().find(|x| x.table == SubTable::Q7) {
+        debug_assert_eq!(q7.null_policy(), NullPolicy::NotTraced);
+        r.push(
+            "slots",
+            "q7 slots: null policy",
+            None,
+            Val::NotTraced("null policy of the q7 slots".into()),
+            s("slots.q7"),
+        );
+    }
+}
+
+/// The notification masks.
+fn notific_masks<A: Arch>(r: &mut Rows) {
+    let s = |f| src(f, A::ID);
     for m in NotificMask::ALL {
         r.push(
             "notific_mask",
@@ -1146,19 +1257,19 @@ pub fn walk<A: Arch>() -> Vec<Item> {
             s("notific_mask"),
         );
     }
+}
 
-    // MSI-X details of the earlier revision (MED) [004r1 §4], [FACTS §12.3].
+/// MARIANA's MSI-X details of the earlier revision (MED) [004r1 §4],
+/// [FACTS §12.3].
+fn msix<A: Arch>(r: &mut Rows) {
+    let s = |f| src(f, A::ID);
     if A::ID == ArchId::Mariana {
         use khal::core::intc::regs::{mod_timer_ctrl, GROUP_INTERVAL, GROUP_INTERVAL_FIELD};
-        let f = |f: khal::core::regs::Field| Val::Field {
-            mask: f.mask(),
-            shift: f.shift(),
-        };
         r.push(
             "intc",
             "msix mod_timer_ctrl.reset",
             None,
-            f(mod_timer_ctrl::RESET),
+            field(mod_timer_ctrl::RESET),
             s("intc.r1"),
         );
         r.push(
@@ -1172,12 +1283,15 @@ pub fn walk<A: Arch>() -> Vec<Item> {
             "intc",
             "msix interval[grp] field",
             None,
-            f(GROUP_INTERVAL_FIELD),
+            field(GROUP_INTERVAL_FIELD),
             s("intc.r1"),
         );
     }
+}
 
-    // INTC NQ mailbox map
+/// The INTC NQ mailbox map.
+fn nq_mailbox<A: Arch>(r: &mut Rows) {
+    let s = |f| src(f, A::ID);
     match A::NQ_MAILBOX_MAP {
         Ok(map) => {
             for (i, a) in map.iter().enumerate() {
@@ -1192,7 +1306,6 @@ pub fn walk<A: Arch>() -> Vec<Item> {
         }
         Err(e) => r.push("intc", "nq mailbox map", None, Val::from_err(e), s("intc")),
     }
-    r.0
 }
 
 /// The matrix of one arch.

@@ -106,77 +106,130 @@ impl Lane {
     }
 }
 
+/// Where everything sits: the rows of each lane (in walk order of first
+/// appearance), the grid of items without an address, and the heights.
+struct Layout {
+    /// Each lane's top and bottom.
+    lanes: Vec<(Lane, f64, f64)>,
+    /// Each `(lane, family)` row's top.
+    rows: Vec<((Lane, &'static str), f64)>,
+    /// Each grid family and its number of lines.
+    grid: Vec<(&'static str, usize)>,
+    /// Squares per grid line.
+    per_line: usize,
+    top: f64,
+    axis_y: f64,
+    grid_top: f64,
+    height: f64,
+}
+
+impl Layout {
+    fn new(items: &[Item], ranges: &[decode::Range]) -> Layout {
+        // Rows: (lane, family) in walk order of first appearance.
+        let mut rows: Vec<(Lane, &'static str)> = Vec::new();
+        let mut row_of = |lane: Lane, family: &'static str| {
+            let key = (lane, family);
+            if !rows.contains(&key) {
+                rows.push(key);
+            }
+        };
+        for it in items {
+            if let Val::Addr(a, form) = it.val {
+                row_of(Lane::of(a, form).0, it.family);
+            }
+        }
+        for r in ranges {
+            row_of(Lane::of(r.start, Form::Device).0, r.family);
+        }
+        rows.sort_by_key(|&(lane, _)| lane);
+        let grid: Vec<&'static str> = {
+            let mut f: Vec<&'static str> = Vec::new();
+            for it in items {
+                if !matches!(it.val, Val::Addr(..)) && !f.contains(&it.family) {
+                    f.push(it.family);
+                }
+            }
+            f
+        };
+        let per_line = (PLOT / (CELL + 3.0)).floor() as usize;
+        let grid_lines: Vec<(&'static str, usize)> = grid
+            .iter()
+            .map(|&f| {
+                let n = items
+                    .iter()
+                    .filter(|i| i.family == f && !matches!(i.val, Val::Addr(..)))
+                    .count();
+                (f, n.div_ceil(per_line).max(1))
+            })
+            .collect();
+
+        // Vertical layout.
+        let top = 120.0;
+        let lanes: Vec<Lane> = {
+            let mut l: Vec<Lane> = rows.iter().map(|r| r.0).collect();
+            l.dedup();
+            l
+        };
+        let lane_gap = 34.0;
+        let mut y = top;
+        let mut lane_y: Vec<(Lane, f64, f64)> = Vec::new();
+        let mut row_y: Vec<((Lane, &'static str), f64)> = Vec::new();
+        for &lane in &lanes {
+            let start = y + 18.0;
+            y = start;
+            for r in rows.iter().filter(|r| r.0 == lane) {
+                row_y.push((*r, y));
+                y += ROW;
+            }
+            lane_y.push((lane, start, y));
+            y += lane_gap;
+        }
+        let axis_y = y;
+        let grid_top = axis_y + 60.0;
+        let grid_h: f64 = grid_lines
+            .iter()
+            .map(|&(_, n)| n as f64 * (CELL + 3.0) + 8.0)
+            .sum();
+        let height = grid_top + 24.0 + grid_h + 20.0;
+        Layout {
+            lanes: lane_y,
+            rows: row_y,
+            grid: grid_lines,
+            per_line,
+            top,
+            axis_y,
+            grid_top,
+            height,
+        }
+    }
+
+    /// The top of the row of `family` in `lane`.
+    fn row(&self, lane: Lane, family: &str) -> Option<f64> {
+        self.rows
+            .iter()
+            .find(|(k, _)| *k == (lane, family))
+            .map(|&(_, ry)| ry)
+    }
+}
+
 /// The SVG of `arch`'s map items (all of them, or those the filters keep).
 pub fn svg(arch: ArchId, items: &[Item]) -> String {
     let ranges = decode::ranges(arch);
-    // Rows: (lane, family) in walk order of first appearance.
-    let mut rows: Vec<(Lane, &'static str)> = Vec::new();
-    let mut row_of = |lane: Lane, family: &'static str| {
-        let key = (lane, family);
-        if !rows.contains(&key) {
-            rows.push(key);
-        }
-    };
-    for it in items {
-        if let Val::Addr(a, form) = it.val {
-            row_of(Lane::of(a, form).0, it.family);
-        }
-    }
-    for r in &ranges {
-        row_of(Lane::of(r.start, Form::Device).0, r.family);
-    }
-    rows.sort_by_key(|&(lane, _)| lane);
-    let grid: Vec<&'static str> = {
-        let mut f: Vec<&'static str> = Vec::new();
-        for it in items {
-            if !matches!(it.val, Val::Addr(..)) && !f.contains(&it.family) {
-                f.push(it.family);
-            }
-        }
-        f
-    };
-    let per_line = (PLOT / (CELL + 3.0)).floor() as usize;
-    let grid_lines: Vec<(&'static str, usize)> = grid
-        .iter()
-        .map(|&f| {
-            let n = items
-                .iter()
-                .filter(|i| i.family == f && !matches!(i.val, Val::Addr(..)))
-                .count();
-            (f, n.div_ceil(per_line).max(1))
-        })
-        .collect();
-
-    // Vertical layout.
-    let top = 120.0;
-    let lanes: Vec<Lane> = {
-        let mut l: Vec<Lane> = rows.iter().map(|r| r.0).collect();
-        l.dedup();
-        l
-    };
-    let lane_gap = 34.0;
-    let mut y = top;
-    let mut lane_y: Vec<(Lane, f64, f64)> = Vec::new();
-    let mut row_y: Vec<((Lane, &'static str), f64)> = Vec::new();
-    for &lane in &lanes {
-        let start = y + 18.0;
-        y = start;
-        for r in rows.iter().filter(|r| r.0 == lane) {
-            row_y.push((*r, y));
-            y += ROW;
-        }
-        lane_y.push((lane, start, y));
-        y += lane_gap;
-    }
-    let axis_y = y;
-    let grid_top = axis_y + 60.0;
-    let grid_h: f64 = grid_lines
-        .iter()
-        .map(|&(_, n)| n as f64 * (CELL + 3.0) + 8.0)
-        .sum();
-    let height = grid_top + 24.0 + grid_h + 20.0;
-
+    let lay = Layout::new(items, &ranges);
     let mut s = String::new();
+    header(&mut s, arch, items, lay.height);
+    lanes(&mut s, items, &lay);
+    row_labels(&mut s, &lay);
+    extents(&mut s, &ranges, &lay);
+    ticks(&mut s, items, &lay);
+    axis(&mut s, &lay);
+    grid(&mut s, items, &lay);
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The `<svg>` element, the title, the background and the legend.
+fn header(s: &mut String, arch: ArchId, items: &[Item], height: f64) {
     let _ = writeln!(
         s,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:.0}" viewBox="0 0 {WIDTH} {height:.0}" font-family="DejaVu Sans, Arial, sans-serif" font-size="12">"#
@@ -228,8 +281,10 @@ pub fn svg(arch: ArchId, items: &[Item]) -> String {
         r##"<rect x="{lx}" y="68" width="30" height="14" fill="#e8eaf6"/><text x="{}" y="80">tile</text>"##,
         lx + 36.0
     );
+}
 
-    // Lanes, tile bands, row labels.
+/// Each lane's box and label, and its tile bands.
+fn lanes(s: &mut String, items: &[Item], lay: &Layout) {
     let tiles: Vec<(u32, u64)> = items
         .iter()
         .filter(|i| i.family == "tpb")
@@ -243,7 +298,7 @@ pub fn svg(arch: ArchId, items: &[Item]) -> String {
         b.sort_unstable();
         b.windows(2).map(|w| w[1] - w[0]).min()
     };
-    for &(lane, y0, y1) in &lane_y {
+    for &(lane, y0, y1) in &lay.lanes {
         let _ = writeln!(
             s,
             r##"<g class="lane" data-lane="{}"><rect x="{LEFT}" y="{y0}" width="{PLOT}" height="{}" fill="#fafafa" stroke="#bdbdbd"/><text x="{LEFT}" y="{}" font-weight="bold">{}</text></g>"##,
@@ -272,7 +327,11 @@ pub fn svg(arch: ArchId, items: &[Item]) -> String {
             }
         }
     }
-    for &((_, family), ry) in &row_y {
+}
+
+/// Each row's family label and rule.
+fn row_labels(s: &mut String, lay: &Layout) {
+    for &((_, family), ry) in &lay.rows {
         let _ = writeln!(
             s,
             r##"<text x="{}" y="{}" text-anchor="end" fill="#333">{}</text><line x1="{LEFT}" x2="{}" y1="{}" y2="{}" stroke="#eeeeee"/>"##,
@@ -284,10 +343,13 @@ pub fn svg(arch: ArchId, items: &[Item]) -> String {
             ry + ROW
         );
     }
-    // Ranges (behind the ticks).
-    for r in &ranges {
+}
+
+/// The traced extents: one bar each (drawn behind the ticks).
+fn extents(s: &mut String, ranges: &[decode::Range], lay: &Layout) {
+    for r in ranges {
         let (lane, off) = Lane::of(r.start, Form::Device);
-        let Some(&(_, ry)) = row_y.iter().find(|(k, _)| *k == (lane, r.family)) else {
+        let Some(ry) = lay.row(lane, r.family) else {
             continue;
         };
         let (xa, xb) = (x_of(off), x_of(off.saturating_add(r.len)));
@@ -303,13 +365,16 @@ pub fn svg(arch: ArchId, items: &[Item]) -> String {
             r.start.saturating_add(r.len)
         );
     }
-    // Address items: one tick each.
+}
+
+/// The address items: one tick each.
+fn ticks(s: &mut String, items: &[Item], lay: &Layout) {
     for it in items {
         let Val::Addr(a, form) = it.val else {
             continue;
         };
         let (lane, off) = Lane::of(a, form);
-        let Some(&(_, ry)) = row_y.iter().find(|(k, _)| *k == (lane, it.family)) else {
+        let Some(ry) = lay.row(lane, it.family) else {
             continue;
         };
         let _ = writeln!(
@@ -324,7 +389,11 @@ pub fn svg(arch: ArchId, items: &[Item]) -> String {
             esc(&title(it))
         );
     }
-    // The axis.
+}
+
+/// The address axis: a mark every 2 bits, 16 MiB to 64 TiB.
+fn axis(s: &mut String, lay: &Layout) {
+    let (top, axis_y) = (lay.top, lay.axis_y);
     let _ = writeln!(
         s,
         r##"<line x1="{LEFT}" x2="{}" y1="{axis_y}" y2="{axis_y}" stroke="#000"/>"##,
@@ -347,14 +416,18 @@ pub fn svg(arch: ArchId, items: &[Item]) -> String {
             axis_y + 33.0
         );
     }
-    // The grid of items without an address.
+}
+
+/// The grid of items without an address: one square each, a row per family.
+fn grid(s: &mut String, items: &[Item], lay: &Layout) {
+    let per_line = lay.per_line;
     let _ = writeln!(
         s,
         r#"<text x="20" y="{}" font-weight="bold">Items without an address (offsets, sizes, counts, fields, holes): one square each</text>"#,
-        grid_top
+        lay.grid_top
     );
-    let mut gy = grid_top + 14.0;
-    for &(family, lines) in &grid_lines {
+    let mut gy = lay.grid_top + 14.0;
+    for &(family, lines) in &lay.grid {
         let _ = writeln!(
             s,
             r##"<text x="{}" y="{}" text-anchor="end" fill="#333">{}</text>"##,
@@ -379,8 +452,6 @@ pub fn svg(arch: ArchId, items: &[Item]) -> String {
         }
         gy += lines as f64 * (CELL + 3.0) + 8.0;
     }
-    s.push_str("</svg>\n");
-    s
 }
 
 /// The SVG in a page of its own (hovering an item outlines it).

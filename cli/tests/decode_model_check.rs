@@ -3,23 +3,13 @@
 //! at pseudo-random addresses, the decoder names exactly the places that
 //! hold the address, each with the offset from its own base, and each
 //! host-visible base with its device-full twin. The decoder and the map walk
-//! are compiled in by path (the CLI is a binary crate), as the fuzz target
-//! does.
-#![allow(dead_code)]
+//! are the CLI library's (`khal_cli::decode`, `khal_cli::map`), as in the
+//! fuzz target.
 
 use std::collections::BTreeSet;
 
 use khal::core::family::Arch;
-
-#[path = "../src/arch_arg.rs"]
-mod arch_arg;
-pub use arch_arg::ArchArg;
-
-#[path = "../src/map.rs"]
-mod map;
-
-#[path = "../src/decode.rs"]
-mod decode;
+use khal_cli::{decode, map};
 
 #[path = "decode_model/mod.rs"]
 mod decode_model;

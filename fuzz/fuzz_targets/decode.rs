@@ -1,7 +1,5 @@
-//! Fuzz `khal decode`'s address decoder (cli/src/decode.rs, compiled in
-//! as is: the CLI is a binary crate, so its decoder and the map walk it uses
-//! are included by path, with `ArchArg`, the CLI's root type, from its own
-//! file cli/src/arch_arg.rs).
+//! Fuzz `khal decode`'s address decoder: the CLI library's `decode` and the
+//! map walk it uses (`khal_cli::decode`, `khal_cli::map`).
 //!
 //! Properties: for any arch, any 64-bit address and any window, decoding
 //! returns a non-empty text and never panics (no overflow in the range
@@ -12,20 +10,11 @@
 //! naming its item; `parse_addr` never panics on any string and round-trips
 //! every `0x…` rendering.
 #![no_main]
-#![allow(dead_code, unused_imports)]
+#![allow(dead_code)]
 
+use khal_cli::{decode, map, ArchArg};
 use khal_fuzz::Input;
 use libfuzzer_sys::fuzz_target;
-
-#[path = "../../cli/src/arch_arg.rs"]
-mod arch_arg;
-pub use arch_arg::ArchArg;
-
-#[path = "../../cli/src/map.rs"]
-mod map;
-
-#[path = "../../cli/src/decode.rs"]
-mod decode;
 
 #[path = "../../cli/tests/decode_model/mod.rs"]
 mod decode_model;
