@@ -13,10 +13,10 @@
 //!    drain an NQ ring, drain it asynchronously beside a device task, record
 //!    a golden MMIO trace, mask an MSI-X vector, load the DVE tables) on the
 //!    built-in device model, and what a firmware crate depends on.
-//! 4. The layers themselves live in [`core`] (`khal-core`): [`core::csr`] (every
-//!    access checked against a registered window), [`core::notific`],
-//!    [`core::intc`], [`core::dve`], [`core::engine`]. Every constant cites
-//!    its source in the reference notes (`[000 §3]`, `[004 §2]`, …).
+//! 4. The layers themselves (crate `khal-core`) are modules of this crate:
+//!    [`csr`] (every access checked against a registered window),
+//!    [`notific`], [`intc`], [`dve`], [`engine`]. Every constant cites its
+//!    source in the reference notes (`[000 §3]`, `[004 §2]`, …).
 //!
 //! ```
 //! use khal::prelude::*;
@@ -101,8 +101,17 @@ refuse_two_arches!("cayman", "mariana", "sunda");
 #[cfg(all(feature = "defmt", feature = "log"))]
 compile_error!("khal: the `defmt` and `log` features are exclusive; pick one logger");
 
-pub use khal_core as core;
-pub use khal_core::{ArchId, DeviceAddr, Engine, Error, HostVisible, Mmio, Result};
+// khal-core's layers, one module each, under their own names: a user writes
+// `khal::notific::NqRing`, and `core` keeps meaning the language's crate.
+pub use khal_core::{asynch, csr, dma, dve, engine, family, fnv, intc, mmio, notific, q7, regs};
+pub use khal_core::{udma, wait};
+// The vocabulary every layer speaks, at the root.
+pub use khal_core::{
+    ArchId, Bounded, DeviceAddr, Engine, Error, ErrorAddr, Fault, HostVisible, MeshHalf, Mmio,
+    Result, HOST_VISIBLE_REBASE, MESH_HIGH_BIT,
+};
+// The macros: a `static_dma!` buffer and a `register_block!` description.
+pub use khal_core::{register_block, static_dma};
 
 #[cfg(feature = "sunda")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sunda")))]

@@ -3,9 +3,9 @@
 //!
 //! Per-arch answers are associated functions and constants of the arch types
 //! (`Selected::tpb_base(tile)`, `Cayman::DVE_PARAM_RAM_BASE`), defined by the
-//! register-family traits of [`crate::core::family`]; the engine and INTC ops
-//! are traits of [`crate::core::engine`] and [`crate::core::intc`]; drivers
-//! take a backend through [`Mmio`] and DMA memory through the [`crate::core::dma`]
+//! register-family traits of [`crate::family`]; the engine and INTC ops
+//! are traits of [`crate::engine`] and [`crate::intc`]; drivers
+//! take a backend through [`Mmio`] and DMA memory through the [`crate::dma`]
 //! traits. Those traits must be in scope for their methods to resolve.
 
 pub use khal_core::dma::{DmaAllocator, DmaMemory, DmaQueue};

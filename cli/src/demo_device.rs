@@ -22,12 +22,11 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use khal::core::dma::DmaMemory;
-use khal::core::engine::Step;
-use khal::core::error::Fault;
-use khal::core::family::TpbBases;
-use khal::core::intc::{ErrtrigLine, Intc, MsixIntc};
-use khal::core::notific::{
+use khal::dma::DmaMemory;
+use khal::engine::Step;
+use khal::family::TpbBases;
+use khal::intc::{ErrtrigLine, Intc, MsixIntc};
+use khal::notific::{
     BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal::std_adapter::model::intc::{ErrtrigModel, MsixModel};
@@ -37,6 +36,7 @@ use khal::std_adapter::neuron::{
     abi, FakeDriver, HostAlloc, Neuron, NeuronDma, NeuronError, NeuronSys, NqDevType, NqId, NqType,
 };
 use khal::std_adapter::SimDelay;
+use khal::Fault;
 use khal::{AnyArch, ArchId, DeviceAddr, Error};
 
 use crate::demo::{DemoArgs, ModeArg, TpbParts};

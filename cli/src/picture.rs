@@ -15,8 +15,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use khal::core::addr::MeshHalf;
 use khal::ArchId;
+use khal::MeshHalf;
 
 use crate::decode;
 use crate::map::{self, Form, Item, MapArgs, Val};

@@ -73,7 +73,7 @@ pub mod regs;
 pub mod udma;
 pub mod wait;
 
-pub use addr::{DeviceAddr, HostVisible, HOST_VISIBLE_REBASE, MESH_HIGH_BIT};
-pub use error::{Error, Result};
-pub use ids::{ArchId, Engine};
+pub use addr::{DeviceAddr, HostVisible, MeshHalf, HOST_VISIBLE_REBASE, MESH_HIGH_BIT};
+pub use error::{Error, ErrorAddr, Fault, Result};
+pub use ids::{ArchId, Bounded, Engine};
 pub use mmio::Mmio;

@@ -18,10 +18,10 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use khal::core::engine::program;
-use khal::core::family::TpbBases;
-use khal::core::{DeviceAddr, Mmio};
+use khal::engine::program;
+use khal::family::TpbBases;
 use khal::{AnyArch, Cayman};
+use khal::{DeviceAddr, Mmio};
 use khal_std::HeapMmio;
 
 const ITERS: u32 = 200_000;

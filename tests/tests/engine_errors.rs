@@ -2,9 +2,9 @@
 //! the exact typed error, and nothing written. Checked on every arch and
 //! through `AnyArch`, since the checks run before dispatch.
 
-use khal::core::engine::{stpb, EngineOps, EngineParams, PeParams, PoolingParams, SpHandle};
-use khal::core::{DeviceAddr, Error};
+use khal::engine::{stpb, EngineOps, EngineParams, PeParams, PoolingParams, SpHandle};
 use khal::{AnyArch, Cayman, Mariana, Sunda};
+use khal::{DeviceAddr, Error};
 use khal_std::{HeapMmio, Trace};
 
 fn traced() -> Trace<HeapMmio> {

@@ -2,12 +2,12 @@
 //! [FACTS §7], its argument errors (nothing written), and an end-to-end run on
 //! the INTC device model.
 
-use khal::core::intc::regs::{ERRTRIG, ERRTRIG_SIZE, MSIX, MSIX_SIZE};
-use khal::core::intc::{EnsNq, ErrtrigLine, Intc, MsixIntc};
-use khal::core::notific::regs::NOTIFIC;
-use khal::core::notific::{BpMode, EngineConfig, Flavour, NotificEngine};
-use khal::core::{DeviceAddr, Error, Mmio};
+use khal::intc::regs::{ERRTRIG, ERRTRIG_SIZE, MSIX, MSIX_SIZE};
+use khal::intc::{EnsNq, ErrtrigLine, Intc, MsixIntc};
+use khal::notific::regs::NOTIFIC;
+use khal::notific::{BpMode, EngineConfig, Flavour, NotificEngine};
 use khal::Mariana;
+use khal::{DeviceAddr, Error, Mmio};
 use khal_std::model::intc::{ErrtrigModel, MsixModel};
 use khal_std::model::DeviceModel;
 use khal_std::trace::Op::{Read, Write};

@@ -5,9 +5,9 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Barrier};
 
-use khal::core::intc::{Intc, MsixIntc};
-use khal::core::{DeviceAddr, Mmio, Result};
+use khal::intc::{Intc, MsixIntc};
 use khal::Mariana;
+use khal::{DeviceAddr, Mmio, Result};
 use khal_std::HeapMmio;
 
 const BASE: DeviceAddr = DeviceAddr(0x1_0000);

@@ -1,8 +1,8 @@
 //! Golden values of the HBM map on every arch [FACTS §3.1].
 
-use khal::core::addr::{MeshHalf, MESH_HIGH_BIT};
-use khal::core::family::{HbmBarWindow, HbmChannel, HbmMap, HbmUsableSize};
+use khal::family::{HbmBarWindow, HbmChannel, HbmMap, HbmUsableSize};
 use khal::{Cayman, Error, Mariana, Sunda};
+use khal::{MeshHalf, MESH_HIGH_BIT};
 
 fn bases<A: HbmMap>() -> Vec<u64> {
     HbmChannel::<A>::all()

@@ -1,8 +1,8 @@
 //! Golden values of the TPB / PSUM / PREPROC family on every arch [FACTS §3.1].
 
-use khal::core::addr::{MeshHalf, MESH_HIGH_BIT};
-use khal::core::family::{Tile, TpbBases, PSUM_DELTA};
+use khal::family::{Tile, TpbBases, PSUM_DELTA};
 use khal::{Cayman, DeviceAddr, Error, Mariana, Sunda};
+use khal::{MeshHalf, MESH_HIGH_BIT};
 
 const TRN2_TPB: [u64; 8] = [
     0x20_0000_0000,
