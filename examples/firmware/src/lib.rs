@@ -144,7 +144,7 @@ pub const RING_BYTES: usize = 64 * 16;
 
 // A ring is moved by value (out of its constructor's `Result`): at 104 bytes
 // and more (with the `Result`, 112) thumbv7em moves it by a `memcpy` call,
-// which costs each image ~900 bytes of `.text` (issue 12). Keep it at 96.
+// which costs each image ~900 bytes of `.text`. Keep it at 96.
 const _: () = assert!(
     core::mem::size_of::<NqRing<StaticDma, &VolatileWindow>>() <= 96,
     "NqRing grew past 96 bytes: its moves become memcpy calls (see the comment)"
