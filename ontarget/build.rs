@@ -1,6 +1,6 @@
 //! Put the target's memory map where the runtime's `link.x` finds it, and link
 //! with it (given here, not as config rustflags: a RUSTFLAGS environment
-//! variable would silently replace those; see firmware/build.rs).
+//! variable would silently replace those; see examples/firmware/build.rs).
 use std::{env, fs, path::PathBuf};
 
 fn main() {

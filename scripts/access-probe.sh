@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Register access cost on thumbv7em-none-eabihf, from the disassembly of the
-# probe functions of firmware/src/bin/fw-probe.rs (release, LTO): prints one
+# probe functions of examples/firmware/src/bin/fw-probe.rs (release, LTO): prints one
 # JSON object on stdout, instructions per probe, prologue/epilogue excluded.
 #
 #   scripts/access-probe.sh           # build the firmware, print the counts
@@ -28,9 +28,11 @@ for c in "$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //
 done
 [[ -n "$OBJDUMP" ]] || { log "no objdump for Thumb-2 (rustup component add llvm-tools)"; exit 1; }
 
-log "building firmware/fw-probe (thumbv7em-none-eabihf, release)"
+log "building examples/firmware's fw-probe (thumbv7em-none-eabihf, release)"
 source scripts/cargo-exe.sh
-ELF=$(cd firmware && cargo_exe_path fw-probe --release --bin fw-probe)
+# The probes are arch-independent; the facade needs one arch on a firmware build.
+ELF=$(cd examples && cargo_exe_path fw-probe --release --target thumbv7em-none-eabihf \
+  -p khal-example-firmware --features cayman --bin fw-probe)
 
 "$OBJDUMP" -d --no-show-raw-insn "$ELF" | python3 -c '
 import json, re, sys

@@ -9,8 +9,9 @@
 # kernel of tests/src/bin/khal_ir is counted alone (its inclusive cost,
 # scripts/ir.sh) and divided by its operation count. Every khal figure has
 # its C-style reference in the same run. Then the thumbv7em disassembly of
-# firmware/fw-probe (scripts/access-probe.sh), the executed instructions per
-# call under QEMU (scripts/target-count.sh) and the firmware images' .text.
+# examples/firmware's fw-probe (scripts/access-probe.sh), the executed
+# instructions per call under QEMU (scripts/target-count.sh) and the .text of
+# the firmware images of examples/ (scripts/fw-size.sh).
 # Build outputs are found where cargo puts them (CARGO_TARGET_DIR honoured).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,7 +66,7 @@ for op in read write; do
 done
 REG="$REG}"
 
-log "thumbv7em register access (disassembly of firmware/fw-probe)"
+log "thumbv7em register access (disassembly of examples/firmware's fw-probe)"
 # The method's own check: the raw store's probe is one instruction.
 PROBE=$(bash scripts/access-probe.sh | python3 -c '
 import json, sys

@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
-# The firmware images of firmware/ (thumbv7em-none-eabihf, release: opt-level
-# "s", LTO, panic abort): builds them and prints ONE JSON object on stdout,
-# per image its .text bytes (`size -A`), its path, and its functions, largest
-# first (`nm --size-sort`, demangled, hashes dropped): where the bytes go.
+# The firmware images of examples/ (fw-sunda, fw-cayman, fw-mariana; for
+# thumbv7em-none-eabihf, release: opt-level "s", LTO, panic abort, no defmt:
+# the panic-never proof's build): builds them and prints ONE JSON object on
+# stdout, per image its .text bytes (`size -A`), its path, and its functions,
+# largest first (`nm --size-sort`, demangled, hashes dropped): where the bytes go.
 #
 #   scripts/fw-size.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/cargo-exe.sh
-exes=$(cd firmware && cargo_exe --release) || { echo "firmware build failed" >&2; exit 1; }
+# One image per build: the facade takes exactly one arch feature on a
+# firmware build, and one build of several images would unify theirs.
+exes=""
+for arch in sunda cayman mariana; do
+  exe=$(cd examples && cargo_exe --release --target thumbv7em-none-eabihf -p "khal-example-$arch") \
+    || { echo "firmware build of fw-$arch failed" >&2; exit 1; }
+  exes+="$exe"$'\n'
+done
 python3 - <<PY
 import json, re, subprocess
 out = {}

@@ -98,7 +98,7 @@ for k in names:
     p = tc[TARGETS[0]]["instructions_per_call"].get(k, {}).get("probe", "")
     w("| `%s` | `%s` | %s |" % (k, p, " | ".join(f(per_call(t, k)) for t in TARGETS)))
 w("")
-w("thumbv7em register access from the disassembly of `firmware/src/bin/fw-probe.rs` "
+w("thumbv7em register access from the disassembly of `examples/firmware/src/bin/fw-probe.rs` "
   "(`scripts/access-probe.sh`, frame excluded): %s.\n"
   % ", ".join("`%s` %d" % (k, v) for k, v in sorted(probe.items())))
 
@@ -164,7 +164,7 @@ w("**The CSR window** is resolved once (`Csr::window(start, bytes)`); an access 
   % (f(csr["read"]["window"] - csr["read"]["raw"]), f(csr["write"]["window"] - csr["write"]["raw"])))
 w("**fw-mariana's .text** (%d bytes against the 8 KiB budget) is the largest image, and its "
   "gate reports without failing. It is the only image with the MSI-X INTC bring-up "
-  "(`khal_firmware::intc_bring_up`, out of line: twelve INTC operations over the 1.4 KiB "
+  "(`khal_example_firmware::intc_bring_up`, out of line: twelve INTC operations over the 1.4 KiB "
   "`MsixIntc` handle, built in place, no `memcpy`). Against fw-cayman (%d bytes) it has %d "
   "bytes more: `intc_bring_up` %d, the out-of-line INTC operations %d, the rest %d (the engine's "
   "typed `init` out of line beside `init_raw`, which fw-cayman inlines into it, and `main`'s "

@@ -259,7 +259,9 @@
 //! The binary is `#![no_std]` and `#![no_main]`, names the panic handler
 //! (`use panic_halt as _;`) and the runtime's entry point
 //! (`#[cortex_m_rt::entry]`, `#[riscv_rt::entry]`): `examples/fw-cayman`
-//! and `examples/common/firmware.rs` are a complete one.
+//! and the library the firmware images share, `examples/firmware`, are a
+//! complete one (their panic handler is khal's panic-never proof: an image
+//! links only if no panic path is reachable).
 //!
 //! **`undefined symbol: _critical_section_1_0_acquire`** at link time (or
 //! `_release`) means no critical-section implementation is linked:

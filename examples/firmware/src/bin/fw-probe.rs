@@ -5,23 +5,23 @@
 //! Each probe is `#[no_mangle]` and `#[inline(never)]` and is called from
 //! `main` through `black_box`, so it survives LTO as one symbol with exactly
 //! the code of the access it shows. The image also links only if no panic
-//! path is reachable (the panic-never handler of the library).
+//! path is reachable (the panic-never handler of the library). Read on
+//! thumbv7em only; it builds for riscv32 too, as the library does.
 #![no_std]
 #![no_main]
 
 use core::hint::black_box;
 
-use cortex_m_rt::entry;
-use khal_core::csr::{Csr, CsrRegion};
-use khal_core::mmio::bound::{BoundBlock, BoundReg};
-use khal_core::mmio::volatile::VolatileWindow;
-use khal_core::{DeviceAddr, Error, Result};
-use khal_firmware::{publish, window, WINDOW_ADDR};
+use khal::csr::{Csr, CsrRegion};
+use khal::mmio::bound::{BoundBlock, BoundReg};
+use khal::mmio::volatile::VolatileWindow;
+use khal::{DeviceAddr, Error, Result};
+use khal_example_firmware::{publish, window_parts, WINDOW_ADDR};
 
 /// The probed register block: 4 KiB, one plain register, one array.
 pub const BLOCK: usize = 0x1000;
 
-khal_core::register_block! {
+khal::register_block! {
     /// The probes' block (offsets of the notification block's shape).
     pub PROBE: "probe" {
         /// A plain register.
@@ -129,7 +129,17 @@ pub fn khal_csr_cell_linked(w: &VolatileWindow) -> Result<u32> {
     csr.csr_read(black_box(DeviceAddr(0x4_0010)))
 }
 
-#[entry]
+/// The register window, as each image's `main.rs` builds it.
+fn window() -> Result<VolatileWindow> {
+    let (ptr, bytes, base) = window_parts()?;
+    // SAFETY: on the target part, WINDOW_ADDR .. + WINDOW_BYTES is the
+    // device's register window: mapped for the whole program, never reached
+    // through a Rust reference, every dword readable at any time.
+    unsafe { VolatileWindow::new(ptr, bytes, base) }
+}
+
+#[cfg_attr(target_arch = "arm", cortex_m_rt::entry)]
+#[cfg_attr(target_arch = "riscv32", riscv_rt::entry)]
 fn main() -> ! {
     let r = window().and_then(|w| {
         let block = w.bind_block::<BLOCK>(black_box(DeviceAddr(0)))?;
@@ -152,6 +162,6 @@ fn main() -> ! {
     });
     publish(r);
     loop {
-        cortex_m::asm::wfi();
+        core::hint::spin_loop();
     }
 }

@@ -1,14 +1,17 @@
-//! The firmware examples' build script: the target's memory map where the
-//! runtime's `link.x` finds it, and the linker scripts (given here, not as
-//! config rustflags: a RUSTFLAGS environment variable would replace those).
+//! The firmware images' build script (each image's and the probe's): the
+//! target's memory map where the runtime's `link.x` finds it, and the linker
+//! scripts. Given here, not as config rustflags: a RUSTFLAGS environment
+//! variable (CI sets one, even empty) replaces those, and without the script
+//! an image links to an empty file: the panic-never proof would pass vacuously.
+//! Paths are from the package's directory (`examples/<package>/`).
 use std::{env, fs, path::PathBuf};
 
 fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
     let arch = env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
     let src = match arch.as_str() {
-        "arm" => "../common/memory-arm.x",
-        "riscv32" => "../common/memory-riscv.x",
+        "arm" => "../firmware/memory-arm.x",
+        "riscv32" => "../firmware/memory-riscv.x",
         // A host `cargo check` of the workspace: nothing to link.
         _ => return,
     };
@@ -23,5 +26,5 @@ fn main() {
         println!("cargo:rustc-link-arg-bins=-Tdefmt.x");
     }
     println!("cargo:rerun-if-changed={src}");
-    println!("cargo:rerun-if-changed=../common/build.rs");
+    println!("cargo:rerun-if-changed=../firmware/build.rs");
 }

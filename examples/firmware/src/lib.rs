@@ -1,4 +1,10 @@
-//! The firmware side of khal's panic-freedom proof.
+//! What the firmware images (fw-sunda, fw-cayman, fw-mariana) share: the
+//! board (register window geometry, delay, panic handler, runtime glue) and
+//! the bring-up of everything khal has that makes each image khal's
+//! panic-freedom proof ([`run`]). Also [`generic`], the bring-up the host
+//! example runs (`common/bring_up.rs`), compiled and linted here for the
+//! firmware targets, with and without `defmt`; the images do not call it
+//! (their `.text` is the proof's, gated in `.ci/proof`).
 //!
 //! # The panic-never technique
 //!
@@ -7,44 +13,61 @@
 //! optimisation (an index out of bounds, an `unwrap`, an overflowing
 //! division, a `copy_from_slice` length mismatch… in khal or here), the
 //! handler is referenced and the link FAILS with an undefined symbol. So
-//! "the example links" proves that no panic is reachable from the code it
-//! runs. The release profile (`lto`, `codegen-units = 1`, `panic = "abort"`)
-//! gives the optimiser the whole program, so checks it can prove redundant are
-//! removed and the remaining ones are real.
+//! "the image links" proves that no panic is reachable from the code it
+//! runs. The examples workspace's release profile (`lto`, `codegen-units = 1`,
+//! `panic = "abort"`) gives the optimiser the whole program, so checks it can
+//! prove redundant are removed and the remaining ones are real. The proof is
+//! the release build without `defmt`: defmt-rtt itself panics on a re-entrant
+//! log, so a `defmt` build halts on panic (`panic-halt`) instead.
 //!
-//! # What each example runs ([`bring_up`])
+//! # What each image runs ([`run`])
 //!
-//! Against a [`VolatileWindow`] at a fixed address ([`WINDOW_ADDR`]), with
-//! every base and length laundered through `black_box` so the optimiser cannot
-//! fold the accesses away: the CSR region layer (`csr_write`/`csr_read`, an
-//! array write, an `axi_write` burst), `stpb_init` (pooling, ACT, DVE, PE, SP
-//! with its notification block), the notification engine init and config ops,
-//! NQ configure / enable (reset: the bounded tail wait) in phase mode and in
-//! tail mode, a drain into a buffer, a drain iterator, an available count;
-//! and on MARIANA the MSI-X INTC (mask / unmask of a vector and of an errtrig
+//! Against the image's [`VolatileWindow`] at a fixed address ([`WINDOW_ADDR`]),
+//! its geometry and every base and length laundered through `black_box` so
+//! the optimiser cannot fold the accesses away: the CSR region layer
+//! (`csr_write`/`csr_read`, an array write, an `axi_write` burst),
+//! `stpb_init` (pooling, ACT, DVE, PE, SP with its notification block), the
+//! notification engine init and config ops, NQ configure / enable (reset:
+//! the bounded tail wait) in phase mode and in tail mode, a drain into a
+//! buffer, a drain iterator, an available count; and on MARIANA the MSI-X INTC (mask / unmask of a vector and of an errtrig
 //! line, cause read, NQ base through the mailbox map).
 #![no_std]
 
 use core::hint::black_box;
-use core::panic::PanicInfo;
 use core::ptr::NonNull;
 
 use embedded_hal::delay::DelayNs;
-use khal_core::csr::{Csr, CsrRegion};
-use khal_core::dma::StaticDma;
-use khal_core::engine::{
+use khal::csr::{Csr, CsrRegion};
+use khal::dma::StaticDma;
+use khal::engine::{
     sp_init, stpb_init, EngineParams, PeParams, PoolingParams, SpHandle, StpbConfig, StpbOps,
 };
-use khal_core::intc::{EnsNq, ErrtrigLine, Intc, IntcOps, MsixIntc};
-use khal_core::mmio::volatile::VolatileWindow;
-use khal_core::notific::{
+use khal::intc::{EnsNq, ErrtrigLine, Intc, IntcOps, MsixIntc};
+use khal::mmio::volatile::VolatileWindow;
+use khal::notific::{
     BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing,
 };
-use khal_core::{DeviceAddr, Error, Result};
+use khal::{DeviceAddr, Error, Result};
 
-#[cfg(not(feature = "find-panics"))]
+// defmt frames leave through RTT when the `defmt` feature is on.
+#[cfg(feature = "defmt")]
+use defmt_rtt as _;
+// The single-core critical-section implementation khal's INTC shadows use.
+#[cfg(target_arch = "arm")]
+use cortex_m as _;
+// Halt on panic: a `defmt` build (see the module doc) or `find-panics`.
+#[cfg(any(feature = "defmt", feature = "find-panics"))]
+use panic_halt as _;
+#[cfg(target_arch = "riscv32")]
+use riscv as _;
+
+/// The generic bring-up of the host example, checked for the firmware targets.
+#[path = "../../common/bring_up.rs"]
+pub mod generic;
+
+#[cfg(not(any(feature = "defmt", feature = "find-panics")))]
 #[panic_handler]
-fn panic(_: &PanicInfo) -> ! {
+fn panic(_: &core::panic::PanicInfo) -> ! {
     extern "Rust" {
         /// Defined nowhere: referencing it makes the link fail.
         fn _khal_panic_is_reachable() -> !;
@@ -54,26 +77,18 @@ fn panic(_: &PanicInfo) -> ! {
     unsafe { _khal_panic_is_reachable() }
 }
 
-/// With `--features find-panics` the examples link with a plain handler, so
-/// the surviving panic paths can be found in the disassembly (see
-/// docs/TESTING.md); CI never enables it.
-#[cfg(feature = "find-panics")]
-#[panic_handler]
-fn panic(_: &PanicInfo) -> ! {
-    loop {
-        cortex_m::asm::bkpt();
-    }
-}
-
 /// Where the register window is mapped (a peripheral-region address).
 pub const WINDOW_ADDR: usize = 0x4000_0000;
 
 /// The window's length: 16 MiB of device address space from device address 0.
 pub const WINDOW_BYTES: usize = 0x100_0000;
 
+/// The device address the window's first byte answers.
+pub const WINDOW_BASE: DeviceAddr = DeviceAddr(0);
+
 /// Device addresses of the blocks the bring-up touches (inside the window).
 pub mod map {
-    use khal_core::DeviceAddr;
+    use khal::DeviceAddr;
     /// ACT / DVE engine windows.
     pub const ENG: DeviceAddr = DeviceAddr(0x10_0000);
     /// Pooling engine window.
@@ -96,24 +111,32 @@ pub mod map {
     pub const TPB_MEM: DeviceAddr = DeviceAddr(0x0);
 }
 
-/// A busy-wait delay for a 64 MHz core.
+/// A busy-wait delay for a 64 MHz core: every khal wait is bounded by a budget
+/// of these (`poll_until`), so a dead device ends in `Timeout`, never a hang.
 pub struct CycleDelay;
 
 impl DelayNs for CycleDelay {
     fn delay_ns(&mut self, ns: u32) {
         // 64 cycles per µs; at least one cycle.
-        cortex_m::asm::delay((ns / 16).max(1));
+        let cycles = (ns / 16).max(1);
+        #[cfg(target_arch = "arm")]
+        cortex_m::asm::delay(cycles);
+        #[cfg(target_arch = "riscv32")]
+        riscv::asm::delay(cycles);
     }
 }
 
-/// The register window at [`WINDOW_ADDR`], its geometry hidden from the
-/// optimiser (so no access is folded into a compile-time refusal).
-pub fn window() -> Result<VolatileWindow> {
+/// What an image's `main.rs` hands to `VolatileWindow::new`: the first dword
+/// at [`WINDOW_ADDR`] (`NoContext` if the board's address is null), the length
+/// [`WINDOW_BYTES`] and the base [`WINDOW_BASE`], hidden from the optimiser
+/// (so no access is folded into a compile-time refusal).
+pub fn window_parts() -> Result<(NonNull<u32>, usize, DeviceAddr)> {
     let ptr = NonNull::new(black_box(WINDOW_ADDR) as *mut u32).ok_or(Error::NoContext)?;
-    // SAFETY: on the target part, WINDOW_ADDR .. + WINDOW_BYTES is the
-    // device's register window: mapped for the whole program, never reached
-    // through a Rust reference, every dword readable at any time.
-    unsafe { VolatileWindow::new(ptr, black_box(WINDOW_BYTES), DeviceAddr(black_box(0))) }
+    Ok((
+        ptr,
+        black_box(WINDOW_BYTES),
+        DeviceAddr(black_box(WINDOW_BASE.get())),
+    ))
 }
 
 /// Bytes of each NQ ring (64 entries).
@@ -121,7 +144,7 @@ pub const RING_BYTES: usize = 64 * 16;
 
 // A ring is moved by value (out of its constructor's `Result`): at 104 bytes
 // and more (with the `Result`, 112) thumbv7em moves it by a `memcpy` call,
-// which costs each image ~900 bytes of `.text` (issue 12). Keep it at 96.
+// which costs each image ~900 bytes of `.text`. Keep it at 96.
 const _: () = assert!(
     core::mem::size_of::<NqRing<StaticDma, &VolatileWindow>>() <= 96,
     "NqRing grew past 96 bytes: its moves become memcpy calls (see the comment)"
@@ -131,8 +154,8 @@ const _: () = assert!(
 /// ([`StaticDma`]) over two `static_dma!` buffers, handed out once each (no
 /// `unsafe` here). The device sees the core's addresses (identity).
 pub fn rings() -> Result<(StaticDma, StaticDma)> {
-    let phase = khal_core::static_dma!(RING_BYTES).ok_or(Error::OutOfMemory)?;
-    let tail = khal_core::static_dma!(RING_BYTES).ok_or(Error::OutOfMemory)?;
+    let phase = khal::static_dma!(RING_BYTES).ok_or(Error::OutOfMemory)?;
+    let tail = khal::static_dma!(RING_BYTES).ok_or(Error::OutOfMemory)?;
     Ok((StaticDma::identity(phase), StaticDma::identity(tail)))
 }
 
@@ -256,20 +279,32 @@ pub fn publish(r: Result<usize>) {
     unsafe { core::ptr::addr_of_mut!(LAST).write_volatile(v) };
 }
 
-/// Each image's `main`: the window, the CSR demo, `arch_extra` (what only
-/// the image's arch has: MARIANA's INTC), the bring-up of `A`, the result
-/// published; then sleep. Inlined into each `main`, so each image's code is
-/// what it was when `main` wrote this out (its `.text` is gated in `.ci/proof`).
+/// Each image's `main` over its register `window`: the CSR demo,
+/// `arch_extra` (what only the image's arch has: MARIANA's
+/// [`intc_bring_up`]), the bring-up of `A` ([`bring_up`]); the outcome
+/// logged (`defmt`) and published; then sleep. Inlined into each `main`, so each
+/// image's code is what it was when `main` wrote this out (its `.text` is
+/// gated in `.ci/proof`).
 #[inline(always)]
-pub fn run<A: StpbOps>(arch_extra: impl FnOnce(&VolatileWindow) -> Result<()>) -> ! {
-    let r = window().and_then(|w| {
+pub fn run<A: StpbOps>(
+    window: Result<VolatileWindow>,
+    arch_extra: impl FnOnce(&VolatileWindow) -> Result<()>,
+) -> ! {
+    let r = window.and_then(|w| {
         csr_demo(&w)?;
         arch_extra(&w)?;
         bring_up::<A>(&w, &mut CycleDelay)
     });
+    match &r {
+        #[cfg(feature = "defmt")]
+        Ok(n) => defmt::info!("khal bring-up done: {=usize}", n),
+        #[cfg(not(feature = "defmt"))]
+        Ok(_) => {}
+        Err(e) => generic::log_error("khal bring-up", e),
+    }
     publish(r);
     loop {
-        cortex_m::asm::wfi();
+        core::hint::spin_loop();
     }
 }
 
