@@ -232,6 +232,42 @@ impl BlockDesc {
     pub fn lookup_at(&self, base: DeviceAddr, addr: DeviceAddr) -> Option<RegName> {
         self.lookup(addr.get().checked_sub(base.get())?)
     }
+
+    /// Bytes from the block base through the last byte of its last described
+    /// register, every instance of its arrays counted: `offset + 4`, or
+    /// `offset + (count - 1) * stride + 4` for an array.
+    pub const fn extent(&self) -> u64 {
+        let mut end = 0;
+        let mut regs = self.regs;
+        while let [r, rest @ ..] = regs {
+            let last = match r.array {
+                Some(a) if a.count == 0 => 0,
+                Some(a) => r
+                    .offset
+                    .saturating_add((a.count as u64 - 1).saturating_mul(a.stride))
+                    .saturating_add(4),
+                None => r.offset.saturating_add(4),
+            };
+            if last > end {
+                end = last;
+            }
+            regs = rest;
+        }
+        end
+    }
+
+    /// Refuse a `base` whose block ([`BlockDesc::extent`] bytes) does not fit
+    /// below 2^64 with [`Error::InvalidArgument`]: its registers would sit at
+    /// wrapped low addresses. An init checks this before its first access,
+    /// so a refused bring-up touched nothing.
+    pub const fn check_base(&self, base: DeviceAddr) -> Result<()> {
+        match base.get().checked_add(self.extent().saturating_sub(1)) {
+            Some(_) => Ok(()),
+            None => Err(Error::InvalidArgument(
+                "register block does not fit below 2^64 at this base",
+            )),
+        }
+    }
 }
 
 /// A typed handle to one register of a block (not an array).

@@ -52,7 +52,7 @@ fn intc(engine: &khal::core::notific::NotificEngine<&VolatileWindow>) -> Result<
     // set_notific_queue_base takes its NQ from the handle's ENS of the block
     // (`user_errtrig_ens[block].nq`) [004 §4]: NQ 3 of `engine` for block 0.
     let intc = Intc::<khal::Selected>::new(
-        MsixIntc::new(MSIX)
+        MsixIntc::new(MSIX)?
             .with_errtrig_base(0, ERRTRIG0)?
             .with_ens_nq(0, EnsNq::of(engine, 3)?)?,
     );
