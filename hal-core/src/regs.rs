@@ -261,12 +261,10 @@ impl BlockDesc {
     /// wrapped low addresses. An init checks this before its first access,
     /// so a refused bring-up touched nothing.
     pub const fn check_base(&self, base: DeviceAddr) -> Result<()> {
-        match base.get().checked_add(self.extent().saturating_sub(1)) {
-            Some(_) => Ok(()),
-            None => Err(Error::InvalidArgument(
-                "register block does not fit below 2^64 at this base",
-            )),
-        }
+        base.check_span(
+            self.extent(),
+            "register block does not fit below 2^64 at this base",
+        )
     }
 }
 

@@ -7,12 +7,25 @@
 //! The extents are the register tables' last dwords: notific
 //! `nq[9].nq_tail_ptr` at `0x110 + 9 * 40` [004 §3]; MSI-X `vec[7].vector_ctrl`
 //! at `2060 + 16 * 7` [004 §4]; errtrig unit 255 (`g = 3`, `sub = 63`)
-//! `int_log_msk_grp` at `(3 << 12) + (63 << 6) + 56` [004 §4].
+//! `int_log_msk_grp` at `(3 << 12) + (63 << 6) + 56` [004 §4]. The loaders'
+//! spans: the Q7 images of every core (the last core's DRAM ends it)
+//! [FACTS §13.3]; the HW-decode CAM and PROFILE images [hw-decode §2]; the
+//! SUNDA swap table's three dwords `+0x83C..+0x848` [004 §5].
 
 use std::cell::RefCell;
 
+use khal_arch_cayman::Cayman;
+use khal_arch_sunda::Sunda;
+use khal_core::engine::hw_decode::{hw_decode_table_init, HwDecodeImages};
+use khal_core::engine::padded::write_padded;
+use khal_core::engine::topsp::topsp_doorbell;
+use khal_core::family::nx_local::xt_local_window;
+use khal_core::family::Doorbell;
+use khal_core::family::Q7Params;
+use khal_core::ids::Engine;
 use khal_core::intc::{EnsNq, ErrtrigLine, MsixIntc};
 use khal_core::notific::{BpMode, EngineConfig, Flavour, NotificEngine};
+use khal_core::q7::{self, Q7Ucode};
 use khal_core::{DeviceAddr, Error, Mmio, Result};
 
 /// Every access, in order: `(write?, address)`. Reads answer 0, writes land
@@ -142,4 +155,107 @@ fn errtrig_base_refuses_a_wrapping_base() {
     let line = ErrtrigLine::new(2, 3, 63, 0).unwrap();
     h.set_cause(&m, line).unwrap();
     assert_eq!(*m.0.borrow(), vec![(true, base.get() + line.unit_offset() + 8)]);
+}
+
+#[test]
+fn write_padded_refuses_an_image_past_the_top() {
+    let m = Rec::default();
+    assert!(refused(write_padded(&m, DeviceAddr(u64::MAX - 7), &[1; 8], 16)));
+    assert_eq!(m.accesses(), 0);
+    write_padded(&m, DeviceAddr(u64::MAX - 15), &[1; 8], 16).unwrap();
+    assert_eq!(m.0.borrow().last(), Some(&(true, u64::MAX - 3)));
+}
+
+#[test]
+fn q7_loader_refuses_an_image_base_before_any_core() {
+    let ucode = Q7Ucode {
+        iram: &[0xAB; 16],
+        dram: &[0xCD; 16],
+    };
+    let p = Cayman::q7_params(Cayman::q7_owner(0).unwrap()).unwrap();
+    let extent = p.dram(p.num_q7 - 1).get() + p.dram_size;
+    for base in wrapping_bases(extent) {
+        let m = Rec::default();
+        assert!(refused(q7::q7_ucode_eng_init::<Cayman, _>(
+            &m, base, ucode, 0
+        )));
+        assert_eq!(m.accesses(), 0, "{base:x?}");
+    }
+    let base = just_fits(extent);
+    let m = Rec::default();
+    q7::q7_ucode_eng_init::<Cayman, _>(&m, base, ucode, 0).unwrap();
+    assert!(m.0.borrow().iter().all(|&(_, a)| a >= base.get()));
+    // The last core's DRAM image ends the span (its IRAM is written after it).
+    assert_eq!(m.0.borrow().iter().map(|&(_, a)| a).max(), Some(u64::MAX - 3));
+}
+
+#[test]
+fn hw_decode_tables_refuse_a_memory_handle_before_any_write() {
+    let images = HwDecodeImages {
+        cam: &[1; 64],
+        profile: &[2; 64],
+    };
+    for mem in [DeviceAddr(u64::MAX - 7), DeviceAddr(u64::MAX - 0xF)] {
+        let m = Rec::default();
+        assert!(refused(hw_decode_table_init::<Cayman, _>(
+            &m,
+            mem,
+            Engine::Pool,
+            images,
+            0
+        )));
+        assert_eq!(m.accesses(), 0, "{mem:x?}");
+    }
+    // Room for the window's offset but not for the tables above it.
+    let p = <Cayman as khal_core::family::HwDecode>::hw_decode_table_params(Engine::Pool).unwrap();
+    let mem = DeviceAddr(u64::MAX - p.table_base.get() - 0xFFF);
+    let m = Rec::default();
+    let r = hw_decode_table_init::<Cayman, _>(&m, mem, Engine::Pool, images, 0);
+    assert!(refused(r), "{r:?}");
+    assert_eq!(m.accesses(), 0);
+}
+
+#[test]
+fn swap_table_refuses_a_window_before_its_first_dword() {
+    for window in wrapping_bases(0x848) {
+        let m = Rec::default();
+        assert!(refused(q7::swap_table_at::<Sunda, _>(&m, window, 1, 2)));
+        assert_eq!(m.accesses(), 0, "{window:x?}");
+    }
+    let window = just_fits(0x848);
+    let m = Rec::default();
+    q7::swap_table_at::<Sunda, _>(&m, window, 1, 2).unwrap();
+    assert_eq!(m.0.borrow().last(), Some(&(true, u64::MAX - 3)));
+    assert_eq!(m.accesses(), 3);
+}
+
+#[test]
+fn xt_windows_and_doorbells_refuse_a_memory_handle_past_the_top() {
+    for mem in [DeviceAddr(u64::MAX - 7), DeviceAddr(u64::MAX - 0xF)] {
+        assert!(refused(xt_local_window::<Cayman>(mem, 2, 1)));
+        let m = Rec::default();
+        assert!(refused(topsp_doorbell::<Cayman, _>(
+            &m,
+            mem,
+            Doorbell::InitSignal,
+            0
+        )));
+        assert_eq!(m.accesses(), 0);
+    }
+    // The window itself fits, the doorbell above it does not.
+    let low = DeviceAddr(0x100_0000);
+    let rel = topsp_doorbell::<Cayman, _>(&Rec::default(), low, Doorbell::InitSignal, 0)
+        .unwrap()
+        .get()
+        - low.get();
+    let mem = DeviceAddr(u64::MAX - rel + 1);
+    assert!(xt_local_window::<Cayman>(mem, 4, 0).is_ok());
+    let m = Rec::default();
+    assert!(refused(topsp_doorbell::<Cayman, _>(
+        &m,
+        mem,
+        Doorbell::InitSignal,
+        0
+    )));
+    assert_eq!(m.accesses(), 0);
 }
