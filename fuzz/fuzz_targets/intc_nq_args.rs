@@ -52,7 +52,10 @@ fuzz_target!(|data: &[u8]| {
     let mut intc_h = MsixIntc::new(MSIX).expect("the msix block fits");
     for _ in 0..4 {
         let b = idx(&mut inp, 56);
-        match MsixIntc::new(MSIX).expect("the msix block fits").with_errtrig_base(b, DeviceAddr(inp.u32() as u64 * 4)) {
+        match MsixIntc::new(MSIX)
+            .expect("the msix block fits")
+            .with_errtrig_base(b, DeviceAddr(inp.u32() as u64 * 4))
+        {
             Ok(h) => {
                 assert!(b < 56);
                 intc_h = h;
@@ -121,7 +124,10 @@ fuzz_target!(|data: &[u8]| {
                 let nq = EnsNq::of(&ens, q);
                 assert_eq!(nq.is_ok(), q_ok);
                 let h = match nq {
-                    Ok(nq) if inp.bool() => match MsixIntc::new(MSIX).expect("the msix block fits").with_ens_nq(b, nq) {
+                    Ok(nq) if inp.bool() => match MsixIntc::new(MSIX)
+                        .expect("the msix block fits")
+                        .with_ens_nq(b, nq)
+                    {
                         Ok(h) => h,
                         Err(_) => {
                             assert!(b >= 56);

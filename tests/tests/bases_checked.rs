@@ -154,13 +154,21 @@ fn errtrig_base_refuses_a_wrapping_base() {
     let m = Rec::default();
     let line = ErrtrigLine::new(2, 3, 63, 0).unwrap();
     h.set_cause(&m, line).unwrap();
-    assert_eq!(*m.0.borrow(), vec![(true, base.get() + line.unit_offset() + 8)]);
+    assert_eq!(
+        *m.0.borrow(),
+        vec![(true, base.get() + line.unit_offset() + 8)]
+    );
 }
 
 #[test]
 fn write_padded_refuses_an_image_past_the_top() {
     let m = Rec::default();
-    assert!(refused(write_padded(&m, DeviceAddr(u64::MAX - 7), &[1; 8], 16)));
+    assert!(refused(write_padded(
+        &m,
+        DeviceAddr(u64::MAX - 7),
+        &[1; 8],
+        16
+    )));
     assert_eq!(m.accesses(), 0);
     write_padded(&m, DeviceAddr(u64::MAX - 15), &[1; 8], 16).unwrap();
     assert_eq!(m.0.borrow().last(), Some(&(true, u64::MAX - 3)));
@@ -186,7 +194,10 @@ fn q7_loader_refuses_an_image_base_before_any_core() {
     q7::q7_ucode_eng_init::<Cayman, _>(&m, base, ucode, 0).unwrap();
     assert!(m.0.borrow().iter().all(|&(_, a)| a >= base.get()));
     // The last core's DRAM image ends the span (its IRAM is written after it).
-    assert_eq!(m.0.borrow().iter().map(|&(_, a)| a).max(), Some(u64::MAX - 3));
+    assert_eq!(
+        m.0.borrow().iter().map(|&(_, a)| a).max(),
+        Some(u64::MAX - 3)
+    );
 }
 
 #[test]

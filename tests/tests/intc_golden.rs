@@ -301,7 +301,10 @@ fn notific_queue_base_through_the_mailbox_map() {
             ..
         })
     ));
-    assert!(MsixIntc::new(MSIX_BASE).unwrap().with_ens_nq(56, ten(0)).is_err());
+    assert!(MsixIntc::new(MSIX_BASE)
+        .unwrap()
+        .with_ens_nq(56, ten(0))
+        .is_err());
     // The single-queue flavour has queue 0 only.
     assert!(matches!(
         EnsNq::new(ENS, Flavour::SingleQueue, 1),

@@ -409,7 +409,8 @@ mod tests {
     #[test]
     fn errtrig_needs_its_base() {
         let m = Rec::default();
-        let h = MsixIntc::new(DeviceAddr(0)).unwrap()
+        let h = MsixIntc::new(DeviceAddr(0))
+            .unwrap()
             .with_errtrig_base(1, DeviceAddr(0x10_0000))
             .unwrap();
         let line = ErrtrigLine::new(0, 0, 0, 0).unwrap();
@@ -418,7 +419,8 @@ mod tests {
             Err(Error::InvalidArgument(_))
         ));
         assert!(m.log.borrow().is_empty());
-        assert!(MsixIntc::new(DeviceAddr(0)).unwrap()
+        assert!(MsixIntc::new(DeviceAddr(0))
+            .unwrap()
             .with_errtrig_base(56, DeviceAddr(0))
             .is_err());
     }
@@ -449,7 +451,8 @@ mod tests {
     #[test]
     fn per_block_records_refuse_block_56() {
         let nq = EnsNq::new(DeviceAddr(0x2000), crate::notific::Flavour::TenQueue, 3).unwrap();
-        let h = MsixIntc::new(DeviceAddr(0)).unwrap()
+        let h = MsixIntc::new(DeviceAddr(0))
+            .unwrap()
             .with_errtrig_base(55, DeviceAddr(0x70_0000))
             .unwrap()
             .with_ens_nq(55, nq)
@@ -462,13 +465,17 @@ mod tests {
             limit: 56,
         };
         assert_eq!(
-            MsixIntc::new(DeviceAddr(0)).unwrap()
+            MsixIntc::new(DeviceAddr(0))
+                .unwrap()
                 .with_errtrig_base(56, DeviceAddr(0))
                 .err(),
             Some(oor("errtrig block"))
         );
         assert_eq!(
-            MsixIntc::new(DeviceAddr(0)).unwrap().with_ens_nq(56, nq).err(),
+            MsixIntc::new(DeviceAddr(0))
+                .unwrap()
+                .with_ens_nq(56, nq)
+                .err(),
             Some(oor("intc ens block"))
         );
     }
