@@ -648,7 +648,7 @@ fn load_dve<A: Arch>(dev: &DeviceModel, b: &mut Bringup) -> khal::Result<()> {
 fn intc_demo(dev: &DeviceModel, meter: &Meter<'_>) -> khal::Result<String> {
     dev.mount(MSIX_BASE, MsixModel::new())?;
     dev.mount(ERRTRIG_BASE, ErrtrigModel::new())?;
-    let intc = Intc::<Mariana>::new(MsixIntc::new(MSIX_BASE).with_errtrig_base(0, ERRTRIG_BASE)?);
+    let intc = Intc::<Mariana>::new(MsixIntc::new(MSIX_BASE)?.with_errtrig_base(0, ERRTRIG_BASE)?);
     let mask = || dev.with_block(MSIX_BASE, |b: &mut MsixModel, _| b.mask());
     for v in 0..=7 {
         intc.mask_vector(meter, v)?;

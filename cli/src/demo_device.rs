@@ -314,7 +314,7 @@ fn intc<S: NeuronSys>(
     let (msix, errtrig) = (t0.add(MSIX), t0.add(ERRTRIG));
     let msix_off = fake.mount(msix, MsixModel::new())?;
     let errtrig_off = fake.mount(errtrig, ErrtrigModel::new())?;
-    let intc = Intc::<khal::Mariana>::new(MsixIntc::new(msix).with_errtrig_base(0, errtrig)?);
+    let intc = Intc::<khal::Mariana>::new(MsixIntc::new(msix)?.with_errtrig_base(0, errtrig)?);
     let mask = || {
         fake.model()
             .with_block(msix_off, |b: &mut MsixModel, _| b.mask())

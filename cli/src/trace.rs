@@ -426,7 +426,7 @@ pub fn record(arch: ArchId, op: &TraceOp) -> khal::Result<Vec<Access>> {
             let ens = EnsNq::of(&e, nq)?;
             let i = intc(arch)?;
             let i = Intc::<Mariana>::new(
-                MsixIntc::new(i.handle().msix_base()).with_ens_nq(block, ens)?,
+                MsixIntc::new(i.handle().msix_base())?.with_ens_nq(block, ens)?,
             );
             t.clear();
             i.set_notific_queue_base(&t, block, queue)?;
@@ -456,7 +456,7 @@ fn intc(arch: ArchId) -> khal::Result<Intc<Mariana>> {
             arch,
         ));
     }
-    Ok(Intc::new(MsixIntc::new(MSIX_BASE)))
+    Ok(Intc::new(MsixIntc::new(MSIX_BASE)?))
 }
 
 /// The register name of an access without its block prefix

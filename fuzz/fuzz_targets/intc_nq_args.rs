@@ -49,10 +49,13 @@ fuzz_target!(|data: &[u8]| {
         }
     };
 
-    let mut intc_h = MsixIntc::new(MSIX);
+    let mut intc_h = MsixIntc::new(MSIX).expect("the msix block fits");
     for _ in 0..4 {
         let b = idx(&mut inp, 56);
-        match MsixIntc::new(MSIX).with_errtrig_base(b, DeviceAddr(inp.u32() as u64 * 4)) {
+        match MsixIntc::new(MSIX)
+            .expect("the msix block fits")
+            .with_errtrig_base(b, DeviceAddr(inp.u32() as u64 * 4))
+        {
             Ok(h) => {
                 assert!(b < 56);
                 intc_h = h;
@@ -121,14 +124,17 @@ fuzz_target!(|data: &[u8]| {
                 let nq = EnsNq::of(&ens, q);
                 assert_eq!(nq.is_ok(), q_ok);
                 let h = match nq {
-                    Ok(nq) if inp.bool() => match MsixIntc::new(MSIX).with_ens_nq(b, nq) {
+                    Ok(nq) if inp.bool() => match MsixIntc::new(MSIX)
+                        .expect("the msix block fits")
+                        .with_ens_nq(b, nq)
+                    {
                         Ok(h) => h,
                         Err(_) => {
                             assert!(b >= 56);
-                            MsixIntc::new(MSIX)
+                            MsixIntc::new(MSIX).expect("the msix block fits")
                         }
                     },
-                    _ => MsixIntc::new(MSIX),
+                    _ => MsixIntc::new(MSIX).expect("the msix block fits"),
                 };
                 let has_ens = h.ens_nq(b as usize).is_some();
                 let i = Intc::<khal::Mariana>::new(h);

@@ -53,6 +53,17 @@ impl DeviceAddr {
         DeviceAddr(self.0.wrapping_add(off))
     }
 
+    /// Refuse `bytes` from `self` that do not fit below 2^64 with
+    /// [`Error::InvalidArgument`] (`what`): the accesses past the top would
+    /// wrap to low addresses. Every multi-access program that offsets from a
+    /// caller's base checks its whole span with this before its first access.
+    pub(crate) const fn check_span(self, bytes: u64, what: &'static str) -> Result<()> {
+        match self.0.checked_add(bytes.saturating_sub(1)) {
+            Some(_) => Ok(()),
+            None => Err(Error::InvalidArgument(what)),
+        }
+    }
+
     /// The same address in the second mesh half (sets bit 47).
     pub const fn in_high_mesh_half(self) -> DeviceAddr {
         DeviceAddr(self.0 | MESH_HIGH_BIT)

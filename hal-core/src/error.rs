@@ -201,6 +201,10 @@ impl Error {
     /// - the INTC handle's errtrig base of a block not set, and its ENS NQ of a
     ///   block not set (`MsixIntc`: the C handle would hold 0 and address
     ///   from it);
+    /// - a base whose register block or loader span does not fit below 2^64
+    ///   (`BlockDesc::check_base`: the notification engine's, an ENS NQ's,
+    ///   the MSI-X and errtrig blocks'; the Q7, HW-decode and swap-table
+    ///   programs, the XT/NX windows): the C adds the offsets and wraps;
     /// - CSR region geometry (empty, overlapping, sub-dword windows, misaligned
     ///   translations), the volatile and bound windows' geometry;
     /// - DMA rings, buffers and static DMA memory (zero length, alignment, a

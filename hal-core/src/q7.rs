@@ -68,6 +68,11 @@ pub fn swap_table_at<A: NxLocal, M: Mmio + ?Sized>(
     let [Some(r0), Some(r1), Some(r2)] = regs else {
         return Err(Error::NotTraced("nx_rsvd_space0..2"));
     };
+    // The three dwords, the last one highest, checked before the first write.
+    window.check_span(
+        r2.offset().saturating_add(4),
+        "swap table past 2^64 from its window",
+    )?;
     r0.write(mmio, window, lo_hi as u32)?;
     r1.write(mmio, window, (lo_hi >> 32) as u32)?;
     r2.write(mmio, window, b)
@@ -109,8 +114,10 @@ pub fn q7_ucode_eng_init<A: Q7Params, M: Mmio + ?Sized>(
     q7_ucode_load_with(mmio, image_base, ucode, &param, owner)
 }
 
-/// The loader body on a resolved param set [q7 §4c]: the size checks, then
-/// per core the DRAM image then the IRAM image, each padded to its aperture.
+/// The loader body on a resolved param set [q7 §4c]: the size checks (and
+/// khal's: every core's images below 2^64 from `image_base`, else
+/// `InvalidArgument`), then per core the DRAM image then the IRAM image,
+/// each padded to its aperture.
 /// A failed write logs "Failed to load pooling q7 {dram|iram} core %u" and
 /// answers -1 ([`Error::Rejected`]).
 pub fn q7_ucode_load_with<M: Mmio + ?Sized>(
@@ -127,6 +134,14 @@ pub fn q7_ucode_load_with<M: Mmio + ?Sized>(
     if ucode.dram.len() as u64 > p.dram_size {
         error!("DRAM ucode too big!");
         return Err(Error::Rejected("DRAM ucode too big!"));
+    }
+    // Every core's images, checked before the first: the last core's DRAM
+    // ends the span (`dram(k) = iram(k) + iram_size + iram_rsvd`) [ucode §3].
+    if let Some(last) = p.num_q7.checked_sub(1) {
+        image_base.check_span(
+            p.dram(last).get().saturating_add(p.dram_size),
+            "q7 ucode images run past 2^64 from the image base",
+        )?;
     }
     debug!("q7 ucode load: owner {}, {} cores", owner.id(), p.num_q7);
     for k in 0..p.num_q7 {

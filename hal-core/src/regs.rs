@@ -15,6 +15,13 @@
 //! read-only register does not compile (a trybuild case in
 //! `compile-fail/tests/ui/`). `Reg` alone names a read-write register.
 //!
+//! A handle's access is its description's: the only constructors,
+//! [`Reg::new`] and [`RegArray::new`], take it from a [`RegDesc`] and refuse
+//! another (so `Reg::<RW>::new(NQ_TAIL_PTR.desc())` is an `Err`, not a
+//! writable tail pointer), and every other route ([`RegArray::at`],
+//! [`RegArray::flat`], the bound handles of `mmio::bound`) keeps the access
+//! of the handle it starts from.
+//!
 //! ```
 //! use khal_core::{register_block, DeviceAddr};
 //! register_block! {
@@ -232,6 +239,40 @@ impl BlockDesc {
     pub fn lookup_at(&self, base: DeviceAddr, addr: DeviceAddr) -> Option<RegName> {
         self.lookup(addr.get().checked_sub(base.get())?)
     }
+
+    /// Bytes from the block base through the last byte of its last described
+    /// register, every instance of its arrays counted: `offset + 4`, or
+    /// `offset + (count - 1) * stride + 4` for an array.
+    pub const fn extent(&self) -> u64 {
+        let mut end = 0;
+        let mut regs = self.regs;
+        while let [r, rest @ ..] = regs {
+            let last = match r.array {
+                Some(a) if a.count == 0 => 0,
+                Some(a) => r
+                    .offset
+                    .saturating_add((a.count as u64 - 1).saturating_mul(a.stride))
+                    .saturating_add(4),
+                None => r.offset.saturating_add(4),
+            };
+            if last > end {
+                end = last;
+            }
+            regs = rest;
+        }
+        end
+    }
+
+    /// Refuse a `base` whose block ([`BlockDesc::extent`] bytes) does not fit
+    /// below 2^64 with [`Error::InvalidArgument`]: its registers would sit at
+    /// wrapped low addresses. An init checks this before its first access,
+    /// so a refused bring-up touched nothing.
+    pub const fn check_base(&self, base: DeviceAddr) -> Result<()> {
+        base.check_span(
+            self.extent(),
+            "register block does not fit below 2^64 at this base",
+        )
+    }
 }
 
 /// A typed handle to one register of a block (not an array).
@@ -245,16 +286,35 @@ pub struct Reg<A: AccessType = RW> {
     _access: PhantomData<A>,
 }
 
-// Manual: a derive would ask `A: Clone`, and the markers are uninhabited.
+/// `A`'s access is the description's, or the refusal of [`Reg::new`] and
+/// [`RegArray::new`]: a handle never grants more than its description.
+const fn check_access<A: AccessType>(desc: &RegDesc) -> Result<()> {
+    if desc.access as u8 == A::ACCESS as u8 {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument(
+            "register handle access differs from its description",
+        ))
+    }
+}
+
 impl<A: AccessType> Reg<A> {
-    /// Used by [`register_block!`](crate::register_block).
-    #[doc(hidden)]
-    pub const fn __new(desc: &'static RegDesc) -> Reg<A> {
-        Reg {
+    /// The handle of the plain register `desc` describes, with `desc`'s
+    /// access (what [`register_block!`](crate::register_block) emits).
+    ///
+    /// Refused with [`Error::InvalidArgument`]: an `A` other than
+    /// `desc.access` (a `Reg<RW>` of a read-only register's description), or
+    /// an array's description (its handle is a [`RegArray`]).
+    pub const fn new(desc: &'static RegDesc) -> Result<Reg<A>> {
+        const_try!(check_access::<A>(desc));
+        if desc.array.is_some() {
+            return Err(Error::InvalidArgument("register description is an array's"));
+        }
+        Ok(Reg {
             offset: desc.offset,
             desc,
             _access: PhantomData,
-        }
+        })
     }
 
     /// Byte offset from the block base.
@@ -317,14 +377,24 @@ pub struct RegArray<A: AccessType = RW> {
 }
 
 impl<A: AccessType> RegArray<A> {
-    /// Used by [`register_block!`](crate::register_block).
-    #[doc(hidden)]
-    pub const fn __new(desc: &'static RegDesc, count: u32, stride: u64) -> RegArray<A> {
-        RegArray {
-            desc,
-            count,
-            stride,
-            _access: PhantomData,
+    /// The handle of the register array `desc` describes, with `desc`'s
+    /// access, count and stride (what [`register_block!`](crate::register_block)
+    /// emits).
+    ///
+    /// Refused with [`Error::InvalidArgument`]: an `A` other than
+    /// `desc.access`, or a description without array geometry.
+    pub const fn new(desc: &'static RegDesc) -> Result<RegArray<A>> {
+        const_try!(check_access::<A>(desc));
+        match desc.array {
+            Some(a) => Ok(RegArray {
+                desc,
+                count: a.count,
+                stride: a.stride,
+                _access: PhantomData,
+            }),
+            None => Err(Error::InvalidArgument(
+                "register description is not an array's",
+            )),
         }
     }
 
@@ -349,7 +419,8 @@ impl<A: AccessType> RegArray<A> {
         if i < self.count {
             Ok(Reg {
                 offset: self.desc.offset + i as u64 * self.stride,
-                ..Reg::__new(self.desc)
+                desc: self.desc,
+                _access: PhantomData,
             })
         } else {
             Err(Error::out_of_range(
@@ -421,15 +492,26 @@ macro_rules! __khal_array {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __khal_reg {
+    // The description and the handle take their access from one keyword, so
+    // the constructor's refusal is never met; were it met, evaluating the
+    // `const` would fail the build, not a run.
     ($(#[$m:meta])* $reg:ident, $acc:ident, $desc:expr, []) => {
         $(#[$m])*
+        #[allow(clippy::panic)]
         pub const $reg: $crate::regs::Reg<$crate::__khal_access_ty!($acc)> =
-            $crate::regs::Reg::__new(&$desc);
+            match $crate::regs::Reg::new(&$desc) {
+                Ok(r) => r,
+                Err(_) => panic!("register_block!: a handle unlike its description"),
+            };
     };
     ($(#[$m:meta])* $reg:ident, $acc:ident, $desc:expr, [$arr:literal, $cnt:literal, $stride:literal]) => {
         $(#[$m])*
+        #[allow(clippy::panic)]
         pub const $reg: $crate::regs::RegArray<$crate::__khal_access_ty!($acc)> =
-            $crate::regs::RegArray::__new(&$desc, $cnt, $stride);
+            match $crate::regs::RegArray::new(&$desc) {
+                Ok(r) => r,
+                Err(_) => panic!("register_block!: a handle unlike its description"),
+            };
     };
 }
 
@@ -601,5 +683,25 @@ mod tests {
         assert_eq!(H.flat().offset(), 0x100);
         assert_eq!(TEST.regs.len(), 4);
         assert_eq!(W.desc().access, super::Access::WriteOnly);
+    }
+
+    /// A handle cannot be given more access than its description: a
+    /// read-only array as read-write, a write-only register as readable; an
+    /// array's description is no plain register and the reverse.
+    #[test]
+    fn constructors_keep_the_description_access() {
+        use super::{Reg, RegArray, RO, RW, WO};
+        let refused = |r: crate::Result<()>| matches!(r, Err(crate::Error::InvalidArgument(_)));
+        assert!(refused(RegArray::<RW>::new(H.desc()).map(|_| ())));
+        assert!(refused(RegArray::<WO>::new(H.desc()).map(|_| ())));
+        assert!(refused(Reg::<RW>::new(W.desc()).map(|_| ())));
+        assert!(refused(Reg::<RO>::new(W.desc()).map(|_| ())));
+        assert!(refused(Reg::<RO>::new(H.desc()).map(|_| ())));
+        assert!(refused(RegArray::<RW>::new(A.desc()).map(|_| ())));
+        assert_eq!(Reg::<WO>::new(W.desc()), Ok(W));
+        assert_eq!(Reg::<RW>::new(A.desc()), Ok(A));
+        let h = RegArray::<RO>::new(H.desc()).unwrap();
+        assert_eq!((h.count(), h.stride()), (10, 40));
+        assert_eq!(h, H);
     }
 }

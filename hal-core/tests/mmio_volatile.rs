@@ -150,7 +150,7 @@ fn bound_accesses_land_where_the_address_based_ones_do() {
         assert_eq!(w.read32(DeviceAddr(0x102C)), Ok(0xF));
         assert_eq!(w.read32(DeviceAddr(0x1010 + 4 + 3 * 4)), Ok(0x33));
         assert_eq!(TESTBLK.regs.len(), 5);
-        let r = w.bind(DeviceAddr(0x1004)).unwrap();
+        let r = w.bind(DeviceAddr(0x1004), A).unwrap();
         r.write(7);
         assert_eq!(r.modify(|v| v | 0x10), 0x17);
         assert_eq!(r.read(), 0x17);
@@ -183,9 +183,14 @@ fn binding_refuses_what_the_window_refuses() {
     assert!(w.bind_block::<6>(DeviceAddr(0x1000)).is_err());
     assert!(w.bind_block::<0>(DeviceAddr(0x1000)).is_err());
     assert_eq!(
-        w.bind(DeviceAddr(0x1040)).map(|_| ()),
+        w.bind(DeviceAddr(0x1040), A).map(|_| ()),
         Err(Error::out_of_window(0x1040))
     );
+    // An address past 2^64 is refused, not wrapped into the window.
+    assert!(matches!(
+        w.bind(DeviceAddr(u64::MAX - 0x1B + 0x1004), Z).map(|_| ()),
+        Err(Error::InvalidArgument(_))
+    ));
     let b = w.bind_block::<0x20>(DeviceAddr(0x1000)).unwrap();
     assert_eq!(b.len(), 0x20);
     for r in [PAST, ODD] {

@@ -108,6 +108,8 @@ khal::register_block! {
     CSRBLK: "csrblk" {
         /// A register of it.
         CTRL @ 0x10, rw, "ctrl";
+        /// The register the bound-register probe binds in the window.
+        BOUND @ 0x30, rw, "bound";
     }
 }
 
@@ -714,7 +716,7 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     for i in 0..CALLS {
         ok &= window_write(win, black_box(WINDOW_BASE.add(0x20)), i);
     }
-    let Ok(reg) = win.bind(WINDOW_BASE.add(0x30)) else {
+    let Ok(reg) = win.bind(WINDOW_BASE, BOUND) else {
         return false;
     };
     let bound_write = black_box(tcp_bound_write as fn(&BoundReg<'_>, u32));

@@ -468,6 +468,7 @@ fn sp_init_then_intc_queue_base_end_to_end_on_the_device_model() {
     // The NQ comes from the handle's ENS of the block [004 §4], [FACTS §12.3].
     let intc = Intc::<Mariana>::new(
         MsixIntc::new(DeviceAddr(0x10_0000))
+            .unwrap()
             .with_ens_nq(6, EnsNq::of(&nt, 1).unwrap())
             .unwrap(),
     );

@@ -27,6 +27,7 @@ fn traced() -> Trace<HeapMmio> {
 fn intc() -> Intc<Mariana> {
     Intc::new(
         MsixIntc::new(MSIX_BASE)
+            .unwrap()
             .with_errtrig_base(3, ET_BASE)
             .unwrap(),
     )
@@ -132,7 +133,7 @@ fn cause_and_masks_through_the_group_sub_bit_addressing() {
 #[test]
 fn bases_recorded_in_the_bound_handle() {
     let m = traced();
-    let mut i = Intc::<Mariana>::new(MsixIntc::new(MSIX_BASE));
+    let mut i = Intc::<Mariana>::new(MsixIntc::new(MSIX_BASE).unwrap());
     let line = ErrtrigLine::new(3, 2, 5, 9).unwrap();
     assert!(matches!(
         i.set_cause(&m, line),
@@ -235,7 +236,7 @@ fn notific_queue_base_through_the_mailbox_map() {
     let ten = |nq| EnsNq::new(ENS, Flavour::TenQueue, nq).unwrap();
     let i = Intc::<Mariana>::new(
         MsixIntc::new(MSIX_BASE)
-            .with_ens_nq(3, ten(2))
+            .and_then(|h| h.with_ens_nq(3, ten(2)))
             .and_then(|h| h.with_ens_nq(4, ten(2)))
             .and_then(|h| h.with_ens_nq(7, ten(0)))
             .and_then(|h| h.with_ens_nq(1, EnsNq::new(ENS, Flavour::SingleQueue, 0)?))
@@ -300,7 +301,10 @@ fn notific_queue_base_through_the_mailbox_map() {
             ..
         })
     ));
-    assert!(MsixIntc::new(MSIX_BASE).with_ens_nq(56, ten(0)).is_err());
+    assert!(MsixIntc::new(MSIX_BASE)
+        .unwrap()
+        .with_ens_nq(56, ten(0))
+        .is_err());
     // The single-queue flavour has queue 0 only.
     assert!(matches!(
         EnsNq::new(ENS, Flavour::SingleQueue, 1),

@@ -57,7 +57,7 @@ fn two_threads_hammering_mask_unmask_keep_shadow_and_registers_equal() {
         last_written: AtomicU32::new(0),
         out_of_order: AtomicU32::new(0),
     });
-    let intc = Arc::new(Intc::<Mariana>::new(MsixIntc::new(BASE)));
+    let intc = Arc::new(Intc::<Mariana>::new(MsixIntc::new(BASE).unwrap()));
     let start = Arc::new(Barrier::new(2));
     let workers: Vec<_> = (0..2u32)
         .map(|t| {

@@ -4,5 +4,5 @@ use khal::DeviceAddr;
 use khal::Cayman;
 
 fn main() {
-    let _ = Intc::<Cayman>::new(MsixIntc::new(DeviceAddr(0)));
+    let _ = Intc::<Cayman>::new(MsixIntc::new(DeviceAddr(0)).unwrap());
 }

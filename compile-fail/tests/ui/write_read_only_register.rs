@@ -1,12 +1,47 @@
-//! A read-only register has no `write` (or `modify`): `nq_tail_ptr` is the
-//! device's producer tail, which software only reads [004 §3], [FACTS §6].
+//! A read-only register has no `write` (or `modify`) on any public route:
+//! `nq_tail_ptr` is the device's producer tail and `timestamp_inc` is read
+//! only, which software only reads [004 §3], [FACTS §6]. The routes: the
+//! handle itself, an array instance (`at`, `flat`), the engine's `nq_reg`,
+//! the ENS NQ's `reg`, a bound block and its bound registers, a register
+//! bound in a window; and no constructor names another access (`__new` is
+//! gone; the fields are private: `reg_fields_private.rs`). `Reg::<RW>::new`
+//! of a read-only description is refused at run time (`regs::tests`).
+use khal::intc::EnsNq;
+use khal::mmio::bound::BoundBlock;
+use khal::mmio::volatile::VolatileWindow;
 use khal::notific::regs::{NQ_TAIL_PTR, TIMESTAMP_INC};
+use khal::notific::NotificEngine;
+use khal::regs::{Reg, RegArray, RW};
 use khal::DeviceAddr;
 use khal_std::HeapMmio;
 
+fn through_the_handles(m: &HeapMmio) {
+    let _ = NQ_TAIL_PTR.at(3).unwrap().read(m, DeviceAddr(0));
+    let _ = NQ_TAIL_PTR.at(3).unwrap().write(m, DeviceAddr(0), 0);
+    let _ = NQ_TAIL_PTR.flat().write(m, DeviceAddr(0), 0);
+    let _ = TIMESTAMP_INC.write(m, DeviceAddr(0), 0);
+    let _ = TIMESTAMP_INC.modify(m, DeviceAddr(0), |v| v + 1);
+}
+
+fn through_the_engine(e: &NotificEngine<HeapMmio>, ens: EnsNq) {
+    let _ = e.nq_reg(NQ_TAIL_PTR, 3).unwrap().write(e.mmio(), e.base(), 0);
+    let _ = ens.reg(NQ_TAIL_PTR);
+}
+
+fn through_bound_handles(w: &VolatileWindow, b: BoundBlock<'_, 0x1000>) {
+    let _ = b.write(TIMESTAMP_INC, 0);
+    b.reg(TIMESTAMP_INC).unwrap().write(0);
+    b.at(NQ_TAIL_PTR, 3).unwrap().modify(|v| v + 1);
+    w.bind(DeviceAddr(0), TIMESTAMP_INC).unwrap().write(0);
+}
+
+fn through_a_constructor() {
+    let _ = Reg::<RW>::__new(TIMESTAMP_INC.desc());
+    let _ = RegArray::<RW>::__new(NQ_TAIL_PTR.desc(), 10, 40);
+}
+
 fn main() {
     let m = HeapMmio::new(DeviceAddr(0), 0x1000);
-    let _ = NQ_TAIL_PTR.at(3).unwrap().read(&m, DeviceAddr(0));
-    let _ = NQ_TAIL_PTR.at(3).unwrap().write(&m, DeviceAddr(0), 0);
-    let _ = TIMESTAMP_INC.modify(&m, DeviceAddr(0), |v| v + 1);
+    through_the_handles(&m);
+    let _ = (through_the_engine, through_bound_handles, through_a_constructor);
 }

@@ -320,7 +320,7 @@ pub fn intc_bring_up<A: IntcOps>(w: &VolatileWindow) -> Result<u32> {
     // set_notific_queue_base takes its NQ from the handle's ENS of the block
     // [004 §4], [FACTS §12.3]: the engine is set up first and recorded there.
     let ens = NotificEngine::init(w, black_box(map::NOTIFIC), EngineConfig::tpb(BpMode::All))?;
-    let mut intc = Intc::<A>::new(MsixIntc::new(black_box(map::MSIX)));
+    let mut intc = Intc::<A>::new(MsixIntc::new(black_box(map::MSIX))?);
     let hw = intc.handle_mut();
     hw.set_errtrig_base(black_box(0), map::ERRTRIG0)?;
     hw.set_ens_nq(black_box(5), EnsNq::of(&ens, black_box(2))?)?;

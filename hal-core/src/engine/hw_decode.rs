@@ -16,7 +16,7 @@
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
-use crate::family::{HwDecode, NxLocal};
+use crate::family::{Gated, HwDecode, NxLocal};
 use crate::ids::Engine;
 use crate::mmio::Mmio;
 
@@ -43,7 +43,20 @@ pub fn hw_decode_table_init<A: HwDecode + NxLocal, M: Mmio + ?Sized>(
 ) -> Result<()> {
     let p = A::hw_decode_table_params(eng)?;
     let window = pool_window::<A>(mem)?;
-    A::hw_decode_control()?;
+    // Everything the program touches lies below 2^64, checked before its
+    // first write: the CAM image, then the PROFILE image above it
+    // (`table_base = cam_base + 0x1000` [hw-decode §2]), then the control
+    // register.
+    mem.check_span(
+        p.table_base.get().saturating_add(p.table_size),
+        "hw decode tables past 2^64 from the memory handle",
+    )?;
+    if let Gated::Present(ctrl) = A::hw_decode_control()? {
+        window.check_span(
+            ctrl.offset().saturating_add(4),
+            "hw decode control past 2^64 from its window",
+        )?;
+    }
     if images.cam.len() as u64 > p.cam_size {
         error!("{} HW decode CAM table too big!", eng.name());
         return Err(Error::out_of_range(

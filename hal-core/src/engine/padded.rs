@@ -16,8 +16,8 @@ use crate::mmio::Mmio;
 pub const BURST_WORDS: usize = 64;
 
 /// Write `data` zero-padded to `padded` bytes at `dst`. `padded < data.len()`
-/// (the C asserts), an unaligned `dst` or `padded` → `InvalidArgument`,
-/// nothing written.
+/// (the C asserts), an unaligned `dst` or `padded`, `padded` bytes from `dst`
+/// past 2^64 → `InvalidArgument`, nothing written.
 pub fn write_padded<M: Mmio + ?Sized>(
     mmio: &M,
     dst: DeviceAddr,
@@ -32,6 +32,7 @@ pub fn write_padded<M: Mmio + ?Sized>(
             "write_padded: dst and length must be 4-aligned",
         ));
     }
+    dst.check_span(padded, "write_padded: image runs past 2^64")?;
     let total = padded / 4;
     let mut buf = [0u32; BURST_WORDS];
     let mut word = 0u64;

@@ -181,9 +181,14 @@ pub trait NxLocal {
 }
 
 /// The absolute XT/NX window of engine `eng` for the TPB memory handle
-/// `base`: `base + xt_local_reg_offset(eng, owner)` [q7 §6], [FACTS §13.1].
+/// `base`: `base + xt_local_reg_offset(eng, owner)` [q7 §6], [FACTS §13.1];
+/// a sum past 2^64 is refused (`InvalidArgument`), not wrapped.
 pub fn xt_local_window<A: NxLocal>(base: DeviceAddr, eng: u32, owner: u8) -> Result<DeviceAddr> {
-    Ok(A::xt_local_reg_offset(eng, owner)?.at(base))
+    let off = A::xt_local_reg_offset(eng, owner)?.get();
+    base.get()
+        .checked_add(off)
+        .map(DeviceAddr)
+        .ok_or(Error::InvalidArgument("xt/nx window past 2^64"))
 }
 
 /// `eng_to_xt`: engines 0..4 map to themselves, anything else to 6 (logged)

@@ -34,8 +34,11 @@ impl EnsNq {
     /// NQ `nq` of the notification engine at `notific_base` in `flavour`.
     /// The 10-queue flavour refuses `nq >= 10` (`OutOfRange`); the
     /// single-queue flavour has one NQ, no stride [004 §3 QUIRK], and refuses
-    /// `nq != 0` as `NotificEngine::nq_reg` does.
+    /// `nq != 0` as `NotificEngine::nq_reg` does. A `notific_base` whose
+    /// block does not fit below 2^64 is refused (`InvalidArgument`), as
+    /// `NotificEngine::init` refuses it.
     pub fn new(notific_base: DeviceAddr, flavour: Flavour, nq: u32) -> Result<Self> {
+        crate::notific::regs::NOTIFIC.check_base(notific_base)?;
         let e = EnsNq {
             notific_base,
             flavour,

@@ -36,8 +36,8 @@ use critical_section::Mutex;
 use super::ens::EnsNq;
 use super::line::{ErrtrigLine, ERRTRIG_BLOCKS};
 use super::regs::{
-    mod_timer_ctrl, CAUSE, CAUSE_SET, CLEAR_MASK, GROUP_INTERVAL, GROUP_INTERVAL_FIELD, LOG_MSK,
-    MASK, MASK_CLEAR, MOD_TIMER_CTRL, SET_MASK, VECTOR_CTRL,
+    mod_timer_ctrl, CAUSE, CAUSE_SET, CLEAR_MASK, ERRTRIG, GROUP_INTERVAL, GROUP_INTERVAL_FIELD,
+    LOG_MSK, MASK, MASK_CLEAR, MOD_TIMER_CTRL, MSIX, SET_MASK, VECTOR_CTRL,
 };
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
@@ -113,9 +113,12 @@ impl<T: Copy> PerBlock<T> {
 
 impl MsixIntc {
     /// A handle for the MSI-X block at `msix_base` (`top_intc_msix_base`,
-    /// handle `+8`), no errtrig bases yet, all-zero shadow.
-    pub const fn new(msix_base: DeviceAddr) -> Self {
-        MsixIntc {
+    /// handle `+8`), no errtrig bases yet, all-zero shadow. A `msix_base`
+    /// whose block does not fit below 2^64 is refused (`InvalidArgument`):
+    /// the handle's programs would write at wrapped low addresses.
+    pub const fn new(msix_base: DeviceAddr) -> Result<Self> {
+        const_try!(MSIX.check_base(msix_base));
+        Ok(MsixIntc {
             msix: msix_base,
             errtrig: PerBlock {
                 set: 0,
@@ -126,7 +129,7 @@ impl MsixIntc {
                 set: 0,
                 values: NO_ENS_NQ,
             },
-        }
+        })
     }
 
     /// Record the NQ of block `block`'s ENS (`user_errtrig_ens[block].nq`),
@@ -177,7 +180,10 @@ impl MsixIntc {
     /// [`MsixIntc::with_errtrig_base`] in place. The handle is about 1.4 KiB
     /// (56 bases and 56 NQs, as the C handle): each by-value `with_` step
     /// moves it, a `memcpy` call on thumbv7em; firmware builds it in place.
+    /// A `base` whose errtrig block does not fit below 2^64 is refused
+    /// (`InvalidArgument`), nothing recorded.
     pub fn set_errtrig_base(&mut self, block: u32, base: DeviceAddr) -> Result<()> {
+        ERRTRIG.check_base(base)?;
         self.errtrig.record(block, base, "errtrig block")
     }
 
@@ -377,7 +383,7 @@ mod tests {
     #[test]
     fn vector_mask_program() {
         let m = Rec::default();
-        let h = MsixIntc::new(DeviceAddr(0x1000));
+        let h = MsixIntc::new(DeviceAddr(0x1000)).unwrap();
         h.mask_vector(&m, 3).unwrap();
         h.mask_vector(&m, 0).unwrap();
         h.unmask_vector(&m, 3).unwrap();
@@ -404,6 +410,7 @@ mod tests {
     fn errtrig_needs_its_base() {
         let m = Rec::default();
         let h = MsixIntc::new(DeviceAddr(0))
+            .unwrap()
             .with_errtrig_base(1, DeviceAddr(0x10_0000))
             .unwrap();
         let line = ErrtrigLine::new(0, 0, 0, 0).unwrap();
@@ -413,6 +420,7 @@ mod tests {
         ));
         assert!(m.log.borrow().is_empty());
         assert!(MsixIntc::new(DeviceAddr(0))
+            .unwrap()
             .with_errtrig_base(56, DeviceAddr(0))
             .is_err());
     }
@@ -422,7 +430,7 @@ mod tests {
     #[test]
     fn in_place_setters_record_as_the_builders_do() {
         let nq = EnsNq::new(DeviceAddr(0x2000), crate::notific::Flavour::TenQueue, 3).unwrap();
-        let mut h = MsixIntc::new(DeviceAddr(0));
+        let mut h = MsixIntc::new(DeviceAddr(0)).unwrap();
         h.set_errtrig_base(55, DeviceAddr(0x70_0000)).unwrap();
         h.set_ens_nq(0, nq).unwrap();
         assert_eq!(h.errtrig_base(55), Some(DeviceAddr(0x70_0000)));
@@ -444,6 +452,7 @@ mod tests {
     fn per_block_records_refuse_block_56() {
         let nq = EnsNq::new(DeviceAddr(0x2000), crate::notific::Flavour::TenQueue, 3).unwrap();
         let h = MsixIntc::new(DeviceAddr(0))
+            .unwrap()
             .with_errtrig_base(55, DeviceAddr(0x70_0000))
             .unwrap()
             .with_ens_nq(55, nq)
@@ -457,12 +466,16 @@ mod tests {
         };
         assert_eq!(
             MsixIntc::new(DeviceAddr(0))
+                .unwrap()
                 .with_errtrig_base(56, DeviceAddr(0))
                 .err(),
             Some(oor("errtrig block"))
         );
         assert_eq!(
-            MsixIntc::new(DeviceAddr(0)).with_ens_nq(56, nq).err(),
+            MsixIntc::new(DeviceAddr(0))
+                .unwrap()
+                .with_ens_nq(56, nq)
+                .err(),
             Some(oor("intc ens block"))
         );
     }

@@ -14,9 +14,11 @@
 //!   in an engine struct is the load of the block pointer and the access at
 //!   `[pointer, #offset]`, as a raw access (`scripts/access-probe.sh` checks
 //!   it in the thumbv7em disassembly).
-//! - [`BoundReg<'w>`]: one register, checked when bound ([`BoundBlock::reg`],
+//! - [`BoundReg<'w, A>`]: one register, checked when bound ([`BoundBlock::reg`],
 //!   [`BoundBlock::at`], [`VolatileWindow::bind`]); `read()` / `write(v)`
-//!   cannot fail and are one `ldr` / `str`.
+//!   cannot fail and are one `ldr` / `str`. Every route binds a [`Reg`] or
+//!   a [`RegArray`] instance and keeps its access `A`, so a read-only
+//!   register has no bound `write` either.
 //!
 //! Both borrow the window (`'w`), so the window's constructor contract
 //! (mapped, no Rust references into it) covers every access made through
@@ -83,10 +85,17 @@ impl VolatileWindow {
         })
     }
 
-    /// Bind the register at device address `addr` (a dword of the window,
-    /// else [`Error::OutOfWindow`]).
-    pub fn bind(&self, addr: DeviceAddr) -> Result<BoundReg<'_>> {
-        let off = self.offset(addr)?;
+    /// Bind register `r` of the block at device address `base`, with `r`'s
+    /// access: a bound read-only register has no `write`. Its address
+    /// `base + r.offset()` must be a dword of the window, else
+    /// [`Error::OutOfWindow`]; past 2^64 it is [`Error::InvalidArgument`]
+    /// (it would wrap to a low address).
+    pub fn bind<A: AccessType>(&self, base: DeviceAddr, r: Reg<A>) -> Result<BoundReg<'_, A>> {
+        let addr = base
+            .get()
+            .checked_add(r.offset())
+            .ok_or(Error::InvalidArgument("register address past 2^64"))?;
+        let off = self.offset(DeviceAddr(addr))?;
         Ok(BoundReg {
             ptr: self.checked_dword(off),
             _window: PhantomData,

@@ -231,7 +231,10 @@ mod tests {
         let et = DeviceAddr(0x20_0000);
         dev.mount(msix, MsixModel::new()).unwrap();
         dev.mount(et, ErrtrigModel::new()).unwrap();
-        let h = MsixIntc::new(msix).with_errtrig_base(3, et).unwrap();
+        let h = MsixIntc::new(msix)
+            .unwrap()
+            .with_errtrig_base(3, et)
+            .unwrap();
         h.mask_vector(&dev, 2).unwrap();
         h.mask_vector(&dev, 5).unwrap();
         h.unmask_vector(&dev, 2).unwrap();
