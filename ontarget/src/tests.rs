@@ -807,7 +807,7 @@ mod intc {
 
     fn intc() -> Result<Intc<Mariana>, Error> {
         Ok(Intc::new(
-            MsixIntc::new(MSIX).with_errtrig_base(3, ERRTRIG3)?,
+            MsixIntc::new(MSIX)?.with_errtrig_base(3, ERRTRIG3)?,
         ))
     }
 
@@ -883,7 +883,7 @@ mod intc {
         ));
         // The NQ comes from the handle's ENS of the block [004 §4], [FACTS §12.3].
         let hw = ok!(MsixIntc::new(MSIX)
-            .with_ens_nq(3, ok!(EnsNq::of(&ens, 2)))
+            .and_then(|h| h.with_ens_nq(3, EnsNq::of(&ens, 2)?))
             .and_then(|h| h.with_ens_nq(7, EnsNq::of(&ens, 0)?)));
         let i = Intc::<Mariana>::new(hw);
         let before = ok!(snapshot(win));
