@@ -87,7 +87,7 @@
 //!
 //! ```
 //! use khal::core::csr::{Csr, CsrRegion, RegionTable};
-//! use khal::core::notific::{BpMode, EngineConfig, Flavour, NotificEngine};
+//! use khal::core::notific::{BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine};
 //! use khal::std_adapter::model::{notific::NotificModel, DeviceModel};
 //! use khal::{DeviceAddr, Error, Mmio};
 //!
@@ -382,7 +382,8 @@ let fake = dev.sys();
 fake.mount(ens, NotificModel::new(Flavour::TenQueue))?;
 let id = NqId { dev_type: NqDevType::NeuronCore, dev_id: 0, nq_type: NqType::Notify, engine_index: 2 };
 fake.route_nq(id, ens.add(0x100 + 40 * 2))?;
-let mut engine = NotificEngine::init(&dev, ens, EngineConfig::tpb(BpMode::None))?;
+let mut block = NotificBlock::new(ens);
+let mut engine = NotificEngine::init(&dev, &mut block, EngineConfig::tpb(BpMode::None))?;
 let mut ring = dev.adopt_ring(id, engine.queue(2)?, NqConfig::new(1024, ConsumeMode::Phase))?;
 let mut delay = SimDelay::new(fake.model());
 ring.enable(&mut engine, &mut delay)?;

@@ -10,7 +10,7 @@ use core::ptr::NonNull;
 use embedded_hal::delay::DelayNs;
 use khal::core::dma::StaticDma;
 use khal::core::mmio::volatile::VolatileWindow;
-use khal::core::notific::{NotificEngine, NqEntry};
+use khal::core::notific::{NotificBlock, NotificEngine, NqEntry};
 use khal::{DeviceAddr, Error, Result};
 
 // Halt on panic (khal itself never panics on bad input: it returns errors).
@@ -46,14 +46,16 @@ pub fn window_ptr() -> Result<NonNull<u32>> {
 /// engine is up); then a few drains, each error handled.
 pub fn run(
     window: VolatileWindow,
-    arch_extra: impl FnOnce(&NotificEngine<&VolatileWindow>) -> Result<()>,
+    arch_extra: impl FnOnce(&NotificEngine<'_, &VolatileWindow>) -> Result<()>,
 ) -> Result<usize> {
     let buf = khal::core::static_dma!(crate::bring_up::RING_BYTES).ok_or(Error::OutOfMemory)?;
     let ring_mem = StaticDma::identity(buf);
     let mut delay = CycleDelay;
+    // The window's notification block, owned here once and lent to the engine.
+    let mut ens = NotificBlock::new(NOTIFIC);
     let mut up = crate::bring_up::bring_up::<khal::Selected, _, _, _>(
         // Shared by the engine and its NQ's ring (`&VolatileWindow` is `Copy`).
-        &window, NOTIFIC, ring_mem, &mut delay,
+        &window, &mut ens, ring_mem, &mut delay,
     )?;
     arch_extra(&up.engine)?;
     // Poll a few times (a real firmware loops, or drains from its interrupt).

@@ -5,7 +5,7 @@
 use khal::core::intc::regs::{ERRTRIG, ERRTRIG_SIZE, MSIX, MSIX_SIZE};
 use khal::core::intc::{EnsNq, ErrtrigLine, Intc, MsixIntc};
 use khal::core::notific::regs::NOTIFIC;
-use khal::core::notific::{BpMode, EngineConfig, Flavour, NotificEngine};
+use khal::core::notific::{BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine};
 use khal::core::{DeviceAddr, Error, Mmio};
 use khal::Mariana;
 use khal_std::model::intc::{ErrtrigModel, MsixModel};
@@ -317,7 +317,8 @@ fn notific_queue_base_through_the_mailbox_map() {
         vec![(Write, 0x100, 0x8000_0600), (Write, 0x104, 0x85)]
     );
     // `EnsNq::of` reads base and flavour off an initialised engine.
-    let ens = NotificEngine::init(&m, ENS, EngineConfig::tpb(BpMode::All)).unwrap();
+    let mut block = NotificBlock::new(ENS);
+    let ens = NotificEngine::init(&m, &mut block, EngineConfig::tpb(BpMode::All)).unwrap();
     assert_eq!(EnsNq::of(&ens, 2), Ok(ten(2)));
 }
 

@@ -47,7 +47,7 @@ const VECTOR: u32 = 0;
 
 /// MARIANA's MSI-X INTC [004 §4]: mask every vector but [`VECTOR`], unmask
 /// one errtrig line's interrupt, point NQ 3 at the mailbox of (block 0, queue 3).
-fn intc(engine: &khal::core::notific::NotificEngine<&VolatileWindow>) -> Result<()> {
+fn intc(engine: &khal::core::notific::NotificEngine<'_, &VolatileWindow>) -> Result<()> {
     use khal::core::intc::{EnsNq, ErrtrigLine, Intc, MsixIntc};
     // set_notific_queue_base takes its NQ from the handle's ENS of the block
     // (`user_errtrig_ens[block].nq`) [004 §4]: NQ 3 of `engine` for block 0.
