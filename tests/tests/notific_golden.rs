@@ -740,3 +740,46 @@ fn another_engine_is_refused_before_any_write() {
     assert_eq!(mine.nq_enable_shadow(), 1 << 2);
     assert_eq!(t.ops().last(), Some(&(W, 0x14, 1 << 2)));
 }
+
+#[test]
+fn a_block_is_given_back_when_its_engine_and_ring_are_gone() {
+    // One block, two bring-ups one after the other: while the first engine
+    // or its ring lives, the block is lent (a second init does not compile,
+    // compile-fail `two_engines_one_block`, `ring_outlives_its_engine`);
+    // once both are dropped it is brought up afresh.
+    let t = traced();
+    let clock = khal_std::delay::SimClock::new();
+    let mut d = SimDelay::new(&clock);
+    let mut ens = NotificBlock::new(BASE);
+    {
+        let mut first = NotificEngine::init(&t, &mut ens, EngineConfig::tpb(BpMode::All)).unwrap();
+        let mut r = host_ring(&mut first, 2, ConsumeMode::Phase);
+        r.enable(&mut first, &mut d).unwrap();
+        assert_eq!(first.nq_enable_shadow(), 1 << 2);
+        assert_eq!(first.queue(2).map(|_| ()), Err(Error::QueueTaken(2)));
+    }
+    t.clear();
+    let mut again = NotificEngine::init(&t, &mut ens, EngineConfig::tpb(BpMode::All)).unwrap();
+    // The whole init program again [004 §2], on the same base.
+    assert_eq!(
+        t.ops(),
+        vec![
+            (W, 0x28, 0),
+            (W, 0xBC, 1),
+            (W, 0xB4, 0xAAE60),
+            (W, 0x30, 0xFFFF_FFFF),
+            (W, 0x34, 0xFFFF_FFFF),
+            (W, 0x08, 0x3FF),
+            (W, 0x0C, 0xFFFF_FFFF),
+            (W, 0x10, 0xFFFF_FFFF),
+        ]
+    );
+    assert_eq!(again.base(), BASE);
+    // Fresh shadows, and NQ 2 free again: the old ring's bit is not carried
+    // into the new engine's `nq_enable` writes.
+    assert_eq!(again.nq_enable_shadow(), 0);
+    let mut r = host_ring(&mut again, 2, ConsumeMode::Phase);
+    t.clear();
+    r.enable(&mut again, &mut d).unwrap();
+    assert_eq!(t.ops().last(), Some(&(W, 0x14, 1 << 2)));
+}
