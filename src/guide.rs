@@ -4,7 +4,7 @@
 //! # Bind an arch and read the register matrix
 //!
 //! ```
-//! use khal::core::family::{DveTables, TpbBases};
+//! use khal::family::{DveTables, TpbBases};
 //! use khal::{AnyArch, ArchId, Cayman, DeviceAddr, Error};
 //!
 //! // Static: the arch is a type; a tile index is validated once.
@@ -34,7 +34,7 @@
 //! on it unchanged.
 //!
 //! ```
-//! use khal::core::csr::{Csr, CsrRegion, RegionTable};
+//! use khal::csr::{Csr, CsrRegion, RegionTable};
 //! use khal::std_adapter::HeapMmio;
 //! use khal::{DeviceAddr, Error, Mmio};
 //!
@@ -86,8 +86,8 @@
 //! `docs/PERFORMANCE.md`).
 //!
 //! ```
-//! use khal::core::csr::{Csr, CsrRegion, RegionTable};
-//! use khal::core::notific::{BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine};
+//! use khal::csr::{Csr, CsrRegion, RegionTable};
+//! use khal::notific::{BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine};
 //! use khal::std_adapter::model::{notific::NotificModel, DeviceModel};
 //! use khal::{DeviceAddr, Error, Mmio};
 //!
@@ -114,7 +114,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use khal::core::notific::{
+//! use khal::notific::{
 //!     BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
 //!     NqRing,
 //! };
@@ -169,7 +169,7 @@
 //! assert_eq!(ring.drain(&mut delay, &mut out)?, 0);
 //! assert!(matches!(
 //!     ring.tail_offset(),
-//!     Err(khal::Error::DeviceFault(khal::core::error::Fault::AllOnes { .. }))
+//!     Err(khal::Error::DeviceFault(khal::error::Fault::AllOnes { .. }))
 //! ));
 //! # Ok::<(), khal::Error>(())
 //! ```
@@ -181,7 +181,7 @@
 //!
 //! # Async: a drain and a device task on one executor
 //!
-//! `khal::core::asynch::nq::drain` waits, woken by the NQ's interrupt (an
+//! `khal::asynch::nq::drain` waits, woken by the NQ's interrupt (an
 //! `NqSignal`) or bounded by a budget on an async `DelayNs`, then drains.
 //! On the device model, `SimDelay`'s async delay advances simulated time and
 //! yields to the executor once, so a task posting on the same executor runs
@@ -191,12 +191,12 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use khal::core::asynch::{self, NqSignal};
-//! use khal::core::notific::{
+//! use khal::asynch::{self, NqSignal};
+//! use khal::notific::{
 //!     BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
 //!     NqRing,
 //! };
-//! use khal::core::wait::Budget;
+//! use khal::wait::Budget;
 //! use khal::std_adapter::model::{notific::NotificModel, DeviceModel};
 //! use khal::std_adapter::{DmaBuf, SimDelay};
 //! use khal::DeviceAddr;
@@ -279,7 +279,7 @@
 //! # Record a golden trace
 //!
 //! ```
-//! use khal::core::notific::{regs::NOTIFIC, BpMode, EngineConfig, NotificBlock, NotificEngine, UartMode};
+//! use khal::notific::{regs::NOTIFIC, BpMode, EngineConfig, NotificBlock, NotificEngine, UartMode};
 //! use khal::std_adapter::{trace::Op, HeapMmio, Trace};
 //! use khal::DeviceAddr;
 //!
@@ -298,7 +298,7 @@
 //! # Mask an MSI-X vector (MARIANA)
 //!
 //! ```
-//! use khal::core::intc::{Intc, MsixIntc};
+//! use khal::intc::{Intc, MsixIntc};
 //! use khal::std_adapter::HeapMmio;
 //! use khal::{DeviceAddr, Error, Mariana, Mmio};
 //!
@@ -317,9 +317,9 @@
 //! # Load the DVE tables
 //!
 //! ```
-//! use khal::core::dve::{DveLoader, DvePlacement, DveTableSet, LoadOutcome, DVE_QUEUE_NAME};
-//! use khal::core::family::TpbBases;
-//! use khal::core::wait::Budget;
+//! use khal::dve::{DveLoader, DvePlacement, DveTableSet, LoadOutcome, DVE_QUEUE_NAME};
+//! use khal::family::TpbBases;
+//! use khal::wait::Budget;
 //! use khal::std_adapter::dma::ModelAllocator;
 //! use khal::std_adapter::model::dma_engine::{DmaEngineModel, ModelDmaQueue};
 //! use khal::std_adapter::model::DeviceModel;
@@ -357,9 +357,9 @@
     feature = "neuron",
     doc = r#"
 ```
-use khal::core::dma::DmaMemory;
-use khal::core::family::TpbBases;
-use khal::core::notific::{BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry};
+use khal::dma::DmaMemory;
+use khal::family::TpbBases;
+use khal::notific::{BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry};
 use khal::std_adapter::model::notific::NotificModel;
 use khal::std_adapter::neuron::{FakeDriver, HostAlloc, Neuron, NqDevType, NqId, NqType};
 use khal::std_adapter::SimDelay;

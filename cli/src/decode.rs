@@ -15,11 +15,11 @@
 use std::fmt::Write as _;
 
 use clap::{Args, ValueEnum};
-use khal::core::addr::HOST_VISIBLE_REBASE;
-use khal::core::family::hw_decode::{CAM_SIZE, TABLE_DELTA, TABLE_SIZE};
-use khal::core::family::nx_local::OWNER_TPB;
-use khal::core::family::{Arch, HbmChannel, Q7Owner, Tile};
-use khal::core::regs::BlockDesc;
+use khal::addr::HOST_VISIBLE_REBASE;
+use khal::family::hw_decode::{CAM_SIZE, TABLE_DELTA, TABLE_SIZE};
+use khal::family::nx_local::OWNER_TPB;
+use khal::family::{Arch, HbmChannel, Q7Owner, Tile};
+use khal::regs::BlockDesc;
 use khal::{ArchId, Cayman, DeviceAddr, Engine, Mariana, Sunda};
 use serde_json::{json, Value as Json};
 
@@ -102,13 +102,13 @@ pub fn blocks(arch: ArchId) -> Vec<(Placement, &'static BlockDesc)> {
         // Identical on every arch [004 §2].
         v.push((
             Placement::InWindow(Window::Notific),
-            &khal::core::notific::regs::NOTIFIC,
+            &khal::notific::regs::NOTIFIC,
         ));
         // One description for every arch (the selectors' fields are CAYMAN's
         // schema [FACTS §15.1]).
         v.push((
             Placement::InWindow(Window::TpbRegs),
-            &khal::core::engine::tpb_regs::TPB_REGS,
+            &khal::engine::tpb_regs::TPB_REGS,
         ));
         v
     }

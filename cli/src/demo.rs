@@ -51,22 +51,22 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use khal::core::dma::{DmaAllocator, MemLocation};
-use khal::core::dve::{DveLoader, DvePlacement, DveTableSet, LoadOutcome, DVE_QUEUE_NAME};
-use khal::core::engine::{
+use khal::dma::{DmaAllocator, MemLocation};
+use khal::dve::{DveLoader, DvePlacement, DveTableSet, LoadOutcome, DVE_QUEUE_NAME};
+use khal::engine::{
     dge, program, run_stall, topsp, EngineOps, EngineParams, PeParams, PoolingParams, SpHandle,
     Step, StpbConfig,
 };
-use khal::core::error::Fault;
-use khal::core::family::nx_local::{OWNER_TOPSP, OWNER_TPB};
-use khal::core::family::{Arch, Doorbell, Gated, NxLocal, Offset};
-use khal::core::intc::{ErrtrigLine, Intc, MsixIntc};
-use khal::core::notific::regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
-use khal::core::notific::{
+use khal::error::Fault;
+use khal::family::nx_local::{OWNER_TOPSP, OWNER_TPB};
+use khal::family::{Arch, Doorbell, Gated, NxLocal, Offset};
+use khal::intc::{ErrtrigLine, Intc, MsixIntc};
+use khal::notific::regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
+use khal::notific::{
     BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
     NqRing,
 };
-use khal::core::wait::{poll_until, Budget};
+use khal::wait::{poll_until, Budget};
 use khal::std_adapter::dma::{HostAllocator, Identity};
 use khal::std_adapter::model::dma_engine::{DmaEngineModel, ModelDmaQueue};
 use khal::std_adapter::model::intc::{ErrtrigModel, MsixModel};
@@ -451,8 +451,8 @@ fn bring_up_engines<'m>(
 /// The XT/NX window layout of `A` for the model: the run-stall, HW-decode
 /// and launch registers the arch gives [FACTS §12.1, §13.4].
 fn xt_layout<A: NxLocal>() -> XtLayout {
-    let reg = |r: khal::Result<khal::core::regs::Reg>| r.ok().map(|r| r.offset());
-    let gated = |g: khal::Result<Gated<khal::core::regs::Reg>>| match g {
+    let reg = |r: khal::Result<khal::regs::Reg>| r.ok().map(|r| r.offset());
+    let gated = |g: khal::Result<Gated<khal::regs::Reg>>| match g {
         Ok(Gated::Present(r)) => Some(r.offset()),
         _ => None,
     };

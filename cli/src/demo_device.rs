@@ -22,12 +22,12 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use khal::core::dma::DmaMemory;
-use khal::core::engine::Step;
-use khal::core::error::Fault;
-use khal::core::family::TpbBases;
-use khal::core::intc::{ErrtrigLine, Intc, MsixIntc};
-use khal::core::notific::{
+use khal::dma::DmaMemory;
+use khal::engine::Step;
+use khal::error::Fault;
+use khal::family::TpbBases;
+use khal::intc::{ErrtrigLine, Intc, MsixIntc};
+use khal::notific::{
     BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
     NqRing,
 };

@@ -14,12 +14,12 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use clap::Args;
-use khal::core::addr::MeshHalf;
-use khal::core::family::{
+use khal::addr::MeshHalf;
+use khal::family::{
     nx_local::{DmaReg, RsvdSpace},
     Arch, Doorbell, FlagSelected, Gated, HbmChannel, NotificMask, Offset, Q7Owner, Tile,
 };
-use khal::core::regs::{Field, Reg};
+use khal::regs::{Field, Reg};
 use khal::{ArchId, Cayman, Engine, Error, Mariana, Sunda};
 use serde_json::{json, Value as Json};
 
@@ -1216,7 +1216,7 @@ fn dge_sdma<A: Arch>(r: &mut Rows) {
 /// The dispatch slots (kaena_khal offsets) with their grade and NULL policy
 /// [002r1 §3], [004 §1], [FACTS §12.2, §12.3, §13.3].
 fn slots<A: Arch>(r: &mut Rows) {
-    use khal::core::engine::slots::{NullPolicy, SlotGrade, SubTable, SLOTS};
+    use khal::engine::slots::{NullPolicy, SlotGrade, SubTable, SLOTS};
     let s = |f| src(f, A::ID);
     for slot in SLOTS {
         let high = slot.grade == SlotGrade::High;
@@ -1264,7 +1264,7 @@ fn notific_masks<A: Arch>(r: &mut Rows) {
 fn msix<A: Arch>(r: &mut Rows) {
     let s = |f| src(f, A::ID);
     if A::ID == ArchId::Mariana {
-        use khal::core::intc::regs::{mod_timer_ctrl, GROUP_INTERVAL, GROUP_INTERVAL_FIELD};
+        use khal::intc::regs::{mod_timer_ctrl, GROUP_INTERVAL, GROUP_INTERVAL_FIELD};
         r.push(
             "intc",
             "msix mod_timer_ctrl.reset",

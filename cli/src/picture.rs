@@ -15,7 +15,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use khal::core::addr::MeshHalf;
+use khal::addr::MeshHalf;
 use khal::ArchId;
 
 use crate::decode;

@@ -22,11 +22,11 @@
 use std::fmt::Write as _;
 
 use clap::{Args, Subcommand};
-use khal::core::dma::DmaMemory;
-use khal::core::intc::regs::{MSIX, MSIX_SIZE};
-use khal::core::intc::{EnsNq, Intc, MsixIntc};
-use khal::core::notific::regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
-use khal::core::notific::{
+use khal::dma::DmaMemory;
+use khal::intc::regs::{MSIX, MSIX_SIZE};
+use khal::intc::{EnsNq, Intc, MsixIntc};
+use khal::notific::regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
+use khal::notific::{
     BpMode, ConsumeMode, Flavour, NotificBlock, NotificEngine, NqConfig, NqRing,
 };
 use khal::std_adapter::model::intc::MsixModel;

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use khal::core::family::Arch;
+use khal::family::Arch;
 use khal_cli::{decode, map};
 
 #[path = "decode_model/mod.rs"]

@@ -7,12 +7,12 @@ use std::future::Future;
 use std::sync::Arc;
 
 use embedded_hal_async::delay::DelayNs;
-use khal::core::asynch::{self, NqSignal};
-use khal::core::notific::{
+use khal::asynch::{self, NqSignal};
+use khal::notific::{
     BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
     NqRing,
 };
-use khal::core::wait::Budget;
+use khal::wait::Budget;
 use khal::std_adapter::model::notific::{entry_seq, NotificModel};
 use khal::std_adapter::model::DeviceModel;
 use khal::std_adapter::{DmaBuf, SimDelay};

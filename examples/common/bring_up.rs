@@ -21,9 +21,9 @@
 //! feature, to stderr on a host, nowhere otherwise (the caller still gets it).
 
 use embedded_hal::delay::DelayNs;
-use khal::core::dma::DmaMemory;
-use khal::core::family::{Arch, NotificMask};
-use khal::core::notific::{
+use khal::dma::DmaMemory;
+use khal::family::{Arch, NotificMask};
+use khal::notific::{
     BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal::{DeviceAddr, Error, Mmio, Result};

@@ -8,9 +8,9 @@
 use core::ptr::NonNull;
 
 use embedded_hal::delay::DelayNs;
-use khal::core::dma::StaticDma;
-use khal::core::mmio::volatile::VolatileWindow;
-use khal::core::notific::{NotificBlock, NotificEngine, NqEntry};
+use khal::dma::StaticDma;
+use khal::mmio::volatile::VolatileWindow;
+use khal::notific::{NotificBlock, NotificEngine, NqEntry};
 use khal::{DeviceAddr, Error, Result};
 
 // Halt on panic (khal itself never panics on bad input: it returns errors).
@@ -48,7 +48,7 @@ pub fn run(
     window: VolatileWindow,
     arch_extra: impl FnOnce(&NotificEngine<'_, &VolatileWindow>) -> Result<()>,
 ) -> Result<usize> {
-    let buf = khal::core::static_dma!(crate::bring_up::RING_BYTES).ok_or(Error::OutOfMemory)?;
+    let buf = khal::static_dma!(crate::bring_up::RING_BYTES).ok_or(Error::OutOfMemory)?;
     let ring_mem = StaticDma::identity(buf);
     let mut delay = CycleDelay;
     // The window's notification block, owned here once and lent to the engine.

@@ -28,7 +28,7 @@ const WINDOWS: [Option<decode::Window>; 4] = [
 ];
 
 /// Every printed address of `A` (`true` = host-visible) and the model's places.
-fn model_places<A: khal::core::family::Arch>() -> Vec<decode_model::Place> {
+fn model_places<A: khal::family::Arch>() -> Vec<decode_model::Place> {
     let printed: Vec<(String, u64, bool)> = map::walk::<A>()
         .into_iter()
         .filter_map(|it| match it.val {

@@ -1,16 +1,16 @@
-//! The async API on the target (`khal::core::asynch`) [004 §3], [FACTS §11]:
+//! The async API on the target (`khal::asynch`) [004 §3], [FACTS §11]:
 //! async drains over the device stand-in across wraps, an async wait on a
 //! stalled queue that times out after exactly its budget, and an `NqSignal`
 //! raised by a real interrupt (PendSV on Arm, the machine software interrupt
 //! on RISC-V) waking the waiting drain. Futures run on [`crate::exec`].
 
-use khal::core::asynch::{self, NqSignal};
-use khal::core::dma::StaticDma;
-use khal::core::mmio::volatile::VolatileWindow;
-use khal::core::notific::{
+use khal::asynch::{self, NqSignal};
+use khal::dma::StaticDma;
+use khal::mmio::volatile::VolatileWindow;
+use khal::notific::{
     BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
 };
-use khal::core::wait::Budget;
+use khal::wait::Budget;
 use khal::{DeviceAddr, Error};
 
 use crate::device::{entry_seq, Device};
@@ -138,7 +138,7 @@ type PhaseQueue<'a> = (
 /// returns 0, and a tail-mode ring is refused before anything is read.
 fn async_drain_delivers_entries(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
+    let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
     let mut d = Counting::default();
     let mut block = NotificBlock::new(NOTIFIC);
     let (mut e, mut ring, mut dev) = phase_queue(win, &rec, &mem, 3, &mut block, &mut d)?;
@@ -181,7 +181,7 @@ fn async_drain_delivers_entries(win: &VolatileWindow) -> Outcome {
     );
     check_eq!(ok!(done!(run)), 0);
     // Tail mode is refused, nothing read or written.
-    let tmem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
+    let tmem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
     let mut tail = ok!(NqRing::host(
         &tmem,
         ok!(e.queue(4)),
@@ -209,7 +209,7 @@ fn async_drain_delivers_entries(win: &VolatileWindow) -> Outcome {
 /// async drain delivers the same three entries, once, in order.
 fn async_wait_stalled_queue_times_out(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
+    let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
     let mut d = Counting::default();
     let mut block = NotificBlock::new(NOTIFIC);
     let (_, mut ring, mut dev) = phase_queue(win, &rec, &mem, 6, &mut block, &mut d)?;
@@ -246,7 +246,7 @@ fn async_wait_stalled_queue_times_out(win: &VolatileWindow) -> Outcome {
 /// second poll delivers the five.
 fn async_signal_from_interrupt_wakes_drain(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
+    let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
     let mut block = NotificBlock::new(NOTIFIC);
     let (_, mut ring, mut dev) = phase_queue(win, &rec, &mem, 2, &mut block, &mut Counting::default())?;
     let seq0 = dev.seq;

@@ -3,8 +3,8 @@
 //! through the table (`Csr::bind_block`), with 64-bit CSR addresses on a
 //! 32-bit core; every refusal writes nothing and names a CSR address.
 
-use khal::core::csr::{Csr, CsrRegion};
-use khal::core::mmio::volatile::VolatileWindow;
+use khal::csr::{Csr, CsrRegion};
+use khal::mmio::volatile::VolatileWindow;
 use khal::{DeviceAddr, Error, Mmio};
 
 use crate::harness::{Outcome, Runner};
@@ -176,7 +176,7 @@ fn csr_window(win: &VolatileWindow) -> Outcome {
     Ok(())
 }
 
-khal::core::register_block! {
+khal::register_block! {
     /// A 16-byte block of region 1.
     BLK: "blk" {
         /// Its first dword.

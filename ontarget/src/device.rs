@@ -13,8 +13,8 @@
 //! phase byte never lands, or the tail never drains on reset), an all-ones
 //! tail, a misaligned tail, a tail past the ring.
 
-use khal::core::dma::{DmaMemory, StaticDma};
-use khal::core::mmio::volatile::VolatileWindow;
+use khal::dma::{DmaMemory, StaticDma};
+use khal::mmio::volatile::VolatileWindow;
 use khal::{DeviceAddr, Mmio, Result};
 
 use crate::golden::nq_stride;

@@ -11,7 +11,7 @@
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
-use khal::core::asynch::NqSignal;
+use khal::asynch::NqSignal;
 
 /// The signal the NQ interrupt handler raises.
 pub static NQ_IRQ: NqSignal = NqSignal::new();

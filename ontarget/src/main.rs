@@ -26,7 +26,7 @@ mod platform;
 mod rec;
 mod tests;
 
-use khal::core::mmio::volatile::VolatileWindow;
+use khal::mmio::volatile::VolatileWindow;
 use khal::DeviceAddr;
 
 // The critical-section implementation khal's INTC shadows use (single core).
@@ -42,7 +42,7 @@ pub const WINDOW_BYTES: usize = 0x1_0000;
 
 /// Run every test, print the summary, exit with the result.
 fn run() -> ! {
-    let Some(buf) = khal::core::static_dma!(WINDOW_BYTES) else {
+    let Some(buf) = khal::static_dma!(WINDOW_BYTES) else {
         semihosting::println!("window buffer already taken");
         platform::exit(2)
     };

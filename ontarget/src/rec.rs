@@ -4,7 +4,7 @@
 
 use core::cell::{Cell, RefCell};
 
-use khal::core::mmio::volatile::VolatileWindow;
+use khal::mmio::volatile::VolatileWindow;
 use khal::{DeviceAddr, Mmio, Result};
 
 use crate::golden::{Access, Op};

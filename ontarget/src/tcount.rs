@@ -35,15 +35,15 @@ use core::ptr::NonNull;
 use core::sync::atomic::{compiler_fence, Ordering};
 
 use embedded_hal::delay::DelayNs;
-use khal::core::csr::{Csr, CsrRegion, CsrWindow};
-use khal::core::dma::{DmaBuffer, DmaMemory, StaticDma};
-use khal::core::mmio::bound::{BoundBlock, BoundReg};
-use khal::core::mmio::volatile::VolatileWindow;
-use khal::core::notific::NqRing;
-use khal::core::notific::{
+use khal::csr::{Csr, CsrRegion, CsrWindow};
+use khal::dma::{DmaBuffer, DmaMemory, StaticDma};
+use khal::mmio::bound::{BoundBlock, BoundReg};
+use khal::mmio::volatile::VolatileWindow;
+use khal::notific::NqRing;
+use khal::notific::{
     BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry,
 };
-use khal::core::static_dma;
+use khal::static_dma;
 use khal::{DeviceAddr, Mmio};
 
 // The critical-section implementation khal's INTC shadows use (single core).
@@ -105,7 +105,7 @@ pub fn tcp_csr_window_write(w: &CsrWindow<'_, &VolatileWindow>, p: DeviceAddr, v
     w.write32(p, v).is_ok()
 }
 
-khal::core::register_block! {
+khal::register_block! {
     /// The block the CSR block probe writes (2 KiB: one CSR region).
     CSRBLK: "csrblk" {
         /// A register of it.

@@ -3,14 +3,14 @@
 //! and (MARIANA) the MSI-X INTC [004 §2, §3, §4].
 
 use embedded_hal::delay::DelayNs;
-use khal::core::dma::{DmaBuffer, DmaMemory, StaticDma};
-use khal::core::error::Fault;
-use khal::core::mmio::volatile::VolatileWindow;
-use khal::core::notific::{
+use khal::dma::{DmaBuffer, DmaMemory, StaticDma};
+use khal::error::Fault;
+use khal::mmio::volatile::VolatileWindow;
+use khal::notific::{
     BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
     UartMode,
 };
-use khal::core::wait::Budget;
+use khal::wait::Budget;
 use khal::{DeviceAddr, Error, Mmio};
 
 use crate::device::{entry_seq, Device};
@@ -22,7 +22,7 @@ use crate::{check, check_eq, ok};
 /// The notification engine's block in the window (the host golden tests' base).
 const NOTIFIC: DeviceAddr = DeviceAddr(0x3053_5000);
 /// Its size [FACTS §6].
-const NOTIFIC_BYTES: u64 = khal::core::notific::regs::NOTIFIC_BLOCK_BYTES;
+const NOTIFIC_BYTES: u64 = khal::notific::regs::NOTIFIC_BLOCK_BYTES;
 /// Ring size used by the drain tests: 16 entries.
 const RING: u32 = 256;
 
@@ -114,7 +114,7 @@ macro_rules! block_is {
 }
 
 fn arch_bound(_: &VolatileWindow) -> Outcome {
-    use khal::core::family::Arch;
+    use khal::family::Arch;
     #[cfg(feature = "sunda")]
     let (id, name) = (2u8, "sunda");
     #[cfg(feature = "cayman")]
@@ -128,7 +128,7 @@ fn arch_bound(_: &VolatileWindow) -> Outcome {
 
 fn static_dma_handed_out_once(_: &VolatileWindow) -> Outcome {
     fn site() -> Option<&'static mut DmaBuffer<128>> {
-        khal::core::static_dma!(128)
+        khal::static_dma!(128)
     }
     let Some(buf) = site() else {
         semihosting::println!("  first take returned None");
@@ -256,7 +256,7 @@ fn nq_configure_golden(win: &VolatileWindow) -> Outcome {
         &mut block,
         EngineConfig::tpb(BpMode::All)
     ));
-    let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
+    let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
     let before = ok!(snapshot(win));
     rec.clear();
     let ring = ok!(NqRing::configure_host(
@@ -280,8 +280,8 @@ fn nq_enable_and_reset_golden(win: &VolatileWindow) -> Outcome {
         EngineConfig::tpb(BpMode::All)
     ));
     ok!(win.write32(NOTIFIC.add(0xB8), 0x3C00)); // coal_ctrl: every stream on
-    let m2 = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
-    let m7 = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
+    let m2 = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
+    let m7 = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
     let mut d = CountingDelay::default();
     let mut r2 = ok!(NqRing::host(
         &m2,
@@ -334,7 +334,7 @@ fn nq_single_queue_golden(win: &VolatileWindow) -> Outcome {
         &mut block,
         EngineConfig::top_sp(BpMode::All)
     ));
-    let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
+    let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
     let before = ok!(snapshot(win));
     rec.clear();
     let mut r = ok!(NqRing::configure_host(
@@ -386,10 +386,10 @@ fn three_wraps_over(
     // One static buffer per caller (each hands its buffer out once; the
     // two runs through an `out` of one are queues 5 and 4).
     let mem = match (mode, len) {
-        (ConsumeMode::Phase, 1) if idx == 5 => khal::core::static_dma!(256),
-        (ConsumeMode::Phase, 1) => khal::core::static_dma!(256),
-        (ConsumeMode::Phase, _) => khal::core::static_dma!(256),
-        (ConsumeMode::Tail, _) => khal::core::static_dma!(256),
+        (ConsumeMode::Phase, 1) if idx == 5 => khal::static_dma!(256),
+        (ConsumeMode::Phase, 1) => khal::static_dma!(256),
+        (ConsumeMode::Phase, _) => khal::static_dma!(256),
+        (ConsumeMode::Tail, _) => khal::static_dma!(256),
     };
     let mem = StaticDma::identity(ok!(mem.ok_or(Error::OutOfMemory)));
     let mut ring = ok!(NqRing::configure_host(
@@ -479,7 +479,7 @@ fn nq_phase_owned_memory_bursts(win: &VolatileWindow) -> Outcome {
         &mut block,
         EngineConfig::tpb(BpMode::None)
     ));
-    let buf = ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory));
+    let buf = ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory));
     let idx = 6;
     let mut ring = ok!(NqRing::configure_host(
         StaticDma::identity(buf),
@@ -554,7 +554,7 @@ fn nq_drain_iter_commits_once(win: &VolatileWindow) -> Outcome {
         &mut block,
         EngineConfig::tpb(BpMode::None)
     ));
-    let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
+    let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
     let cfg = NqConfig::new(RING, ConsumeMode::Phase).with_max_batch(16);
     let mut ring = ok!(NqRing::configure_host(&mem, ok!(e.queue(8)), cfg));
     let mut d = CountingDelay::default();
@@ -585,7 +585,7 @@ fn static_dma_translated_bus_address(win: &VolatileWindow) -> Outcome {
         &mut block,
         EngineConfig::tpb(BpMode::All)
     ));
-    let buf = ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory));
+    let buf = ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory));
     // The device reaches this RAM through a window at another address.
     let mem = ok!(StaticDma::new(buf, 0x8_0000_0040));
     check_eq!(mem.bus_addr(), 0x8_0000_0040);
@@ -596,7 +596,7 @@ fn static_dma_translated_bus_address(win: &VolatileWindow) -> Outcome {
         NqConfig::new(RING, ConsumeMode::Phase)
     ));
     check!(rec.matches(&golden::queue_config(4, true, 0x8_0000_0040, RING)));
-    let other = ok!(khal::core::static_dma!(64).ok_or(Error::OutOfMemory));
+    let other = ok!(khal::static_dma!(64).ok_or(Error::OutOfMemory));
     check_eq!(
         StaticDma::new(other, 0x20).map(|_| ()),
         Err(Error::InvalidArgument(
@@ -620,7 +620,7 @@ fn fault_stalled_dma_times_out(win: &VolatileWindow) -> Outcome {
         &mut block,
         EngineConfig::tpb(BpMode::None)
     ));
-    let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
+    let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
     let cfg = NqConfig::new(RING, ConsumeMode::Tail).with_budget(BUDGET);
     let mut ring = ok!(NqRing::configure_host(&mem, ok!(e.queue(4)), cfg));
     let mut d = CountingDelay::default();
@@ -656,7 +656,7 @@ fn fault_stalled_tail_reset_times_out(win: &VolatileWindow) -> Outcome {
         &mut block,
         EngineConfig::tpb(BpMode::None)
     ));
-    let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
+    let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
     let cfg = NqConfig::new(RING, ConsumeMode::Tail).with_budget(BUDGET);
     let mut ring = ok!(NqRing::configure_host(&mem, ok!(e.queue(5)), cfg));
     let dev = Device::new(win, NOTIFIC, true, 5, &mem, RING / 16);
@@ -719,7 +719,7 @@ fn fault_all_ones_tail(win: &VolatileWindow) -> Outcome {
     let addr = NOTIFIC.add(0x110 + 40).get();
     tail_fault(
         win,
-        khal::core::static_dma!(256),
+        khal::static_dma!(256),
         u32::MAX,
         Error::DeviceFault(Fault::all_ones(addr)),
     )
@@ -728,7 +728,7 @@ fn fault_all_ones_tail(win: &VolatileWindow) -> Outcome {
 fn fault_misaligned_tail(win: &VolatileWindow) -> Outcome {
     tail_fault(
         win,
-        khal::core::static_dma!(256),
+        khal::static_dma!(256),
         0x18,
         Error::DeviceFault(Fault::MisalignedTail { tail: 0x18 }),
     )
@@ -737,7 +737,7 @@ fn fault_misaligned_tail(win: &VolatileWindow) -> Outcome {
 fn fault_tail_out_of_ring(win: &VolatileWindow) -> Outcome {
     tail_fault(
         win,
-        khal::core::static_dma!(256),
+        khal::static_dma!(256),
         RING,
         Error::DeviceFault(Fault::TailOutOfRing {
             tail: RING,
@@ -754,7 +754,7 @@ fn nq_config_errors_write_nothing(win: &VolatileWindow) -> Outcome {
         &mut block,
         EngineConfig::tpb(BpMode::All)
     ));
-    let mem = StaticDma::identity(ok!(khal::core::static_dma!(256).ok_or(Error::OutOfMemory)));
+    let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
     let before = ok!(snapshot(win));
     rec.clear();
     let cfg = |size| NqConfig::new(size, ConsumeMode::Tail);
@@ -800,7 +800,7 @@ fn nq_config_errors_write_nothing(win: &VolatileWindow) -> Outcome {
 #[cfg(feature = "mariana")]
 mod intc {
     use super::*;
-    use khal::core::intc::{EnsNq, ErrtrigLine, Intc, MsixIntc};
+    use khal::intc::{EnsNq, ErrtrigLine, Intc, MsixIntc};
     use khal::Mariana;
 
     use crate::golden::Op::{Read as R, Write as W};

@@ -18,9 +18,9 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use khal::core::engine::program;
-use khal::core::family::TpbBases;
-use khal::core::{DeviceAddr, Mmio};
+use khal::engine::program;
+use khal::family::TpbBases;
+use khal::{DeviceAddr, Mmio};
 use khal::{AnyArch, Cayman};
 use khal_std::HeapMmio;
 

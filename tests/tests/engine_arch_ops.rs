@@ -7,16 +7,16 @@
 
 use std::cell::RefCell;
 
-use khal::core::engine::hw_decode::HwDecodeImages;
-use khal::core::engine::leaves::{
+use khal::engine::hw_decode::HwDecodeImages;
+use khal::engine::leaves::{
     ACT_REGS_INIT, DMA_INIT, PE_REGS_INIT, RELEASE_RUN_STALL, UCODE_SEQ_INIT,
 };
-use khal::core::engine::params::SpRegs;
-use khal::core::engine::{
+use khal::engine::params::SpRegs;
+use khal::engine::{
     ActOps, DveOps, EngInfo, EngineLeaves, EngineParams, HwDecodeLeaves, PeOps, PeParams,
     PoolingOps, PoolingParams, SpHandle, SpOps,
 };
-use khal::core::{DeviceAddr, Error, Mmio, Result};
+use khal::{DeviceAddr, Error, Mmio, Result};
 use khal::{Cayman, Mariana, Sunda};
 
 /// Every access, in order: `(addr, Some(value))` for a write, `(addr, None)`

@@ -7,17 +7,17 @@
 
 use std::cell::RefCell;
 
-use khal::core::engine::dge::{self, DgeWrite};
-use khal::core::engine::hw_decode::{hw_decode_table_init, HwDecodeImages};
-use khal::core::engine::init::{self, InitSteps, Step};
-use khal::core::engine::padded;
-use khal::core::engine::tpb_regs::{self, RndEngine};
-use khal::core::engine::{
+use khal::engine::dge::{self, DgeWrite};
+use khal::engine::hw_decode::{hw_decode_table_init, HwDecodeImages};
+use khal::engine::init::{self, InitSteps, Step};
+use khal::engine::padded;
+use khal::engine::tpb_regs::{self, RndEngine};
+use khal::engine::{
     program, run_stall, topsp, ActOps, Checked, DveOps, EngineOps, EngineParams, PeOps, PeParams,
     PoolingOps, PoolingParams, SpHandle, SpOps, StpbConfig,
 };
-use khal::core::family::{Doorbell, NxLocal, Offset};
-use khal::core::{DeviceAddr, Error, Mmio, Result};
+use khal::family::{Doorbell, NxLocal, Offset};
+use khal::{DeviceAddr, Error, Mmio, Result};
 use khal::{Cayman, Engine, Mariana, Sunda};
 use khal_std::trace::Op::{Read, Write};
 use khal_std::{HeapMmio, Trace};
@@ -511,7 +511,7 @@ fn stpb_init_on_every_arch_stops_at_pooling_regs_init_before_any_write() {
         assert!(abs(&m).is_empty());
         // The plain stpb_init answers the same.
         assert_eq!(
-            khal::core::engine::stpb_init::<A, _>(&m, &cfg).map(|_| ()),
+            khal::engine::stpb_init::<A, _>(&m, &cfg).map(|_| ()),
             r
         );
         assert_eq!(A::POOL_STEPS, steps);

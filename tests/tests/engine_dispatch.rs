@@ -5,11 +5,11 @@
 
 use std::cell::RefCell;
 
-use khal::core::engine::{
+use khal::engine::{
     self, stpb, ActOps, Checked, DveOps, EngineParams, PeOps, PeParams, PoolingOps, PoolingParams,
     SpHandle, SpOps, StpbConfig,
 };
-use khal::core::{DeviceAddr, Error, Mmio, Result};
+use khal::{DeviceAddr, Error, Mmio, Result};
 use khal::{AnyArch, ArchId, Cayman, Mariana, Sunda};
 use khal_std::{HeapMmio, Trace};
 
@@ -561,7 +561,7 @@ fn any_arch_program_start_writes_the_bound_arch_s_trace() {
         .collect();
     assert_eq!(got, want);
     // SUNDA and MARIANA: the same answer and trace as the static call.
-    fn same<A: khal::core::family::NxLocal>(id: u32, starts: &[u64; 5]) {
+    fn same<A: khal::family::NxLocal>(id: u32, starts: &[u64; 5]) {
         let (a, s) = (mmio(), mmio());
         assert_eq!(
             AnyArch::new(id)
@@ -580,7 +580,7 @@ fn the_slot_table_is_facts_12_2_exactly() {
     // Transcribed from [FACTS §12.2] ([002r1 §3]): every engine slot
     // (engine, op, offset), in order. One wrong offset, a missing or an extra
     // slot fails. The Q7, notific, NQ and INTC slots: tests/fidelity_slots.rs.
-    use khal::core::engine::slots::{SubTable, SLOTS};
+    use khal::engine::slots::{SubTable, SLOTS};
     use khal::Engine::{Act, Dve, Pe, Pool, Sp};
     let facts: [(khal::Engine, &str, u32); 55] = [
         (Dve, "reset_rng_seed", 0x1F8),

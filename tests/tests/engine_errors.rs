@@ -2,8 +2,8 @@
 //! the exact typed error, and nothing written. Checked on every arch and
 //! through `AnyArch`, since the checks run before dispatch.
 
-use khal::core::engine::{stpb, EngineOps, EngineParams, PeParams, PoolingParams, SpHandle};
-use khal::core::{DeviceAddr, Error};
+use khal::engine::{stpb, EngineOps, EngineParams, PeParams, PoolingParams, SpHandle};
+use khal::{DeviceAddr, Error};
 use khal::{AnyArch, Cayman, Mariana, Sunda};
 use khal_std::{HeapMmio, Trace};
 

@@ -2,13 +2,13 @@
 //! exact offsets, values and order, on every arch where the op exists; and
 //! `NotTraced` with nothing written where a value is not traced.
 
-use khal::core::engine::notif::{self, ErrorsNt};
-use khal::core::engine::program::{self, StartLayout};
-use khal::core::engine::{stpb, EngineOps, SpHandle};
-use khal::core::family::{NxLocal, TpbBases};
-use khal::core::notific::regs::NOTIFIC;
-use khal::core::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine};
-use khal::core::{register_block, DeviceAddr, Error, Mmio};
+use khal::engine::notif::{self, ErrorsNt};
+use khal::engine::program::{self, StartLayout};
+use khal::engine::{stpb, EngineOps, SpHandle};
+use khal::family::{NxLocal, TpbBases};
+use khal::notific::regs::NOTIFIC;
+use khal::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine};
+use khal::{register_block, DeviceAddr, Error, Mmio};
 use khal::{AnyArch, Cayman, Mariana, Sunda};
 use khal_std::model::tpb::{StartRegs, TpbWindow};
 use khal_std::model::DeviceModel;
@@ -249,7 +249,7 @@ fn get_axi_offset_adds_the_tile_base() {
 fn events_semaphores_nt_read_modify_write_on_cayman() {
     // The register sits in tpb_regs (FACTS §13.10 #8).
     let regs = DeviceAddr(0x20_0000);
-    let block = &khal::core::engine::tpb_regs::TPB_REGS;
+    let block = &khal::engine::tpb_regs::TPB_REGS;
     let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x40_0000)).with_block(regs, 0x1000, block);
     m.inner().write32(regs.add(0xA08), 0x1234_5678).unwrap();
     assert_eq!(
@@ -440,8 +440,8 @@ fn dge_notif_enable_is_sunda_only() {
 
 #[test]
 fn sp_init_then_intc_queue_base_end_to_end_on_the_device_model() {
-    use khal::core::intc::{EnsNq, Intc, MsixIntc};
-    use khal::core::notific::Flavour;
+    use khal::intc::{EnsNq, Intc, MsixIntc};
+    use khal::notific::Flavour;
     use khal_std::model::notific::NotificModel;
 
     let dev = DeviceModel::new();

@@ -5,14 +5,14 @@
 
 use std::cell::RefCell;
 
-use khal::core::engine::hw_decode::{hw_decode_table_init, HwDecodeImages};
-use khal::core::engine::init::{self, InitSteps, Step};
-use khal::core::engine::slots::{self, NullPolicy, SubTable, SLOTS};
-use khal::core::engine::{
+use khal::engine::hw_decode::{hw_decode_table_init, HwDecodeImages};
+use khal::engine::init::{self, InitSteps, Step};
+use khal::engine::slots::{self, NullPolicy, SubTable, SLOTS};
+use khal::engine::{
     ActOps, Checked, DveOps, EngInfo, EngineParams, PeOps, PeParams, PoolingOps, PoolingParams,
 };
-use khal::core::q7::{self, Q7Ucode};
-use khal::core::{DeviceAddr, Error, Mmio, Result};
+use khal::q7::{self, Q7Ucode};
+use khal::{DeviceAddr, Error, Mmio, Result};
 use khal::{Cayman, Engine, Mariana, Sunda};
 
 /// Every write, in order; reads answer 0.
@@ -207,7 +207,7 @@ fn pooling_q7_slot_loads_the_pooling_owners_ucode() {
         iram: &[1, 2, 3, 4, 5, 6],
         dram: &[7, 8, 9],
     };
-    fn check<A: PoolingOps + khal::core::family::Q7Params>() {
+    fn check<A: PoolingOps + khal::family::Q7Params>() {
         let want = Writes::default();
         q7::q7_ucode_eng_init::<A, _>(&want, MEM, UCODE, 0).unwrap();
         let want = want.take();

@@ -4,10 +4,10 @@
 
 use std::sync::Mutex;
 
-use khal::core::family::{NxLocal, Q7Owner, Q7Params};
-use khal::core::q7::{self, Q7SwapTable, Q7Ucode};
-use khal::core::udma::{self, M2mRxBuilder, RxDescriptorParams};
-use khal::core::{DeviceAddr, Error, Mmio, Result};
+use khal::family::{NxLocal, Q7Owner, Q7Params};
+use khal::q7::{self, Q7SwapTable, Q7Ucode};
+use khal::udma::{self, M2mRxBuilder, RxDescriptorParams};
+use khal::{DeviceAddr, Error, Mmio, Result};
 use khal::{Cayman, Mariana, Sunda};
 use khal_std::trace::Op::Write;
 use khal_std::{HeapMmio, Trace};

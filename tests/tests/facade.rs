@@ -3,5 +3,5 @@
 #[test]
 fn facade_reexports() {
     assert_eq!(khal::ArchId::try_from(4), Ok(khal::ArchId::Mariana));
-    assert_eq!(khal::core::MESH_HIGH_BIT, 1 << 47);
+    assert_eq!(khal::MESH_HIGH_BIT, 1 << 47);
 }

@@ -3,7 +3,7 @@
 //! [hw-decode §5b], [arch-stpb §1, §3], [000r1 §3]. The whole description is
 //! compared, so a moved, renamed, missing or extra register fails.
 
-use khal::core::family::NxLocal;
+use khal::family::NxLocal;
 use khal::Sunda;
 
 #[test]

@@ -2,11 +2,11 @@
 //! [FACTS §7], its argument errors (nothing written), and an end-to-end run on
 //! the INTC device model.
 
-use khal::core::intc::regs::{ERRTRIG, ERRTRIG_SIZE, MSIX, MSIX_SIZE};
-use khal::core::intc::{EnsNq, ErrtrigLine, Intc, MsixIntc};
-use khal::core::notific::regs::NOTIFIC;
-use khal::core::notific::{BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine};
-use khal::core::{DeviceAddr, Error, Mmio};
+use khal::intc::regs::{ERRTRIG, ERRTRIG_SIZE, MSIX, MSIX_SIZE};
+use khal::intc::{EnsNq, ErrtrigLine, Intc, MsixIntc};
+use khal::notific::regs::NOTIFIC;
+use khal::notific::{BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine};
+use khal::{DeviceAddr, Error, Mmio};
 use khal::Mariana;
 use khal_std::model::intc::{ErrtrigModel, MsixModel};
 use khal_std::model::DeviceModel;

@@ -5,8 +5,8 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Barrier};
 
-use khal::core::intc::{Intc, MsixIntc};
-use khal::core::{DeviceAddr, Mmio, Result};
+use khal::intc::{Intc, MsixIntc};
+use khal::{DeviceAddr, Mmio, Result};
 use khal::Mariana;
 use khal_std::HeapMmio;
 

@@ -1,6 +1,6 @@
 //! Smoke test: every arch implements every register family through `Arch`.
 
-use khal::core::family::Arch;
+use khal::family::Arch;
 use khal::{ArchId, Cayman, Mariana, Sunda};
 
 fn identity<A: Arch>() -> (ArchId, &'static str, u32, u32, bool) {

@@ -2,7 +2,7 @@
 //! ACT table params, capability-gated config offsets [FACTS §3.1, §3.3, §3.4,
 //! §3.5, §12.1].
 
-use khal::core::family::{
+use khal::family::{
     ActTableParams, ActTables, CapCfg, DgeRegs, DveTableOffsets, DveTableSizes, DveTables,
     FlagSelected, Gated, HwDecode, HwDecodeParams, IramSizes, Offset, Sdma, SdmaLimits,
 };

@@ -1,7 +1,7 @@
 //! Golden values of the HBM map on every arch [FACTS §3.1].
 
-use khal::core::addr::{MeshHalf, MESH_HIGH_BIT};
-use khal::core::family::{HbmBarWindow, HbmChannel, HbmMap, HbmUsableSize};
+use khal::addr::{MeshHalf, MESH_HIGH_BIT};
+use khal::family::{HbmBarWindow, HbmChannel, HbmMap, HbmUsableSize};
 use khal::{Cayman, Error, Mariana, Sunda};
 
 fn bases<A: HbmMap>() -> Vec<u64> {

@@ -2,12 +2,12 @@
 //! notification masks and the MARIANA mailbox map [FACTS §3.6, §3.7, §5, §7,
 //! §12.1, §13.1–§13.3].
 
-use khal::core::addr::MESH_HIGH_BIT;
-use khal::core::family::{
+use khal::addr::MESH_HIGH_BIT;
+use khal::family::{
     Doorbell, Gated, NotificMask, NotificMasks, NqMailboxMap, NxLocal, Offset, Q7Owner, Q7Param,
     Q7Params, TopSpNx,
 };
-use khal::core::ids::Bounded;
+use khal::ids::Bounded;
 use khal::{Cayman, DeviceAddr, Engine, Error, Mariana, Sunda};
 
 fn nt<T: std::fmt::Debug>(r: khal::Result<T>) -> bool {
@@ -92,7 +92,7 @@ fn xt_local_windows_golden() {
         Err(Error::OutOfRange { .. })
     ));
     // Derived (MED): window = sequencer base without bit 35 + 0x6_0000.
-    use khal::core::family::SeqParams;
+    use khal::family::SeqParams;
     for e in [Engine::Pe, Engine::Act, Engine::Pool, Engine::Dve] {
         let seq = Cayman::seq_params(e).unwrap().seq.get() & !(1u64 << 35);
         assert_eq!(
@@ -193,7 +193,7 @@ fn cayman_nx_xt_local_golden() {
     assert_eq!((h.mask(), h.shift()), (0xF0, 4));
     assert_eq!((hen.mask(), hen.shift()), (0x10_0000, 20));
     assert_eq!(Cayman::dma_ctrl().unwrap().offset(), 0x10A0);
-    use khal::core::family::nx_local::DmaReg;
+    use khal::family::nx_local::DmaReg;
     let d: Vec<u64> = [DmaReg::LoA, DmaReg::LoB, DmaReg::Hi]
         .into_iter()
         .map(|r| Cayman::dma_reg(r).unwrap().offset())
@@ -203,7 +203,7 @@ fn cayman_nx_xt_local_golden() {
     assert_eq!(Cayman::memcopy_all_offset(), Ok(Offset(0x13E0)));
     assert_eq!(Cayman::iram_cache_block_size().unwrap().offset(), 0x1260);
     let present =
-        |g: khal::Result<Gated<khal::core::regs::Reg>>| g.unwrap().present().map(|r| r.offset());
+        |g: khal::Result<Gated<khal::regs::Reg>>| g.unwrap().present().map(|r| r.offset());
     assert_eq!(present(Cayman::q7_release_run_stall()), Some(0x3000));
     assert_eq!(present(Cayman::hw_decode_control()), Some(0x4000));
     assert_eq!(present(Mariana::q7_release_run_stall()), Some(0x3000));
@@ -380,7 +380,7 @@ fn sunda_and_cayman_intc_not_traced() {
 #[test]
 fn eng_to_xt_maps_0_to_4_to_themselves_and_anything_else_to_6() {
     // [hal-registers §3], [FACTS §13.1].
-    use khal::core::family::nx_local::eng_to_xt;
+    use khal::family::nx_local::eng_to_xt;
     for eng in 0..=4 {
         assert_eq!(eng_to_xt(eng), eng);
     }

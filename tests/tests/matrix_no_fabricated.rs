@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use khal::core::family::DveTables;
+use khal::family::DveTables;
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -95,7 +95,7 @@ fn fabricated_mariana_param_ram_base_appears_nowhere() {
 /// [FACTS §1, §12]. khal's mesh classification must not call it high-die.
 #[test]
 fn the_retracted_mesh_marker_reading_is_not_used() {
-    use khal::core::addr::{MeshHalf, HOST_VISIBLE_REBASE, MESH_HIGH_BIT};
+    use khal::addr::{MeshHalf, HOST_VISIBLE_REBASE, MESH_HIGH_BIT};
     let a = khal::DeviceAddr(0x8_0270_1800);
     assert_eq!(a.mesh_half(), MeshHalf::Low);
     assert_ne!(a.get() & HOST_VISIBLE_REBASE, 0);

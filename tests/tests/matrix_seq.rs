@@ -1,7 +1,7 @@
 //! Golden sequencer triples and the host-visible rebase on every arch [FACTS §3.2].
 
-use khal::core::addr::HOST_VISIBLE_REBASE;
-use khal::core::family::{SeqParams, SeqSizes, SeqTriple};
+use khal::addr::HOST_VISIBLE_REBASE;
+use khal::family::{SeqParams, SeqSizes, SeqTriple};
 use khal::{Cayman, DeviceAddr, Engine, Error, HostVisible, Mariana, Sunda};
 
 const TRN2_BASES: [(Engine, u64); 4] = [

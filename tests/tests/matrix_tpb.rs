@@ -1,7 +1,7 @@
 //! Golden values of the TPB / PSUM / PREPROC family on every arch [FACTS §3.1].
 
-use khal::core::addr::{MeshHalf, MESH_HIGH_BIT};
-use khal::core::family::{Tile, TpbBases, PSUM_DELTA};
+use khal::addr::{MeshHalf, MESH_HIGH_BIT};
+use khal::family::{Tile, TpbBases, PSUM_DELTA};
 use khal::{Cayman, DeviceAddr, Error, Mariana, Sunda};
 
 const TRN2_TPB: [u64; 8] = [

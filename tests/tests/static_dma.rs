@@ -81,8 +81,8 @@ fn static_ring_drains_three_wraps_in_both_modes() {
 
 #[test]
 fn the_facade_hands_out_the_buffer_once() {
-    fn site() -> Option<&'static mut khal::core::dma::DmaBuffer<64>> {
-        khal::core::static_dma!(64)
+    fn site() -> Option<&'static mut khal::dma::DmaBuffer<64>> {
+        khal::static_dma!(64)
     }
     assert!(site().is_some());
     assert!(site().is_none());

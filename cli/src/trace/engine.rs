@@ -10,14 +10,14 @@
 //! HW-decode images) is printed relative to `TPB_MEM` ("tpb_mem").
 
 use clap::Args;
-use khal::core::engine::init::{self, Step};
-use khal::core::engine::{
+use khal::engine::init::{self, Step};
+use khal::engine::{
     program, run_stall, topsp, EngineOps, EngineParams, PeParams, PoolingParams, StpbConfig,
 };
-use khal::core::family::nx_local::{OWNER_TOPSP, OWNER_TPB};
-use khal::core::family::{Arch, Doorbell};
-use khal::core::q7::{self, Q7SwapTable, Q7Ucode};
-use khal::core::regs::BlockDesc;
+use khal::family::nx_local::{OWNER_TOPSP, OWNER_TPB};
+use khal::family::{Arch, Doorbell};
+use khal::q7::{self, Q7SwapTable, Q7Ucode};
+use khal::regs::BlockDesc;
 use khal::std_adapter::model::DeviceModel;
 use khal::std_adapter::trace::Access;
 use khal::std_adapter::Trace;
@@ -266,7 +266,7 @@ fn run<A: EngineOps>(op: &EngineOp) -> khal::Result<Report> {
             run_stall::disable_hw_decode::<A, _>(&t, w, a.value)?;
         }
         EngineOp::DgeCarveout(a) => {
-            khal::core::engine::dge::set_dge_carveout::<A, _>(&t, TPB_MEM, a.size, a.offset)?;
+            khal::engine::dge::set_dge_carveout::<A, _>(&t, TPB_MEM, a.size, a.offset)?;
         }
         EngineOp::TopspDoorbell(a) => {
             topsp::topsp_doorbell::<A, _>(&t, TPB_MEM, a.which, a.value)?;

@@ -13,7 +13,7 @@
 
 use std::collections::BTreeSet;
 
-use khal::core::family::{Arch, HbmChannel, Q7Owner, Tile};
+use khal::family::{Arch, HbmChannel, Q7Owner, Tile};
 use khal::{ArchId, Engine};
 
 /// One expected answer: the item and the offset from its base.

@@ -1,6 +1,6 @@
 //! `dge_notif_enable` exists for SUNDA only [002 §4]: on CAYMAN it does not compile.
-use khal::core::engine::notif::dge_notif_enable;
-use khal::core::DeviceAddr;
+use khal::engine::notif::dge_notif_enable;
+use khal::DeviceAddr;
 use khal::Cayman;
 use khal_std::HeapMmio;
 

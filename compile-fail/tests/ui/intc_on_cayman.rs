@@ -1,6 +1,6 @@
 //! CAYMAN INTC is NOT TRACED [004 §1]: an INTC handle bound to CAYMAN does not compile.
-use khal::core::intc::{Intc, MsixIntc};
-use khal::core::DeviceAddr;
+use khal::intc::{Intc, MsixIntc};
+use khal::DeviceAddr;
 use khal::Cayman;
 
 fn main() {

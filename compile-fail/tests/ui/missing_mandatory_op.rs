@@ -1,6 +1,6 @@
 //! An arch that leaves out a mandatory (DVE) op does not compile [002 §3].
-use khal::core::engine::{DveOps, EngineParams};
-use khal::core::{Mmio, Result};
+use khal::engine::{DveOps, EngineParams};
+use khal::{Mmio, Result};
 
 enum Incomplete {}
 

@@ -1,7 +1,7 @@
 //! The per-engine init parameter types differ [002 §3 QUIRK]: a Pooling config
 //! is not a DVE config.
-use khal::core::engine::{stpb, PoolingParams};
-use khal::core::DeviceAddr;
+use khal::engine::{stpb, PoolingParams};
+use khal::DeviceAddr;
 use khal::Cayman;
 use khal_std::HeapMmio;
 

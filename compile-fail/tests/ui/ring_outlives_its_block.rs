@@ -1,6 +1,6 @@
 //! A ring cannot outlive the notification block its engine was brought up on.
-use khal::core::notific::{BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing};
-use khal::core::DeviceAddr;
+use khal::notific::{BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing};
+use khal::DeviceAddr;
 use khal_std::{DmaBuf, HeapMmio};
 
 fn main() {

@@ -1,10 +1,10 @@
 //! A ring keeps its engine's block borrowed: after the engine is dropped, the
 //! block cannot be brought up again while the ring lives, so the old ring
 //! cannot drain beside a new engine's queues.
-use khal::core::notific::{
+use khal::notific::{
     BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
 };
-use khal::core::DeviceAddr;
+use khal::DeviceAddr;
 use khal_std::delay::SimClock;
 use khal_std::{DmaBuf, HeapMmio, SimDelay};
 

@@ -2,8 +2,8 @@
 //! it while the first one is in use does not compile (two engines would each
 //! hand out NQ 2 and write `nq_enable` from their own shadows, disabling each
 //! other's queues).
-use khal::core::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine};
-use khal::core::DeviceAddr;
+use khal::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine};
+use khal::DeviceAddr;
 use khal_std::HeapMmio;
 
 fn main() {

@@ -1,7 +1,7 @@
 //! An operation without a bound arch cannot be written [002 §1]: there is no
 //! "called before bind" state, the arch is a type the call must name.
-use khal::core::engine::program_start;
-use khal::core::DeviceAddr;
+use khal::engine::program_start;
+use khal::DeviceAddr;
 use khal_std::HeapMmio;
 
 fn main() {

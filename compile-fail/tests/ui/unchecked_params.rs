@@ -1,7 +1,7 @@
 //! An arch's `dve_init` leaf only takes a config that passed the shim's check
 //! [002 §1]: a `Checked` cannot be built outside khal-core.
-use khal::core::engine::{Checked, DveOps, EngineParams};
-use khal::core::DeviceAddr;
+use khal::engine::{Checked, DveOps, EngineParams};
+use khal::DeviceAddr;
 use khal::Cayman;
 use khal_std::HeapMmio;
 

@@ -1,7 +1,7 @@
 //! A read-only register has no `write` (or `modify`): `nq_tail_ptr` is the
 //! device's producer tail, which software only reads [004 §3], [FACTS §6].
-use khal::core::notific::regs::{NQ_TAIL_PTR, TIMESTAMP_INC};
-use khal::core::DeviceAddr;
+use khal::notific::regs::{NQ_TAIL_PTR, TIMESTAMP_INC};
+use khal::DeviceAddr;
 use khal_std::HeapMmio;
 
 fn main() {

@@ -1,7 +1,7 @@
 //! khal's async NQ drain on embassy's executor (std platform: one host
 //! thread): two tasks on the same executor, one posting notifications on
 //! the device model, one draining them with
-//! `khal::core::asynch::nq::drain`. The drain's delay is `SimDelay` over the
+//! `khal::asynch::nq::drain`. The drain's delay is `SimDelay` over the
 //! model (simulated time): each wait yields to the executor, so the posting
 //! task runs while the drain waits, as a device would post during a sleep.
 //!
@@ -13,9 +13,9 @@ mod async_nq;
 use std::sync::Arc;
 
 use embassy_executor::{Executor, Spawner};
-use khal::core::asynch::NqSignal;
-use khal::core::notific::NotificBlock;
-use khal::core::wait::Budget;
+use khal::asynch::NqSignal;
+use khal::notific::NotificBlock;
+use khal::wait::Budget;
 use khal::std_adapter::model::DeviceModel;
 use khal::std_adapter::{DmaBuf, SimDelay};
 

@@ -1,6 +1,6 @@
 //! khal's async NQ drain on tokio: the device model (`Send + Sync`, shared
 //! with `Arc`) posts notifications from a task on another worker thread
-//! while `main` drains them with `khal::core::asynch::nq::drain`, each wait
+//! while `main` drains them with `khal::asynch::nq::drain`, each wait
 //! woken by the NQ's interrupt or bounded by a budget on tokio's timer
 //! (`TokioDelay`, the `tokio` feature of `khal`).
 //!
@@ -13,8 +13,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use khal::core::notific::NotificBlock;
-use khal::core::wait::Budget;
+use khal::notific::NotificBlock;
+use khal::wait::Budget;
 use khal::std_adapter::TokioDelay;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]

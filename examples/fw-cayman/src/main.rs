@@ -23,7 +23,7 @@ mod bring_up;
 #[path = "../../common/firmware.rs"]
 mod firmware;
 
-use khal::core::mmio::volatile::VolatileWindow;
+use khal::mmio::volatile::VolatileWindow;
 use khal::Result;
 
 /// The register window. The example's one unchecked line: khal cannot know

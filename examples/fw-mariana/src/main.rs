@@ -26,7 +26,7 @@ mod bring_up;
 #[path = "../../common/firmware.rs"]
 mod firmware;
 
-use khal::core::mmio::volatile::VolatileWindow;
+use khal::mmio::volatile::VolatileWindow;
 use khal::{DeviceAddr, Result};
 
 /// The register window. The example's one unchecked line: khal cannot know
@@ -47,8 +47,8 @@ const VECTOR: u32 = 0;
 
 /// MARIANA's MSI-X INTC [004 §4]: mask every vector but [`VECTOR`], unmask
 /// one errtrig line's interrupt, point NQ 3 at the mailbox of (block 0, queue 3).
-fn intc(engine: &khal::core::notific::NotificEngine<'_, &VolatileWindow>) -> Result<()> {
-    use khal::core::intc::{EnsNq, ErrtrigLine, Intc, MsixIntc};
+fn intc(engine: &khal::notific::NotificEngine<'_, &VolatileWindow>) -> Result<()> {
+    use khal::intc::{EnsNq, ErrtrigLine, Intc, MsixIntc};
     // set_notific_queue_base takes its NQ from the handle's ENS of the block
     // (`user_errtrig_ens[block].nq`) [004 §4]: NQ 3 of `engine` for block 0.
     let intc = Intc::<khal::Selected>::new(
