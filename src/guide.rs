@@ -87,7 +87,7 @@
 //!
 //! ```
 //! use khal::csr::{Csr, CsrRegion, RegionTable};
-//! use khal::notific::{BpMode, EngineConfig, Flavour, NotificEngine};
+//! use khal::notific::{BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine};
 //! use khal::std_adapter::model::{notific::NotificModel, DeviceModel};
 //! use khal::{DeviceAddr, Error, Mmio};
 //!
@@ -102,7 +102,8 @@
 //!
 //! // Resolved once; the engine runs on it as on any `Mmio`.
 //! let regs = csr.window(DeviceAddr(0x20_0000_0000), 0x1000)?;
-//! let engine = NotificEngine::init(&regs, DeviceAddr(0x20_0000_0000), EngineConfig::tpb(BpMode::None))?;
+//! let mut block = NotificBlock::new(DeviceAddr(0x20_0000_0000));
+//! let engine = NotificEngine::init(&regs, &mut block, EngineConfig::tpb(BpMode::None))?;
 //! assert_eq!(engine.base(), DeviceAddr(0x20_0000_0000));
 //! // Outside the window: refused by it, whatever the table holds there.
 //! assert_eq!(regs.read32(DeviceAddr(0x20_0000_1000)), Err(Error::out_of_window(0x20_0000_1000)));
@@ -114,7 +115,8 @@
 //! ```
 //! use std::sync::Arc;
 //! use khal::notific::{
-//!     BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
+//!     BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+//!     NqRing,
 //! };
 //! use khal::std_adapter::model::{notific::NotificModel, DeviceModel};
 //! use khal::std_adapter::{DmaBuf, SimDelay};
@@ -124,9 +126,12 @@
 //! let device = DeviceModel::new();
 //! device.mount(ENS, NotificModel::new(Flavour::TenQueue))?;
 //!
-//! // The per-engine block, typed: a TPB's 10-queue flavour, no back-pressure
-//! // (the C's bp mode 1), uart mode 0 [004 §2].
-//! let mut engine = NotificEngine::init(&device, ENS, EngineConfig::tpb(BpMode::None))?;
+//! // The device's notification block, owned once: `init` borrows it for as
+//! // long as the engine, its queue tokens and their rings live, so a second
+//! // engine on it meanwhile does not compile. Typed config: a TPB's 10-queue
+//! // flavour, no back-pressure (the C's bp mode 1), uart mode 0 [004 §2].
+//! let mut ens = NotificBlock::new(ENS);
+//! let mut engine = NotificEngine::init(&device, &mut ens, EngineConfig::tpb(BpMode::None))?;
 //!
 //! // A 64-entry host ring for NQ 2, read by phase bit (no register read per entry).
 //! // The engine hands NQ 2 out once (a second `queue(2)` is `QueueTaken`); the
@@ -188,7 +193,8 @@
 //! use std::sync::Arc;
 //! use khal::asynch::{self, NqSignal};
 //! use khal::notific::{
-//!     BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
+//!     BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+//!     NqRing,
 //! };
 //! use khal::wait::Budget;
 //! use khal::std_adapter::model::{notific::NotificModel, DeviceModel};
@@ -200,7 +206,8 @@
 //! device.mount(ENS, NotificModel::new(Flavour::TenQueue))?;
 //! let signal = Arc::new(NqSignal::new()); // an interrupt handler raises it
 //! device.with_block(ENS, |nm: &mut NotificModel, _| nm.set_interrupt(2, signal.clone()));
-//! let mut engine = NotificEngine::init(&device, ENS, EngineConfig::tpb(BpMode::None))?;
+//! let mut ens = NotificBlock::new(ENS);
+//! let mut engine = NotificEngine::init(&device, &mut ens, EngineConfig::tpb(BpMode::None))?;
 //! let mem = Arc::new(DmaBuf::new(16 * 16, 4096)?);
 //! device.attach_host(mem.clone());
 //! let cfg = NqConfig::new(16 * 16, ConsumeMode::Phase);
@@ -274,14 +281,14 @@
 //! # Record a golden trace
 //!
 //! ```
-//! use khal::notific::{regs::NOTIFIC, BpMode, EngineConfig, NotificEngine, UartMode};
+//! use khal::notific::{regs::NOTIFIC, BpMode, EngineConfig, NotificBlock, NotificEngine, UartMode};
 //! use khal::std_adapter::{trace::Op, HeapMmio, Trace};
 //! use khal::DeviceAddr;
 //!
 //! let base = DeviceAddr(0x1000);
 //! let mmio = Trace::new(HeapMmio::new(base, 0x1000)).with_block(base, 0x1000, &NOTIFIC);
 //! let cfg = EngineConfig::top_sp(BpMode::All).with_uart_mode(UartMode(7)); // single-queue flavour
-//! let mut e = NotificEngine::init(&mmio, base, cfg)?;
+//! let mut e = NotificEngine::init(&mmio, &mut NotificBlock::new(base), cfg)?;
 //! mmio.clear();
 //! e.set_axi_id(5, true)?;
 //! // nq_axi_id, then a read-modify-write of wob_ctrl bit 0 only [004 §2].
@@ -355,6 +362,7 @@
 use khal::dma::DmaMemory;
 use khal::family::TpbBases;
 use khal::notific::{BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry};
+use khal::notific::{BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry};
 use khal::std_adapter::model::notific::NotificModel;
 use khal::std_adapter::neuron::{FakeDriver, HostAlloc, Neuron, NqDevType, NqId, NqType};
 use khal::std_adapter::SimDelay;
@@ -384,7 +392,8 @@ let fake = dev.sys();
 fake.mount(ens, NotificModel::new(Flavour::TenQueue))?;
 let id = NqId { dev_type: NqDevType::NeuronCore, dev_id: 0, nq_type: NqType::Notify, engine_index: 2 };
 fake.route_nq(id, ens.add(0x100 + 40 * 2))?;
-let mut engine = NotificEngine::init(&dev, ens, EngineConfig::tpb(BpMode::None))?;
+let mut ens_block = NotificBlock::new(ens);
+let mut engine = NotificEngine::init(&dev, &mut ens_block, EngineConfig::tpb(BpMode::None))?;
 let mut ring = dev.adopt_ring(id, engine.queue(2)?, NqConfig::new(1024, ConsumeMode::Phase))?;
 let mut delay = SimDelay::new(fake.model());
 ring.enable(&mut engine, &mut delay)?;

@@ -62,7 +62,8 @@ use khal::family::{Arch, Doorbell, Gated, NxLocal, Offset};
 use khal::intc::{ErrtrigLine, Intc, MsixIntc};
 use khal::notific::regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
 use khal::notific::{
-    BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+    NqRing,
 };
 use khal::std_adapter::dma::{HostAllocator, Identity};
 use khal::std_adapter::model::dma_engine::{DmaEngineModel, ModelDmaQueue};
@@ -232,7 +233,7 @@ struct Lane<'b> {
     engine: usize,
     base: DeviceAddr,
     idx: u32,
-    ring: NqRing<&'b DmaBuf, &'b Meter<'b>>,
+    ring: NqRing<'b, &'b DmaBuf, &'b Meter<'b>>,
     /// The model's sequence number expected next.
     next_seq: u64,
     /// Entries the model wrote (accepted) so far.
@@ -409,7 +410,7 @@ impl TpbParts {
 fn bring_up_engines<'m>(
     arch: AnyArch,
     meter: &'m Meter<'m>,
-) -> khal::Result<(String, NotificEngine<&'m Meter<'m>>)> {
+) -> khal::Result<(String, NotificEngine<'m, &'m Meter<'m>>)> {
     let [pool, act, dve, pe, sp_mem, sp_regs] = WINDOWS.map(|(_, b)| b);
     let parts = TpbParts::new([pool, act, dve, pe], TPB_MEM, [sp_mem, sp_regs, TPB_ENS]);
     let cfg = parts.config();
@@ -772,7 +773,8 @@ fn demo(args: &DemoArgs) -> Result<String, DemoError> {
         blocks: [TPB_ENS, TOPSP_ENS],
         count: Cell::new(0),
     });
-    let (arch, b, mut engines) = bring_up(id, &dev, &meter)?;
+    let mut topsp = NotificBlock::new(TOPSP_ENS);
+    let (arch, b, mut engines) = bring_up(id, &dev, &meter, &mut topsp)?;
     let bufs = ring_buffers(&dev)?;
     let mut delay = SimDelay::new(&dev);
     let mut lanes = lanes(&dev, &bufs, &mut engines, mode, &mut delay)?;
@@ -856,12 +858,13 @@ fn model() -> khal::Result<DeviceModel> {
 
 /// Steps 1-5: bind the arch, `stpb_init` and the engine leaves, the TopSP
 /// engine, the DVE tables and (MARIANA) the INTC. The two notification
-/// engines: the TPB's, then the TopSP's.
+/// engines: the TPB's, then the TopSP's (on `topsp`, its block).
 fn bring_up<'m>(
     id: ArchId,
     dev: &DeviceModel,
     meter: &'m Meter<'m>,
-) -> khal::Result<(AnyArch, Bringup, [NotificEngine<&'m Meter<'m>>; 2])> {
+    topsp: &'m mut NotificBlock,
+) -> khal::Result<(AnyArch, Bringup, [NotificEngine<'m, &'m Meter<'m>>; 2])> {
     // 1-3: bind, engines.
     let arch = AnyArch::new(id as u32)?;
     let mut b = Bringup::default();
@@ -872,7 +875,7 @@ fn bring_up<'m>(
         ArchId::Cayman => engine_leaves::<Cayman>(dev, meter),
         ArchId::Mariana => engine_leaves::<Mariana>(dev, meter),
     };
-    let topsp = NotificEngine::init(meter, TOPSP_ENS, EngineConfig::top_sp(BpMode::None))?;
+    let topsp = NotificEngine::init(meter, topsp, EngineConfig::top_sp(BpMode::None))?;
 
     // 4-5: DVE, INTC.
     match id {
@@ -904,7 +907,7 @@ fn ring_buffers(dev: &DeviceModel) -> khal::Result<Vec<Arc<DmaBuf>>> {
 fn lanes<'b>(
     dev: &DeviceModel,
     bufs: &'b [Arc<DmaBuf>],
-    engines: &mut [NotificEngine<&'b Meter<'b>>; 2],
+    engines: &mut [NotificEngine<'b, &'b Meter<'b>>; 2],
     mode: ConsumeMode,
     delay: &mut SimDelay<'_, DeviceModel>,
 ) -> khal::Result<Vec<Lane<'b>>> {
@@ -1029,7 +1032,7 @@ fn traffic(
 /// Step 7: quiesce every queue.
 fn quiesce<'b>(
     lanes: &mut [Lane<'b>],
-    engines: &mut [NotificEngine<&'b Meter<'b>>; 2],
+    engines: &mut [NotificEngine<'b, &'b Meter<'b>>; 2],
     delay: &mut SimDelay<'_, DeviceModel>,
 ) -> khal::Result<()> {
     for lane in lanes.iter_mut() {

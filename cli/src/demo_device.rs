@@ -27,7 +27,8 @@ use khal::engine::Step;
 use khal::family::TpbBases;
 use khal::intc::{ErrtrigLine, Intc, MsixIntc};
 use khal::notific::{
-    BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+    NqRing,
 };
 use khal::std_adapter::model::intc::{ErrtrigModel, MsixModel};
 use khal::std_adapter::model::notific::{entry_seq, NotificModel};
@@ -105,7 +106,7 @@ struct Lane<'a> {
     engine: usize,
     block: DeviceAddr,
     idx: u32,
-    ring: NqRing<NeuronDma<'a, &'a FakeDriver>, &'a Neuron<&'a FakeDriver>>,
+    ring: NqRing<'a, NeuronDma<'a, &'a FakeDriver>, &'a Neuron<&'a FakeDriver>>,
     next_seq: u64,
 }
 
@@ -155,7 +156,8 @@ fn fake_demo(args: &DemoArgs, id: ArchId) -> Result<String, NeuronError> {
     let arch = AnyArch::new(id as u32)?;
     let (stpb, tpb) = bring_up(arch, &dev, t0)?;
     let _ = writeln!(out, "  stpb_init  {stpb}");
-    let top = NotificEngine::init(&dev, topsp, EngineConfig::top_sp(BpMode::None))?;
+    let mut block = NotificBlock::new(topsp);
+    let top = NotificEngine::init(&dev, &mut block, EngineConfig::top_sp(BpMode::None))?;
     let mut engines = [tpb, top];
     let intc_line = match id {
         ArchId::Mariana => Some(intc(&fake, &dev, t0)?),
@@ -273,7 +275,7 @@ fn bring_up<S: NeuronSys>(
     arch: AnyArch,
     dev: &Neuron<S>,
     t0: DeviceAddr,
-) -> Result<(String, NotificEngine<&Neuron<S>>), NeuronError> {
+) -> Result<(String, NotificEngine<'_, &Neuron<S>>), NeuronError> {
     let parts = TpbParts::new(
         ENGINES.map(|o| t0.add(o)),
         t0,

@@ -26,7 +26,7 @@ use khal::dma::DmaMemory;
 use khal::intc::regs::{MSIX, MSIX_SIZE};
 use khal::intc::{EnsNq, Intc, MsixIntc};
 use khal::notific::regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
-use khal::notific::{BpMode, ConsumeMode, Flavour, NotificEngine, NqConfig, NqRing};
+use khal::notific::{BpMode, ConsumeMode, Flavour, NotificBlock, NotificEngine, NqConfig, NqRing};
 use khal::std_adapter::model::intc::MsixModel;
 use khal::std_adapter::model::notific::NotificModel;
 use khal::std_adapter::model::DeviceModel;
@@ -363,18 +363,21 @@ pub fn record(arch: ArchId, op: &TraceOp) -> khal::Result<Vec<Access>> {
     };
     let dev = model(Flavour::from_num_queues(queues))?;
     let t = tracer(&dev);
-    // The untraced setup: an engine brought up with defaults.
-    let engine = |t| NotificEngine::init_raw(t, Some(NOTIFIC_BASE), queues, 0, 0);
+    // The untraced setup: an engine brought up with defaults, on the
+    // model's one notification block.
+    let mut ens = NotificBlock::new(NOTIFIC_BASE);
+    let engine = |t, ens| NotificEngine::init_raw(t, Some(ens), queues, 0, 0);
     match *op {
         TraceOp::NotificInit {
             bp_mode, uart_mode, ..
         } => {
-            NotificEngine::init_raw(&t, Some(NOTIFIC_BASE), queues, bp_mode, uart_mode)?;
+            let mut block = NotificBlock::new(NOTIFIC_BASE);
+            NotificEngine::init_raw(&t, Some(&mut block), queues, bp_mode, uart_mode)?;
         }
         TraceOp::NqConfigure {
             index, base, size, ..
         } => {
-            let mut e = engine(&t)?;
+            let mut e = engine(&t, &mut ens)?;
             t.clear();
             let mem = AddressOnly {
                 bus: base,
@@ -383,7 +386,7 @@ pub fn record(arch: ArchId, op: &TraceOp) -> khal::Result<Vec<Access>> {
             NqRing::configure_host(mem, e.queue(index)?, NqConfig::new(size, ConsumeMode::Tail))?;
         }
         TraceOp::NqReset { index, .. } => {
-            let mut e = engine(&t)?;
+            let mut e = engine(&t, &mut ens)?;
             let mem = DmaBuf::new(256, 64)?;
             let mut ring =
                 NqRing::host(&mem, e.queue(index)?, NqConfig::new(256, ConsumeMode::Tail))?;
@@ -392,18 +395,18 @@ pub fn record(arch: ArchId, op: &TraceOp) -> khal::Result<Vec<Access>> {
         }
         TraceOp::SetAxiId { id, rotate, .. } => {
             let rotate = switch(rotate, "--rotate must be 0 or 1")?;
-            let mut e = engine(&t)?;
+            let mut e = engine(&t, &mut ens)?;
             t.clear();
             e.set_axi_id(id, rotate)?;
         }
         TraceOp::SetBpConfig { mode, .. } => {
-            let mut e = engine(&t)?;
+            let mut e = engine(&t, &mut ens)?;
             t.clear();
             e.set_bp_config(BpMode::from_raw(mode)?)?;
         }
         TraceOp::CoalescerStream { stream, enable, .. } => {
             let enable = switch(enable, "--enable must be 0 or 1")?;
-            let mut e = engine(&t)?;
+            let mut e = engine(&t, &mut ens)?;
             t.clear();
             e.set_coalescer_stream(stream, enable)?;
         }
@@ -422,7 +425,7 @@ pub fn record(arch: ArchId, op: &TraceOp) -> khal::Result<Vec<Access>> {
             // The C leaf takes the NQ from the handle's ENS of the block
             // (`user_errtrig_ens[block].nq`) [004 §4], [FACTS §12.3]: the dry
             // run records the engine's NQ `nq` there first.
-            let e = engine(&t)?;
+            let e = engine(&t, &mut ens)?;
             let ens = EnsNq::of(&e, nq)?;
             let i = intc(arch)?;
             let i = Intc::<Mariana>::new(

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use embedded_hal_async::delay::DelayNs;
 use khal::asynch::{self, NqSignal};
 use khal::notific::{
-    BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal::wait::Budget;
 use khal::std_adapter::model::notific::{entry_seq, NotificModel};
@@ -42,15 +42,17 @@ pub fn device() -> khal::Result<(DeviceModel, Arc<NqSignal>, Arc<DmaBuf>)> {
     Ok((model, signal, mem))
 }
 
-/// The engine, up, and an enabled phase-mode ring on `NQ` over `mem`.
+/// The engine, up on `block` (the model's block at [`NOTIFIC`]), and an
+/// enabled phase-mode ring on `NQ` over `mem`.
 pub fn ring<'a>(
     model: &'a DeviceModel,
     mem: &'a DmaBuf,
+    block: &'a mut NotificBlock,
 ) -> khal::Result<(
-    NotificEngine<&'a DeviceModel>,
-    NqRing<&'a DmaBuf, &'a DeviceModel>,
+    NotificEngine<'a, &'a DeviceModel>,
+    NqRing<'a, &'a DmaBuf, &'a DeviceModel>,
 )> {
-    let mut engine = NotificEngine::init(model, NOTIFIC, EngineConfig::tpb(BpMode::None))?;
+    let mut engine = NotificEngine::init(model, block, EngineConfig::tpb(BpMode::None))?;
     let cfg = NqConfig::new(ENTRIES * 16, ConsumeMode::Phase).with_max_batch(8);
     let mut ring = NqRing::configure_host(mem, engine.queue(NQ)?, cfg)?;
     ring.enable(&mut engine, &mut SimDelay::new(model))?;
@@ -78,7 +80,7 @@ pub async fn post_all<F: Future<Output = ()>>(
 /// interrupt or ends after `budget` on `delay` ([`khal::Error::Timeout`]).
 /// Checks they arrive in order, none lost, none twice.
 pub async fn drain_all<D: DelayNs>(
-    ring: &mut NqRing<&DmaBuf, &DeviceModel>,
+    ring: &mut NqRing<'_, &DmaBuf, &DeviceModel>,
     signal: &NqSignal,
     delay: &mut D,
     budget: Budget,

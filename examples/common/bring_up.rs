@@ -6,7 +6,8 @@
 //! 1. bind the arch: a validated tile index and its TPB base; the arch's
 //!    error-notification mask, which the notes do not trace (a typed
 //!    `NotTraced` answer: logged, and the bring-up goes on without it);
-//! 2. the notification engine: `NotificEngine::init` with
+//! 2. the notification engine: `NotificEngine::init` on the caller's
+//!    `NotificBlock` (lent while the engine and its ring live) with
 //!    `EngineConfig::tpb(BpMode::None)` (10 queues, back-pressure mode 1,
 //!    uart mode 0) [004 §2];
 //! 3. one NQ over the ring memory: its token from `engine.queue(NQ)`, then
@@ -23,7 +24,7 @@ use embedded_hal::delay::DelayNs;
 use khal::dma::DmaMemory;
 use khal::family::{Arch, NotificMask};
 use khal::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal::{DeviceAddr, Error, Mmio, Result};
 
@@ -34,23 +35,23 @@ pub const RING_BYTES: usize = RING_ENTRIES * 16;
 /// The NQ the example uses (of the engine's 10).
 pub const NQ: u32 = 2;
 
-/// A brought-up engine and its NQ.
-pub struct Up<M: Mmio, R: DmaMemory> {
+/// A brought-up engine and its NQ, both on the block lent for `'d`.
+pub struct Up<'d, M: Mmio, R: DmaMemory> {
     /// The notification engine (owns the window handle).
-    pub engine: NotificEngine<M>,
+    pub engine: NotificEngine<'d, M>,
     /// The enabled NQ (it owns the queue's token, a clone of `M`).
-    pub ring: NqRing<R, M>,
+    pub ring: NqRing<'d, R, M>,
 }
 
-/// Steps 1 to 3: bind `A`, init the engine whose block is at `notific` in
+/// Steps 1 to 3: bind `A`, init the engine on the block `notific` of
 /// `window`, configure and enable NQ [`NQ`] over `ring_mem`. `window` is a
 /// handle the engine and the queue's ring share (`&VolatileWindow`, `&MmapMmio`).
-pub fn bring_up<A: Arch, M: Mmio + Clone, R: DmaMemory, D: DelayNs>(
+pub fn bring_up<'d, A: Arch, M: Mmio + Clone, R: DmaMemory, D: DelayNs>(
     window: M,
-    notific: DeviceAddr,
+    notific: &'d mut NotificBlock,
     ring_mem: R,
     delay: &mut D,
-) -> Result<Up<M, R>> {
+) -> Result<Up<'d, M, R>> {
     // A validated tile index, then a per-arch constant: the arch is bound.
     log_bound(A::NAME, A::tpb_base(A::tile(0)?));
     match A::notific_mask(NotificMask::Error) {
@@ -69,7 +70,7 @@ pub fn bring_up<A: Arch, M: Mmio + Clone, R: DmaMemory, D: DelayNs>(
 
 /// Step 4: drain what is pending into `out`; returns how many.
 pub fn drain<M: Mmio, R: DmaMemory, D: DelayNs>(
-    up: &mut Up<M, R>,
+    up: &mut Up<'_, M, R>,
     delay: &mut D,
     out: &mut [NqEntry],
 ) -> Result<usize> {

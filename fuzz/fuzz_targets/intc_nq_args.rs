@@ -7,7 +7,9 @@
 #![no_main]
 
 use khal_core::intc::{EnsNq, ErrtrigLine, Intc, MsixIntc};
-use khal_core::notific::{BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqRing};
+use khal_core::notific::{
+    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing,
+};
 use khal_core::DeviceAddr;
 use khal_fuzz::{Input, RecMmio, RingMem};
 use libfuzzer_sys::fuzz_target;
@@ -29,10 +31,11 @@ fuzz_target!(|data: &[u8]| {
     let mmio = RecMmio::new();
 
     // NotificEngine::init: base present, 1 <= num_queues <= 10, bp_mode 0|1.
+    let (mut block, mut fallback) = (NotificBlock::new(ENS), NotificBlock::new(ENS));
     let base = if inp.u8() < 16 { None } else { Some(ENS) };
     let nq = idx(&mut inp, 10);
     let bp = idx(&mut inp, 2);
-    let init = NotificEngine::init_raw(&mmio, base, nq, bp, inp.u32());
+    let init = NotificEngine::init_raw(&mmio, base.map(|_| &mut block), nq, bp, inp.u32());
     let ok = base.is_some() && (1..=10).contains(&nq) && bp <= 1;
     assert_eq!(
         init.is_ok(),
@@ -44,9 +47,9 @@ fuzz_target!(|data: &[u8]| {
     }
     let mut ens = match init {
         Ok(e) => e,
-        Err(_) => {
-            NotificEngine::init(&mmio, ENS, EngineConfig::tpb(BpMode::All)).expect("valid init")
-        }
+        // The refused init brought nothing up: the block's engine is this one.
+        Err(_) => NotificEngine::init(&mmio, &mut fallback, EngineConfig::tpb(BpMode::All))
+            .expect("valid init"),
     };
 
     let mut intc_h = MsixIntc::new(MSIX).expect("the msix block fits");

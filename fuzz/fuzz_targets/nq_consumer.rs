@@ -19,7 +19,7 @@ use khal_core::dma::DmaMemory;
 use khal_core::notific::regs;
 use khal_core::notific::ring::DeviceZero;
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal_core::wait::Budget;
 use khal_core::{DeviceAddr, Result};
@@ -32,8 +32,8 @@ fuzz_target!(|data: &[u8]| {
     let mut inp = Input::new(data);
     let mmio = RecMmio::new();
     let num_queues = if inp.bool() { 1 } else { 10 };
-    let Ok(mut engine) = NotificEngine::init_raw(&mmio, Some(DeviceAddr(BASE)), num_queues, 0, 0)
-    else {
+    let mut block = NotificBlock::new(DeviceAddr(BASE));
+    let Ok(mut engine) = NotificEngine::init_raw(&mmio, Some(&mut block), num_queues, 0, 0) else {
         return;
     };
     let index = (inp.u8() % 11) as u32;
@@ -122,9 +122,9 @@ fuzz_target!(|data: &[u8]| {
 fn exercise<'m, R: DmaMemory, Z: DeviceZero>(
     inp: &mut Input,
     mmio: &'m RecMmio,
-    engine: &mut NotificEngine<&'m RecMmio>,
+    engine: &mut NotificEngine<'_, &'m RecMmio>,
     mem: &R,
-    mut ring: NqRing<&R, &'m RecMmio, Z>,
+    mut ring: NqRing<'_, &R, &'m RecMmio, Z>,
 ) {
     let cap = ring.capacity();
     let size_bytes = ring.size_bytes();
@@ -143,9 +143,11 @@ fn exercise<'m, R: DmaMemory, Z: DeviceZero>(
             .map(|r| r.addr(engine.base()).get()),
         Ok(tail_addr)
     );
-    // Another engine on the same window and base: refused, nothing written.
-    let mut other = NotificEngine::init(mmio, engine.base(), EngineConfig::tpb(BpMode::All))
-        .expect("valid init");
+    // Another engine on the same window (the next block): refused, nothing
+    // written.
+    let mut block = NotificBlock::new(engine.base().add(0x1000));
+    let mut other =
+        NotificEngine::init(mmio, &mut block, EngineConfig::tpb(BpMode::All)).expect("valid init");
 
     for _ in 0..64 {
         if inp.is_empty() {

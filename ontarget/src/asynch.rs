@@ -8,7 +8,7 @@ use khal::asynch::{self, NqSignal};
 use khal::dma::StaticDma;
 use khal::mmio::volatile::VolatileWindow;
 use khal::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal::wait::Budget;
 use khal::{DeviceAddr, Error};
@@ -105,11 +105,12 @@ fn phase_queue<'a>(
     rec: &'a Rec<'a>,
     mem: &'a StaticDma,
     idx: u32,
+    block: &'a mut NotificBlock,
     delay: &mut Counting,
 ) -> Result<PhaseQueue<'a>, Fail> {
     let mut e = ok!(NotificEngine::init(
         rec,
-        NOTIFIC,
+        block,
         EngineConfig::tpb(BpMode::None)
     ));
     let cfg = NqConfig::new(RING, ConsumeMode::Phase)
@@ -126,8 +127,8 @@ fn phase_queue<'a>(
 
 /// What [`phase_queue`] sets up: the engine, the ring, the device stand-in.
 type PhaseQueue<'a> = (
-    NotificEngine<&'a Rec<'a>>,
-    NqRing<&'a StaticDma, &'a Rec<'a>>,
+    NotificEngine<'a, &'a Rec<'a>>,
+    NqRing<'a, &'a StaticDma, &'a Rec<'a>>,
     Device<'a>,
 );
 
@@ -139,7 +140,8 @@ fn async_drain_delivers_entries(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
     let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
     let mut d = Counting::default();
-    let (mut e, mut ring, mut dev) = phase_queue(win, &rec, &mem, 3, &mut d)?;
+    let mut block = NotificBlock::new(NOTIFIC);
+    let (mut e, mut ring, mut dev) = phase_queue(win, &rec, &mem, 3, &mut block, &mut d)?;
     let sig = NqSignal::new();
     let cap = u64::from(ring.capacity());
     let total = 2 * cap + 3;
@@ -209,7 +211,8 @@ fn async_wait_stalled_queue_times_out(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
     let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
     let mut d = Counting::default();
-    let (_, mut ring, mut dev) = phase_queue(win, &rec, &mem, 6, &mut d)?;
+    let mut block = NotificBlock::new(NOTIFIC);
+    let (_, mut ring, mut dev) = phase_queue(win, &rec, &mem, 6, &mut block, &mut d)?;
     let seq0 = dev.seq;
     check_eq!(ok!(dev.post_stalled(3)), 3);
     let sig = NqSignal::new();
@@ -244,7 +247,8 @@ fn async_wait_stalled_queue_times_out(win: &VolatileWindow) -> Outcome {
 fn async_signal_from_interrupt_wakes_drain(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
     let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
-    let (_, mut ring, mut dev) = phase_queue(win, &rec, &mem, 2, &mut Counting::default())?;
+    let mut block = NotificBlock::new(NOTIFIC);
+    let (_, mut ring, mut dev) = phase_queue(win, &rec, &mem, 2, &mut block, &mut Counting::default())?;
     let seq0 = dev.seq;
     irq::NQ_IRQ.take(); // nothing left over
     let taken0 = irq::taken();

@@ -40,7 +40,7 @@ use khal::dma::{DmaBuffer, DmaMemory, StaticDma};
 use khal::mmio::bound::{BoundBlock, BoundReg};
 use khal::mmio::volatile::VolatileWindow;
 use khal::notific::NqRing;
-use khal::notific::{BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry};
+use khal::notific::{BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry};
 use khal::static_dma;
 use khal::{DeviceAddr, Mmio};
 
@@ -67,7 +67,7 @@ const SMALL: u32 = 8;
 const CALLS: u32 = 8;
 
 /// The probed rings' type: the firmware's.
-type Ring<'w> = NqRing<StaticDma, &'w VolatileWindow>;
+type Ring<'w> = NqRing<'w, StaticDma, &'w VolatileWindow>;
 
 /// A delay that does nothing (no wait is reached by a phase-mode drain).
 struct NoDelay;
@@ -303,7 +303,7 @@ pub fn tcp_k5_window_rmw(w: &CsrWindow<'_, &VolatileWindow>) -> bool {
 #[no_mangle]
 #[inline(never)]
 pub fn tcp_k5_drain_win(
-    ring: &mut NqRing<StaticDma, CsrWindow<'_, &VolatileWindow>>,
+    ring: &mut NqRing<'_, StaticDma, CsrWindow<'_, &VolatileWindow>>,
     out: &mut [NqEntry],
 ) -> usize {
     ring.drain(&mut NoDelay, out).unwrap_or(usize::MAX)
@@ -496,7 +496,8 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     let c_tail = black_box(tcp_c_tail as CFn);
 
     // khal's rings: queue 0 (64 entries) and 1 (8), phase mode, default max_batch.
-    let Ok(mut eng) = NotificEngine::init(win, NOTIFIC, EngineConfig::tpb(BpMode::All)) else {
+    let mut block = NotificBlock::new(NOTIFIC);
+    let Ok(mut eng) = NotificEngine::init(win, &mut block, EngineConfig::tpb(BpMode::All)) else {
         return false;
     };
     let (Some(b64), Some(b8)) = (static_dma!(1024), static_dma!(128)) else {
@@ -775,7 +776,8 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     let Ok(w) = k5_csr.window(K5_CSR, 0x1000) else {
         return false;
     };
-    let Ok(mut k5_eng) = NotificEngine::init(w, K5_CSR, EngineConfig::tpb(BpMode::All)) else {
+    let mut block = NotificBlock::new(K5_CSR);
+    let Ok(mut k5_eng) = NotificEngine::init(w, &mut block, EngineConfig::tpb(BpMode::All)) else {
         return false;
     };
     let (Some(b), Ok(q)) = (static_dma!(1024), k5_eng.queue(3)) else {
@@ -793,7 +795,7 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     }
     let k5_drain = black_box(
         tcp_k5_drain_win
-            as fn(&mut NqRing<StaticDma, CsrWindow<'_, &VolatileWindow>>, &mut [NqEntry]) -> usize,
+            as fn(&mut NqRing<'_, StaticDma, CsrWindow<'_, &VolatileWindow>>, &mut [NqEntry]) -> usize,
     );
     let mut k5_out1 = [NqEntry::default(); 1];
     let mut k5_dev = Dev::new(BIG);

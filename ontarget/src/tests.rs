@@ -7,7 +7,7 @@ use khal::dma::{DmaBuffer, DmaMemory, StaticDma};
 use khal::Fault;
 use khal::mmio::volatile::VolatileWindow;
 use khal::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing, UartMode,
+    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing, UartMode,
 };
 use khal::wait::Budget;
 use khal::{DeviceAddr, Error, Mmio};
@@ -196,9 +196,10 @@ fn volatile_window_address_checks(win: &VolatileWindow) -> Outcome {
 
 fn notific_init_ten_queue_golden(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
+    let mut block = NotificBlock::new(NOTIFIC);
     let e = ok!(NotificEngine::init(
         &rec,
-        NOTIFIC,
+        &mut block,
         EngineConfig::tpb(BpMode::All).with_uart_mode(UartMode(5))
     ));
     check!(rec.matches(&golden::INIT_TEN_BP0_UART5));
@@ -211,9 +212,10 @@ fn notific_init_ten_queue_golden(win: &VolatileWindow) -> Outcome {
 
 fn notific_init_single_queue_golden(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
+    let mut block = NotificBlock::new(NOTIFIC);
     let e = ok!(NotificEngine::init(
         &rec,
-        NOTIFIC,
+        &mut block,
         EngineConfig::top_sp(BpMode::None).with_uart_mode(UartMode(7))
     ));
     check!(rec.matches(&golden::INIT_SINGLE_BP1_UART7));
@@ -229,15 +231,15 @@ fn notific_init_errors_write_nothing(win: &VolatileWindow) -> Outcome {
         Err(Error::NoContext)
     );
     check_eq!(
-        NotificEngine::init_raw(&rec, Some(NOTIFIC), 10, 2, 0).map(|_| ()),
+        NotificEngine::init_raw(&rec, Some(&mut NotificBlock::new(NOTIFIC)), 10, 2, 0).map(|_| ()),
         Err(Error::UnknownMode(2))
     );
     check_eq!(
-        NotificEngine::init_raw(&rec, Some(NOTIFIC), 0, 0, 0).map(|_| ()),
+        NotificEngine::init_raw(&rec, Some(&mut NotificBlock::new(NOTIFIC)), 0, 0, 0).map(|_| ()),
         Err(Error::InvalidArgument("num_queues (1..=10)"))
     );
     check_eq!(
-        NotificEngine::init_raw(&rec, Some(NOTIFIC), 11, 0, 0).map(|_| ()),
+        NotificEngine::init_raw(&rec, Some(&mut NotificBlock::new(NOTIFIC)), 11, 0, 0).map(|_| ()),
         Err(Error::InvalidArgument("num_queues (1..=10)"))
     );
     check_eq!(rec.counts(), (0, 0));
@@ -247,9 +249,10 @@ fn notific_init_errors_write_nothing(win: &VolatileWindow) -> Outcome {
 
 fn nq_configure_golden(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
+    let mut block = NotificBlock::new(NOTIFIC);
     let mut e = ok!(NotificEngine::init(
         &rec,
-        NOTIFIC,
+        &mut block,
         EngineConfig::tpb(BpMode::All)
     ));
     let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
@@ -269,9 +272,10 @@ fn nq_configure_golden(win: &VolatileWindow) -> Outcome {
 
 fn nq_enable_and_reset_golden(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
+    let mut block = NotificBlock::new(NOTIFIC);
     let mut e = ok!(NotificEngine::init(
         &rec,
-        NOTIFIC,
+        &mut block,
         EngineConfig::tpb(BpMode::All)
     ));
     ok!(win.write32(NOTIFIC.add(0xB8), 0x3C00)); // coal_ctrl: every stream on
@@ -323,9 +327,10 @@ fn nq_enable_and_reset_golden(win: &VolatileWindow) -> Outcome {
 
 fn nq_single_queue_golden(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
+    let mut block = NotificBlock::new(NOTIFIC);
     let mut e = ok!(NotificEngine::init(
         &rec,
-        NOTIFIC,
+        &mut block,
         EngineConfig::top_sp(BpMode::All)
     ));
     let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
@@ -371,9 +376,10 @@ fn three_wraps_over(
     mode: ConsumeMode,
     len: usize,
 ) -> Outcome {
+    let mut block = NotificBlock::new(NOTIFIC);
     let mut e = ok!(NotificEngine::init(
         rec,
-        NOTIFIC,
+        &mut block,
         EngineConfig::tpb(BpMode::None)
     ));
     // One static buffer per caller (each hands its buffer out once; the
@@ -466,9 +472,10 @@ fn nq_phase_mode_three_wraps_out1(win: &VolatileWindow) -> Outcome {
 /// drain, the head register at the cursor after each.
 fn nq_phase_owned_memory_bursts(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
+    let mut block = NotificBlock::new(NOTIFIC);
     let mut e = ok!(NotificEngine::init(
         &rec,
-        NOTIFIC,
+        &mut block,
         EngineConfig::tpb(BpMode::None)
     ));
     let buf = ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory));
@@ -540,9 +547,10 @@ fn nq_phase_mode_three_wraps_out1_unslotted(win: &VolatileWindow) -> Outcome {
 
 fn nq_drain_iter_commits_once(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
+    let mut block = NotificBlock::new(NOTIFIC);
     let mut e = ok!(NotificEngine::init(
         &rec,
-        NOTIFIC,
+        &mut block,
         EngineConfig::tpb(BpMode::None)
     ));
     let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
@@ -570,9 +578,10 @@ fn nq_drain_iter_commits_once(win: &VolatileWindow) -> Outcome {
 
 fn static_dma_translated_bus_address(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
+    let mut block = NotificBlock::new(NOTIFIC);
     let mut e = ok!(NotificEngine::init(
         &rec,
-        NOTIFIC,
+        &mut block,
         EngineConfig::tpb(BpMode::All)
     ));
     let buf = ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory));
@@ -604,9 +613,10 @@ const BUDGET: Budget = Budget {
 
 fn fault_stalled_dma_times_out(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
+    let mut block = NotificBlock::new(NOTIFIC);
     let mut e = ok!(NotificEngine::init(
         &rec,
-        NOTIFIC,
+        &mut block,
         EngineConfig::tpb(BpMode::None)
     ));
     let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
@@ -639,9 +649,10 @@ fn fault_stalled_dma_times_out(win: &VolatileWindow) -> Outcome {
 
 fn fault_stalled_tail_reset_times_out(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
+    let mut block = NotificBlock::new(NOTIFIC);
     let mut e = ok!(NotificEngine::init(
         &rec,
-        NOTIFIC,
+        &mut block,
         EngineConfig::tpb(BpMode::None)
     ));
     let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
@@ -675,9 +686,10 @@ fn tail_fault(
     want: Error,
 ) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
+    let mut block = NotificBlock::new(NOTIFIC);
     let mut e = ok!(NotificEngine::init(
         &rec,
-        NOTIFIC,
+        &mut block,
         EngineConfig::tpb(BpMode::None)
     ));
     let mem = StaticDma::identity(ok!(buf.ok_or(Error::OutOfMemory)));
@@ -735,9 +747,10 @@ fn fault_tail_out_of_ring(win: &VolatileWindow) -> Outcome {
 
 fn nq_config_errors_write_nothing(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
+    let mut block = NotificBlock::new(NOTIFIC);
     let mut e = ok!(NotificEngine::init(
         &rec,
-        NOTIFIC,
+        &mut block,
         EngineConfig::tpb(BpMode::All)
     ));
     let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
@@ -876,9 +889,10 @@ mod intc {
 
     fn intc_nq_base_through_the_mailbox(win: &VolatileWindow) -> Outcome {
         let rec = Rec::new(win, NOTIFIC);
+        let mut block = NotificBlock::new(NOTIFIC);
         let ens = ok!(NotificEngine::init(
             &rec,
-            NOTIFIC,
+            &mut block,
             EngineConfig::tpb(BpMode::All)
         ));
         // The NQ comes from the handle's ENS of the block [004 §4], [FACTS §12.3].

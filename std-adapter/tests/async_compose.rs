@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 use khal_core::asynch::{self, NqSignal};
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+    NqRing,
 };
 use khal_core::wait::Budget;
 use khal_core::DeviceAddr;
@@ -60,11 +61,15 @@ async fn poster(m: &DeviceModel) -> u32 {
     posted
 }
 
-type Ring<'a> = NqRing<&'a DmaBuf, &'a DeviceModel>;
+type Ring<'a> = NqRing<'a, &'a DmaBuf, &'a DeviceModel>;
 
-/// An engine and an enabled 16-entry phase-mode ring on NQ 2 over `mem`.
-fn ring<'a>(m: &'a DeviceModel, mem: &'a DmaBuf) -> (NotificEngine<&'a DeviceModel>, Ring<'a>) {
-    let mut engine = NotificEngine::init(m, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+/// An engine on `block` and an enabled 16-entry phase-mode ring on NQ 2 over `mem`.
+fn ring<'a>(
+    m: &'a DeviceModel,
+    mem: &'a DmaBuf,
+    block: &'a mut NotificBlock,
+) -> (NotificEngine<'a, &'a DeviceModel>, Ring<'a>) {
+    let mut engine = NotificEngine::init(m, block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = NqConfig::new(ENTRIES * 16, ConsumeMode::Phase).with_max_batch(8);
     let mut ring = NqRing::configure_host(mem, engine.queue(NQ).unwrap(), cfg).unwrap();
     ring.enable(&mut engine, &mut SimDelay::new(m)).unwrap();
@@ -111,7 +116,8 @@ fn a_drain_and_a_posting_task_on_one_executor_drain_everything() {
     for irq in [false, true] {
         let (m, signal) = device(irq);
         let mem = ring_memory(&m);
-        let (_engine, ring) = ring(&m, &mem);
+        let mut block = NotificBlock::new(BASE);
+        let (_engine, ring) = ring(&m, &mem, &mut block);
         let (seen, posted) = embassy_futures::block_on(embassy_futures::join::join(
             drainer(ring, &signal, SimDelay::new(&*m), BUDGET),
             poster(&m),
@@ -132,7 +138,8 @@ fn the_same_on_a_tokio_current_thread_runtime() {
         .unwrap();
     let (m, signal) = device(false);
     let mem = ring_memory(&m);
-    let (_engine, ring) = ring(&m, &mem);
+    let mut block = NotificBlock::new(BASE);
+    let (_engine, ring) = ring(&m, &mem, &mut block);
     let drain = drainer(ring, &signal, SimDelay::new(&*m), BUDGET);
     let (seen, posted) = rt.block_on(async { tokio::join!(drain, poster(&m)) });
     assert_eq!(posted, TOTAL);
@@ -152,7 +159,8 @@ fn the_model_is_shared_with_a_task_on_another_thread() {
         .unwrap();
     let (m, signal) = device(true);
     let mem = ring_memory(&m);
-    let (_engine, ring) = ring(&m, &mem);
+    let mut block = NotificBlock::new(BASE);
+    let (_engine, ring) = ring(&m, &mem, &mut block);
     let seen = rt.block_on(async {
         let dev = Arc::clone(&m);
         // `tokio::spawn` needs `Send + 'static`: an `Arc<DeviceModel>` is.

@@ -5,7 +5,7 @@
 //! BAR_WRITE; each notification received once and in order, on every arch.
 
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry,
+    BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
 };
 use khal_core::{ArchId, DeviceAddr};
 use khal_std::model::notific::{entry_seq, NotificModel};
@@ -40,9 +40,11 @@ fn run(arch: ArchId, mode: ConsumeMode) {
     n.sys()
         .mount(topsp, NotificModel::new(Flavour::SingleQueue))
         .unwrap();
+    let mut blocks = [NotificBlock::new(tpb), NotificBlock::new(topsp)];
+    let [tpb_block, topsp_block] = &mut blocks;
     let mut engines = [
-        NotificEngine::init(&n, tpb, EngineConfig::tpb(BpMode::None)).unwrap(),
-        NotificEngine::init(&n, topsp, EngineConfig::top_sp(BpMode::None)).unwrap(),
+        NotificEngine::init(&n, tpb_block, EngineConfig::tpb(BpMode::None)).unwrap(),
+        NotificEngine::init(&n, topsp_block, EngineConfig::top_sp(BpMode::None)).unwrap(),
     ];
     let mut delay = SimDelay::new(n.sys().model());
     let mut lanes = Vec::new();

@@ -18,7 +18,8 @@ use std::time::Instant;
 use criterion::Criterion;
 use khal_core::dma::DmaMemory;
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+    NqRing,
 };
 use khal_core::DeviceAddr;
 use khal_std::model::notific::NotificModel;
@@ -37,7 +38,8 @@ fn counted(mode: ConsumeMode) -> (f64, f64, f64) {
     let buf = Arc::new(DmaBuf::new(RING_ENTRIES as usize * 16, 4096).unwrap());
     m.attach_host(buf.clone());
     let c = Counting::new(&m);
-    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = NqConfig::new(RING_ENTRIES * 16, mode);
     let mut ring = NqRing::configure_host(&*buf, e.queue(4).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&m)).unwrap();
@@ -73,7 +75,7 @@ fn counted(mode: ConsumeMode) -> (f64, f64, f64) {
 
 /// A warm phase-mode ring over plain memory, refilled (untimed) per pass.
 struct Warm {
-    ring: NqRing<&'static DmaBuf, &'static HeapMmio>,
+    ring: NqRing<'static, &'static DmaBuf, &'static HeapMmio>,
     pass: u64,
 }
 
@@ -84,7 +86,8 @@ fn warm() -> Warm {
         DmaBuf::new(RING_ENTRIES as usize * 16, 4096).unwrap(),
     ));
     let window: &'static HeapMmio = Box::leak(Box::new(HeapMmio::new(BASE, 0x1000)));
-    let mut engine = NotificEngine::init(window, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let block = Box::leak(Box::new(NotificBlock::new(BASE)));
+    let mut engine = NotificEngine::init(window, block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = NqConfig::new(RING_ENTRIES * 16, ConsumeMode::Phase).with_max_batch(128);
     let ring = NqRing::configure_host(leaked, engine.queue(0).unwrap(), cfg).unwrap();
     Warm { ring, pass: 0 }

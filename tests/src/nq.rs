@@ -5,7 +5,7 @@
 //! its queue 3.
 
 use khal_core::notific::regs::{self, NOTIFIC};
-use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqRing};
+use khal_core::notific::{ConsumeMode, NotificBlock, NotificEngine, NqConfig, NqRing};
 use khal_core::DeviceAddr;
 use khal_std::{DmaBuf, HeapMmio, Trace};
 
@@ -29,15 +29,18 @@ pub fn traced() -> Trace<HeapMmio> {
 
 /// A host ring of `cap` entries on queue 3 over `mem` entries of memory
 /// (`mem >= cap`), `max_batch` given or the default; the trace cleared
-/// (what follows is the test's alone).
+/// (what follows is the test's alone). The block is the trace's own (each
+/// trace is a device of its own), leaked so that the ring can outlive this
+/// call.
 pub fn ring_in(
     t: &Trace<HeapMmio>,
     mode: ConsumeMode,
     cap: u32,
     mem: u32,
     max_batch: Option<u32>,
-) -> NqRing<DmaBuf, &Trace<HeapMmio>> {
-    let mut e = NotificEngine::init_raw(t, Some(BASE), 10, 0, 0).unwrap();
+) -> NqRing<'static, DmaBuf, &Trace<HeapMmio>> {
+    let block = Box::leak(Box::new(NotificBlock::new(BASE)));
+    let mut e = NotificEngine::init_raw(t, Some(block), 10, 0, 0).unwrap();
     let buf = DmaBuf::new(mem as usize * 16, 4096).unwrap();
     let mut cfg = NqConfig::new(cap * 16, mode);
     if let Some(b) = max_batch {
@@ -54,6 +57,6 @@ pub fn ring(
     mode: ConsumeMode,
     cap: u32,
     max_batch: Option<u32>,
-) -> NqRing<DmaBuf, &Trace<HeapMmio>> {
+) -> NqRing<'static, DmaBuf, &Trace<HeapMmio>> {
     ring_in(t, mode, cap, cap, max_batch)
 }

@@ -24,7 +24,7 @@ use khal_core::family::Doorbell;
 use khal_core::family::Q7Params;
 use khal_core::ids::Engine;
 use khal_core::intc::{EnsNq, ErrtrigLine, MsixIntc};
-use khal_core::notific::{BpMode, EngineConfig, Flavour, NotificEngine};
+use khal_core::notific::{BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine};
 use khal_core::q7::{self, Q7Ucode};
 use khal_core::{DeviceAddr, Error, Mmio, Result};
 
@@ -82,13 +82,19 @@ fn notific_init_refuses_a_wrapping_base_before_any_write() {
         ] {
             let m = Rec::default();
             assert!(
-                refused(NotificEngine::init(&m, base, cfg)),
+                refused(NotificEngine::init(&m, &mut NotificBlock::new(base), cfg)),
                 "{base:x?} {cfg:?}"
             );
             assert_eq!(m.accesses(), 0, "{base:x?} {cfg:?}");
         }
         let m = Rec::default();
-        assert!(refused(NotificEngine::init_raw(&m, Some(base), 10, 0, 0)));
+        assert!(refused(NotificEngine::init_raw(
+            &m,
+            Some(&mut NotificBlock::new(base)),
+            10,
+            0,
+            0
+        )));
         assert_eq!(m.accesses(), 0);
     }
 }
@@ -97,7 +103,8 @@ fn notific_init_refuses_a_wrapping_base_before_any_write() {
 fn notific_init_on_a_base_that_just_fits() {
     let base = just_fits(NOTIFIC_EXTENT);
     let m = Rec::default();
-    let mut e = NotificEngine::init(&m, base, EngineConfig::tpb(BpMode::All)).unwrap();
+    let mut block = NotificBlock::new(base);
+    let mut e = NotificEngine::init(&m, &mut block, EngineConfig::tpb(BpMode::All)).unwrap();
     assert!(m.accesses() > 0);
     assert!(m.0.borrow().iter().all(|&(_, a)| a >= base.get()));
     // The highest register of the block: NQ 9's tail pointer, at the top.

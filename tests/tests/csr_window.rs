@@ -418,7 +418,9 @@ fn a_driver_through_a_window_makes_the_same_accesses_as_without() {
     use khal_core::dma::DmaMemory;
     use khal_core::notific::entry::{NqEntry, PHASE_BYTE, PHASE_MASK};
     use khal_core::notific::regs::NOTIFIC_BLOCK_BYTES;
-    use khal_core::notific::{BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqRing};
+    use khal_core::notific::{
+        BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing,
+    };
     use khal_std::delay::SimClock;
     use khal_std::{DmaBuf, SimDelay};
     use khal_tests::nq::{traced, BASE};
@@ -426,7 +428,8 @@ fn a_driver_through_a_window_makes_the_same_accesses_as_without() {
     const CSR: u64 = 0x20_0000_0000;
     const CAP: u32 = 8;
     fn run<M: Mmio + Copy>(m: M, base: DeviceAddr) -> Vec<[u8; 16]> {
-        let mut e = NotificEngine::init(m, base, EngineConfig::tpb(BpMode::All)).unwrap();
+        let mut block = NotificBlock::new(base);
+        let mut e = NotificEngine::init(m, &mut block, EngineConfig::tpb(BpMode::All)).unwrap();
         let buf = DmaBuf::new(CAP as usize * 16, 4096).unwrap();
         let mut r = NqRing::host(
             buf,

@@ -29,7 +29,8 @@ use khal_core::dve::{DveLoader, DvePlacement, DveTableSet, DVE_QUEUE_NAME};
 use khal_core::error::Fault;
 use khal_core::family::TpbBases;
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+    NqRing,
 };
 use khal_core::wait::Budget;
 use khal_core::{DeviceAddr, Error, Result};
@@ -143,8 +144,8 @@ fn kill(m: &DeviceModel, idx: u32, d: Dead) {
 fn each_nq_case(
     name: &str,
     op: impl for<'a> Fn(
-        &mut NqRing<&'a DmaBuf, &'a DeviceModel>,
-        &mut NotificEngine<&'a DeviceModel>,
+        &mut NqRing<'a, &'a DmaBuf, &'a DeviceModel>,
+        &mut NotificEngine<'a, &'a DeviceModel>,
         &mut SimDelay<'_, DeviceModel>,
     ) -> (Result<u32>, &'static str),
 ) {
@@ -153,8 +154,9 @@ fn each_nq_case(
             for d in DEAD {
                 let r = nq(flavour);
                 let idx = if flavour == Flavour::TenQueue { 4 } else { 0 };
+                let mut block = NotificBlock::new(BASE);
                 let mut e =
-                    NotificEngine::init_raw(&r.m, Some(BASE), queues(flavour), 1, 0).unwrap();
+                    NotificEngine::init_raw(&r.m, Some(&mut block), queues(flavour), 1, 0).unwrap();
                 let cfg = NqConfig::new(128, ConsumeMode::Tail).with_budget(budget);
                 let mut ring = NqRing::configure_host(&*r.buf, e.queue(idx).unwrap(), cfg).unwrap();
                 ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
@@ -272,7 +274,8 @@ fn a_gone_device_reads_all_ones_as_a_typed_fault_at_once() {
     // Tail mode on a gone device: the tail read is all ones, a typed fault,
     // with no wait at all (0 ns of simulated time).
     let r = nq(Flavour::TenQueue);
-    let mut e = NotificEngine::init(&r.m, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init(&r.m, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = NqConfig::new(128, ConsumeMode::Tail);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(4).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
@@ -303,7 +306,8 @@ fn a_gone_device_reads_all_ones_as_a_typed_fault_at_once() {
 fn phase_mode_never_waits_even_on_a_dead_device() {
     for d in DEAD {
         let r = nq(Flavour::TenQueue);
-        let mut e = NotificEngine::init(&r.m, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+        let mut block = NotificBlock::new(BASE);
+        let mut e = NotificEngine::init(&r.m, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
         let cfg = NqConfig::new(128, ConsumeMode::Phase);
         let mut ring = NqRing::configure_host(&*r.buf, e.queue(2).unwrap(), cfg).unwrap();
         ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();

@@ -7,7 +7,7 @@ use khal::engine::program::{self, StartLayout};
 use khal::engine::{stpb, EngineOps, SpHandle};
 use khal::family::{NxLocal, TpbBases};
 use khal::notific::regs::NOTIFIC;
-use khal::notific::{BpMode, EngineConfig, NotificEngine};
+use khal::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine};
 use khal::{register_block, DeviceAddr, Error, Mmio};
 use khal::{AnyArch, Cayman, Mariana, Sunda};
 use khal_std::model::tpb::{StartRegs, TpbWindow};
@@ -289,8 +289,11 @@ fn events_semaphores_nt_read_modify_write_on_cayman() {
     assert!(m.ops().is_empty());
 }
 
-fn engine(m: &Trace<HeapMmio>) -> NotificEngine<&Trace<HeapMmio>> {
-    let nt = NotificEngine::init(m, ENS, EngineConfig::tpb(BpMode::All)).unwrap();
+fn engine(m: &Trace<HeapMmio>) -> NotificEngine<'_, &Trace<HeapMmio>> {
+    // The block of this trace's device alone, leaked: the engine outlives
+    // this call.
+    let block = Box::leak(Box::new(NotificBlock::new(ENS)));
+    let nt = NotificEngine::init(m, block, EngineConfig::tpb(BpMode::All)).unwrap();
     m.clear();
     nt
 }

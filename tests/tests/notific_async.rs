@@ -13,7 +13,8 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use khal_core::asynch::{self, NqSignal};
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+    NqRing,
 };
 use khal_core::wait::Budget;
 use khal_core::{DeviceAddr, Error};
@@ -48,13 +49,13 @@ fn post(m: &DeviceModel, n: u32) -> u32 {
         .unwrap()
 }
 
-type Ring = NqRing<&'static DmaBuf, &'static DeviceModel>;
-type Engine = NotificEngine<&'static DeviceModel>;
+type Ring = NqRing<'static, &'static DmaBuf, &'static DeviceModel>;
+type Engine = NotificEngine<'static, &'static DeviceModel>;
 
 /// A device with one ten-queue engine whose NQ 2 interrupt raises the
 /// returned signal, and an enabled 16-entry ring on NQ 2. The model and the
-/// ring memory are leaked: the engine and the ring borrow them for the
-/// whole test.
+/// ring memory (and the model's notification block) are leaked: the engine
+/// and the ring borrow them for the whole test.
 fn setup(mode: ConsumeMode) -> (&'static DeviceModel, Engine, Ring, Arc<NqSignal>) {
     let m: &'static DeviceModel = Box::leak(Box::new(DeviceModel::new()));
     m.mount(BASE, NotificModel::new(Flavour::TenQueue)).unwrap();
@@ -63,7 +64,8 @@ fn setup(mode: ConsumeMode) -> (&'static DeviceModel, Engine, Ring, Arc<NqSignal
         nm.set_interrupt(NQ, signal.clone())
     })
     .unwrap();
-    let mut engine = NotificEngine::init(m, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let block = Box::leak(Box::new(NotificBlock::new(BASE)));
+    let mut engine = NotificEngine::init(m, block, EngineConfig::tpb(BpMode::None)).unwrap();
     let mem: &'static Arc<DmaBuf> = Box::leak(Box::new(Arc::new(
         DmaBuf::new(ENTRIES as usize * 16, 4096).unwrap(),
     )));

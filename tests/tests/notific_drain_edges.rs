@@ -9,7 +9,7 @@ use std::cell::RefCell;
 use khal_core::dma::DmaMemory;
 use khal_core::error::Fault;
 use khal_core::notific::entry::{NqEntry, PHASE_BYTE, PHASE_MASK};
-use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqRing};
+use khal_core::notific::{ConsumeMode, NotificBlock, NotificEngine, NqConfig, NqRing};
 use khal_core::{Error, Mmio};
 use khal_std::delay::SimClock;
 use khal_std::trace::Op::{Read as R, Write as W};
@@ -23,7 +23,7 @@ fn ring(
     mode: ConsumeMode,
     cap: u32,
     max_batch: u32,
-) -> NqRing<DmaBuf, &Trace<HeapMmio>> {
+) -> NqRing<'static, DmaBuf, &Trace<HeapMmio>> {
     nq::ring(t, mode, cap, Some(max_batch))
 }
 
@@ -111,7 +111,8 @@ impl DmaMemory for Logged {
 #[test]
 fn an_idle_phase_poll_is_one_phase_byte_load_and_no_register() {
     let t = traced();
-    let mut e = NotificEngine::init_raw(&t, Some(BASE), 10, 0, 0).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init_raw(&t, Some(&mut block), 10, 0, 0).unwrap();
     let mem = Logged {
         buf: DmaBuf::new(4 * 16, 4096).unwrap(),
         log: RefCell::new(Vec::new()),

@@ -8,7 +8,8 @@ use khal_core::dma::DmaMemory;
 use khal_core::error::Fault;
 use khal_core::notific::ring::DeviceZero;
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+    NqRing,
 };
 use khal_core::wait::Budget;
 use khal_core::{DeviceAddr, Error};
@@ -149,7 +150,8 @@ fn host_case(flavour: Flavour, idx: u32, mode: ConsumeMode, cap: u32) {
     let buf = Arc::new(DmaBuf::new(cap as usize * 16, 4096).unwrap());
     m.attach_host(buf.clone());
     let c = Counting::new(&m);
-    let mut e = NotificEngine::init_raw(&c, Some(BASE), num_queues(flavour), 1, 0).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init_raw(&c, Some(&mut block), num_queues(flavour), 1, 0).unwrap();
     let mut ring =
         NqRing::configure_host(&*buf, e.queue(idx).unwrap(), NqConfig::new(cap * 16, mode))
             .unwrap();
@@ -187,7 +189,9 @@ fn device_memory_ring_tail_mode_three_wraps_and_zero_callback() {
     for flavour in [Flavour::TenQueue, Flavour::SingleQueue] {
         let m = device(flavour);
         let c = Counting::new(&m);
-        let mut e = NotificEngine::init_raw(&c, Some(BASE), num_queues(flavour), 0, 0).unwrap();
+        let mut block = NotificBlock::new(BASE);
+        let mut e =
+            NotificEngine::init_raw(&c, Some(&mut block), num_queues(flavour), 0, 0).unwrap();
         let size = 16 * 16;
         let view = DeviceMemView::new(&m, HBM_RING, size);
         let zeroed = std::cell::Cell::new(None);
@@ -214,7 +218,8 @@ fn drain_iter_commits_once_and_matches_drain() {
     let buf = Arc::new(DmaBuf::new(16 * 16, 4096).unwrap());
     m.attach_host(buf.clone());
     let c = Counting::new(&m);
-    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     // One queue, a ring per mode: the token goes from one ring to the next.
     let mut queue = e.queue(3).unwrap();
     for mode in [ConsumeMode::Phase, ConsumeMode::Tail] {
@@ -282,7 +287,8 @@ fn available_count_both_modes() {
     let buf = Arc::new(DmaBuf::new(8 * 16, 4096).unwrap());
     m.attach_host(buf.clone());
     let c = Counting::new(&m);
-    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     // One queue, a ring per mode: the token goes from one ring to the next.
     let mut queue = e.queue(4).unwrap();
     for mode in [ConsumeMode::Phase, ConsumeMode::Tail] {
@@ -345,7 +351,8 @@ fn rig() -> Rig {
 fn misaligned_and_out_of_ring_tails_are_typed_faults_with_no_head_write() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = NqConfig::new(128, ConsumeMode::Tail).with_budget(SMALL);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(6).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
@@ -387,7 +394,8 @@ fn misaligned_and_out_of_ring_tails_are_typed_faults_with_no_head_write() {
 fn a_device_more_than_a_ring_ahead_is_a_typed_fault() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = NqConfig::new(128, ConsumeMode::Tail).with_max_batch(2);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(1).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
@@ -415,7 +423,8 @@ fn a_device_more_than_a_ring_ahead_is_a_typed_fault() {
 fn stalled_tail_makes_reset_time_out_within_budget() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = NqConfig::new(128, ConsumeMode::Tail).with_budget(SMALL);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(2).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
@@ -445,7 +454,8 @@ fn stalled_tail_makes_reset_time_out_within_budget() {
 fn slow_dma_is_waited_for_within_budget_or_times_out() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = NqConfig::new(128, ConsumeMode::Tail).with_budget(SMALL);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(7).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
@@ -483,7 +493,8 @@ fn slow_dma_is_waited_for_within_budget_or_times_out() {
 fn slow_dma_in_phase_mode_is_simply_not_yet_there() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let mut ring = NqRing::configure_host(
         &*r.buf,
         e.queue(3).unwrap(),
@@ -506,7 +517,8 @@ fn slow_dma_in_phase_mode_is_simply_not_yet_there() {
 fn a_gone_device_is_a_typed_fault_at_once() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = NqConfig::new(128, ConsumeMode::Tail).with_budget(SMALL);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(8).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
@@ -561,7 +573,8 @@ fn a_lying_tail_ends_the_reset_wait_at_once_with_its_fault() {
     // Phase mode never reads the tail while draining; the reset's wait does,
     // and a value no honest device shows is its typed fault at once.
     let r = rig();
-    let mut e = NotificEngine::init(&r.m, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init(&r.m, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = NqConfig::new(128, ConsumeMode::Phase).with_budget(SMALL);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(0).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
@@ -599,7 +612,8 @@ fn a_lying_tail_ends_the_reset_wait_at_once_with_its_fault() {
 fn a_tail_that_moves_backwards_is_a_typed_fault_at_once() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = NqConfig::new(128, ConsumeMode::Tail)
         .with_budget(SMALL)
         .with_max_batch(8);
@@ -712,7 +726,8 @@ fn an_entry_rewritten_after_the_scan_is_not_handed_out_nor_anything_past_it() {
     for (use_iter, slot) in [(false, 0), (false, 2), (true, 0), (true, 2)] {
         let r = rig();
         let c = Counting::new(&r.m);
-        let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+        let mut block = NotificBlock::new(BASE);
+        let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
         let mem = Rewrite::new(&r.buf);
         let cfg = NqConfig::new(128, ConsumeMode::Phase).with_max_batch(8);
         let mut ring = NqRing::configure_host(&mem, e.queue(3).unwrap(), cfg).unwrap();
@@ -769,7 +784,8 @@ fn the_word_view_iterator_stops_at_an_entry_rewritten_ahead_of_it() {
     for mode in [ConsumeMode::Phase, ConsumeMode::Tail] {
         let r = rig();
         let c = Counting::new(&r.m);
-        let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+        let mut block = NotificBlock::new(BASE);
+        let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
         let cfg = NqConfig::new(128, mode).with_max_batch(8);
         let mut ring = NqRing::configure_host(&*r.buf, e.queue(3).unwrap(), cfg).unwrap();
         ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
@@ -822,7 +838,8 @@ fn one_entry_per_call_is_in_order_across_wraps_and_checks_the_copy() {
 fn one_entry_per_call(max_batch: Option<u32>) {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let mem = Rewrite::new(&r.buf);
     let mut cfg = NqConfig::new(128, ConsumeMode::Phase);
     if let Some(b) = max_batch {
@@ -874,7 +891,8 @@ fn max_batch_one_over_a_dmabuf_drains_what_a_batch_ring_does() {
 fn one_per_call_over_a_dmabuf(max_batch: Option<u32>, out_len: usize) {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let mut cfg = NqConfig::new(128, ConsumeMode::Phase);
     if let Some(b) = max_batch {
         cfg = cfg.with_max_batch(b);
@@ -912,7 +930,8 @@ fn one_per_call_over_a_dmabuf(max_batch: Option<u32>, out_len: usize) {
 fn in_tail_mode_a_rewritten_entry_is_too_far_ahead_and_consumes_nothing() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut e = NotificEngine::init(&c, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let mem = Rewrite::new(&r.buf);
     let cfg = NqConfig::new(128, ConsumeMode::Tail).with_max_batch(8);
     let mut ring = NqRing::configure_host(&mem, e.queue(4).unwrap(), cfg).unwrap();
@@ -941,7 +960,8 @@ fn in_tail_mode_a_rewritten_entry_is_too_far_ahead_and_consumes_nothing() {
 fn after_a_transient_lie_valid_entries_are_delivered_exactly_once() {
     for use_iter in [false, true] {
         let r = rig();
-        let mut e = NotificEngine::init(&r.m, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+        let mut block = NotificBlock::new(BASE);
+        let mut e = NotificEngine::init(&r.m, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
         let cfg = NqConfig::new(128, ConsumeMode::Tail)
             .with_budget(SMALL)
             .with_max_batch(8);

@@ -6,7 +6,7 @@
 
 use khal_core::dma::DmaMemory;
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqRing, UartMode,
+    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing, UartMode,
 };
 use khal_core::wait::Budget;
 use khal_core::{Error, Mmio};
@@ -14,8 +14,11 @@ use khal_std::trace::Op::{Read as R, Write as W};
 use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
 use khal_tests::nq::{traced, BASE};
 
-fn ten(t: &Trace<HeapMmio>, bp: u32) -> NotificEngine<&Trace<HeapMmio>> {
-    let e = NotificEngine::init_raw(t, Some(BASE), 10, bp, 0).unwrap();
+/// A 10-queue engine on the block at [`BASE`] of `t`'s device (leaked: the
+/// engine outlives this call), the trace cleared.
+fn ten(t: &Trace<HeapMmio>, bp: u32) -> NotificEngine<'_, &Trace<HeapMmio>> {
+    let block = Box::leak(Box::new(NotificBlock::new(BASE)));
+    let e = NotificEngine::init_raw(t, Some(block), 10, bp, 0).unwrap();
     t.clear();
     e
 }
@@ -23,9 +26,10 @@ fn ten(t: &Trace<HeapMmio>, bp: u32) -> NotificEngine<&Trace<HeapMmio>> {
 #[test]
 fn init_ten_queue_bp_mode_0() {
     let t = traced();
+    let mut block = NotificBlock::new(BASE);
     let e = NotificEngine::init(
         &t,
-        BASE,
+        &mut block,
         EngineConfig::tpb(BpMode::All).with_uart_mode(UartMode(0x5)),
     )
     .unwrap();
@@ -56,7 +60,12 @@ fn init_ten_queue_bp_mode_0() {
 #[test]
 fn init_ten_queue_bp_mode_1() {
     let t = traced();
-    NotificEngine::init(&t, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    NotificEngine::init(
+        &t,
+        &mut NotificBlock::new(BASE),
+        EngineConfig::tpb(BpMode::None),
+    )
+    .unwrap();
     assert_eq!(
         t.ops(),
         vec![
@@ -76,7 +85,8 @@ fn init_ten_queue_bp_mode_1() {
 fn init_single_queue_skips_the_coalescer_timer() {
     for (bp, sw) in [(0, 0x3FF), (1, 0)] {
         let t = traced();
-        let e = NotificEngine::init_raw(&t, Some(BASE), 1, bp, 7).unwrap();
+        let mut block = NotificBlock::new(BASE);
+        let e = NotificEngine::init_raw(&t, Some(&mut block), 1, bp, 7).unwrap();
         assert_eq!(
             t.ops(),
             vec![
@@ -96,21 +106,22 @@ fn init_single_queue_skips_the_coalescer_timer() {
 #[test]
 fn init_errors_write_nothing() {
     let t = traced();
+    let mut block = NotificBlock::new(BASE);
     assert_eq!(
         NotificEngine::init_raw(&t, None, 10, 0, 0).map(|_| ()),
         Err(Error::NoContext)
     );
     assert_eq!(Error::NoContext.c_code(), Some(-14));
     assert_eq!(
-        NotificEngine::init_raw(&t, Some(BASE), 10, 2, 0).map(|_| ()),
+        NotificEngine::init_raw(&t, Some(&mut block), 10, 2, 0).map(|_| ()),
         Err(Error::UnknownMode(2))
     );
     assert!(matches!(
-        NotificEngine::init_raw(&t, Some(BASE), 0, 0, 0),
+        NotificEngine::init_raw(&t, Some(&mut block), 0, 0, 0),
         Err(Error::InvalidArgument(_))
     ));
     assert!(matches!(
-        NotificEngine::init_raw(&t, Some(BASE), 11, 0, 0),
+        NotificEngine::init_raw(&t, Some(&mut block), 11, 0, 0),
         Err(Error::InvalidArgument(_))
     ));
     assert_eq!(t.ops(), vec![]);
@@ -232,7 +243,8 @@ fn coalescer_stream_out_of_range_writes_nothing() {
         Err(Error::InvalidArgument(_))
     ));
     let t1 = traced();
-    let mut one = NotificEngine::init(&t1, BASE, EngineConfig::top_sp(BpMode::All)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut one = NotificEngine::init(&t1, &mut block, EngineConfig::top_sp(BpMode::All)).unwrap();
     t1.clear();
     // A single-queue engine has one stream: stream 1 >= num_streams.
     let r = one.set_coalescer_stream(1, true);
@@ -276,11 +288,11 @@ fn notification_size_is_16() {
 }
 
 /// A 16-entry host ring on queue `idx` of `e` (nothing written).
-fn host_ring<'t>(
-    e: &mut NotificEngine<&'t Trace<HeapMmio>>,
+fn host_ring<'d, 't>(
+    e: &mut NotificEngine<'d, &'t Trace<HeapMmio>>,
     idx: u32,
     mode: ConsumeMode,
-) -> NqRing<DmaBuf, &'t Trace<HeapMmio>> {
+) -> NqRing<'d, DmaBuf, &'t Trace<HeapMmio>> {
     let buf = DmaBuf::new(256, 4096)
         .unwrap()
         .with_bus_addr(0x12_3456_7000);
@@ -314,7 +326,8 @@ fn queue_config_ten_queue_stride_and_single_queue_flat() {
     );
 
     let t1 = traced();
-    let mut one = NotificEngine::init(&t1, BASE, EngineConfig::top_sp(BpMode::All)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut one = NotificEngine::init(&t1, &mut block, EngineConfig::top_sp(BpMode::All)).unwrap();
     t1.clear();
     // Single-queue flavour: no stride [004 §3 QUIRK].
     host_ring(&mut one, 0, ConsumeMode::Tail)
@@ -333,7 +346,8 @@ fn single_queue_refuses_an_index_other_than_0_before_any_write() {
     // deviation, listed in coverage.md), for every per-NQ operation, with
     // nothing written.
     let t = traced();
-    let mut e = NotificEngine::init(&t, BASE, EngineConfig::top_sp(BpMode::All)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init(&t, &mut block, EngineConfig::top_sp(BpMode::All)).unwrap();
     t.clear();
     // The queue token is where the index is checked: a ring (and so a
     // queue config, reset, enable, tail read or drain) cannot exist on it.
@@ -488,7 +502,8 @@ fn refused_queue_config_write_gives_the_parts_back() {
     // A register file that ends before queue 9's registers (0x100 + 9 * 40):
     // the engine comes up, the ring's first queue-config write is refused.
     let t = Trace::new(HeapMmio::new(BASE, 0x200));
-    let mut e = NotificEngine::init_raw(&t, Some(BASE), 10, 0, 0).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init_raw(&t, Some(&mut block), 10, 0, 0).unwrap();
     t.clear();
     let mem = DmaBuf::new(64, 64).unwrap();
     let refused = NqRing::configure_host(
@@ -610,7 +625,8 @@ fn enable_is_reset_then_the_enable_bit() {
 #[test]
 fn reset_single_queue_flat_window() {
     let t = traced();
-    let mut e = NotificEngine::init(&t, BASE, EngineConfig::top_sp(BpMode::All)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init(&t, &mut block, EngineConfig::top_sp(BpMode::All)).unwrap();
     t.clear();
     let clock = khal_std::delay::SimClock::new();
     let mut d = SimDelay::new(&clock);
@@ -687,7 +703,8 @@ fn each_queue_is_handed_out_once_and_comes_back_with_its_ring() {
     assert_eq!(e.queue(7).map(|_| ()), Err(Error::QueueTaken(7)));
 
     let t1 = traced();
-    let mut one = NotificEngine::init(&t1, BASE, EngineConfig::top_sp(BpMode::None)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut one = NotificEngine::init(&t1, &mut block, EngineConfig::top_sp(BpMode::None)).unwrap();
     let q0 = one.queue(0).unwrap();
     assert_eq!(q0.head_addr(), BASE.add(0x10C));
     assert_eq!(q0.tail_addr(), BASE.add(0x110));
@@ -695,11 +712,12 @@ fn each_queue_is_handed_out_once_and_comes_back_with_its_ring() {
 
 #[test]
 fn another_engine_is_refused_before_any_write() {
-    // Two engines on one base (`init` twice over one window: still possible,
-    // see ARCHITECTURE.md): a ring's reset and enable reach only its own.
+    // Another engine at the same base, of another device: a ring's reset and
+    // enable reach only its own engine.
     let t = traced();
+    let t_other = traced();
     let mut mine = ten(&t, 0);
-    let mut other = ten(&t, 0);
+    let mut other = ten(&t_other, 0);
     let mut r = host_ring(&mut mine, 2, ConsumeMode::Tail);
     let clock = khal_std::delay::SimClock::new();
     let mut d = SimDelay::new(&clock);
@@ -712,13 +730,56 @@ fn another_engine_is_refused_before_any_write() {
     // An engine on another base (the same MMIO type) is refused too; it
     // writes nothing on either window.
     let t2 = Trace::new(HeapMmio::new(BASE.add(0x1000), 0x1000));
-    let mut far =
-        NotificEngine::init(&t2, BASE.add(0x1000), EngineConfig::tpb(BpMode::All)).unwrap();
+    let mut far_block = NotificBlock::new(BASE.add(0x1000));
+    let mut far = NotificEngine::init(&t2, &mut far_block, EngineConfig::tpb(BpMode::All)).unwrap();
     t2.clear();
     assert_eq!(r.reset(&mut far, &mut d), Err(Error::WrongEngine));
     assert_eq!((t.ops(), t2.ops()), (vec![], vec![]));
     // Its own engine works.
     r.enable(&mut mine, &mut d).unwrap();
     assert_eq!(mine.nq_enable_shadow(), 1 << 2);
+    assert_eq!(t.ops().last(), Some(&(W, 0x14, 1 << 2)));
+}
+
+#[test]
+fn a_block_is_given_back_when_its_engine_and_ring_are_gone() {
+    // One block, two bring-ups one after the other: while the first engine
+    // or its ring lives, the block is lent (a second init does not compile,
+    // compile-fail `two_engines_one_block`, `ring_outlives_its_engine`);
+    // once both are dropped it is brought up afresh.
+    let t = traced();
+    let clock = khal_std::delay::SimClock::new();
+    let mut d = SimDelay::new(&clock);
+    let mut ens = NotificBlock::new(BASE);
+    {
+        let mut first = NotificEngine::init(&t, &mut ens, EngineConfig::tpb(BpMode::All)).unwrap();
+        let mut r = host_ring(&mut first, 2, ConsumeMode::Phase);
+        r.enable(&mut first, &mut d).unwrap();
+        assert_eq!(first.nq_enable_shadow(), 1 << 2);
+        assert_eq!(first.queue(2).map(|_| ()), Err(Error::QueueTaken(2)));
+    }
+    t.clear();
+    let mut again = NotificEngine::init(&t, &mut ens, EngineConfig::tpb(BpMode::All)).unwrap();
+    // The whole init program again [004 §2], on the same base.
+    assert_eq!(
+        t.ops(),
+        vec![
+            (W, 0x28, 0),
+            (W, 0xBC, 1),
+            (W, 0xB4, 0xAAE60),
+            (W, 0x30, 0xFFFF_FFFF),
+            (W, 0x34, 0xFFFF_FFFF),
+            (W, 0x08, 0x3FF),
+            (W, 0x0C, 0xFFFF_FFFF),
+            (W, 0x10, 0xFFFF_FFFF),
+        ]
+    );
+    assert_eq!(again.base(), BASE);
+    // Fresh shadows, and NQ 2 free again: the old ring's bit is not carried
+    // into the new engine's `nq_enable` writes.
+    assert_eq!(again.nq_enable_shadow(), 0);
+    let mut r = host_ring(&mut again, 2, ConsumeMode::Phase);
+    t.clear();
+    r.enable(&mut again, &mut d).unwrap();
     assert_eq!(t.ops().last(), Some(&(W, 0x14, 1 << 2)));
 }

@@ -16,7 +16,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use khal_core::asynch::{self, NqSignal};
 use khal_core::dma::DmaMemory;
 use khal_core::notific::entry::{NqEntry, PHASE_BYTE, PHASE_MASK};
-use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqRing};
+use khal_core::notific::{ConsumeMode, NotificBlock, NotificEngine, NqConfig, NqRing};
 use khal_core::wait::Budget;
 use khal_core::{DeviceAddr, Error, Mmio, Result};
 use khal_std::delay::SimClock;
@@ -44,7 +44,7 @@ impl Mmio for RefuseHead<'_> {
     }
 }
 
-type Ring<'a> = NqRing<DmaBuf, &'a RefuseHead<'a>>;
+type Ring<'a> = NqRing<'a, DmaBuf, &'a RefuseHead<'a>>;
 
 /// The traced registers `$t`, refusing the next `$refuse` head writes
 /// (`$m`), a ring `$r` on them in `$mode`, and a delay `$d`.
@@ -63,7 +63,9 @@ macro_rules! rig {
 
 /// A host ring of 8 entries on queue 3, `max_batch` 8; the trace cleared.
 fn ring<'a>(m: &'a RefuseHead<'a>, mode: ConsumeMode) -> Ring<'a> {
-    let mut e = NotificEngine::init_raw(m, Some(BASE), 10, 0, 0).unwrap();
+    // The block of this device alone, leaked: the ring outlives this call.
+    let block = Box::leak(Box::new(NotificBlock::new(BASE)));
+    let mut e = NotificEngine::init_raw(m, Some(block), 10, 0, 0).unwrap();
     let buf = DmaBuf::new(8 * 16, 4096).unwrap();
     let cfg = NqConfig::new(8 * 16, mode).with_max_batch(8);
     let r = NqRing::host(buf, e.queue(3).unwrap(), cfg).unwrap();
@@ -222,7 +224,8 @@ fn the_async_drain_writes_a_head_left_behind_first() {
 #[test]
 fn a_host_ring_adopts_driver_programmed_registers() {
     let t = traced();
-    let mut e = NotificEngine::init_raw(&t, Some(BASE), 10, 0, 0).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init_raw(&t, Some(&mut block), 10, 0, 0).unwrap();
     t.clear();
     let buf = DmaBuf::new(8 * 16, 4096).unwrap();
     let cfg = NqConfig::new(8 * 16, ConsumeMode::Phase);

@@ -10,7 +10,9 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 
-use khal_core::notific::{ConsumeMode, Flavour, NotificEngine, NqConfig, NqEntry, NqRing};
+use khal_core::notific::{
+    ConsumeMode, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
+};
 use khal_core::DeviceAddr;
 use khal_std::model::notific::{entry_seq, NotificModel};
 use khal_std::model::DeviceModel;
@@ -53,7 +55,8 @@ proptest! {
         let buf = Arc::new(DmaBuf::new(cap as usize * 16, 4096).unwrap());
         m.attach_host(buf.clone());
         let c = Counting::new(&m);
-        let mut e = NotificEngine::init_raw(&c, Some(BASE), nq, 1, 0).unwrap();
+        let mut block = NotificBlock::new(BASE);
+        let mut e = NotificEngine::init_raw(&c, Some(&mut block), nq, 1, 0).unwrap();
         let mut cfg = NqConfig::new(cap * 16, mode);
         if let Some(b) = batch {
             cfg = cfg.with_max_batch(b);

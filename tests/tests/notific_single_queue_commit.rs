@@ -11,7 +11,7 @@ use std::cell::Cell;
 
 use khal_core::notific::entry::{PHASE_BYTE, PHASE_MASK};
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal_core::{DeviceAddr, Error, Mmio, Result};
 use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
@@ -47,7 +47,8 @@ fn a_refused_head_write_consumes_nothing() {
         addr: BASE.add(0x10C),
         refuse: Cell::new(true),
     };
-    let mut e = NotificEngine::init(&w, BASE, EngineConfig::top_sp(BpMode::All)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init(&w, &mut block, EngineConfig::top_sp(BpMode::All)).unwrap();
     let buf = DmaBuf::new(256, 4096).unwrap();
     // Publish the first three entries of the device's first lap (phase 1).
     for i in 0..3 {
@@ -95,7 +96,8 @@ fn a_refused_head_write_at_the_ring_end_consumes_nothing() {
         addr: BASE.add(0x10C),
         refuse: Cell::new(false),
     };
-    let mut e = NotificEngine::init(&w, BASE, EngineConfig::top_sp(BpMode::All)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init(&w, &mut block, EngineConfig::top_sp(BpMode::All)).unwrap();
     let queue = e.queue(0).unwrap();
     // A ring of 4 entries, `max_batch` 4.
     let cfg = NqConfig::new(64, ConsumeMode::Phase).with_max_batch(4);

@@ -11,7 +11,7 @@ use std::cell::Cell;
 use khal_core::dma::DmaMemory;
 use khal_core::error::Fault;
 use khal_core::notific::entry::{NqEntry, PHASE_BYTE, PHASE_MASK};
-use khal_core::notific::{ConsumeMode, NotificEngine, NqConfig, NqRing};
+use khal_core::notific::{ConsumeMode, NotificBlock, NotificEngine, NqConfig, NqRing};
 use khal_core::wait::Budget;
 use khal_core::{Error, Mmio};
 use khal_std::delay::SimClock;
@@ -36,8 +36,10 @@ fn ring<R: DmaMemory>(
     mem: R,
     cap: u32,
     max_batch: u32,
-) -> NqRing<R, &Trace<HeapMmio>> {
-    let mut e = NotificEngine::init_raw(t, Some(BASE), 10, 0, 0).unwrap();
+) -> NqRing<'static, R, &Trace<HeapMmio>> {
+    // The block of this device alone, leaked: the ring outlives this call.
+    let block = Box::leak(Box::new(NotificBlock::new(BASE)));
+    let mut e = NotificEngine::init_raw(t, Some(block), 10, 0, 0).unwrap();
     let cfg = NqConfig::new(cap * 16, ConsumeMode::Tail)
         .with_max_batch(max_batch)
         .with_budget(SMALL);

@@ -16,7 +16,11 @@ use khal_tests::nq::{self, traced, HEAD};
 
 /// A phase-mode host ring of `cap` entries on queue 3 (`max_batch` given,
 /// or the default); the trace cleared.
-fn ring(t: &Trace<HeapMmio>, cap: u32, max_batch: Option<u32>) -> NqRing<DmaBuf, &Trace<HeapMmio>> {
+fn ring(
+    t: &Trace<HeapMmio>,
+    cap: u32,
+    max_batch: Option<u32>,
+) -> NqRing<'static, DmaBuf, &Trace<HeapMmio>> {
     nq::ring(t, ConsumeMode::Phase, cap, max_batch)
 }
 

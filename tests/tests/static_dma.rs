@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use khal_core::dma::{DmaBuffer, DmaMemory, StaticDma, STATIC_DMA_ALIGN};
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+    NqRing,
 };
 use khal_core::{DeviceAddr, Error};
 use khal_std::model::notific::{entry_seq, NotificModel};
@@ -22,7 +23,8 @@ fn case(mem: StaticDma, idx: u32, mode: ConsumeMode) {
     m.mount(BASE, NotificModel::new(Flavour::TenQueue)).unwrap();
     let mem = Arc::new(mem);
     m.attach_host(mem.clone());
-    let mut e = NotificEngine::init(&m, BASE, EngineConfig::tpb(BpMode::None)).unwrap();
+    let mut block = NotificBlock::new(BASE);
+    let mut e = NotificEngine::init(&m, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let mut ring =
         NqRing::configure_host(&*mem, e.queue(idx).unwrap(), NqConfig::new(CAP * 16, mode))
             .unwrap();

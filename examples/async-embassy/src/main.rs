@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use embassy_executor::{Executor, Spawner};
 use khal::asynch::NqSignal;
+use khal::notific::NotificBlock;
 use khal::wait::Budget;
 use khal::std_adapter::model::DeviceModel;
 use khal::std_adapter::{DmaBuf, SimDelay};
@@ -47,7 +48,9 @@ fn start(spawner: Spawner, shared: &'static Shared) {
 #[embassy_executor::task]
 async fn drainer(shared: &'static Shared) {
     let result = async {
-        let (_engine, mut ring) = async_nq::ring(&shared.model, &shared.mem)?;
+        // The model's notification block, owned by this task alone.
+        let mut block = NotificBlock::new(async_nq::NOTIFIC);
+        let (_engine, mut ring) = async_nq::ring(&shared.model, &shared.mem, &mut block)?;
         // Each wait: woken by the interrupt, else at most 100 x 10 us of
         // simulated time; the poster runs during every one of them.
         let budget = Budget {

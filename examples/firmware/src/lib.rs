@@ -45,7 +45,7 @@ use khal::engine::{
 use khal::intc::{EnsNq, ErrtrigLine, Intc, IntcOps, MsixIntc};
 use khal::mmio::volatile::VolatileWindow;
 use khal::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal::{DeviceAddr, Error, Result};
 
@@ -230,7 +230,8 @@ pub fn bring_up<A: StpbOps>(w: &VolatileWindow, delay: &mut CycleDelay) -> Resul
         sp_ens.set_bp_config(BpMode::from_raw(black_box(1))?)?;
     }
 
-    let mut ens = NotificEngine::init_raw(w, Some(black_box(map::NOTIFIC)), black_box(10), 0, 0)?;
+    let mut block = NotificBlock::new(black_box(map::NOTIFIC));
+    let mut ens = NotificEngine::init_raw(w, Some(&mut block), black_box(10), 0, 0)?;
     ens.set_coalescer_stream(black_box(1), true)?;
     ens.set_coalescer_bypass(black_box(false))?;
     ens.set_axi_id(black_box(3), true)?;
@@ -319,7 +320,8 @@ pub fn run<A: StpbOps>(
 pub fn intc_bring_up<A: IntcOps>(w: &VolatileWindow) -> Result<u32> {
     // set_notific_queue_base takes its NQ from the handle's ENS of the block
     // [004 §4], [FACTS §12.3]: the engine is set up first and recorded there.
-    let ens = NotificEngine::init(w, black_box(map::NOTIFIC), EngineConfig::tpb(BpMode::All))?;
+    let mut block = NotificBlock::new(black_box(map::NOTIFIC));
+    let ens = NotificEngine::init(w, &mut block, EngineConfig::tpb(BpMode::All))?;
     let mut intc = Intc::<A>::new(MsixIntc::new(black_box(map::MSIX))?);
     let hw = intc.handle_mut();
     hw.set_errtrig_base(black_box(0), map::ERRTRIG0)?;

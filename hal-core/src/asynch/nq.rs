@@ -31,7 +31,7 @@ impl embedded_hal::delay::DelayNs for NoWait {
 
 /// `true` when the entry at the ring's consumer cursor is new (its phase bit
 /// is not the consumer phase) [FACTS §11]. One byte load, no register access.
-pub fn has_new<R: DmaMemory, M: Mmio, Z: DeviceZero>(ring: &NqRing<R, M, Z>) -> Result<bool> {
+pub fn has_new<R: DmaMemory, M: Mmio, Z: DeviceZero>(ring: &NqRing<'_, R, M, Z>) -> Result<bool> {
     ring.is_new(0)
 }
 
@@ -40,7 +40,7 @@ pub fn has_new<R: DmaMemory, M: Mmio, Z: DeviceZero>(ring: &NqRing<R, M, Z>) -> 
 /// `budget.polls` times; [`Error::Timeout`] (`"nq notification (async)"`)
 /// after that. Consumes nothing. Returns the number of waits taken.
 pub async fn wait_new<R, M, Z, D>(
-    ring: &NqRing<R, M, Z>,
+    ring: &NqRing<'_, R, M, Z>,
     signal: &NqSignal,
     delay: &mut D,
     budget: Budget,
@@ -70,7 +70,7 @@ where
 /// in tail mode is refused with [`Error::InvalidArgument`] before anything
 /// is read.
 pub async fn drain<R, Z, M, D>(
-    ring: &mut NqRing<R, M, Z>,
+    ring: &mut NqRing<'_, R, M, Z>,
     signal: &NqSignal,
     delay: &mut D,
     budget: Budget,
@@ -101,7 +101,7 @@ mod tests {
 
     use super::*;
     use crate::dma::StaticDma;
-    use crate::notific::{NotificEngine, NqConfig};
+    use crate::notific::{NotificBlock, NotificEngine, NqConfig};
     use crate::DeviceAddr;
 
     const BASE: DeviceAddr = DeviceAddr(0x1000);
@@ -135,7 +135,8 @@ mod tests {
     fn the_drain_reads_entries_in_memory_order_on_any_byte_order() {
         let mem = StaticDma::identity(crate::static_dma!(64).expect("first take"));
         let regs = Regs(RefCell::new([0; 0x100]));
-        let mut e = NotificEngine::init_raw(&regs, Some(BASE), 10, 0, 0).unwrap();
+        let mut block = NotificBlock::new(BASE);
+        let mut e = NotificEngine::init_raw(&regs, Some(&mut block), 10, 0, 0).unwrap();
         let cfg = NqConfig::new(64, ConsumeMode::Phase);
         let mut ring = NqRing::host(&mem, e.queue(0).unwrap(), cfg).unwrap();
         let bytes: [u8; 16] = core::array::from_fn(|i| if i == 3 { 0x83 } else { i as u8 + 1 });

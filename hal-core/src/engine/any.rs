@@ -181,13 +181,13 @@ impl<Su: EngineOps, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
         fn update_events_semaphores_nt[M: Mmio + ?Sized](mmio: &M, regs: DeviceAddr, value: u32)
             -> Result<u32> = program::update_events_semaphores_nt[M];
         /// [`notif::error_notif_enable`] on the bound arch.
-        fn error_notif_enable[M: Mmio](nt: &mut NotificEngine<M>, en: bool, q: u32) -> Result<()>
+        fn error_notif_enable[M: Mmio](nt: &mut NotificEngine<'_, M>, en: bool, q: u32) -> Result<()>
             = notif::error_notif_enable[M];
         /// [`notif::ham_notif_enable`] on the bound arch.
-        fn ham_notif_enable[M: Mmio](nt: &mut NotificEngine<M>, en: bool) -> Result<()>
+        fn ham_notif_enable[M: Mmio](nt: &mut NotificEngine<'_, M>, en: bool) -> Result<()>
             = notif::ham_notif_enable[M];
         /// [`notif::evsem_notif_hw_bp_enable`] on the bound arch.
-        fn evsem_notif_hw_bp_enable[M: Mmio](nt: &mut NotificEngine<M>, en: bool) -> Result<()>
+        fn evsem_notif_hw_bp_enable[M: Mmio](nt: &mut NotificEngine<'_, M>, en: bool) -> Result<()>
             = notif::evsem_notif_hw_bp_enable[M];
     }
 

@@ -43,7 +43,7 @@ pub struct ErrorsNt {
 /// `sw_queue_num3.errors_nt` register is known; the mask comes first, so the
 /// arch path stops there.)
 pub fn error_notif_enable<A: NotificMasks, M: Mmio>(
-    nt: &mut NotificEngine<M>,
+    nt: &mut NotificEngine<'_, M>,
     en: bool,
     q: u32,
 ) -> Result<()> {
@@ -55,7 +55,7 @@ pub fn error_notif_enable<A: NotificMasks, M: Mmio>(
 /// `errors_nt = q` (absent → `NotTraced`, nothing written); then
 /// `update_wr_buf_enable(en ? mask : 0, mask)` [002 §4].
 pub fn error_notif_enable_with<M: Mmio>(
-    nt: &mut NotificEngine<M>,
+    nt: &mut NotificEngine<'_, M>,
     mask: u32,
     en: bool,
     q: u32,
@@ -71,7 +71,7 @@ pub fn error_notif_enable_with<M: Mmio>(
 /// `aws_hal_stpb_ham_notif_enable(nt, en)` through the arch (ham mask NOT
 /// TRACED → `NotTraced`, nothing written) [002 §4].
 pub fn ham_notif_enable<A: NotificMasks, M: Mmio>(
-    nt: &mut NotificEngine<M>,
+    nt: &mut NotificEngine<'_, M>,
     en: bool,
 ) -> Result<()> {
     let mask = A::notific_mask(NotificMask::Ham)?;
@@ -80,7 +80,7 @@ pub fn ham_notif_enable<A: NotificMasks, M: Mmio>(
 
 /// The ham-enable body: `update_wr_buf_enable(en ? mask : 0, mask)` [002 §4].
 pub fn ham_notif_enable_with<M: Mmio>(
-    nt: &mut NotificEngine<M>,
+    nt: &mut NotificEngine<'_, M>,
     mask: u32,
     en: bool,
 ) -> Result<()> {
@@ -90,7 +90,7 @@ pub fn ham_notif_enable_with<M: Mmio>(
 /// `aws_hal_stpb_evsem_notif_hw_bp_enable(nt, en)` through the arch (evsem
 /// mask NOT TRACED → `NotTraced`, nothing written) [002 §4].
 pub fn evsem_notif_hw_bp_enable<A: NotificMasks, M: Mmio>(
-    nt: &mut NotificEngine<M>,
+    nt: &mut NotificEngine<'_, M>,
     en: bool,
 ) -> Result<()> {
     let mask = A::notific_mask(NotificMask::Evsem)?;
@@ -99,7 +99,7 @@ pub fn evsem_notif_hw_bp_enable<A: NotificMasks, M: Mmio>(
 
 /// The evsem-enable body: `update_hw_bp(en ? mask : 0, mask)` [002 §4].
 pub fn evsem_notif_hw_bp_enable_with<M: Mmio>(
-    nt: &mut NotificEngine<M>,
+    nt: &mut NotificEngine<'_, M>,
     mask: u32,
     en: bool,
 ) -> Result<()> {

@@ -53,7 +53,7 @@ pub fn pe_init<A: PeOps, M: Mmio + ?Sized>(mmio: &M, cfg: &PeParams<'_>) -> Resu
 #[derive(Debug)]
 pub struct SpInit<'m, M: Mmio + ?Sized> {
     /// The SP's notification block, when asked for and its init succeeded.
-    pub notific: Option<NotificEngine<&'m M>>,
+    pub notific: Option<NotificEngine<'m, &'m M>>,
     /// The notific init failure, when asked for and it failed: logged and
     /// reported here, never returned as an error [002 §2].
     pub notific_error: Option<Error>,
@@ -96,8 +96,10 @@ pub fn sp_init<'m, A: SpOps, M: Mmio + ?Sized>(
     };
     if notific {
         // The C numbers and the handle's possibly-absent ENS base: the C
-        // entry point's checks (-14, -1) apply as they are [002 §2].
-        match NotificEngine::init_raw(
+        // entry point's checks (-14, -1) apply as they are [002 §2]. The
+        // handle names the block by its base, so the caller answers for
+        // not bringing it up twice.
+        match NotificEngine::init_raw_at(
             mmio,
             h.ens_regs,
             SP_NOTIFIC_QUEUES,

@@ -49,7 +49,7 @@ impl EnsNq {
     }
 
     /// NQ `nq` of an initialised engine.
-    pub fn of<M: Mmio>(ens: &NotificEngine<M>, nq: u32) -> Result<Self> {
+    pub fn of<M: Mmio>(ens: &NotificEngine<'_, M>, nq: u32) -> Result<Self> {
         Self::new(ens.base(), ens.flavour(), nq)
     }
 

@@ -104,7 +104,7 @@ fn past_memory<R: DmaMemory>(mem: &R, slot: u32) -> Error {
     Error::out_of_range("nq entry", at, mem.len() as u64)
 }
 
-impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
+impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Z> {
     /// The slot `k <= capacity` entries past the cursor, and whether it is
     /// past the wrap.
     fn slot_of(&self, k: u32) -> (u32, bool) {
@@ -329,7 +329,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
         &mut self,
         delay: &mut D,
         max: u32,
-    ) -> Result<Drain<'_, R, M, Z>> {
+    ) -> Result<Drain<'_, 'd, R, M, Z>> {
         self.write_head_behind()?;
         let want = max.min(self.max_batch);
         let avail = match self.mode {
@@ -369,8 +369,8 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
 /// so an entry the device rewrote before then (a lapping device) ends the
 /// run there; nothing is consumed before [`Drain::finish`] or the drop.
 #[derive(Debug)]
-pub struct Drain<'a, R: DmaMemory, M: Mmio, Z: DeviceZero> {
-    ring: &'a mut NqRing<R, M, Z>,
+pub struct Drain<'a, 'd, R: DmaMemory, M: Mmio, Z: DeviceZero> {
+    ring: &'a mut NqRing<'d, R, M, Z>,
     /// Most entries this iterator may yield (lowered to `yielded` at its end).
     avail: u32,
     /// Entries yielded so far, not yet handed back.
@@ -381,7 +381,7 @@ pub struct Drain<'a, R: DmaMemory, M: Mmio, Z: DeviceZero> {
     old: u32,
 }
 
-impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
+impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, '_, R, M, Z> {
     /// Commit what was yielded (one head write if anything) and return the
     /// count. The iterator is then finished: it yields nothing more, and a
     /// second `finish` (or the drop) commits nothing and returns `Ok(0)`.
@@ -396,7 +396,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
     }
 }
 
-impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Iterator for Drain<'_, R, M, Z> {
+impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Iterator for Drain<'_, '_, R, M, Z> {
     type Item = Result<NqEntry>;
 
     #[inline]
@@ -418,7 +418,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Iterator for Drain<'_, R, M, Z> {
     }
 }
 
-impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
+impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, '_, R, M, Z> {
     /// Yield nothing more: the entry at `yielded` is not new (`Ok`: the end
     /// in phase mode, the overrun fault in tail mode) or not readable (its
     /// error); the item to hand out.
@@ -434,7 +434,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, R, M, Z> {
 /// on the ring alone, so the iterator's own state stays in registers.
 #[inline(never)]
 fn end_error<R: DmaMemory, M: Mmio, Z: DeviceZero>(
-    ring: &mut NqRing<R, M, Z>,
+    ring: &mut NqRing<'_, R, M, Z>,
     claimed: u32,
     why: Result<()>,
 ) -> Option<Error> {
@@ -445,7 +445,7 @@ fn end_error<R: DmaMemory, M: Mmio, Z: DeviceZero>(
     }
 }
 
-impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drop for Drain<'_, R, M, Z> {
+impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drop for Drain<'_, '_, R, M, Z> {
     fn drop(&mut self) {
         if let Err(e) = self.finish() {
             warn!(

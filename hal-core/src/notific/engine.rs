@@ -14,10 +14,16 @@
 //! numbers and the C NULL base for callers that have them (the `khal trace`
 //! flags, the golden tests of the C error codes).
 //!
-//! Ownership: the engine hands out each of its NQs once, as an [`NqQueue`]
-//! token ([`NotificEngine::queue`]); a ring owns its token, so ring operations
-//! need no engine and cannot be given the wrong one.
+//! Ownership: a notification block is a [`NotificBlock`], a value made once
+//! per block and lent to one engine at a time (`&'d mut`, embassy's
+//! `Peri<'d, T>` idea); the engine hands out each of its NQs once, as an
+//! [`NqQueue`] token ([`NotificEngine::queue`]); a ring owns its token, so ring
+//! operations need no engine and cannot be given the wrong one. The engine,
+//! its tokens and its rings carry the block's loan `'d`: while any of them
+//! lives the block cannot be lent to a second engine (a compile error), and
+//! when the last of them is gone the block is free for a new init.
 
+use core::marker::PhantomData;
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::addr::DeviceAddr;
@@ -211,11 +217,60 @@ pub const fn masked_update(old: u64, val: u64, mask: u64) -> u64 {
 /// so a ring can tell its own engine from another on the same base.
 static NEXT_ENGINE_ID: AtomicU32 = AtomicU32::new(0);
 
-/// One engine's notification block, brought up by [`NotificEngine::init`].
+/// One notification block of the device: its base, owned once.
+///
+/// Make one per block, next to the register window it lives in, and lend it
+/// to [`NotificEngine::init`] as `&mut`: the engine, its [`NqQueue`] tokens and
+/// their rings keep it borrowed, so a second engine on the block while any of
+/// them lives does not compile (two engines would each hand out the same
+/// queues and write `nq_enable` from their own shadows, disabling each other's
+/// queues [004 §2 GOTCHA]). When they are dropped the block is given back and
+/// can be brought up again. Not `Clone`: a copy would be a second owner.
+///
+/// ```
+/// use khal_core::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine};
+/// # use khal_core::{DeviceAddr, Mmio, Result};
+/// # struct Zeros;
+/// # impl Mmio for Zeros {
+/// #     fn read32(&self, _: DeviceAddr) -> Result<u32> { Ok(0) }
+/// #     fn write32(&self, _: DeviceAddr, _: u32) -> Result<()> { Ok(()) }
+/// # }
+/// # let window = Zeros;
+/// let mut ens = NotificBlock::new(DeviceAddr(0x8000));
+/// let engine = NotificEngine::init(&window, &mut ens, EngineConfig::tpb(BpMode::None))?;
+/// drop(engine); // the block is given back
+/// let again = NotificEngine::init(&window, &mut ens, EngineConfig::tpb(BpMode::All))?;
+/// assert_eq!(again.base(), DeviceAddr(0x8000));
+/// # Ok::<(), khal_core::Error>(())
+/// ```
+#[derive(Debug, PartialEq, Eq)]
+pub struct NotificBlock {
+    base: DeviceAddr,
+}
+
+impl NotificBlock {
+    /// The notification block at `base` (its `nq_uart_mode` is at `base + 0x28`
+    /// [FACTS §6]). Nothing is written: the block is brought up by
+    /// [`NotificEngine::init`].
+    pub const fn new(base: DeviceAddr) -> NotificBlock {
+        NotificBlock { base }
+    }
+
+    /// The block's base.
+    pub const fn base(&self) -> DeviceAddr {
+        self.base
+    }
+}
+
+/// One engine's notification block, brought up by [`NotificEngine::init`] on
+/// a [`NotificBlock`] it keeps borrowed for `'d`.
 #[derive(Debug)]
-pub struct NotificEngine<M: Mmio> {
+pub struct NotificEngine<'d, M: Mmio> {
     mmio: M,
     base: DeviceAddr,
+    /// The loan of the block: no second engine on it while this one, a
+    /// token or a ring of it lives.
+    block: PhantomData<&'d mut NotificBlock>,
     /// This engine's identity (see [`NqQueue`]); unique per process up to
     /// 2^32 inits.
     id: u32,
@@ -230,9 +285,10 @@ pub struct NotificEngine<M: Mmio> {
     stream_shadow: u32,
 }
 
-impl<M: Mmio> NotificEngine<M> {
-    /// `aws_hal_notific_init`: bring up the engine's notification block at
-    /// `base` with `cfg` [004 §1, §2].
+impl<'d, M: Mmio> NotificEngine<'d, M> {
+    /// `aws_hal_notific_init`: bring up the notification block `block` with
+    /// `cfg` [004 §1, §2]. The block stays lent to the engine, its queue
+    /// tokens and their rings.
     ///
     /// A `base` whose block does not fit below 2^64 is refused with
     /// [`Error::InvalidArgument`] before any write ([`BlockDesc::check_base`](crate::regs::BlockDesc::check_base)).
@@ -251,15 +307,23 @@ impl<M: Mmio> NotificEngine<M> {
     /// untouched everywhere in khal, and the engine is init's return value,
     /// so a caller could neither finish nor undo a half-written bring-up.
     ///
-    /// Each call makes a new engine with its own shadows and queue tokens,
-    /// even on a base another engine already serves (open, see
-    /// `docs/ARCHITECTURE.md`): a ring's operations then still reach only its
-    /// own engine ([`Error::WrongEngine`]).
-    pub fn init(mmio: M, base: DeviceAddr, cfg: EngineConfig) -> Result<Self> {
+    /// One engine per block: `block` is borrowed until the engine, its
+    /// tokens and their rings are gone, so a second init on it meanwhile
+    /// does not compile; after that it brings the block up afresh (new
+    /// shadows, every queue free again).
+    pub fn init(mmio: M, block: &'d mut NotificBlock, cfg: EngineConfig) -> Result<Self> {
+        NotificEngine::init_at(mmio, block.base, cfg)
+    }
+
+    /// [`NotificEngine::init`] at `base`, whose ownership the caller answers
+    /// for: `sp_init`, whose C handle carries the ENS base as a number
+    /// [002 §2].
+    pub(crate) fn init_at(mmio: M, base: DeviceAddr, cfg: EngineConfig) -> Result<Self> {
         regs::NOTIFIC.check_base(base)?;
         let mut e = NotificEngine {
             mmio,
             base,
+            block: PhantomData,
             id: NEXT_ENGINE_ID.fetch_add(1, Ordering::Relaxed),
             taken: 0,
             flavour: cfg.flavour(),
@@ -282,12 +346,25 @@ impl<M: Mmio> NotificEngine<M> {
         Ok(e)
     }
 
-    /// `aws_hal_notific_init` with the C's arguments: `base` `None` is the C
+    /// `aws_hal_notific_init` with the C's arguments: `block` `None` is the C
     /// NULL base → [`Error::NoContext`] (-14) [004 §1]; the numbers as
     /// [`EngineConfig::from_raw`] checks them. Nothing is written on a
     /// refusal. For callers that hold the C numbers (`khal trace`, the golden
-    /// tests of the C codes); typed callers use [`NotificEngine::init`].
+    /// tests of the C codes); typed callers use [`NotificEngine::init`]. The
+    /// block is lent as in [`NotificEngine::init`].
     pub fn init_raw(
+        mmio: M,
+        block: Option<&'d mut NotificBlock>,
+        num_queues: u32,
+        bp_mode: u32,
+        uart_mode: u32,
+    ) -> Result<Self> {
+        NotificEngine::init_raw_at(mmio, block.map(|b| b.base), num_queues, bp_mode, uart_mode)
+    }
+
+    /// [`NotificEngine::init_raw`] at `base`, whose ownership the caller
+    /// answers for (see [`NotificEngine::init_at`]).
+    pub(crate) fn init_raw_at(
         mmio: M,
         base: Option<DeviceAddr>,
         num_queues: u32,
@@ -296,7 +373,7 @@ impl<M: Mmio> NotificEngine<M> {
     ) -> Result<Self> {
         let base = base.ok_or(Error::NoContext)?;
         let cfg = EngineConfig::from_raw(num_queues, bp_mode, uart_mode)?;
-        NotificEngine::init(mmio, base, cfg)
+        NotificEngine::init_at(mmio, base, cfg)
     }
 
     /// Hand out NQ `idx` of this engine, once: the [`NqQueue`] token a ring
@@ -309,7 +386,7 @@ impl<M: Mmio> NotificEngine<M> {
     /// The token carries a clone of the engine's MMIO handle (`&window` for a
     /// shared window) and this queue's register addresses, computed here for
     /// the flavour: a ring's head write and tail read are one access each.
-    pub fn queue(&mut self, idx: u32) -> Result<NqQueue<M>>
+    pub fn queue(&mut self, idx: u32) -> Result<NqQueue<'d, M>>
     where
         M: Clone,
     {
@@ -332,6 +409,7 @@ impl<M: Mmio> NotificEngine<M> {
             base: self.base,
             index: idx,
             window,
+            block: PhantomData,
         })
     }
 
@@ -342,7 +420,7 @@ impl<M: Mmio> NotificEngine<M> {
 
     /// `Ok` if `queue` was handed out by this engine, [`Error::WrongEngine`]
     /// otherwise (another engine, even on the same base).
-    pub(super) fn check_owns(&self, queue: &NqQueue<M>) -> Result<()> {
+    pub(super) fn check_owns(&self, queue: &NqQueue<'_, M>) -> Result<()> {
         if queue.engine == self.id && queue.base == self.base {
             Ok(())
         } else {
@@ -576,9 +654,10 @@ impl<M: Mmio> NotificEngine<M> {
 /// (a refused constructor with [`RefusedRing::into_parts`](super::RefusedRing::into_parts)),
 /// so the queue can be configured again. It holds a clone of the engine's
 /// MMIO handle, the engine's identity and base, the index and this queue's
-/// register addresses (the flavour's stride applied once, here).
+/// register addresses (the flavour's stride applied once, here). It keeps the
+/// engine's [`NotificBlock`] borrowed for `'d`, as its ring does.
 #[derive(Debug)]
-pub struct NqQueue<M: Mmio> {
+pub struct NqQueue<'d, M: Mmio> {
     mmio: M,
     engine: u32,
     base: DeviceAddr,
@@ -586,9 +665,11 @@ pub struct NqQueue<M: Mmio> {
     /// The queue's register window: `nq_base_addr_lo` is at `window + 0x100`;
     /// the head and tail registers are at constant offsets of it.
     window: DeviceAddr,
+    /// The loan of the engine's block.
+    block: PhantomData<&'d ()>,
 }
 
-impl<M: Mmio> NqQueue<M> {
+impl<M: Mmio> NqQueue<'_, M> {
     /// The queue index (the bit of the engine's enable and overflow shadows).
     pub const fn index(&self) -> u32 {
         self.index

@@ -1,8 +1,9 @@
 //! The per-engine notification block and the NQ rings [004 §2, §3].
 //!
 //! - [`regs`]: the NOTIFIC register block (both flavours) [FACTS §6].
-//! - [`engine`]: [`NotificEngine`], init from a typed [`EngineConfig`] and the per-engine
-//!   config ops, with shadows [004 §2]; the [`NqQueue`] tokens it hands out, one per NQ.
+//! - [`engine`]: [`NotificBlock`], one block owned once; [`NotificEngine`], init on a lent
+//!   block from a typed [`EngineConfig`] and the per-engine config ops, with shadows
+//!   [004 §2]; the [`NqQueue`] tokens it hands out, one per NQ.
 //! - [`entry`]: [`NqEntry`], the 16-byte notification [004 §3].
 //! - [`ring`]: [`NqRing`], the NQ lifecycle on its own queue token: configure, queue config,
 //!   enable, reset, available count [004 §3].
@@ -22,7 +23,8 @@ pub mod ring;
 pub mod stats;
 
 pub use engine::{
-    nq_get_notification_size, BpMode, EngineConfig, Flavour, NotificEngine, NqQueue, UartMode,
+    nq_get_notification_size, BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqQueue,
+    UartMode,
 };
 pub use entry::{NqEntry, NQ_ENTRY_BYTES};
 pub use refused::RefusedRing;

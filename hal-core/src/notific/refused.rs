@@ -24,16 +24,16 @@ use super::ring::HostZero;
 /// a `core::error::Error`: std's blanket `From` would then take over and demand the parts be
 /// `'static`.) `Display` and `defmt::Format` print the error's sentence; `Debug` prints the error
 /// and the queue index (it needs no `Debug` of the memory or the MMIO handle).
-pub struct RefusedRing<R, M: Mmio, Z = HostZero> {
+pub struct RefusedRing<'d, R, M: Mmio, Z = HostZero> {
     error: Error,
     mem: R,
-    queue: NqQueue<M>,
+    queue: NqQueue<'d, M>,
     zero: Option<Z>,
 }
 
-impl<R, M: Mmio, Z> RefusedRing<R, M, Z> {
+impl<'d, R, M: Mmio, Z> RefusedRing<'d, R, M, Z> {
     /// The refusal of a ring over `mem` on `queue`; `zero` is a device ring's zero callback.
-    pub(super) fn new(error: Error, mem: R, queue: NqQueue<M>, zero: Option<Z>) -> Self {
+    pub(super) fn new(error: Error, mem: R, queue: NqQueue<'d, M>, zero: Option<Z>) -> Self {
         RefusedRing {
             error,
             mem,
@@ -49,32 +49,32 @@ impl<R, M: Mmio, Z> RefusedRing<R, M, Z> {
     }
 
     /// The queue token that was handed in.
-    pub const fn queue(&self) -> &NqQueue<M> {
+    pub const fn queue(&self) -> &NqQueue<'d, M> {
         &self.queue
     }
 
     /// The memory and the queue token, as [`NqRing::into_parts`](super::NqRing::into_parts)
     /// gives them (a device ring's zero callback is dropped; see
     /// [`RefusedRing::into_device_parts`]).
-    pub fn into_parts(self) -> (R, NqQueue<M>) {
+    pub fn into_parts(self) -> (R, NqQueue<'d, M>) {
         (self.mem, self.queue)
     }
 
     /// The memory, the zero callback (`Some` for a device ring's constructor, `None` for a host
     /// ring's) and the queue token, in the order `NqRing::device` takes them.
-    pub fn into_device_parts(self) -> (R, Option<Z>, NqQueue<M>) {
+    pub fn into_device_parts(self) -> (R, Option<Z>, NqQueue<'d, M>) {
         (self.mem, self.zero, self.queue)
     }
 }
 
-impl<R, M: Mmio, Z> From<RefusedRing<R, M, Z>> for Error {
+impl<R, M: Mmio, Z> From<RefusedRing<'_, R, M, Z>> for Error {
     /// The error alone; the memory and the token are dropped.
-    fn from(refused: RefusedRing<R, M, Z>) -> Error {
+    fn from(refused: RefusedRing<'_, R, M, Z>) -> Error {
         refused.error
     }
 }
 
-impl<R, M: Mmio, Z> core::fmt::Debug for RefusedRing<R, M, Z> {
+impl<R, M: Mmio, Z> core::fmt::Debug for RefusedRing<'_, R, M, Z> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("RefusedRing")
             .field("error", &self.error)
@@ -83,7 +83,7 @@ impl<R, M: Mmio, Z> core::fmt::Debug for RefusedRing<R, M, Z> {
     }
 }
 
-impl<R, M: Mmio, Z> core::fmt::Display for RefusedRing<R, M, Z> {
+impl<R, M: Mmio, Z> core::fmt::Display for RefusedRing<'_, R, M, Z> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         core::fmt::Display::fmt(&self.error, f)
     }
@@ -94,25 +94,25 @@ extern crate alloc;
 
 /// `?` in `fn main() -> Result<(), Box<dyn Error>>`: the error alone, boxed.
 #[cfg(feature = "alloc")]
-impl<R, M: Mmio, Z> From<RefusedRing<R, M, Z>> for alloc::boxed::Box<dyn core::error::Error> {
-    fn from(refused: RefusedRing<R, M, Z>) -> Self {
+impl<R, M: Mmio, Z> From<RefusedRing<'_, R, M, Z>> for alloc::boxed::Box<dyn core::error::Error> {
+    fn from(refused: RefusedRing<'_, R, M, Z>) -> Self {
         alloc::boxed::Box::new(refused.error)
     }
 }
 
 /// `?` in a function returning `Result<_, Box<dyn Error + Send + Sync>>`: the error alone.
 #[cfg(feature = "alloc")]
-impl<R, M: Mmio, Z> From<RefusedRing<R, M, Z>>
+impl<R, M: Mmio, Z> From<RefusedRing<'_, R, M, Z>>
     for alloc::boxed::Box<dyn core::error::Error + Send + Sync>
 {
-    fn from(refused: RefusedRing<R, M, Z>) -> Self {
+    fn from(refused: RefusedRing<'_, R, M, Z>) -> Self {
         alloc::boxed::Box::new(refused.error)
     }
 }
 
 /// The error's `Display` sentence, as [`Error`]'s `defmt::Format` prints it.
 #[cfg(feature = "defmt")]
-impl<R, M: Mmio, Z> defmt::Format for RefusedRing<R, M, Z> {
+impl<R, M: Mmio, Z> defmt::Format for RefusedRing<'_, R, M, Z> {
     fn format(&self, f: defmt::Formatter<'_>) {
         defmt::Format::format(&self.error, f)
     }

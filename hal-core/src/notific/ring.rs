@@ -118,10 +118,10 @@ enum Placement<Z> {
 /// The consumer side of one NQ: its memory `R`, its queue token over the
 /// engine's MMIO handle `M`, and how a device-memory ring is zeroed `Z`.
 #[derive(Debug)]
-pub struct NqRing<R: DmaMemory, M: Mmio, Z: DeviceZero = HostZero> {
+pub struct NqRing<'d, R: DmaMemory, M: Mmio, Z: DeviceZero = HostZero> {
     pub(super) mem: R,
     placement: Placement<Z>,
-    pub(super) queue: NqQueue<M>,
+    pub(super) queue: NqQueue<'d, M>,
     /// Entries the ring holds (size / 16), and the most one drain consumes.
     pub(super) capacity: u32,
     pub(super) max_batch: u32,
@@ -166,19 +166,19 @@ fn validate(len: usize, cfg: &NqConfig) -> Result<(u32, u32)> {
 
 /// `nq_queue_config`'s three writes for a ring at bus address `base` of
 /// `size_bytes` [004 §3].
-fn write_queue_config<M: Mmio>(queue: &NqQueue<M>, base: u64, size_bytes: u32) -> Result<()> {
+fn write_queue_config<M: Mmio>(queue: &NqQueue<'_, M>, base: u64, size_bytes: u32) -> Result<()> {
     queue.write(regs::NQ_BASE_ADDR_LO, base as u32)?;
     queue.write(regs::NQ_BASE_ADDR_HI, (base >> 32) as u32)?;
     queue.write(regs::NQ_F_SIZE, size_bytes)
 }
 
 /// A constructor's refusal, with its parts.
-fn refuse<R, M: Mmio, Z>(
+fn refuse<'d, R, M: Mmio, Z>(
     error: Error,
     mem: R,
     placement: Placement<Z>,
-    queue: NqQueue<M>,
-) -> RefusedRing<R, M, Z> {
+    queue: NqQueue<'d, M>,
+) -> RefusedRing<'d, R, M, Z> {
     let zero = match placement {
         Placement::Device(z) => Some(z),
         Placement::Host => None,
@@ -195,7 +195,7 @@ impl NqConfig {
     }
 }
 
-impl<R: DmaMemory, M: Mmio> NqRing<R, M, HostZero> {
+impl<'d, R: DmaMemory, M: Mmio> NqRing<'d, R, M, HostZero> {
     /// `nq_init` for a ring in host memory on `queue`: validate `cfg`,
     /// capacity = size / 16 [004 §3]. Errors: size zero, not a multiple of 16
     /// or larger than `mem` → [`Error::InvalidArgument`], in a
@@ -204,7 +204,11 @@ impl<R: DmaMemory, M: Mmio> NqRing<R, M, HostZero> {
     /// ring whose base and size registers someone else programmed (the vendor
     /// driver's `NOTIFICATIONS_INIT_V2` [FACTS §14.5]): enable, the drains and
     /// reset never write those three; only [`NqRing::queue_config`] does.
-    pub fn host(mem: R, queue: NqQueue<M>, cfg: NqConfig) -> Result<Self, RefusedRing<R, M>> {
+    pub fn host(
+        mem: R,
+        queue: NqQueue<'d, M>,
+        cfg: NqConfig,
+    ) -> Result<Self, RefusedRing<'d, R, M>> {
         NqRing::build(mem, Placement::Host, queue, cfg, false)
     }
 
@@ -214,14 +218,14 @@ impl<R: DmaMemory, M: Mmio> NqRing<R, M, HostZero> {
     /// stay: the next `configure_host` on the token writes all three again).
     pub fn configure_host(
         mem: R,
-        queue: NqQueue<M>,
+        queue: NqQueue<'d, M>,
         cfg: NqConfig,
-    ) -> Result<Self, RefusedRing<R, M>> {
+    ) -> Result<Self, RefusedRing<'d, R, M>> {
         NqRing::build(mem, Placement::Host, queue, cfg, true)
     }
 }
 
-impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
+impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Z> {
     /// `nq_init` for a ring in device memory (HBM) on `queue`: `view` reads
     /// the ring, `zero` zeroes it on reset. Phase-bit mode is refused
     /// ([`Error::InvalidArgument`]): the notes allow it on host memory only.
@@ -230,9 +234,9 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     pub fn device(
         view: R,
         zero: Z,
-        queue: NqQueue<M>,
+        queue: NqQueue<'d, M>,
         cfg: NqConfig,
-    ) -> Result<Self, RefusedRing<R, M, Z>> {
+    ) -> Result<Self, RefusedRing<'d, R, M, Z>> {
         NqRing::build(view, Placement::Device(zero), queue, cfg, false)
     }
 
@@ -241,9 +245,9 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     pub fn configure_device(
         view: R,
         zero: Z,
-        queue: NqQueue<M>,
+        queue: NqQueue<'d, M>,
         cfg: NqConfig,
-    ) -> Result<Self, RefusedRing<R, M, Z>> {
+    ) -> Result<Self, RefusedRing<'d, R, M, Z>> {
         NqRing::build(view, Placement::Device(zero), queue, cfg, true)
     }
 
@@ -252,10 +256,10 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     fn build(
         mem: R,
         placement: Placement<Z>,
-        queue: NqQueue<M>,
+        queue: NqQueue<'d, M>,
         cfg: NqConfig,
         configure: bool,
-    ) -> Result<Self, RefusedRing<R, M, Z>> {
+    ) -> Result<Self, RefusedRing<'d, R, M, Z>> {
         let on_device = matches!(placement, Placement::Device(_));
         let checked = if on_device && cfg.mode == ConsumeMode::Phase {
             Err(Error::InvalidArgument(
@@ -296,14 +300,14 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     }
 
     /// The queue token the ring owns.
-    pub const fn queue(&self) -> &NqQueue<M> {
+    pub const fn queue(&self) -> &NqQueue<'d, M> {
         &self.queue
     }
 
     /// Give the ring up: its memory and its queue token (the queue can then
     /// carry a new ring). A device ring's zero callback is dropped. Writes
     /// nothing: the queue's registers and enable bit stay as they are.
-    pub fn into_parts(self) -> (R, NqQueue<M>) {
+    pub fn into_parts(self) -> (R, NqQueue<'d, M>) {
         (self.mem, self.queue)
     }
 
@@ -378,7 +382,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// ([`Error::WrongEngine`]).
     pub fn reset<D: DelayNs + ?Sized>(
         &mut self,
-        engine: &mut NotificEngine<M>,
+        engine: &mut NotificEngine<'_, M>,
         delay: &mut D,
     ) -> Result<()> {
         self.reset_then(engine, delay, false)
@@ -387,7 +391,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// [`NqRing::reset`], then, if `enable`, the enable write of [`NqRing::enable`].
     fn reset_then<D: DelayNs + ?Sized>(
         &mut self,
-        engine: &mut NotificEngine<M>,
+        engine: &mut NotificEngine<'_, M>,
         delay: &mut D,
         enable: bool,
     ) -> Result<()> {
@@ -428,7 +432,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<R, M, Z> {
     /// [`Error::WrongEngine`] as for the reset, before any write.
     pub fn enable<D: DelayNs + ?Sized>(
         &mut self,
-        engine: &mut NotificEngine<M>,
+        engine: &mut NotificEngine<'_, M>,
         delay: &mut D,
     ) -> Result<()> {
         self.reset_then(engine, delay, true)

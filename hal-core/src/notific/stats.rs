@@ -36,7 +36,7 @@ pub const NQ_INIT_PARAMS_COOKIE_MAX: usize = 0x100;
 
 /// `get_timestamp`: `(read(+0x4) << 32) | read(+0x0)`, two reads, in the order
 /// the revision prints them (high word, then low word) [004r1 §2], MED.
-pub fn get_timestamp<M: Mmio>(ens: &NotificEngine<M>) -> Result<u64> {
+pub fn get_timestamp<M: Mmio>(ens: &NotificEngine<'_, M>) -> Result<u64> {
     let hi = TIMESTAMP_HI.read(ens.mmio(), ens.base())?;
     let lo = TIMESTAMP_LO.read(ens.mmio(), ens.base())?;
     Ok((u64::from(hi) << 32) | u64::from(lo))
@@ -44,7 +44,7 @@ pub fn get_timestamp<M: Mmio>(ens: &NotificEngine<M>) -> Result<u64> {
 
 /// `nq_stats_get(id)`: id 6 is one read of `+0xB0` [004r1 §3], MED; every
 /// other id's register is in neither revision: `NotTraced`, nothing read.
-pub fn nq_stats_get<M: Mmio>(ens: &NotificEngine<M>, id: u32) -> Result<u32> {
+pub fn nq_stats_get<M: Mmio>(ens: &NotificEngine<'_, M>, id: u32) -> Result<u32> {
     if id != NQ_STAT_ID_6 {
         return Err(Error::NotTraced("nq_stats_get: stat ids other than 6"));
     }

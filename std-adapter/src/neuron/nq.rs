@@ -133,12 +133,12 @@ impl<S: NeuronSys> Neuron<S> {
     /// `queue` (the caller's khal queue for the kernel's `id`):
     /// NOTIFICATIONS_INIT_V2 of `cfg.size_bytes`, then [`NqRing::host`],
     /// which writes no register. Enable it with [`NqRing::enable`].
-    pub fn adopt_ring<M: Mmio>(
-        &self,
+    pub fn adopt_ring<'n, 'd, M: Mmio>(
+        &'n self,
         id: NqId,
-        queue: NqQueue<M>,
+        queue: NqQueue<'d, M>,
         cfg: NqConfig,
-    ) -> Result<NqRing<NeuronDma<'_, S>, M>, NeuronError> {
+    ) -> Result<NqRing<'d, NeuronDma<'n, S>, M>, NeuronError> {
         let mem = self.notifications_init(id, cfg.size_bytes)?;
         NqRing::host(mem, queue, cfg).map_err(|r| NeuronError::Hal(Error::from(r)))
     }

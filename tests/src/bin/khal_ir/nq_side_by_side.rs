@@ -28,7 +28,10 @@ use crate::setup::{
 
 /// Drain the whole ring, `out.len()` entries per call; the number drained.
 #[inline(never)]
-pub fn ir_nq_drain<M: Mmio, R: DmaMemory>(ring: &mut NqRing<R, M>, out: &mut [NqEntry]) -> usize {
+pub fn ir_nq_drain<M: Mmio, R: DmaMemory>(
+    ring: &mut NqRing<'_, R, M>,
+    out: &mut [NqEntry],
+) -> usize {
     let mut total = 0;
     while let Ok(n @ 1..) = ring.drain(&mut NoDelay, out) {
         total += n;
@@ -40,7 +43,7 @@ pub fn ir_nq_drain<M: Mmio, R: DmaMemory>(ring: &mut NqRing<R, M>, out: &mut [Nq
 /// copied into `out`; the number drained.
 #[inline(never)]
 pub fn ir_nq_iter<M: Mmio, R: DmaMemory>(
-    ring: &mut NqRing<R, M>,
+    ring: &mut NqRing<'_, R, M>,
     out: &mut [NqEntry],
     batch: u32,
 ) -> usize {
@@ -68,7 +71,7 @@ pub fn ir_nq_iter<M: Mmio, R: DmaMemory>(
 /// `N` idle drains (`two`: two per iteration); a failed poll counts 1.
 #[inline(never)]
 pub fn ir_nq_idle<M: Mmio, R: DmaMemory>(
-    ring: &mut NqRing<R, M>,
+    ring: &mut NqRing<'_, R, M>,
     out: &mut [NqEntry],
     two: bool,
 ) -> usize {

@@ -8,7 +8,9 @@ use std::ptr::NonNull;
 use embedded_hal::delay::DelayNs;
 use khal_core::dma::DmaMemory;
 use khal_core::mmio::volatile::VolatileWindow;
-use khal_core::notific::{BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqRing};
+use khal_core::notific::{
+    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing,
+};
 use khal_core::{DeviceAddr, Mmio, Result};
 
 /// Operations per register, CSR and idle-poll kernel.
@@ -69,21 +71,22 @@ impl DelayNs for NoDelay {
 /// The window type of every engine and ring.
 pub type Win = &'static VolatileWindow;
 
-/// A notific engine over a window of `regs`. The window is leaked: the
-/// engine and its queue tokens share it; one window per run.
-pub fn engine(regs: NonNull<u32>) -> Option<NotificEngine<Win>> {
+/// A notific engine over a window of `regs`. The window and its block are
+/// leaked: the engine and its queue tokens share them; one window per run.
+pub fn engine(regs: NonNull<u32>) -> Option<NotificEngine<'static, Win>> {
     let w: Win = Box::leak(Box::new(window(regs)?));
-    NotificEngine::init(w, BASE, EngineConfig::tpb(BpMode::All)).ok()
+    let block = Box::leak(Box::new(NotificBlock::new(BASE)));
+    NotificEngine::init(w, block, EngineConfig::tpb(BpMode::All)).ok()
 }
 
 /// A ring of [`RING_ENTRIES`] over `mem` on NQ 0 of `e`, in `mode`, taking
 /// at most `max_batch` entries per call, enabled (which zeroes it).
-pub fn ring<R: DmaMemory, M: Mmio + Clone>(
-    e: &mut NotificEngine<M>,
+pub fn ring<'d, R: DmaMemory, M: Mmio + Clone>(
+    e: &mut NotificEngine<'d, M>,
     mem: R,
     mode: ConsumeMode,
     max_batch: u32,
-) -> Option<NqRing<R, M>> {
+) -> Option<NqRing<'d, R, M>> {
     let cfg = NqConfig::new(RING_ENTRIES * 16, mode).with_max_batch(max_batch);
     let mut ring = NqRing::configure_host(mem, e.queue(0).ok()?, cfg).ok()?;
     ring.enable(e, &mut NoDelay).ok()?;
