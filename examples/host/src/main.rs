@@ -16,7 +16,6 @@ mod bring_up;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use khal::notific::{Flavour, NqEntry};
 use khal::notific::{Flavour, NotificBlock, NqEntry};
 use khal::std_adapter::mmap::MmapMmio;
 use khal::std_adapter::model::notific::{entry_seq, NotificModel};
