@@ -55,7 +55,7 @@ use khal::dma::{DmaAllocator, MemLocation};
 use khal::dve::{DveLoader, DvePlacement, DveTableSet, LoadOutcome, DVE_QUEUE_NAME};
 use khal::engine::{
     dge, program, run_stall, topsp, EngineOps, EngineParams, PeParams, PoolingParams, SpHandle,
-    Step, StpbConfig,
+    SpInitOptions, Step, StpbConfig,
 };
 use khal::family::nx_local::{OWNER_TOPSP, OWNER_TPB};
 use khal::family::{Arch, Doorbell, Gated, NxLocal, Offset};
@@ -361,7 +361,8 @@ fn inject(dev: &DeviceModel, fault: FaultArg, lane: &Lane<'_>) {
 }
 
 /// One TPB's engine parameters for the demo's `stpb_init` (every engine
-/// present, the SP's notification block and register bring-up on, bp flag 1),
+/// present, the SP's notification block and register bring-up on, back-pressure
+/// mode 1: none),
 /// shared by the device model's demo and the vendor driver's.
 pub(crate) struct TpbParts {
     pool: PoolingParams<'static>,
@@ -391,17 +392,26 @@ impl TpbParts {
         }
     }
 
+    /// `sp_init` with the notification block alone (back-pressure mode 1,
+    /// none), no register bring-up: what the demo runs when `stpb_init`
+    /// stopped before its SP step.
+    pub(crate) const NOTIFIC_ONLY: SpInitOptions = SpInitOptions {
+        notific: Some(BpMode::None),
+        init: false,
+    };
+
     /// The `stpb_init` configuration over these parts.
     pub(crate) fn config(&self) -> StpbConfig<'_> {
         StpbConfig {
-            pooling: Some(&self.pool),
-            act: Some(&self.act),
-            dve: Some(&self.dve),
+            pooling: &self.pool,
+            act: &self.act,
+            dve: &self.dve,
             pe: &self.pe,
-            sp: Some(&self.sp),
-            notific: true,
-            flag: 1,
-            init: true,
+            sp: &self.sp,
+            sp_options: SpInitOptions {
+                notific: Some(BpMode::None),
+                init: true,
+            },
         }
     }
 }
@@ -435,7 +445,7 @@ fn bring_up_engines<'m>(
                 ran.last().map_or("the shim", String::as_str),
                 ran.len()
             ),
-            arch.sp_init(meter, Some(&parts.sp), true, 1, false)?,
+            arch.sp_init(meter, &parts.sp, TpbParts::NOTIFIC_ONLY)?,
         ),
         Err(e) => return Err(e),
     };

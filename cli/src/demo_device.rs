@@ -292,7 +292,7 @@ fn bring_up<S: NeuronSys>(
         Ok(out) => ("ok".to_string(), out),
         Err(Error::NotTraced(what)) => (
             format!("stopped at {last} (steps run: {ran}): not traced: {what}"),
-            arch.sp_init(dev, Some(&parts.sp), true, 1, false)?,
+            arch.sp_init(dev, &parts.sp, TpbParts::NOTIFIC_ONLY)?,
         ),
         Err(e) => return Err(e.into()),
     };

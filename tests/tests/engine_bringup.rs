@@ -14,7 +14,7 @@ use khal::engine::padded;
 use khal::engine::tpb_regs::{self, RndEngine};
 use khal::engine::{
     program, run_stall, topsp, ActOps, Checked, DveOps, EngineOps, EngineParams, PeOps, PeParams,
-    PoolingOps, PoolingParams, SpHandle, SpOps, StpbConfig,
+    PoolingOps, PoolingParams, RawStpbConfig, SpHandle, SpInitOptions, SpOps, StpbConfig,
 };
 use khal::family::{Doorbell, NxLocal, Offset};
 use khal::{Cayman, Engine, Mariana, Sunda};
@@ -491,7 +491,7 @@ fn stpb_init_on_every_arch_stops_at_pooling_regs_init_before_any_write() {
         let eng = EngineParams::new(DeviceAddr(0x1000), DeviceAddr(MEM));
         let pool = PoolingParams::new(DeviceAddr(0x2000), DeviceAddr(MEM));
         let pe = PeParams::new(DeviceAddr(0x3000), DeviceAddr(MEM));
-        let cfg = StpbConfig {
+        let cfg = RawStpbConfig {
             pooling: Some(&pool),
             act: Some(&eng),
             dve: Some(&eng),
@@ -503,14 +503,36 @@ fn stpb_init_on_every_arch_stops_at_pooling_regs_init_before_any_write() {
         };
         let m = Trace::new(HeapMmio::new(DeviceAddr(MEM), 0x1000));
         let mut log = Vec::new();
-        let r = init::stpb_init_logged::<A, _, _>(&m, &cfg, &mut |e, s, o| log.push((e, s, o)))
+        let r = init::stpb_init_logged_raw::<A, _, _>(&m, &cfg, &mut |e, s, o| log.push((e, s, o)))
             .map(|_| ());
         assert!(matches!(r, Err(Error::NotTraced(w)) if w.contains("pooling regs_init")));
         assert_eq!(log.len(), 1);
         assert_eq!((log[0].0, log[0].1), (Engine::Pool, Step::RegsInit));
         assert!(abs(&m).is_empty());
-        // The plain stpb_init answers the same.
-        assert_eq!(khal::engine::stpb_init::<A, _>(&m, &cfg).map(|_| ()), r);
+        // The plain stpb_init answers the same, raw or typed.
+        assert_eq!(khal::engine::stpb_init_raw::<A, _>(&m, &cfg).map(|_| ()), r);
+        let sp = SpHandle {
+            sp_mem: Some(DeviceAddr(MEM)),
+            sp_regs: Some(DeviceAddr(0x4000)),
+            ens_regs: None,
+            inst_debug_level: 0,
+        };
+        let typed = StpbConfig {
+            pooling: &pool,
+            act: &eng,
+            dve: &eng,
+            pe: &pe,
+            sp: &sp,
+            sp_options: SpInitOptions {
+                notific: None,
+                init: true,
+            },
+        };
+        assert_eq!(khal::engine::stpb_init::<A, _>(&m, &typed).map(|_| ()), r);
+        assert_eq!(
+            init::stpb_init_logged::<A, _, _>(&m, &typed, &mut ()).map(|_| ()),
+            r
+        );
         assert_eq!(A::POOL_STEPS, steps);
     }
     check::<Sunda>(&init::POOL_STEPS_WITHOUT_HW_DECODE);
@@ -630,7 +652,7 @@ fn orchestrators_run_their_steps_in_order_and_stop_at_the_first_error() {
     let eng = EngineParams::new(DeviceAddr(0), DeviceAddr(0));
     let pool = PoolingParams::new(DeviceAddr(0), DeviceAddr(0));
     let pe = PeParams::new(DeviceAddr(0), DeviceAddr(0));
-    let cfg = StpbConfig {
+    let cfg = RawStpbConfig {
         pooling: Some(&pool),
         act: Some(&eng),
         dve: Some(&eng),
@@ -643,7 +665,7 @@ fn orchestrators_run_their_steps_in_order_and_stop_at_the_first_error() {
     FAIL.with(|f| *f.borrow_mut() = None);
     take();
     let mut log = Vec::new();
-    let r = init::stpb_init_logged::<Steps, _, _>(
+    let r = init::stpb_init_logged_raw::<Steps, _, _>(
         &m,
         &cfg,
         &mut |e: Engine, s: Step, o: Result<()>| {
@@ -680,6 +702,24 @@ fn orchestrators_run_their_steps_in_order_and_stop_at_the_first_error() {
     // PE's default leaves (ucode_seq_init, dma_init) ran too: logged, no call.
     assert_eq!(log.len(), all.len() + 2);
     assert!(log.iter().all(|l| l.ends_with(":true")));
+    // Typed, with a handle: the same steps, then sp_init answers Ok.
+    let sp = SpHandle {
+        sp_mem: Some(DeviceAddr(0)),
+        sp_regs: Some(DeviceAddr(0)),
+        ens_regs: None,
+        inst_debug_level: 0,
+    };
+    let typed = StpbConfig {
+        pooling: &pool,
+        act: &eng,
+        dve: &eng,
+        pe: &pe,
+        sp: &sp,
+        sp_options: SpInitOptions::default(),
+    };
+    let out = init::stpb_init_logged::<Steps, _, _>(&m, &typed, &mut ()).unwrap();
+    assert!(out.notific.is_none() && out.notific_error.is_none());
+    assert_eq!(take(), all);
     // A failing step stops its engine and the whole stpb_init.
     for at in [
         "pool.q7_ucode_eng_init",
@@ -687,7 +727,7 @@ fn orchestrators_run_their_steps_in_order_and_stop_at_the_first_error() {
         "dve.hw_decode_table_init",
     ] {
         FAIL.with(|f| *f.borrow_mut() = Some(at.to_string()));
-        let r = init::stpb_init_logged::<Steps, _, _>(&m, &cfg, &mut ());
+        let r = init::stpb_init_logged_raw::<Steps, _, _>(&m, &cfg, &mut ());
         assert_eq!(r.map(|_| ()), Err(Error::NotTraced("injected")));
         let calls = take();
         assert_eq!(calls.last().map(String::as_str), Some(at));

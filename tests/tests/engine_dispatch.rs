@@ -7,8 +7,9 @@ use std::cell::RefCell;
 
 use khal::engine::{
     self, stpb, ActOps, Checked, DveOps, EngineParams, PeOps, PeParams, PoolingOps, PoolingParams,
-    SpHandle, SpOps, StpbConfig,
+    RawStpbConfig, SpHandle, SpInitOptions, SpOps, StpbConfig,
 };
+use khal::notific::BpMode;
 use khal::{AnyArch, ArchId, Cayman, Mariana, Sunda};
 use khal::{DeviceAddr, Error, Mmio, Result};
 use khal_std::{HeapMmio, Trace};
@@ -329,13 +330,20 @@ impl SpOps for Rec {
 
 fn cfg(init: bool, notific: bool) -> StpbConfig<'static> {
     StpbConfig {
-        pooling: Some(&POOL),
-        act: Some(&ENG),
-        dve: Some(&ENG),
+        pooling: &POOL,
+        act: &ENG,
+        dve: &ENG,
         pe: &PE,
-        sp: Some(&SP),
-        notific,
-        flag: 0,
+        sp: &SP,
+        sp_options: opts(init, notific),
+    }
+}
+
+/// `sp_init`'s options: the notification block with back-pressure on all
+/// queues when `notific`.
+fn opts(init: bool, notific: bool) -> SpInitOptions {
+    SpInitOptions {
+        notific: notific.then_some(BpMode::All),
         init,
     }
 }
@@ -406,11 +414,27 @@ fn stpb_init_stops_at_the_first_error() {
         ..ENG
     };
     let mut c = cfg(true, false);
-    c.dve = Some(&bad);
+    c.dve = &bad;
     take_calls();
     assert_eq!(
         stpb::stpb_init::<Rec, _>(&m, &c).map(|_| ()),
         Err(Error::InvalidArgument("inst_debug_level > 8"))
+    );
+    assert_eq!(take_calls(), vec!["pooling_init", "act_init"]);
+    // The raw layer: an absent DVE config stops at the same place.
+    let raw = RawStpbConfig {
+        pooling: Some(&POOL),
+        act: Some(&ENG),
+        dve: None,
+        pe: &PE,
+        sp: Some(&SP),
+        notific: false,
+        flag: 0,
+        init: true,
+    };
+    assert_eq!(
+        stpb::stpb_init_raw::<Rec, _>(&m, &raw).map(|_| ()),
+        Err(Error::InvalidArgument("engine config absent"))
     );
     assert_eq!(take_calls(), vec!["pooling_init", "act_init"]);
 }
@@ -422,7 +446,7 @@ fn sp_init_returns_regs_and_ucode_errors_but_not_dma_or_stall() {
         fail_at(Some(at));
         take_calls();
         assert_eq!(
-            stpb::sp_init::<Rec, _>(&m, Some(&SP), true, 0, true).map(|_| ()),
+            stpb::sp_init::<Rec, _>(&m, &SP, opts(true, true)).map(|_| ()),
             Err(Error::NotTraced(at))
         );
         // Nothing after the failing step ran, and notific init was not reached.
@@ -432,7 +456,7 @@ fn sp_init_returns_regs_and_ucode_errors_but_not_dma_or_stall() {
     for at in ["sp_dma_init", "sp_release_run_stall"] {
         fail_at(Some(at));
         take_calls();
-        assert!(stpb::sp_init::<Rec, _>(&m, Some(&SP), false, 0, true).is_ok());
+        assert!(stpb::sp_init::<Rec, _>(&m, &SP, opts(true, false)).is_ok());
         assert_eq!(
             take_calls(),
             vec![
@@ -455,11 +479,14 @@ fn sp_init_notific_failure_is_reported_not_returned() {
         ens_regs: None,
         ..SP
     };
-    let out = stpb::sp_init::<Rec, _>(&m, Some(&no_ens), true, 0, false).unwrap();
+    let out = stpb::sp_init::<Rec, _>(&m, &no_ens, opts(false, true)).unwrap();
     assert!(out.notific.is_none());
     assert_eq!(out.notific_error, Some(Error::NoContext));
+    // The raw layer: the absent base (-14) before the flag (-1), as in C.
+    let out = stpb::sp_init_raw::<Rec, _>(&m, Some(&no_ens), true, 2, false).unwrap();
+    assert_eq!(out.notific_error, Some(Error::NoContext));
     // An unknown back-pressure flag: -1, nothing written, still Ok.
-    let out = stpb::topsp_init::<Rec, _>(&m, Some(&SP), true, 2, false).unwrap();
+    let out = stpb::topsp_init_raw::<Rec, _>(&m, Some(&SP), true, 2, false).unwrap();
     assert_eq!(out.notific_error, Some(Error::UnknownMode(2)));
     assert!(m.ops().is_empty());
 }
@@ -472,7 +499,7 @@ fn real_arches_stop_at_the_first_untraced_leaf_before_any_write() {
         assert!(matches!(r, Err(Error::NotTraced(_))), "{r:?}");
         assert!(m.ops().is_empty());
         // sp_init with init: regs_init is the first untraced leaf.
-        let r = stpb::sp_init::<A, _>(&m, Some(&SP), true, 0, true).map(|_| ());
+        let r = stpb::sp_init::<A, _>(&m, &SP, opts(true, true)).map(|_| ());
         assert!(matches!(r, Err(Error::NotTraced(_))));
         assert!(m.ops().is_empty());
     }

@@ -2,7 +2,10 @@
 //! the exact typed error, and nothing written. Checked on every arch and
 //! through `AnyArch`, since the checks run before dispatch.
 
-use khal::engine::{stpb, EngineOps, EngineParams, PeParams, PoolingParams, SpHandle};
+use khal::engine::{
+    stpb, EngineOps, EngineParams, PeParams, PoolingParams, SpHandle, SpInitOptions,
+};
+use khal::notific::BpMode;
 use khal::{AnyArch, Cayman, Mariana, Sunda};
 use khal::{DeviceAddr, Error};
 use khal_std::{HeapMmio, Trace};
@@ -18,6 +21,12 @@ const SP: SpHandle = SpHandle {
     sp_regs: Some(DeviceAddr(0x200)),
     ens_regs: Some(DeviceAddr(0x8000)),
     inst_debug_level: 0,
+};
+
+/// The SP's notification block and register bring-up both asked for.
+const OPTS: SpInitOptions = SpInitOptions {
+    notific: Some(BpMode::All),
+    init: true,
 };
 
 fn check<A: EngineOps>() {
@@ -45,15 +54,16 @@ fn check<A: EngineOps>() {
             inst_debug_level: lvl,
             ..SP
         };
+        assert_eq!(stpb::sp_init::<A, _>(&m, &sp, OPTS).map(|_| ()), Err(LEVEL));
         assert_eq!(
-            stpb::sp_init::<A, _>(&m, Some(&sp), true, 0, true).map(|_| ()),
+            stpb::sp_init_raw::<A, _>(&m, Some(&sp), true, 0, true).map(|_| ()),
             Err(LEVEL)
         );
     }
     // sp_init: handle absent; sp_mem or sp_regs absent (the notes' order:
     // the windows are checked before the level).
     assert_eq!(
-        stpb::sp_init::<A, _>(&m, None, true, 0, true).map(|_| ()),
+        stpb::sp_init_raw::<A, _>(&m, None, true, 0, true).map(|_| ()),
         Err(Error::InvalidArgument("sp handle absent"))
     );
     let windows = Error::InvalidArgument("sp_mem_handle or sp_regs absent");
@@ -70,32 +80,52 @@ fn check<A: EngineOps>() {
         },
     ] {
         assert_eq!(
-            stpb::sp_init::<A, _>(&m, Some(&h), true, 0, true).map(|_| ()),
+            stpb::sp_init::<A, _>(&m, &h, OPTS).map(|_| ()),
             Err(windows)
         );
         assert_eq!(
-            stpb::topsp_init::<A, _>(&m, Some(&h), true, 0, false).map(|_| ()),
+            stpb::topsp_init::<A, _>(&m, &h, SpInitOptions::default()).map(|_| ()),
+            Err(windows)
+        );
+        assert_eq!(
+            stpb::sp_init_raw::<A, _>(&m, Some(&h), true, 0, true).map(|_| ()),
+            Err(windows)
+        );
+        assert_eq!(
+            stpb::topsp_init_raw::<A, _>(&m, Some(&h), true, 0, false).map(|_| ()),
             Err(windows)
         );
     }
-    // stpb_init: a missing pooling config is the first error. The engine
-    // params are bound first: `Some(&temporary)` is not lifetime-extended
-    // before Rust 1.89, and the MSRV is 1.88.
+    // stpb_init_raw: a missing pooling config is the first error. The
+    // engine params are bound first: `Some(&temporary)` is not
+    // lifetime-extended before Rust 1.89, and the MSRV is 1.88.
     let (act, dve) = (eng(0), eng(0));
-    let cfg = stpb::StpbConfig {
+    let pe = PeParams::new(DeviceAddr(0x3000), DeviceAddr(0));
+    let cfg = stpb::RawStpbConfig {
         pooling: None,
         act: Some(&act),
         dve: Some(&dve),
-        pe: &PeParams::new(DeviceAddr(0x3000), DeviceAddr(0)),
+        pe: &pe,
         sp: Some(&SP),
         notific: true,
         flag: 0,
         init: true,
     };
     assert_eq!(
-        stpb::stpb_init::<A, _>(&m, &cfg).map(|_| ()),
+        stpb::stpb_init_raw::<A, _>(&m, &cfg).map(|_| ()),
         Err(Error::InvalidArgument("pooling config absent"))
     );
+    // The typed stpb_init: a pooling level above 8 is the first error.
+    let bad_pool = pool(9);
+    let typed = stpb::StpbConfig {
+        pooling: &bad_pool,
+        act: &act,
+        dve: &dve,
+        pe: &pe,
+        sp: &SP,
+        sp_options: OPTS,
+    };
+    assert_eq!(stpb::stpb_init::<A, _>(&m, &typed).map(|_| ()), Err(LEVEL));
     assert_eq!(LEVEL.c_code(), Some(-22));
     assert!(m.ops().is_empty(), "an invalid argument wrote something");
 }
@@ -126,12 +156,20 @@ fn invalid_arguments_through_any_arch_write_nothing() {
             Err(Error::InvalidArgument("pooling config absent"))
         );
         assert_eq!(
-            any.sp_init(&m, None, true, 0, true).map(|_| ()),
+            any.sp_init_raw(&m, None, true, 0, true).map(|_| ()),
             Err(Error::InvalidArgument("sp handle absent"))
         );
         assert_eq!(
-            any.topsp_init(&m, None, true, 0, true).map(|_| ()),
+            any.topsp_init_raw(&m, None, true, 0, true).map(|_| ()),
             Err(Error::InvalidArgument("sp handle absent"))
+        );
+        let no_regs = SpHandle {
+            sp_regs: None,
+            ..SP
+        };
+        assert_eq!(
+            any.sp_init(&m, &no_regs, OPTS).map(|_| ()),
+            Err(Error::InvalidArgument("sp_mem_handle or sp_regs absent"))
         );
         assert!(m.ops().is_empty());
     }

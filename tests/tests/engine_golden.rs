@@ -4,7 +4,7 @@
 
 use khal::engine::notif::{self, ErrorsNt};
 use khal::engine::program::{self, StartLayout};
-use khal::engine::{stpb, EngineOps, SpHandle};
+use khal::engine::{stpb, EngineOps, SpHandle, SpInitOptions};
 use khal::family::{NxLocal, TpbBases};
 use khal::notific::regs::NOTIFIC;
 use khal::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine};
@@ -46,22 +46,33 @@ fn notific_init_trace(sw_bp: u32) -> Vec<(khal_std::trace::Op, u64, u32)> {
 #[test]
 fn sp_init_notific_bring_up_on_every_arch() {
     fn check<A: EngineOps>() {
-        for (flag, sw_bp) in [(0u8, 0x3FF), (1, 0)] {
+        for (mode, flag, sw_bp) in [(BpMode::All, 0u8, 0x3FF), (BpMode::None, 1, 0)] {
             let m = traced();
-            let out = stpb::sp_init::<A, _>(&m, Some(&SP), true, flag, false).unwrap();
+            let opts = SpInitOptions {
+                notific: Some(mode),
+                init: false,
+            };
+            let out = stpb::sp_init::<A, _>(&m, &SP, opts).unwrap();
             assert_eq!(m.ops(), notific_init_trace(sw_bp));
             let nt = out.notific.unwrap();
             assert_eq!(nt.num_queues(), 10);
             assert_eq!(nt.base(), ENS);
             assert!(out.notific_error.is_none());
-            // topsp_init is the same call.
+            // topsp_init is the same call; the raw layer's flag is the mode.
             let m2 = traced();
-            stpb::topsp_init::<A, _>(&m2, Some(&SP), true, flag, false).unwrap();
+            stpb::topsp_init::<A, _>(&m2, &SP, opts).unwrap();
             assert_eq!(m2.ops(), m.ops());
+            for raw in [stpb::sp_init_raw::<A, _>, stpb::topsp_init_raw::<A, _>] {
+                let m3 = traced();
+                raw(&m3, Some(&SP), true, flag, false).unwrap();
+                assert_eq!(m3.ops(), m.ops());
+            }
         }
         // No notific requested: nothing at all.
         let m = traced();
-        let out = stpb::sp_init::<A, _>(&m, Some(&SP), false, 0, false).unwrap();
+        let out = stpb::sp_init::<A, _>(&m, &SP, SpInitOptions::default()).unwrap();
+        assert!(out.notific.is_none() && m.ops().is_empty());
+        let out = stpb::sp_init_raw::<A, _>(&m, Some(&SP), false, 0, false).unwrap();
         assert!(out.notific.is_none() && m.ops().is_empty());
     }
     check::<Sunda>();
@@ -72,7 +83,14 @@ fn sp_init_notific_bring_up_on_every_arch() {
         let m = traced();
         AnyArch::new(id)
             .unwrap()
-            .sp_init(&m, Some(&SP), true, 0, false)
+            .sp_init(
+                &m,
+                &SP,
+                SpInitOptions {
+                    notific: Some(BpMode::All),
+                    init: false,
+                },
+            )
             .unwrap();
         assert_eq!(m.ops(), notific_init_trace(0x3FF));
     }
@@ -447,7 +465,11 @@ fn sp_init_then_intc_queue_base_end_to_end_on_the_device_model() {
     let dev = DeviceModel::new();
     dev.mount(ENS, NotificModel::new(Flavour::TenQueue))
         .unwrap();
-    let out = stpb::sp_init::<Mariana, _>(&dev, Some(&SP), true, 1, false).unwrap();
+    let opts = SpInitOptions {
+        notific: Some(BpMode::None),
+        init: false,
+    };
+    let out = stpb::sp_init::<Mariana, _>(&dev, &SP, opts).unwrap();
     let mut nt = out.notific.unwrap();
     let reg = |off| {
         dev.with_block(ENS, |n: &mut NotificModel, _| n.reg(off))

@@ -12,7 +12,7 @@
 use clap::Args;
 use khal::engine::init::{self, Step};
 use khal::engine::{
-    program, run_stall, topsp, EngineOps, EngineParams, PeParams, PoolingParams, StpbConfig,
+    program, run_stall, topsp, EngineOps, EngineParams, PeParams, PoolingParams, RawStpbConfig,
 };
 use khal::family::nx_local::{OWNER_TOPSP, OWNER_TPB};
 use khal::family::{Arch, Doorbell};
@@ -233,7 +233,7 @@ fn run<A: EngineOps>(op: &EngineOp) -> khal::Result<Report> {
             let eng = EngineParams::new(TPB_REGS, TPB_MEM);
             let pool = PoolingParams::new(TPB_REGS, TPB_MEM);
             let pe = PeParams::new(TPB_REGS, TPB_MEM);
-            let cfg = StpbConfig {
+            let cfg = RawStpbConfig {
                 pooling: Some(&pool),
                 act: Some(&eng),
                 dve: Some(&eng),
@@ -244,7 +244,7 @@ fn run<A: EngineOps>(op: &EngineOp) -> khal::Result<Report> {
                 init: true,
             };
             let mut steps = Vec::new();
-            let r = init::stpb_init_logged::<A, _, _>(
+            let r = init::stpb_init_logged_raw::<A, _, _>(
                 &t,
                 &cfg,
                 &mut |e: Engine, s: Step, o: khal::Result<()>| {

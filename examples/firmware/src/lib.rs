@@ -40,7 +40,8 @@ use embedded_hal::delay::DelayNs;
 use khal::csr::{Csr, CsrRegion};
 use khal::dma::StaticDma;
 use khal::engine::{
-    sp_init, stpb_init, EngineParams, PeParams, PoolingParams, SpHandle, StpbConfig, StpbOps,
+    sp_init, stpb_init, EngineParams, PeParams, PoolingParams, SpHandle, SpInitOptions,
+    StpbConfig, StpbOps,
 };
 use khal::intc::{EnsNq, ErrtrigLine, Intc, IntcOps, MsixIntc};
 use khal::mmio::volatile::VolatileWindow;
@@ -203,14 +204,15 @@ pub fn bring_up<A: StpbOps>(w: &VolatileWindow, delay: &mut CycleDelay) -> Resul
         inst_debug_level: black_box(0),
     };
     let cfg = StpbConfig {
-        pooling: Some(&pool),
-        act: Some(&eng),
-        dve: Some(&eng),
+        pooling: &pool,
+        act: &eng,
+        dve: &eng,
         pe: &pe,
-        sp: Some(&sp),
-        notific: black_box(true),
-        flag: black_box(0),
-        init: black_box(true),
+        sp: &sp,
+        sp_options: black_box(SpInitOptions {
+            notific: Some(BpMode::All),
+            init: true,
+        }),
     };
     // On every arch today some engine leaves are NOT TRACED, so `stpb_init`
     // returns `NotTraced` (a typed answer, not a failure of khal): record it
@@ -222,7 +224,11 @@ pub fn bring_up<A: StpbOps>(w: &VolatileWindow, delay: &mut CycleDelay) -> Resul
         Err(e) => return Err(e),
     }
     // The SP's notification block alone (no leaf): `sp_init` with `init = false`.
-    let sp_out = sp_init::<A, _>(w, Some(&sp), black_box(true), 0, black_box(false))?;
+    let notific_only = SpInitOptions {
+        notific: Some(BpMode::All),
+        init: false,
+    };
+    let sp_out = sp_init::<A, _>(w, &sp, black_box(notific_only))?;
     if let Some(e) = sp_out.notific_error {
         return Err(e);
     }

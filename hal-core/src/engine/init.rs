@@ -19,7 +19,7 @@
 
 use super::ops::{ActOps, DveOps, PeOps, PoolingOps, StpbOps};
 use super::params::{Checked, EngineParams, PeParams, PoolingParams};
-use super::stpb::{self, SpInit, StpbConfig};
+use super::stpb::{RawStpbConfig, SpInit, StpbArgs, StpbConfig};
 use crate::error::Result;
 use crate::ids::Engine;
 use crate::mmio::Mmio;
@@ -235,7 +235,7 @@ orchestrator! {
 
 /// `stpb_init` with every engine step logged: the shims' checks, then
 /// [`pooling_init`], [`act_init`], [`dve_init`], [`pe_init`] and `sp_init`,
-/// in the order of [`stpb::stpb_init`]. For an arch whose `_init` ops are
+/// in the order of [`stpb_init`](super::stpb::stpb_init). For an arch whose `_init` ops are
 /// these orchestrators (the three real arches) it does exactly what
 /// `stpb_init` does, and tells which step stopped it.
 pub fn stpb_init_logged<'m, A: StpbOps + InitSteps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
@@ -243,9 +243,28 @@ pub fn stpb_init_logged<'m, A: StpbOps + InitSteps, M: Mmio + ?Sized, L: StepLog
     cfg: &StpbConfig<'_>,
     log: &mut L,
 ) -> Result<SpInit<'m, M>> {
-    pooling_init::<A, M, L>(mmio, PoolingParams::check(cfg.pooling)?, log)?;
-    act_init::<A, M, L>(mmio, EngineParams::check(cfg.act)?, log)?;
-    dve_init::<A, M, L>(mmio, EngineParams::check(cfg.dve)?, log)?;
-    pe_init::<A, M, L>(mmio, PeParams::accept(cfg.pe), log)?;
-    stpb::sp_init::<A, M>(mmio, cfg.sp, cfg.notific, cfg.flag, cfg.init)
+    logged::<A, M, L>(mmio, cfg.into(), log)
+}
+
+/// [`stpb_init_logged`] with the C's arguments, as [`stpb_init_raw`](super::stpb::stpb_init_raw)
+/// takes them (`khal trace stpb-init`).
+pub fn stpb_init_logged_raw<'m, A: StpbOps + InitSteps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
+    mmio: &'m M,
+    cfg: &RawStpbConfig<'_>,
+    log: &mut L,
+) -> Result<SpInit<'m, M>> {
+    logged::<A, M, L>(mmio, cfg.into(), log)
+}
+
+/// The body of [`stpb_init_logged`] and [`stpb_init_logged_raw`].
+fn logged<'m, A: StpbOps + InitSteps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
+    mmio: &'m M,
+    args: StpbArgs<'_>,
+    log: &mut L,
+) -> Result<SpInit<'m, M>> {
+    pooling_init::<A, M, L>(mmio, PoolingParams::check(args.pooling)?, log)?;
+    act_init::<A, M, L>(mmio, EngineParams::check(args.act)?, log)?;
+    dve_init::<A, M, L>(mmio, EngineParams::check(args.dve)?, log)?;
+    pe_init::<A, M, L>(mmio, PeParams::accept(args.pe), log)?;
+    args.sp_init::<A, M>(mmio)
 }

@@ -5,7 +5,8 @@
 //! - [`arch_ops`]: those traits implemented once for every arch over
 //!   [`EngineLeaves`], the data in which the arches' leaves differ.
 //! - [`params`]: the per-engine init parameter types and their checks.
-//! - [`stpb`]: the checked `_init` shims, `stpb_init`, `sp_init`, `topsp_init`.
+//! - [`stpb`]: the checked `_init` shims, `stpb_init`, `sp_init`, `topsp_init`,
+//!   typed, and their raw layer with the C's arguments (`*_raw`).
 //! - [`program`]: `program_start`, `get_axi_offset`, the
 //!   `EVENTS_SEMAPHORES_NT` update.
 //! - [`notif`]: the error / ham / evsem-hw-bp / DGE notification enables.
@@ -52,4 +53,7 @@ pub use params::{
     Checked, EngInfo, EngineParams, PeParams, PoolingParams, SpHandle, MAX_INST_DEBUG_LEVEL,
 };
 pub use program::{get_axi_offset, program_start, PROGRAM_START_ORDER, SKIP};
-pub use stpb::{sp_init, stpb_init, topsp_init, SpInit, StpbConfig};
+pub use stpb::{
+    sp_init, sp_init_raw, stpb_init, stpb_init_raw, topsp_init, topsp_init_raw, RawStpbConfig,
+    SpInit, SpInitOptions, StpbConfig,
+};

@@ -1,11 +1,19 @@
 //! The checked `_init` shims and the real bring-up bodies: `stpb_init`,
 //! `sp_init`, `topsp_init` [002 §1, §2, §3], [FACTS §4, §5].
+//!
+//! Two layers over one body each. The typed one takes what a caller must
+//! give by type: `&SpHandle`, each engine's params by reference, the SP's
+//! notification block as an `Option<BpMode>` ([`SpInitOptions`]). The raw
+//! one (`*_raw`, [`RawStpbConfig`]) keeps the C shapes for callers that hold
+//! the C's arguments (`khal trace`, the tests of the C codes): a NULL config
+//! or handle is `None` (-22), the back-pressure flag a raw number (other than
+//! 0 or 1: the notification init fails with -1, logged as in C).
 
 use super::ops::{ActOps, DveOps, PeOps, PoolingOps, SpOps, StpbOps};
 use super::params::{EngineParams, PeParams, PoolingParams, SpHandle};
 use crate::error::{Error, Result};
 use crate::mmio::Mmio;
-use crate::notific::NotificEngine;
+use crate::notific::{BpMode, EngineConfig, NotificEngine};
 
 /// Queues of the SP's notification block: `sp_init` passes `0xA` [002 §2].
 pub const SP_NOTIFIC_QUEUES: u32 = 10;
@@ -59,25 +67,97 @@ pub struct SpInit<'m, M: Mmio + ?Sized> {
     pub notific_error: Option<Error>,
 }
 
+/// What `sp_init` does besides its checks [002 §2]: the C's `nt` and `flag`
+/// as one `Option<BpMode>`, and `init`.
+///
+/// ```
+/// use khal_core::engine::stpb::SpInitOptions;
+/// use khal_core::notific::BpMode;
+/// // The SP's notification block with no back-pressure, no register bring-up.
+/// let opts = SpInitOptions { notific: Some(BpMode::None), init: false };
+/// assert_eq!(SpInitOptions::default(), SpInitOptions { notific: None, init: false });
+/// # let _ = opts;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct SpInitOptions {
+    /// Bring the SP's notification block up (10 queues, UART mode 0) with
+    /// this back-pressure mode (the C's `nt` and `flag`); `None` leaves it.
+    pub notific: Option<BpMode>,
+    /// Run the SP register bring-up (the C's `init`).
+    pub init: bool,
+}
+
+/// `sp_init`'s arguments as its body reads them: the handle (absent in the
+/// raw layer only) and the notification config (a raw flag already checked,
+/// its refusal the notification init's failure).
+#[derive(Clone, Copy)]
+struct SpArgs<'a> {
+    handle: Option<&'a SpHandle>,
+    init: bool,
+    notific: Option<Result<EngineConfig>>,
+}
+
+impl<'a> SpArgs<'a> {
+    fn typed(handle: &'a SpHandle, opts: SpInitOptions) -> Self {
+        SpArgs {
+            handle: Some(handle),
+            init: opts.init,
+            notific: opts.notific.map(|mode| Ok(EngineConfig::tpb(mode))),
+        }
+    }
+
+    fn raw(handle: Option<&'a SpHandle>, notific: bool, flag: u8, init: bool) -> Self {
+        SpArgs {
+            handle,
+            init,
+            notific: notific.then(|| {
+                EngineConfig::from_raw(SP_NOTIFIC_QUEUES, u32::from(flag), SP_NOTIFIC_UART_MODE)
+            }),
+        }
+    }
+}
+
 /// `aws_hal_sp_init(handle, nt, flag, init)` [002 §2], [FACTS §5]:
 ///
-/// 1. handle absent → -22; `sp_mem_handle` or `sp_regs` absent → -22;
-///    `inst_debug_level > 8` → -22 (nothing written);
-/// 2. if `init`: `regs_init` (its error returned), `ucode_seq_init` (its error
-///    returned), `dma_init`, `release_run_stall` (their errors logged, not
-///    returned, as the C code ignores them);
-/// 3. if `notific`: the notification init of the SP's ENS block with 10
-///    queues, back-pressure mode `flag`, uart mode 0; its failure is logged
-///    (`error!`) and kept in [`SpInit::notific_error`], not returned.
+/// 1. `sp_mem_handle` or `sp_regs` absent → -22; `inst_debug_level > 8` →
+///    -22 (nothing written);
+/// 2. if `opts.init`: `regs_init` (its error returned), `ucode_seq_init` (its
+///    error returned), `dma_init`, `release_run_stall` (their errors logged,
+///    not returned, as the C code ignores them);
+/// 3. if `opts.notific` is a mode: the notification init of the SP's ENS
+///    block with 10 queues, that back-pressure mode, uart mode 0; its
+///    failure (an absent `ens_regs`: -14) is logged (`error!`) and kept in
+///    [`SpInit::notific_error`], not returned.
+///
+/// [`sp_init_raw`] takes the C's arguments as they are.
 pub fn sp_init<'m, A: SpOps, M: Mmio + ?Sized>(
+    mmio: &'m M,
+    handle: &SpHandle,
+    opts: SpInitOptions,
+) -> Result<SpInit<'m, M>> {
+    sp_body::<A, M>(mmio, SpArgs::typed(handle, opts))
+}
+
+/// [`sp_init`] with the C's arguments [002 §2]: `handle` `None` (the C NULL)
+/// → -22 first; `notific` the C's `nt`; `flag` the raw back-pressure mode
+/// (0 or 1; another value makes the notification init fail with -1, which
+/// is logged and kept in [`SpInit::notific_error`], as any notific failure).
+/// For `khal trace` and the tests of the C codes.
+pub fn sp_init_raw<'m, A: SpOps, M: Mmio + ?Sized>(
     mmio: &'m M,
     handle: Option<&SpHandle>,
     notific: bool,
     flag: u8,
     init: bool,
 ) -> Result<SpInit<'m, M>> {
-    let h = SpHandle::check(handle).inspect_err(|e| error!("sp_init: {:?}", e))?;
-    if init {
+    sp_body::<A, M>(mmio, SpArgs::raw(handle, notific, flag, init))
+}
+
+/// The body of [`sp_init`] and [`sp_init_raw`].
+fn sp_body<'m, A: SpOps, M: Mmio + ?Sized>(mmio: &'m M, args: SpArgs<'_>) -> Result<SpInit<'m, M>> {
+    let h = SpHandle::check(args.handle).inspect_err(|e| error!("sp_init: {:?}", e))?;
+    if args.init {
         A::sp_regs_init(mmio, h)?;
         A::sp_ucode_seq_init(mmio, h)?;
         if let Err(e) = A::sp_dma_init(mmio, h) {
@@ -94,18 +174,14 @@ pub fn sp_init<'m, A: SpOps, M: Mmio + ?Sized>(
         notific: None,
         notific_error: None,
     };
-    if notific {
-        // The C numbers and the handle's possibly-absent ENS base: the C
-        // entry point's checks (-14, -1) apply as they are [002 §2]. The
-        // handle names the block by its base, so the caller answers for
-        // not bringing it up twice.
-        match NotificEngine::init_raw_at(
-            mmio,
-            h.ens_regs,
-            SP_NOTIFIC_QUEUES,
-            u32::from(flag),
-            SP_NOTIFIC_UART_MODE,
-        ) {
+    if let Some(cfg) = args.notific {
+        // The C entry point's checks in its order: the handle's possibly
+        // absent ENS base (-14) before the mode (-1) [004 §1, §2].
+        let engine = match h.ens_regs {
+            None => Err(Error::NoContext),
+            Some(base) => cfg.and_then(|cfg| NotificEngine::init_at(mmio, base, cfg)),
+        };
+        match engine {
             Ok(engine) => out.notific = Some(engine),
             Err(e) => {
                 error!("Failed to initialize notific. {:?}", e);
@@ -120,47 +196,139 @@ pub fn sp_init<'m, A: SpOps, M: Mmio + ?Sized>(
 /// C) [002 §2].
 pub fn topsp_init<'m, A: SpOps, M: Mmio + ?Sized>(
     mmio: &'m M,
+    handle: &SpHandle,
+    opts: SpInitOptions,
+) -> Result<SpInit<'m, M>> {
+    sp_init::<A, M>(mmio, handle, opts)
+}
+
+/// `aws_hal_sp_topsp_init` with the C's arguments: the same call as
+/// [`sp_init_raw`] [002 §2].
+pub fn topsp_init_raw<'m, A: SpOps, M: Mmio + ?Sized>(
+    mmio: &'m M,
     handle: Option<&SpHandle>,
     notific: bool,
     flag: u8,
     init: bool,
 ) -> Result<SpInit<'m, M>> {
-    sp_init::<A, M>(mmio, handle, notific, flag, init)
+    sp_init_raw::<A, M>(mmio, handle, notific, flag, init)
 }
 
 /// The inputs of `aws_hal_stpb_init`: one config per engine (each engine's own
-/// type) and the `sp_init` arguments.
+/// type, every one required) and the `sp_init` handle and options.
 #[derive(Debug, Clone, Copy)]
 pub struct StpbConfig<'a> {
+    /// Pooling params.
+    pub pooling: &'a PoolingParams<'a>,
+    /// ACT params.
+    pub act: &'a EngineParams<'a>,
+    /// DVE params.
+    pub dve: &'a EngineParams<'a>,
+    /// PE params.
+    pub pe: &'a PeParams<'a>,
+    /// The SP handle.
+    pub sp: &'a SpHandle,
+    /// What `sp_init` does besides its checks.
+    pub sp_options: SpInitOptions,
+}
+
+/// The inputs of `aws_hal_stpb_init` as the C takes them: a `None` config
+/// or handle is the C NULL (-22 from its shim), the SP's back-pressure flag
+/// a raw number (see [`sp_init_raw`]). For `khal trace` and the tests of the
+/// C codes; typed callers use [`StpbConfig`].
+#[derive(Debug, Clone, Copy)]
+pub struct RawStpbConfig<'a> {
     /// Pooling params (`None` → -22 from `pooling_init`).
     pub pooling: Option<&'a PoolingParams<'a>>,
     /// ACT params (`None` → -22 from `act_init`).
     pub act: Option<&'a EngineParams<'a>>,
     /// DVE params (`None` → -22 from `dve_init`).
     pub dve: Option<&'a EngineParams<'a>>,
-    /// PE params.
+    /// PE params (the PE shim has no check [002 §3]).
     pub pe: &'a PeParams<'a>,
     /// The SP handle (`None` → -22 from `sp_init`).
     pub sp: Option<&'a SpHandle>,
     /// `sp_init`'s `nt`: bring the SP's notification block up.
     pub notific: bool,
-    /// `sp_init`'s back-pressure flag.
+    /// `sp_init`'s raw back-pressure flag.
     pub flag: u8,
     /// `sp_init`'s `init`: run the SP register bring-up.
     pub init: bool,
 }
 
+/// A bring-up's inputs as its body reads them (typed or raw).
+#[derive(Clone, Copy)]
+pub(crate) struct StpbArgs<'a> {
+    pub(crate) pooling: Option<&'a PoolingParams<'a>>,
+    pub(crate) act: Option<&'a EngineParams<'a>>,
+    pub(crate) dve: Option<&'a EngineParams<'a>>,
+    pub(crate) pe: &'a PeParams<'a>,
+    sp: SpArgs<'a>,
+}
+
+impl<'a> From<&StpbConfig<'a>> for StpbArgs<'a> {
+    fn from(c: &StpbConfig<'a>) -> Self {
+        StpbArgs {
+            pooling: Some(c.pooling),
+            act: Some(c.act),
+            dve: Some(c.dve),
+            pe: c.pe,
+            sp: SpArgs::typed(c.sp, c.sp_options),
+        }
+    }
+}
+
+impl<'a> From<&RawStpbConfig<'a>> for StpbArgs<'a> {
+    fn from(c: &RawStpbConfig<'a>) -> Self {
+        StpbArgs {
+            pooling: c.pooling,
+            act: c.act,
+            dve: c.dve,
+            pe: c.pe,
+            sp: SpArgs::raw(c.sp, c.notific, c.flag, c.init),
+        }
+    }
+}
+
+impl StpbArgs<'_> {
+    /// The bring-up's last step, `sp_init` with these arguments.
+    pub(crate) fn sp_init<'m, A: SpOps, M: Mmio + ?Sized>(
+        &self,
+        mmio: &'m M,
+    ) -> Result<SpInit<'m, M>> {
+        sp_body::<A, M>(mmio, self.sp)
+    }
+}
+
 /// `aws_hal_stpb_init`: `pooling_init`, `act_init`, `dve_init`, `pe_init`, then
 /// `sp_init`, in that order [002 §3], [FACTS §5]. The first error is returned
 /// and stops the sequence (interpretation MED: the notes give the order, not
-/// the error handling of the 2231-byte body).
+/// the error handling of the 2231-byte body). [`stpb_init_raw`] takes the
+/// C's arguments.
 pub fn stpb_init<'m, A: StpbOps, M: Mmio + ?Sized>(
     mmio: &'m M,
     cfg: &StpbConfig<'_>,
 ) -> Result<SpInit<'m, M>> {
-    pooling_init::<A, M>(mmio, cfg.pooling)?;
-    act_init::<A, M>(mmio, cfg.act)?;
-    dve_init::<A, M>(mmio, cfg.dve)?;
-    pe_init::<A, M>(mmio, cfg.pe)?;
-    sp_init::<A, M>(mmio, cfg.sp, cfg.notific, cfg.flag, cfg.init)
+    stpb_body::<A, M>(mmio, cfg.into())
+}
+
+/// [`stpb_init`] with the C's arguments ([`RawStpbConfig`]): the same
+/// order, a `None` config stops it with its shim's -22.
+pub fn stpb_init_raw<'m, A: StpbOps, M: Mmio + ?Sized>(
+    mmio: &'m M,
+    cfg: &RawStpbConfig<'_>,
+) -> Result<SpInit<'m, M>> {
+    stpb_body::<A, M>(mmio, cfg.into())
+}
+
+/// The body of [`stpb_init`] and [`stpb_init_raw`].
+fn stpb_body<'m, A: StpbOps, M: Mmio + ?Sized>(
+    mmio: &'m M,
+    args: StpbArgs<'_>,
+) -> Result<SpInit<'m, M>> {
+    pooling_init::<A, M>(mmio, args.pooling)?;
+    act_init::<A, M>(mmio, args.act)?;
+    dve_init::<A, M>(mmio, args.dve)?;
+    pe_init::<A, M>(mmio, args.pe)?;
+    args.sp_init::<A, M>(mmio)
 }
