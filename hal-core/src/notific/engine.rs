@@ -235,7 +235,9 @@ impl<M: Mmio> NotificEngine<M> {
     /// `base` with `cfg` [004 §1, §2].
     ///
     /// A `base` whose block does not fit below 2^64 is refused with
-    /// [`Error::InvalidArgument`] before any write ([`BlockDesc::check_base`](crate::regs::BlockDesc::check_base)).
+    /// [`Error::InvalidArgument`] before any write (its extent is
+    /// [`BlockDesc::extent`](crate::regs::BlockDesc::extent) of
+    /// [`regs::NOTIFIC`]).
     ///
     /// Write order [004 §2]: `nq_uart_mode = uart_mode`; `wob_ctrl = 1`; on the
     /// 10-queue flavour only `coal_timer = 0xAAE60` (and the stream shadow
@@ -256,7 +258,7 @@ impl<M: Mmio> NotificEngine<M> {
     /// `docs/ARCHITECTURE.md`): a ring's operations then still reach only its
     /// own engine ([`Error::WrongEngine`]).
     pub fn init(mmio: M, base: DeviceAddr, cfg: EngineConfig) -> Result<Self> {
-        regs::NOTIFIC.check_base(base)?;
+        crate::regs::check_block_base(base, regs::NOTIFIC_EXTENT)?;
         let mut e = NotificEngine {
             mmio,
             base,
