@@ -202,7 +202,7 @@ impl Error {
     ///   block not set (`MsixIntc`: the C handle would hold 0 and address
     ///   from it);
     /// - a base whose register block or loader span does not fit below 2^64
-    ///   (`BlockDesc::check_base`: the notification engine's, an ENS NQ's,
+    ///   (`BlockDesc::extent`: the notification engine's, an ENS NQ's,
     ///   the MSI-X and errtrig blocks'; the Q7, HW-decode and swap-table
     ///   programs, the XT/NX windows): the C adds the offsets and wraps;
     /// - CSR region geometry (empty, overlapping, sub-dword windows, misaligned

@@ -262,17 +262,18 @@ impl BlockDesc {
         }
         end
     }
+}
 
-    /// Refuse a `base` whose block ([`BlockDesc::extent`] bytes) does not fit
-    /// below 2^64 with [`Error::InvalidArgument`]: its registers would sit at
-    /// wrapped low addresses. An init checks this before its first access,
-    /// so a refused bring-up touched nothing.
-    pub const fn check_base(&self, base: DeviceAddr) -> Result<()> {
-        base.check_span(
-            self.extent(),
-            "register block does not fit below 2^64 at this base",
-        )
-    }
+/// Refuse a `base` whose block of `extent` bytes (its [`BlockDesc::extent`],
+/// taken as a constant) does not fit below 2^64 with
+/// [`Error::InvalidArgument`]: its registers would sit at wrapped low
+/// addresses. An init checks this before its first access, so a refused
+/// bring-up touched nothing.
+pub(crate) const fn check_block_base(base: DeviceAddr, extent: u64) -> Result<()> {
+    base.check_span(
+        extent,
+        "register block does not fit below 2^64 at this base",
+    )
 }
 
 /// A typed handle to one register of a block (not an array).

@@ -38,7 +38,7 @@ impl EnsNq {
     /// block does not fit below 2^64 is refused (`InvalidArgument`), as
     /// `NotificEngine::init` refuses it.
     pub fn new(notific_base: DeviceAddr, flavour: Flavour, nq: u32) -> Result<Self> {
-        crate::notific::regs::NOTIFIC.check_base(notific_base)?;
+        crate::regs::check_block_base(notific_base, crate::notific::regs::NOTIFIC_EXTENT)?;
         let e = EnsNq {
             notific_base,
             flavour,

@@ -36,8 +36,9 @@ use critical_section::Mutex;
 use super::ens::EnsNq;
 use super::line::{ErrtrigLine, ERRTRIG_BLOCKS};
 use super::regs::{
-    mod_timer_ctrl, CAUSE, CAUSE_SET, CLEAR_MASK, ERRTRIG, GROUP_INTERVAL, GROUP_INTERVAL_FIELD,
-    LOG_MSK, MASK, MASK_CLEAR, MOD_TIMER_CTRL, MSIX, SET_MASK, VECTOR_CTRL,
+    mod_timer_ctrl, CAUSE, CAUSE_SET, CLEAR_MASK, ERRTRIG_EXTENT, GROUP_INTERVAL,
+    GROUP_INTERVAL_FIELD, LOG_MSK, MASK, MASK_CLEAR, MOD_TIMER_CTRL, MSIX_EXTENT, SET_MASK,
+    VECTOR_CTRL,
 };
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
@@ -45,7 +46,7 @@ use crate::family::mailbox::{NqBlock, NqQueue};
 use crate::family::NqMailboxMap;
 use crate::mmio::Mmio;
 use crate::notific::regs::{NQ_BASE_ADDR_HI, NQ_BASE_ADDR_LO};
-use crate::regs::Reg;
+use crate::regs::{check_block_base, Reg};
 
 /// Highest MSI-X vector: `vec > 7` is refused with -22 [004 §4].
 pub const MAX_VECTOR: u32 = 7;
@@ -116,8 +117,9 @@ impl MsixIntc {
     /// handle `+8`), no errtrig bases yet, all-zero shadow. A `msix_base`
     /// whose block does not fit below 2^64 is refused (`InvalidArgument`):
     /// the handle's programs would write at wrapped low addresses.
+    #[inline(always)]
     pub const fn new(msix_base: DeviceAddr) -> Result<Self> {
-        const_try!(MSIX.check_base(msix_base));
+        const_try!(check_block_base(msix_base, MSIX_EXTENT));
         Ok(MsixIntc {
             msix: msix_base,
             errtrig: PerBlock {
@@ -183,7 +185,7 @@ impl MsixIntc {
     /// A `base` whose errtrig block does not fit below 2^64 is refused
     /// (`InvalidArgument`), nothing recorded.
     pub fn set_errtrig_base(&mut self, block: u32, base: DeviceAddr) -> Result<()> {
-        ERRTRIG.check_base(base)?;
+        check_block_base(base, ERRTRIG_EXTENT)?;
         self.errtrig.record(block, base, "errtrig block")
     }
 

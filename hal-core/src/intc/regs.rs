@@ -65,6 +65,14 @@ pub const GROUP_INTERVAL_FIELD: crate::regs::Field = crate::regs::Field {
     hi: 7,
 };
 
+/// Bytes from the MSI-X base through its last described register
+/// (`vec[7].vector_ctrl`) and from an errtrig base through its last unit's
+/// `int_log_msk_grp`: what a base must leave below 2^64. Constants, so that
+/// the check of a base is one compare.
+pub(crate) const MSIX_EXTENT: u64 = MSIX.extent();
+/// See [`MSIX_EXTENT`].
+pub(crate) const ERRTRIG_EXTENT: u64 = ERRTRIG.extent();
+
 /// Bytes of the MSI-X block that the descriptions cover (through the last
 /// vector control word), rounded up to a page.
 pub const MSIX_SIZE: u64 = 0x1000;

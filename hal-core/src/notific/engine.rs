@@ -291,7 +291,9 @@ impl<'d, M: Mmio> NotificEngine<'d, M> {
     /// tokens and their rings.
     ///
     /// A `base` whose block does not fit below 2^64 is refused with
-    /// [`Error::InvalidArgument`] before any write ([`BlockDesc::check_base`](crate::regs::BlockDesc::check_base)).
+    /// [`Error::InvalidArgument`] before any write (its extent is
+    /// [`BlockDesc::extent`](crate::regs::BlockDesc::extent) of
+    /// [`regs::NOTIFIC`]).
     ///
     /// Write order [004 §2]: `nq_uart_mode = uart_mode`; `wob_ctrl = 1`; on the
     /// 10-queue flavour only `coal_timer = 0xAAE60` (and the stream shadow
@@ -319,7 +321,7 @@ impl<'d, M: Mmio> NotificEngine<'d, M> {
     /// for: `sp_init`, whose C handle carries the ENS base as a number
     /// [002 §2].
     pub(crate) fn init_at(mmio: M, base: DeviceAddr, cfg: EngineConfig) -> Result<Self> {
-        regs::NOTIFIC.check_base(base)?;
+        crate::regs::check_block_base(base, regs::NOTIFIC_EXTENT)?;
         let mut e = NotificEngine {
             mmio,
             base,

@@ -75,6 +75,11 @@ crate::register_block! {
     }
 }
 
+/// Bytes from the block base through the last byte of its last register
+/// (`nq[9].nq_tail_ptr`, `0x110 + 9 * 40 + 4`): what a base must leave below
+/// 2^64. A constant, so that the check of a base is one compare.
+pub(crate) const NOTIFIC_EXTENT: u64 = NOTIFIC.extent();
+
 /// Number of NQs of the 10-queue flavour (`NOTIFIC_10_QUEUE_NOTIFIC_NQ_COUNT`) [004 §3].
 pub const NQ_COUNT: u32 = 10;
 
