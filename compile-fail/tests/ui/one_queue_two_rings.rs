@@ -1,6 +1,5 @@
 //! An NQ's token is handed out once and a ring takes it by value: a second
 //! ring on the same token does not compile (and the token is not `Clone`).
-use khal::notific::{BpMode, ConsumeMode, EngineConfig, NotificEngine, NqConfig, NqRing};
 use khal::notific::{BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing};
 use khal::DeviceAddr;
 use khal_std::{DmaBuf, HeapMmio};

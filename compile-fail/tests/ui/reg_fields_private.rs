@@ -6,10 +6,10 @@
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 
-use khal::core::mmio::bound::BoundReg;
+use khal::mmio::bound::BoundReg;
 
-use khal::core::notific::regs::{NQ_TAIL_PTR, TIMESTAMP_INC};
-use khal::core::regs::{Reg, RegArray, RW};
+use khal::notific::regs::{NQ_TAIL_PTR, TIMESTAMP_INC};
+use khal::regs::{Reg, RegArray, RW};
 
 fn main() {
     let _ = Reg::<RW> {
