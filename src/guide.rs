@@ -288,7 +288,8 @@
 //! let base = DeviceAddr(0x1000);
 //! let mmio = Trace::new(HeapMmio::new(base, 0x1000)).with_block(base, 0x1000, &NOTIFIC);
 //! let cfg = EngineConfig::top_sp(BpMode::All).with_uart_mode(UartMode(7)); // single-queue flavour
-//! let mut e = NotificEngine::init(&mmio, &mut NotificBlock::new(base), cfg)?;
+//! let mut block = NotificBlock::new(base);
+//! let mut e = NotificEngine::init(&mmio, &mut block, cfg)?;
 //! mmio.clear();
 //! e.set_axi_id(5, true)?;
 //! // nq_axi_id, then a read-modify-write of wob_ctrl bit 0 only [004 §2].
@@ -361,7 +362,6 @@
 ```
 use khal::dma::DmaMemory;
 use khal::family::TpbBases;
-use khal::notific::{BpMode, ConsumeMode, EngineConfig, Flavour, NotificEngine, NqConfig, NqEntry};
 use khal::notific::{BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry};
 use khal::std_adapter::model::notific::NotificModel;
 use khal::std_adapter::neuron::{FakeDriver, HostAlloc, Neuron, NqDevType, NqId, NqType};
