@@ -27,7 +27,7 @@
 //!
 //! # Check every access against the CSR windows
 //!
-//! [`Csr`](crate::core::csr::Csr) is the region layer of `csr_read` /
+//! [`Csr`](crate::csr::Csr) is the region layer of `csr_read` /
 //! `csr_write` [000 §1] over an inner backend (here plain memory standing for
 //! a BAR): an access is checked against the registered windows, then
 //! translated. It is itself an [`Mmio`](crate::Mmio), so every driver runs
@@ -75,13 +75,13 @@
 //! ```
 //!
 //! A driver that holds a register block for its whole life resolves it once:
-//! [`Csr::window`](crate::core::csr::Csr::window) looks the region up and
-//! checks the block's ends, and the [`CsrWindow`](crate::core::csr::CsrWindow)
+//! [`Csr::window`](crate::csr::Csr::window) looks the region up and
+//! checks the block's ends, and the [`CsrWindow`](crate::csr::CsrWindow)
 //! it returns is an `Mmio` whose access tests only that window and adds the
 //! translation. Over a `VolatileWindow` (firmware) the block is resolved into
 //! a part of that window answering the CSR addresses, so an access is one
 //! check and the store; and
-//! [`Csr::bind_block`](crate::core::csr::Csr::bind_block) binds a block: a
+//! [`Csr::bind_block`](crate::csr::Csr::bind_block) binds a block: a
 //! constant register is then one store on the core (figures in
 //! `docs/PERFORMANCE.md`).
 //!
