@@ -115,8 +115,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use khal::notific::{
-//!     BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
-//!     NqRing,
+//!     BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
 //! };
 //! use khal::std_adapter::model::{notific::NotificModel, DeviceModel};
 //! use khal::std_adapter::{DmaBuf, SimDelay};
@@ -133,21 +132,24 @@
 //! let mut ens = NotificBlock::new(ENS);
 //! let mut engine = NotificEngine::init(&device, &mut ens, EngineConfig::tpb(BpMode::None))?;
 //!
-//! // A 64-entry host ring for NQ 2, read by phase bit (no register read per entry).
+//! // A 64-entry host ring for NQ 2, read by phase bit (no register read per
+//! // entry, no wait): a phase ring, `NqConfig::phase`, whose drains take no
+//! // delay. (`NqConfig::tail` builds a tail ring: its drains take the delay
+//! // of their wait for the last entry to land.)
 //! // The engine hands NQ 2 out once (a second `queue(2)` is `QueueTaken`); the
 //! // ring owns it, so draining needs no engine.
 //! let ring_mem = Arc::new(DmaBuf::new(64 * 16, 4096)?);
 //! device.attach_host(ring_mem.clone());
 //! // A refused config gives the memory and the token back (a `RefusedRing`,
 //! // which `?` turns into its `Error`): here a ring larger than its memory.
-//! let too_big = NqConfig::new(128 * 16, ConsumeMode::Phase);
+//! let too_big = NqConfig::phase(128 * 16);
 //! let refused = match NqRing::configure_host(&*ring_mem, engine.queue(2)?, too_big) {
 //!     Err(refused) => refused,
 //!     Ok(_) => unreachable!("128 entries do not fit 64"),
 //! };
 //! assert_eq!(refused.error(), khal::Error::InvalidArgument("nq size larger than its memory"));
 //! let (mem, queue) = refused.into_parts();
-//! let cfg = NqConfig::new(64 * 16, ConsumeMode::Phase);
+//! let cfg = NqConfig::phase(64 * 16);
 //! let mut ring = NqRing::configure_host(mem, queue, cfg)?;
 //! assert_eq!(engine.queue(2).map(|_| ()), Err(khal::Error::QueueTaken(2)));
 //! let mut delay = SimDelay::new(&device); // simulated time: waits cost nothing
@@ -157,16 +159,16 @@
 //! device.with_block(ENS, |nm: &mut NotificModel, bus| nm.post(bus, 2, 10)).unwrap()?;
 //!
 //! let mut out = [NqEntry::default(); 16];
-//! let n = ring.drain(&mut delay, &mut out)?; // one head write
+//! let n = ring.drain(&mut out)?; // one head write
 //! assert_eq!(n, 10);
 //! assert!(out[0].phase()); // the first pass carries phase 1 [FACTS §11]
-//! assert_eq!(ring.drain(&mut delay, &mut out)?, 0); // empty poll: no write
+//! assert_eq!(ring.drain(&mut out)?, 0); // empty poll: no write
 //!
 //! // Phase mode reads no register while draining, so a dead device looks
 //! // like an empty ring: `Ok(0)` for ever. `tail_offset` is the liveness
 //! // probe: one checked read of nq_tail_ptr.
 //! device.set_gone(true); // every read is all ones from now on
-//! assert_eq!(ring.drain(&mut delay, &mut out)?, 0);
+//! assert_eq!(ring.drain(&mut out)?, 0);
 //! assert!(matches!(
 //!     ring.tail_offset(),
 //!     Err(khal::Error::DeviceFault(khal::Fault::AllOnes { .. }))
@@ -193,7 +195,7 @@
 //! use std::sync::Arc;
 //! use khal::asynch::{self, NqSignal};
 //! use khal::notific::{
-//!     BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+//!     BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
 //!     NqRing,
 //! };
 //! use khal::wait::Budget;
@@ -210,7 +212,7 @@
 //! let mut engine = NotificEngine::init(&device, &mut ens, EngineConfig::tpb(BpMode::None))?;
 //! let mem = Arc::new(DmaBuf::new(16 * 16, 4096)?);
 //! device.attach_host(mem.clone());
-//! let cfg = NqConfig::new(16 * 16, ConsumeMode::Phase);
+//! let cfg = NqConfig::phase(16 * 16);
 //! let mut ring = NqRing::configure_host(&*mem, engine.queue(2)?, cfg)?;
 //! ring.enable(&mut engine, &mut SimDelay::new(&device))?;
 //!
@@ -237,7 +239,8 @@
 //! The delay is the executor's: `embassy_time::Delay` on embassy,
 //! `khal::std_adapter::TokioDelay` on tokio (khal's `tokio`
 //! feature; it needs a runtime with its time driver), `SimDelay` on the
-//! device model. Only phase-mode rings drain asynchronously.
+//! device model. Only phase rings drain asynchronously: the async drain of a
+//! tail ring does not compile.
 //!
 //! # Set up a firmware crate
 //!
@@ -282,7 +285,7 @@
 //!
 //! ```
 //! use khal::notific::{regs::NOTIFIC, BpMode, EngineConfig, NotificBlock, NotificEngine, UartMode};
-//! use khal::std_adapter::{trace::Op, HeapMmio, Trace};
+//! use khal::std_adapter::{HeapMmio, Op, Trace};
 //! use khal::DeviceAddr;
 //!
 //! let base = DeviceAddr(0x1000);
@@ -323,7 +326,7 @@
 //! use khal::dve::{DveLoader, DvePlacement, DveTableSet, LoadOutcome, DVE_QUEUE_NAME};
 //! use khal::family::TpbBases;
 //! use khal::wait::Budget;
-//! use khal::std_adapter::dma::ModelAllocator;
+//! use khal::std_adapter::ModelAllocator;
 //! use khal::std_adapter::model::dma_engine::{DmaEngineModel, ModelDmaQueue};
 //! use khal::std_adapter::model::DeviceModel;
 //! use khal::std_adapter::SimDelay;
@@ -362,7 +365,7 @@
 ```
 use khal::dma::DmaMemory;
 use khal::family::TpbBases;
-use khal::notific::{BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry};
+use khal::notific::{BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry};
 use khal::std_adapter::model::notific::NotificModel;
 use khal::std_adapter::neuron::{FakeDriver, HostAlloc, Neuron, NqDevType, NqId, NqType};
 use khal::std_adapter::SimDelay;
@@ -394,13 +397,13 @@ let id = NqId { dev_type: NqDevType::NeuronCore, dev_id: 0, nq_type: NqType::Not
 fake.route_nq(id, ens.add(0x100 + 40 * 2))?;
 let mut ens_block = NotificBlock::new(ens);
 let mut engine = NotificEngine::init(&dev, &mut ens_block, EngineConfig::tpb(BpMode::None))?;
-let mut ring = dev.adopt_ring(id, engine.queue(2)?, NqConfig::new(1024, ConsumeMode::Phase))?;
+let mut ring = dev.adopt_ring(id, engine.queue(2)?, NqConfig::phase(1024))?;
 let mut delay = SimDelay::new(fake.model());
 ring.enable(&mut engine, &mut delay)?;
 let block = fake.bar0_offset(ens)?;
 fake.model().with_block(block, |m: &mut NotificModel, bus| m.post(bus, 2, 10)).unwrap()?;
 let mut out = [NqEntry::default(); 16];
-assert_eq!(ring.drain(&mut delay, &mut out)?, 10); // its head write: one BAR_WRITE
+assert_eq!(ring.drain(&mut out)?, 10); // its head write: one BAR_WRITE
 # Ok::<(), Box<dyn std::error::Error>>(())
 ```
 "#

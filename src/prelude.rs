@@ -9,12 +9,12 @@
 //! traits. Those traits must be in scope for their methods to resolve.
 
 pub use khal_core::dma::{DmaAllocator, DmaMemory, DmaQueue};
-pub use khal_core::engine::{
-    ActOps, DgeNotif, DveOps, EngineOps, InitSteps, PeOps, PoolingOps, SpOps, StpbOps,
-};
+pub use khal_core::engine::{init::InitSteps, notif::DgeNotif};
+pub use khal_core::engine::{ActOps, DveOps, EngineOps, PeOps, PoolingOps, SpOps, StpbOps};
+pub use khal_core::family::hw_decode::HwDecode;
 pub use khal_core::family::{
-    Arch, CapCfg, DgeRegs, DveTables, HbmMap, HwDecode, IramSizes, NotificMasks, NqMailboxMap,
-    NxLocal, Q7Params, Sdma, SeqParams, TopSpNx, TpbBases, TpbRegGates,
+    Arch, CapCfg, DgeRegs, DveTables, HbmMap, IramSizes, NotificMasks, NqMailboxMap, NxLocal,
+    Q7Params, Sdma, SeqParams, TopSpNx, TpbBases, TpbRegGates,
 };
 pub use khal_core::intc::IntcOps;
 pub use khal_core::q7::Q7SwapTable;

@@ -7,18 +7,19 @@
 //! MED where marked (the sibling pages' INFERRED, an earlier revision's table
 //! [000r1 §3], or derived by arithmetic).
 
-use khal_core::addr::DeviceAddr;
 use khal_core::engine::tpb_regs::{
     sw_queue_num2, sw_queue_num3, sw_queue_num4, SW_QUEUE_NUM2, SW_QUEUE_NUM4,
 };
-use khal_core::error::{Error, Result};
-use khal_core::family::nx_local::{DmaReg, RsvdSpace, XtWindows};
+use khal_core::family::hw_decode::HwDecode;
 use khal_core::family::{
-    DgeRegs, Gated, HwDecode, IramSizes, NxLocal, Offset, Q7Owner, Q7Param, Q7Params, Sdma,
-    SdmaLimits, TopSpNx, TopSpTable, TpbRegGates,
+    DgeRegs, Gated, IramSizes, NxLocal, Offset, Q7Owner, Q7Param, Q7Params, Sdma, SdmaLimits,
+    TopSpNx, TopSpTable, TpbRegGates,
 };
-use khal_core::ids::Engine;
+use khal_core::family::{DmaReg, RsvdSpace, XtWindows};
 use khal_core::regs::{BlockDesc, Field, Reg};
+use khal_core::DeviceAddr;
+use khal_core::Engine;
+use khal_core::{Error, Result};
 
 use crate::Cayman;
 

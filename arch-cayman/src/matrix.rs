@@ -4,14 +4,14 @@
 //! PREPROC, HBM bases, IRAM, sequencer, HW-decode, DVE) are defined here once;
 //! `khal-arch-mariana` reuses them through these impls.
 
-use khal_core::addr::{DeviceAddr, HostVisible, MESH_HIGH_BIT};
-use khal_core::error::{Error, Result};
 use khal_core::family::{
     ActTableParams, ActTables, Arch, CapCfg, CapCfgTable, DveTableOffsets, DveTableSizes,
     DveTables, HbmBarWindow, HbmMap, HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams,
     SeqSizes, SeqTriple, Tile, TpbBases, PSUM_DELTA,
 };
-use khal_core::ids::{ArchId, Engine};
+use khal_core::{ArchId, Engine};
+use khal_core::{DeviceAddr, HostVisible, MESH_HIGH_BIT};
+use khal_core::{Error, Result};
 use static_assertions::const_assert;
 
 use crate::Cayman;

@@ -14,15 +14,16 @@
 
 use khal_arch_cayman::engine as cayman;
 use khal_arch_cayman::Cayman;
-use khal_core::addr::DeviceAddr;
-use khal_core::error::{Error, Result};
-use khal_core::family::nx_local::{RsvdSpace, XtWindows};
+use khal_core::family::hw_decode::HwDecode;
 use khal_core::family::{
-    DgeRegs, Gated, HwDecode, IramSizes, NxLocal, Offset, Q7Owner, Q7Param, Q7Params, Sdma,
-    SdmaLimits, TopSpNx, TopSpTable, TpbRegGates,
+    DgeRegs, Gated, IramSizes, NxLocal, Offset, Q7Owner, Q7Param, Q7Params, Sdma, SdmaLimits,
+    TopSpNx, TopSpTable, TpbRegGates,
 };
-use khal_core::ids::Engine;
+use khal_core::family::{RsvdSpace, XtWindows};
 use khal_core::regs::{BlockDesc, Field, Reg};
+use khal_core::DeviceAddr;
+use khal_core::Engine;
+use khal_core::{Error, Result};
 
 use crate::Mariana;
 

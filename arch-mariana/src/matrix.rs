@@ -7,14 +7,14 @@
 //! mailbox map.
 
 use khal_arch_cayman::Cayman;
-use khal_core::addr::{DeviceAddr, HostVisible, MESH_HIGH_BIT};
-use khal_core::error::{Error, Result};
 use khal_core::family::{
     ActTableParams, ActTables, Arch, CapCfg, CapCfgTable, DveTableOffsets, DveTableSizes,
     DveTables, FlagSelected, Gated, HbmBarWindow, HbmMap, HbmUsableSize, NotificMasks,
     NqMailboxMap, Offset, SeqParams, SeqSizes, SeqTriple, Tile, TpbBases,
 };
-use khal_core::ids::{ArchId, Engine};
+use khal_core::{ArchId, Engine};
+use khal_core::{DeviceAddr, HostVisible, MESH_HIGH_BIT};
+use khal_core::{Error, Result};
 use static_assertions::{const_assert, const_assert_eq};
 
 use crate::Mariana;
@@ -156,7 +156,7 @@ impl NqMailboxMap for Mariana {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use khal_core::ids::Bounded;
+    use khal_core::Bounded;
 
     #[test]
     fn mailbox_and_fp8() {

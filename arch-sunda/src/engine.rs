@@ -5,15 +5,16 @@
 //! Grades: unmarked = HIGH; MED where marked (the sibling pages' INFERRED, the
 //! earlier revision's table [000r1 §3], or derived by arithmetic).
 
-use khal_core::error::{Error, Result};
-use khal_core::family::nx_local::{RsvdSpace, XtWindows};
+use khal_core::family::hw_decode::HwDecode;
 use khal_core::family::{
-    DgeRegs, Gated, HwDecode, IramSizes, NxLocal, Offset, Q7Owner, Q7Param, Q7Params, Sdma,
-    SdmaLimits, TopSpNx, TopSpTable, TpbRegGates,
+    DgeRegs, Gated, IramSizes, NxLocal, Offset, Q7Owner, Q7Param, Q7Params, Sdma, SdmaLimits,
+    TopSpNx, TopSpTable, TpbRegGates,
 };
-use khal_core::ids::{ArchId, Engine};
+use khal_core::family::{RsvdSpace, XtWindows};
 use khal_core::regs::{BlockDesc, Field, Reg};
 use khal_core::DeviceAddr;
+use khal_core::{ArchId, Engine};
+use khal_core::{Error, Result};
 use static_assertions::const_assert_eq;
 
 use crate::Sunda;

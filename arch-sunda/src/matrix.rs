@@ -3,14 +3,14 @@
 //! SUNDA is single-mesh (no bit-47 half), has 2 TPB tiles and 2 HBM channels,
 //! no HW-decode silicon, no DVE table-offset getter, and its own TopSP origin.
 
-use khal_core::addr::{DeviceAddr, HostVisible};
-use khal_core::error::{Error, Result};
 use khal_core::family::{
     ActTables, Arch, CapCfg, CapCfgTable, DveTableOffsets, DveTableSizes, DveTables, HbmBarWindow,
     HbmMap, HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams, SeqSizes, SeqTriple,
     Tile, TpbBases,
 };
-use khal_core::ids::{ArchId, Engine};
+use khal_core::{ArchId, Engine};
+use khal_core::{DeviceAddr, HostVisible};
+use khal_core::{Error, Result};
 use static_assertions::const_assert_eq;
 
 use crate::Sunda;
@@ -173,7 +173,7 @@ mod tests {
 
     #[test]
     fn no_hw_decode() {
-        use khal_core::family::HwDecode;
+        use khal_core::family::hw_decode::HwDecode;
         assert!(matches!(
             Sunda::hw_decode_table_params(Engine::Pe),
             Err(Error::Unsupported { .. })

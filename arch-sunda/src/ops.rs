@@ -16,7 +16,8 @@
 //! [`EngineLeaves`]: the answers below, and no HW-decode program.
 
 use khal_core::engine::init::{self, InitSteps, Step};
-use khal_core::engine::{DgeNotif, EngineLeaves, HwDecodeLeaves};
+use khal_core::engine::notif::DgeNotif;
+use khal_core::engine::{EngineLeaves, HwDecodeLeaves};
 use khal_core::q7::{self, Q7SwapTable};
 use khal_core::regs::Reg;
 use khal_core::{DeviceAddr, Error, Mmio, Result};

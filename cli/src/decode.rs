@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 
 use clap::{Args, ValueEnum};
 use khal::family::hw_decode::{CAM_SIZE, TABLE_DELTA, TABLE_SIZE};
-use khal::family::nx_local::OWNER_TPB;
+use khal::family::OWNER_TPB;
 use khal::family::{Arch, HbmChannel, Q7Owner, Tile};
 use khal::regs::BlockDesc;
 use khal::HOST_VISIBLE_REBASE;

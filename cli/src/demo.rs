@@ -53,25 +53,26 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 use khal::dma::{DmaAllocator, MemLocation};
 use khal::dve::{DveLoader, DvePlacement, DveTableSet, LoadOutcome, DVE_QUEUE_NAME};
+use khal::engine::init::Step;
 use khal::engine::{
-    dge, program, run_stall, topsp, EngineOps, EngineParams, PeParams, PoolingParams, SpHandle,
-    SpInitOptions, Step, StpbConfig,
+    dge, program_start, run_stall, topsp, EngineOps, EngineParams, PeParams, PoolingParams,
+    SpHandle, SpInitOptions, StpbConfig, SKIP,
 };
-use khal::family::nx_local::{OWNER_TOPSP, OWNER_TPB};
 use khal::family::{Arch, Doorbell, Gated, NxLocal, Offset};
+use khal::family::{OWNER_TOPSP, OWNER_TPB};
 use khal::intc::{ErrtrigLine, Intc, MsixIntc};
 use khal::notific::regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
 use khal::notific::{
-    BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+    BpMode, ConsumeKind, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
     NqRing,
 };
-use khal::std_adapter::dma::{HostAllocator, Identity};
 use khal::std_adapter::model::dma_engine::{DmaEngineModel, ModelDmaQueue};
 use khal::std_adapter::model::intc::{ErrtrigModel, MsixModel};
 use khal::std_adapter::model::notific::{entry_seq, NotificModel, QueueFault};
 use khal::std_adapter::model::tpb::{StartRegs, TpbWindow, XtLayout};
 use khal::std_adapter::model::DeviceModel;
 use khal::std_adapter::{Counting, DmaBuf, SimDelay};
+use khal::std_adapter::{HostAllocator, Identity};
 use khal::wait::{poll_until, Budget};
 use khal::Fault;
 use khal::{AnyArch, ArchId, Cayman, DeviceAddr, Error, Mariana, Mmio, Sunda};
@@ -227,13 +228,13 @@ impl<M: Mmio> Mmio for HeadWrites<M> {
 /// The MMIO stack every HAL call of the demo goes through.
 type Meter<'m> = Counting<HeadWrites<&'m DeviceModel>>;
 
-/// One NQ the host drains.
-struct Lane<'b> {
+/// One NQ the host drains, a ring of kind `K` (`--mode`).
+struct Lane<'b, K: ConsumeKind> {
     /// 0 = the TPB engine, 1 = the TopSP engine.
     engine: usize,
     base: DeviceAddr,
     idx: u32,
-    ring: NqRing<'b, &'b DmaBuf, &'b Meter<'b>>,
+    ring: NqRing<'b, &'b DmaBuf, &'b Meter<'b>, K>,
     /// The model's sequence number expected next.
     next_seq: u64,
     /// Entries the model wrote (accepted) so far.
@@ -289,7 +290,7 @@ impl XorShift {
     }
 }
 
-fn post(dev: &DeviceModel, lane: &mut Lane<'_>) -> khal::Result<u64> {
+fn post<K: ConsumeKind>(dev: &DeviceModel, lane: &mut Lane<'_, K>) -> khal::Result<u64> {
     let want = u32::try_from(lane.backlog).unwrap_or(u32::MAX);
     let n = dev
         .with_block(lane.base, |nm: &mut NotificModel, bus| {
@@ -303,10 +304,10 @@ fn post(dev: &DeviceModel, lane: &mut Lane<'_>) -> khal::Result<u64> {
 }
 
 /// Drain `lane` until an empty poll, checking every entry.
-fn drain_lane(
+fn drain_lane<K: ConsumeKind>(
     dev: &DeviceModel,
     meter: &Meter<'_>,
-    lane: &mut Lane<'_>,
+    lane: &mut Lane<'_, K>,
     buf: &mut [NqEntry],
     st: &mut Stats,
 ) -> khal::Result<()> {
@@ -314,7 +315,7 @@ fn drain_lane(
     loop {
         let phase = lane.ring.phase();
         let reads = meter.reads();
-        let n = lane.ring.drain(&mut delay, buf)?;
+        let n = lane.ring.drain_with(&mut delay, buf)?;
         st.drain_mmio_reads += meter.reads() - reads;
         st.drain_calls += 1;
         if lane.ring.phase() != phase {
@@ -343,7 +344,7 @@ fn drain_lane(
     }
 }
 
-fn inject(dev: &DeviceModel, fault: FaultArg, lane: &Lane<'_>) {
+fn inject<K: ConsumeKind>(dev: &DeviceModel, fault: FaultArg, lane: &Lane<'_, K>) {
     let f = match fault {
         FaultArg::Gone => {
             dev.set_gone(true);
@@ -526,8 +527,8 @@ fn engine_leaves<A: EngineOps>(dev: &DeviceModel, meter: &Meter<'_>) -> Vec<(Str
         .map(|(_, b)| *b);
 
     // program_start: POOL, ACT, PE, DVE launched, SP skipped [002 §4].
-    let starts = [0x100, 0x200, 0x300, 0x400, program::SKIP];
-    let r = program::program_start::<A, _>(meter, TPB_MEM, &starts).map(|()| {
+    let starts = [0x100, 0x200, 0x300, 0x400, SKIP];
+    let r = program_start::<A, _>(meter, TPB_MEM, &starts).map(|()| {
         let got: Vec<String> = windows
             .iter()
             .filter_map(|(n, b)| read(*b).map(|st| format!("{n} {:x?}", st.0)))
@@ -606,7 +607,7 @@ fn load_dve<A: Arch>(dev: &DeviceModel, b: &mut Bringup) -> khal::Result<()> {
     } else {
         DveTableSet::four(&op, &cf, &dp)
     };
-    let mut alloc = khal::std_adapter::dma::ModelAllocator::with_default_arena(dev);
+    let mut alloc = khal::std_adapter::ModelAllocator::with_default_arena(dev);
     let mut queue = ModelDmaQueue::mount(dev, DmaEngineModel::DEFAULT_BASE, DVE_QUEUE_NAME, 8)?;
     let mut loader = DveLoader::new();
     let mut delay = SimDelay::new(dev);
@@ -773,10 +774,6 @@ impl From<Error> for DemoError {
 fn demo(args: &DemoArgs) -> Result<String, DemoError> {
     let start = Instant::now();
     let id = args.arch.id();
-    let mode = match args.mode {
-        ModeArg::Phase => ConsumeMode::Phase,
-        ModeArg::Tail => ConsumeMode::Tail,
-    };
     let dev = model()?;
     let meter: Meter<'_> = Counting::new(HeadWrites {
         inner: &dev,
@@ -786,39 +783,17 @@ fn demo(args: &DemoArgs) -> Result<String, DemoError> {
     let mut topsp = NotificBlock::new(TOPSP_ENS);
     let (arch, b, mut engines) = bring_up(id, &dev, &meter, &mut topsp)?;
     let bufs = ring_buffers(&dev)?;
-    let mut delay = SimDelay::new(&dev);
-    let mut lanes = lanes(&dev, &bufs, &mut engines, mode, &mut delay)?;
-    let setup = Counts::now(&meter);
-
-    let bar = progress(args);
     let mut st = Stats::default();
-    // The traffic and the final resets; a failure keeps the counts so far for
-    // the JSON summary.
-    let mut outcome = traffic(
+    let run = Run {
         args,
-        &dev,
-        &meter,
-        &mut lanes,
-        &mut delay,
-        &mut st,
-        bar.as_ref(),
-    );
-    // The traffic's counts (the enables' resets wrote one head each before).
-    let mut counts = setup.since(&meter);
-    if outcome.is_ok() {
-        outcome = quiesce(&mut lanes, &mut engines, &mut delay);
-    }
-    if outcome.is_err() {
-        if let Some(p) = &bar {
-            p.finish_and_clear();
-        }
-        // Failed mid-traffic: the counts up to the failure.
-        counts = setup.since(&meter);
-    }
-    st.lost += lanes
-        .iter()
-        .map(|l| l.accepted.saturating_sub(l.received))
-        .sum::<u64>();
+        dev: &dev,
+        meter: &meter,
+        bufs: &bufs,
+    };
+    let (counts, outcome, rings) = match args.mode {
+        ModeArg::Phase => run.lanes(NqConfig::phase, &mut engines, &mut st)?,
+        ModeArg::Tail => run.lanes(NqConfig::tail, &mut engines, &mut st)?,
+    };
     let report = Report {
         id,
         arch,
@@ -828,7 +803,7 @@ fn demo(args: &DemoArgs) -> Result<String, DemoError> {
         reads: meter.reads(),
         writes: meter.writes(),
         traffic: counts,
-        rings: lanes.len(),
+        rings,
         sim_us: dev_now_us(&dev),
         elapsed_ms: start.elapsed().as_millis() as u64,
     };
@@ -852,6 +827,58 @@ fn demo(args: &DemoArgs) -> Result<String, DemoError> {
         .into());
     }
     Ok(out)
+}
+
+/// Steps 6 and 7 on what the bring-up made.
+struct Run<'a, 'b> {
+    args: &'a DemoArgs,
+    dev: &'a DeviceModel,
+    meter: &'b Meter<'b>,
+    bufs: &'b [Arc<DmaBuf>],
+}
+
+impl<'b> Run<'_, 'b> {
+    /// The rings of `kind`'s kind (`--mode`), the traffic and the final
+    /// resets: the traffic's counts, its outcome (a failure keeps the counts
+    /// so far for the JSON summary) and the number of rings.
+    fn lanes<K: ConsumeKind>(
+        &self,
+        kind: fn(u32) -> NqConfig<K>,
+        engines: &mut [NotificEngine<'b, &'b Meter<'b>>; 2],
+        st: &mut Stats,
+    ) -> khal::Result<(Counts, khal::Result<()>, usize)> {
+        let (dev, meter) = (self.dev, self.meter);
+        let mut delay = SimDelay::new(dev);
+        let mut lanes = lanes(dev, self.bufs, engines, kind, &mut delay)?;
+        let setup = Counts::now(meter);
+        let bar = progress(self.args);
+        let mut outcome = traffic(
+            self.args,
+            dev,
+            meter,
+            &mut lanes,
+            &mut delay,
+            st,
+            bar.as_ref(),
+        );
+        // The traffic's counts (the enables' resets wrote one head each before).
+        let mut counts = setup.since(meter);
+        if outcome.is_ok() {
+            outcome = quiesce(&mut lanes, engines, &mut delay);
+        }
+        if outcome.is_err() {
+            if let Some(p) = &bar {
+                p.finish_and_clear();
+            }
+            // Failed mid-traffic: the counts up to the failure.
+            counts = setup.since(meter);
+        }
+        st.lost += lanes
+            .iter()
+            .map(|l| l.accepted.saturating_sub(l.received))
+            .sum::<u64>();
+        Ok((counts, outcome, lanes.len()))
+    }
 }
 
 /// The device model with the demo's blocks mounted: the two notification
@@ -914,14 +941,14 @@ fn ring_buffers(dev: &DeviceModel) -> khal::Result<Vec<Arc<DmaBuf>>> {
 
 /// Step 6's rings: queues 0-9 of the TPB engine and queue 0 of the TopSP
 /// engine, each configured on its buffer and enabled.
-fn lanes<'b>(
+fn lanes<'b, K: ConsumeKind>(
     dev: &DeviceModel,
     bufs: &'b [Arc<DmaBuf>],
     engines: &mut [NotificEngine<'b, &'b Meter<'b>>; 2],
-    mode: ConsumeMode,
+    kind: fn(u32) -> NqConfig<K>,
     delay: &mut SimDelay<'_, DeviceModel>,
-) -> khal::Result<Vec<Lane<'b>>> {
-    let mut lanes: Vec<Lane<'_>> = Vec::new();
+) -> khal::Result<Vec<Lane<'b, K>>> {
+    let mut lanes: Vec<Lane<'_, K>> = Vec::new();
     for (i, buf) in bufs.iter().enumerate() {
         let (engine, base, idx) = if i < 10 {
             (0, TPB_ENS, i as u32)
@@ -931,7 +958,7 @@ fn lanes<'b>(
         let e = engines
             .get_mut(engine)
             .ok_or(Error::InvalidArgument("demo engine"))?;
-        let cfg = NqConfig::new(RING_BYTES, mode).with_budget(BUDGET);
+        let cfg = kind(RING_BYTES).with_budget(BUDGET);
         let mut ring = NqRing::configure_host(&**buf, e.queue(idx)?, cfg).map_err(Error::from)?;
         ring.enable(e, delay)?;
         let next_seq = dev
@@ -955,11 +982,11 @@ fn lanes<'b>(
 /// burst on every queue (what back-pressure allows; `--fault` injected
 /// half-way) and the host drains every queue, checking each entry. Every
 /// wait for the device is bounded.
-fn traffic(
+fn traffic<K: ConsumeKind>(
     args: &DemoArgs,
     dev: &DeviceModel,
     meter: &Meter<'_>,
-    lanes: &mut [Lane<'_>],
+    lanes: &mut [Lane<'_, K>],
     delay: &mut SimDelay<'_, DeviceModel>,
     st: &mut Stats,
     bar: Option<&indicatif::ProgressBar>,
@@ -1040,8 +1067,8 @@ fn traffic(
 }
 
 /// Step 7: quiesce every queue.
-fn quiesce<'b>(
-    lanes: &mut [Lane<'b>],
+fn quiesce<'b, K: ConsumeKind>(
+    lanes: &mut [Lane<'b, K>],
     engines: &mut [NotificEngine<'b, &'b Meter<'b>>; 2],
     delay: &mut SimDelay<'_, DeviceModel>,
 ) -> khal::Result<()> {
@@ -1233,7 +1260,7 @@ impl ModeArg {
 }
 
 fn dev_now_us(dev: &DeviceModel) -> u64 {
-    use khal::std_adapter::delay::Advance;
+    use khal::std_adapter::Advance;
     dev.now_ns() / 1000
 }
 

@@ -23,11 +23,11 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use khal::dma::DmaMemory;
-use khal::engine::Step;
+use khal::engine::init::Step;
 use khal::family::TpbBases;
 use khal::intc::{ErrtrigLine, Intc, MsixIntc};
 use khal::notific::{
-    BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+    BpMode, ConsumeKind, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
     NqRing,
 };
 use khal::std_adapter::model::intc::{ErrtrigModel, MsixModel};
@@ -101,12 +101,12 @@ fn tiles(id: ArchId) -> [DeviceAddr; 2] {
     [b[0], b[1]]
 }
 
-/// One NQ the host drains.
-struct Lane<'a> {
+/// One NQ the host drains, a ring of kind `K` (`--mode`).
+struct Lane<'a, K: ConsumeKind> {
     engine: usize,
     block: DeviceAddr,
     idx: u32,
-    ring: NqRing<'a, NeuronDma<'a, &'a FakeDriver>, &'a Neuron<&'a FakeDriver>>,
+    ring: NqRing<'a, NeuronDma<'a, &'a FakeDriver>, &'a Neuron<&'a FakeDriver>, K>,
     next_seq: u64,
 }
 
@@ -117,6 +117,10 @@ struct Stats {
     lost: u64,
     duplicated: u64,
     drain_calls: u64,
+    /// Rings, the first one's bus address, BAR writes before the traffic.
+    rings: usize,
+    bus: u64,
+    setup_writes: usize,
 }
 
 fn nq_id(dev_type: NqDevType, engine_index: u32) -> NqId {
@@ -173,53 +177,34 @@ fn fake_demo(args: &DemoArgs, id: ArchId) -> Result<String, NeuronError> {
         topsp.get()
     );
 
-    // Rings from NOTIFICATIONS_INIT_V2, adopted.
-    let mode = match args.mode {
-        ModeArg::Phase => ConsumeMode::Phase,
-        ModeArg::Tail => ConsumeMode::Tail,
+    let st = match args.mode {
+        ModeArg::Phase => lanes(
+            &fake,
+            &dev,
+            &mut engines,
+            [ens, topsp],
+            NqConfig::phase,
+            args,
+        )?,
+        ModeArg::Tail => lanes(
+            &fake,
+            &dev,
+            &mut engines,
+            [ens, topsp],
+            NqConfig::tail,
+            args,
+        )?,
     };
-    let mut delay = SimDelay::new(fake.model());
-    let mut lanes = Vec::new();
-    for i in 0..11u32 {
-        let (engine, block, idx, stride, kind) = if i < 10 {
-            (0, ens, i, 40, NqDevType::NeuronCore)
-        } else {
-            (1, topsp, 0, 0, NqDevType::TopSp)
-        };
-        let nq = nq_id(kind, idx);
-        fake.route_nq(nq, block.add(0x100 + stride * u64::from(idx)))?;
-        let e = &mut engines[engine];
-        let mut ring = dev.adopt_ring(nq, e.queue(idx)?, NqConfig::new(RING_BYTES, mode))?;
-        ring.enable(e, &mut delay)?;
-        let off = fake.bar0_offset(block)?;
-        let next_seq = fake
-            .model()
-            .with_block(off, |m: &mut NotificModel, _| m.next_seq(idx))
-            .unwrap_or(0);
-        lanes.push(Lane {
-            engine,
-            block: off,
-            idx,
-            ring,
-            next_seq,
-        });
-    }
-    let setup_writes = fake.count(abi::BAR_WRITE);
     let _ = writeln!(
         out,
         "  rings      {} NQs x {} entries from NOTIFICATIONS_INIT_V2 (bus {:#x}, ...), adopted, {} mode",
-        lanes.len(),
+        st.rings,
         RING_BYTES / 16,
-        lanes.first().map_or(0, |l| l.ring.memory().bus_addr()),
+        st.bus,
         mode_name(args.mode)
     );
-
-    let st = traffic(&fake, &mut lanes, &mut delay, args.notifications)?;
-    for l in lanes.iter_mut() {
-        l.ring.reset(&mut engines[l.engine], &mut delay)?;
-    }
     let ok = st.lost == 0 && st.duplicated == 0 && st.drained == st.posted;
-    let writes = fake.count(abi::BAR_WRITE) - setup_writes;
+    let writes = fake.count(abi::BAR_WRITE) - st.setup_writes;
     let _ = writeln!(
         out,
         "  traffic    posted = {}, drained = {}, lost = {}, duplicated = {}",
@@ -253,7 +238,7 @@ fn fake_demo(args: &DemoArgs, id: ArchId) -> Result<String, NeuronError> {
             "drained": st.drained,
             "lost": st.lost,
             "duplicated": st.duplicated,
-            "rings": lanes.len(),
+            "rings": st.rings,
             "bar_writes": fake.count(abi::BAR_WRITE),
             "bar_reads": fake.count(abi::BAR_READ),
             "stpb_init": stpb,
@@ -266,6 +251,56 @@ fn fake_demo(args: &DemoArgs, id: ArchId) -> Result<String, NeuronError> {
         "result: OK, every notification received once and in order"
     );
     Ok(out)
+}
+
+/// The rings from NOTIFICATIONS_INIT_V2 on the two engines (their blocks
+/// `ens` and `topsp`), of `kind`'s kind (`--mode`), adopted and enabled;
+/// the traffic; every ring reset. Its stats, with the rings' count, the
+/// first one's bus address and the BAR writes before the traffic.
+fn lanes<'a, K: ConsumeKind>(
+    fake: &'a FakeDriver,
+    dev: &'a Neuron<&'a FakeDriver>,
+    engines: &mut [NotificEngine<'a, &'a Neuron<&'a FakeDriver>>; 2],
+    [ens, topsp]: [DeviceAddr; 2],
+    kind: fn(u32) -> NqConfig<K>,
+    args: &DemoArgs,
+) -> Result<Stats, NeuronError> {
+    // Rings from NOTIFICATIONS_INIT_V2, adopted.
+    let mut delay = SimDelay::new(fake.model());
+    let mut lanes = Vec::new();
+    for i in 0..11u32 {
+        let (engine, block, idx, stride, dev_type) = if i < 10 {
+            (0, ens, i, 40, NqDevType::NeuronCore)
+        } else {
+            (1, topsp, 0, 0, NqDevType::TopSp)
+        };
+        let nq = nq_id(dev_type, idx);
+        fake.route_nq(nq, block.add(0x100 + stride * u64::from(idx)))?;
+        let e = &mut engines[engine];
+        let mut ring = dev.adopt_ring(nq, e.queue(idx)?, kind(RING_BYTES))?;
+        ring.enable(e, &mut delay)?;
+        let off = fake.bar0_offset(block)?;
+        let next_seq = fake
+            .model()
+            .with_block(off, |m: &mut NotificModel, _| m.next_seq(idx))
+            .unwrap_or(0);
+        lanes.push(Lane {
+            engine,
+            block: off,
+            idx,
+            ring,
+            next_seq,
+        });
+    }
+    let setup_writes = fake.count(abi::BAR_WRITE);
+    let mut st = traffic(fake, &mut lanes, &mut delay, args.notifications)?;
+    for l in lanes.iter_mut() {
+        l.ring.reset(&mut engines[l.engine], &mut delay)?;
+    }
+    st.rings = lanes.len();
+    st.bus = lanes.first().map_or(0, |l| l.ring.memory().bus_addr());
+    st.setup_writes = setup_writes;
+    Ok(st)
 }
 
 /// `stpb_init` with valid configs (stopping before the first step whose
@@ -344,9 +379,9 @@ fn intc<S: NeuronSys>(
 }
 
 /// The model posts bursts on every queue while the host drains them.
-fn traffic(
+fn traffic<K: ConsumeKind>(
     fake: &FakeDriver,
-    lanes: &mut [Lane<'_>],
+    lanes: &mut [Lane<'_, K>],
     delay: &mut impl embedded_hal::delay::DelayNs,
     total: u64,
 ) -> Result<Stats, NeuronError> {
@@ -371,7 +406,7 @@ fn traffic(
                 .ok_or(Error::InvalidArgument("demo: notific model not mounted"))??;
             st.posted += u64::from(n);
             loop {
-                let k = l.ring.drain(delay, &mut buf)?;
+                let k = l.ring.drain_with(delay, &mut buf)?;
                 st.drain_calls += 1;
                 if k == 0 {
                     break;

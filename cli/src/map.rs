@@ -15,8 +15,8 @@ use std::fmt::Write as _;
 
 use clap::Args;
 use khal::family::{
-    nx_local::{DmaReg, RsvdSpace},
-    Arch, Doorbell, FlagSelected, Gated, HbmChannel, NotificMask, Offset, Q7Owner, Tile,
+    Arch, DmaReg, Doorbell, FlagSelected, Gated, HbmChannel, NotificMask, Offset, Q7Owner,
+    RsvdSpace, Tile,
 };
 use khal::regs::{Field, Reg};
 use khal::MeshHalf;

@@ -26,11 +26,11 @@ use khal::dma::DmaMemory;
 use khal::intc::regs::{MSIX, MSIX_SIZE};
 use khal::intc::{EnsNq, Intc, MsixIntc};
 use khal::notific::regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
-use khal::notific::{BpMode, ConsumeMode, Flavour, NotificBlock, NotificEngine, NqConfig, NqRing};
+use khal::notific::{BpMode, Flavour, NotificBlock, NotificEngine, NqConfig, NqRing};
 use khal::std_adapter::model::intc::MsixModel;
 use khal::std_adapter::model::notific::NotificModel;
 use khal::std_adapter::model::DeviceModel;
-use khal::std_adapter::trace::Access;
+use khal::std_adapter::Access;
 use khal::std_adapter::{DmaBuf, SimDelay, Trace};
 use khal::{ArchId, DeviceAddr, Error, Mariana};
 
@@ -383,13 +383,12 @@ pub fn record(arch: ArchId, op: &TraceOp) -> khal::Result<Vec<Access>> {
                 bus: base,
                 len: size as usize,
             };
-            NqRing::configure_host(mem, e.queue(index)?, NqConfig::new(size, ConsumeMode::Tail))?;
+            NqRing::configure_host(mem, e.queue(index)?, NqConfig::tail(size))?;
         }
         TraceOp::NqReset { index, .. } => {
             let mut e = engine(&t, &mut ens)?;
             let mem = DmaBuf::new(256, 64)?;
-            let mut ring =
-                NqRing::host(&mem, e.queue(index)?, NqConfig::new(256, ConsumeMode::Tail))?;
+            let mut ring = NqRing::host(&mem, e.queue(index)?, NqConfig::tail(256))?;
             t.clear();
             ring.reset(&mut e, &mut SimDelay::new(&dev))?;
         }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use embedded_hal_async::delay::DelayNs;
 use khal::asynch::{self, NqSignal};
 use khal::notific::{
-    BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal::wait::Budget;
 use khal::std_adapter::model::notific::{entry_seq, NotificModel};
@@ -53,7 +53,7 @@ pub fn ring<'a>(
     NqRing<'a, &'a DmaBuf, &'a DeviceModel>,
 )> {
     let mut engine = NotificEngine::init(model, block, EngineConfig::tpb(BpMode::None))?;
-    let cfg = NqConfig::new(ENTRIES * 16, ConsumeMode::Phase).with_max_batch(8);
+    let cfg = NqConfig::phase(ENTRIES * 16).with_max_batch(8);
     let mut ring = NqRing::configure_host(mem, engine.queue(NQ)?, cfg)?;
     ring.enable(&mut engine, &mut SimDelay::new(model))?;
     Ok((engine, ring))

@@ -24,7 +24,7 @@ use embedded_hal::delay::DelayNs;
 use khal::dma::DmaMemory;
 use khal::family::{Arch, NotificMask};
 use khal::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal::{DeviceAddr, Error, Mmio, Result};
 
@@ -62,26 +62,21 @@ pub fn bring_up<'d, A: Arch, M: Mmio + Clone, R: DmaMemory, D: DelayNs>(
         Err(e) => return Err(e),
     }
     let mut engine = NotificEngine::init(window, notific, EngineConfig::tpb(BpMode::None))?;
-    let cfg = NqConfig::new(RING_BYTES as u32, ConsumeMode::Phase);
+    let cfg = NqConfig::phase(RING_BYTES as u32);
     let mut ring = NqRing::configure_host(ring_mem, engine.queue(NQ)?, cfg)?;
     ring.enable(&mut engine, delay)?;
     Ok(Up { engine, ring })
 }
 
-/// Step 4: drain what is pending into `out`; returns how many.
+/// Step 4: drain what is pending into `out`; returns how many. A phase
+/// ring's drain never waits; `delay` bounds the reset after a device fault.
 pub fn drain<M: Mmio, R: DmaMemory, D: DelayNs>(
     up: &mut Up<'_, M, R>,
     delay: &mut D,
     out: &mut [NqEntry],
 ) -> Result<usize> {
-    match up.ring.drain(delay, out) {
+    match up.ring.drain(out) {
         Ok(n) => Ok(n),
-        // The last entry's data did not land within the budget: nothing was
-        // consumed, the next drain sees the same entries again.
-        Err(e @ Error::Timeout(_)) => {
-            log_error("nq drain (will retry)", &e);
-            Ok(0)
-        }
         // The device lied or is gone: reset the queue (bounded) and report.
         Err(e @ Error::DeviceFault(_)) => {
             log_error("nq drain: device fault, resetting the queue", &e);

@@ -8,9 +8,9 @@
 
 use khal_core::intc::{EnsNq, ErrtrigLine, Intc, MsixIntc};
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing,
+    BpMode, ConsumeKind, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqQueue, NqRing,
 };
-use khal_core::DeviceAddr;
+use khal_core::{DeviceAddr, Mmio};
 use khal_fuzz::{Input, RecMmio, RingMem};
 use libfuzzer_sys::fuzz_target;
 
@@ -169,18 +169,9 @@ fuzz_target!(|data: &[u8]| {
                     (inp.u8() as u32 % 8) * 16
                 };
                 let len = inp.u16() as usize % 2048;
-                let mut cfg = NqConfig::new(
-                    size,
-                    if inp.bool() {
-                        ConsumeMode::Tail
-                    } else {
-                        ConsumeMode::Phase
-                    },
-                );
+                let tail = inp.bool();
                 let mb = if inp.bool() {
-                    let b = inp.u8() as u32 % 4;
-                    cfg = cfg.with_max_batch(b);
-                    Some(b)
+                    Some(inp.u8() as u32 % 4)
                 } else {
                     None
                 };
@@ -196,13 +187,11 @@ fuzz_target!(|data: &[u8]| {
                 let ok =
                     free && size > 0 && size % 16 == 0 && size as usize <= len && mb != Some(0);
                 let r = ens.queue(index).and_then(|q| {
-                    NqRing::configure_host(&mem, q, cfg)
-                        .map(|_| ())
-                        .map_err(|refused| {
-                            // A refusal holds the token it was given.
-                            assert_eq!(refused.queue().index(), index);
-                            refused.error()
-                        })
+                    if tail {
+                        configure(&mem, q, NqConfig::tail(size), mb)
+                    } else {
+                        configure(&mem, q, NqConfig::phase(size), mb)
+                    }
                 });
                 if index_ok && !free {
                     assert_eq!(r, Err(khal_core::Error::QueueTaken(index)));
@@ -216,3 +205,24 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+/// `NqRing::configure_host` on `q` of `cfg` with the batch cap `mb`, the
+/// ring dropped; a refusal's error (the refusal holds the token it was given).
+fn configure<M: Mmio, K: ConsumeKind>(
+    mem: &RingMem,
+    q: NqQueue<'_, M>,
+    cfg: NqConfig<K>,
+    mb: Option<u32>,
+) -> khal_core::Result<()> {
+    let index = q.index();
+    let cfg = match mb {
+        Some(b) => cfg.with_max_batch(b),
+        None => cfg,
+    };
+    NqRing::configure_host(mem, q, cfg)
+        .map(|_| ())
+        .map_err(|refused| {
+            assert_eq!(refused.queue().index(), index);
+            refused.error()
+        })
+}

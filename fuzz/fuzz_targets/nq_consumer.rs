@@ -17,9 +17,9 @@
 
 use khal_core::dma::DmaMemory;
 use khal_core::notific::regs;
-use khal_core::notific::ring::DeviceZero;
+use khal_core::notific::DeviceZero;
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, ConsumeKind, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal_core::wait::Budget;
 use khal_core::{DeviceAddr, Result};
@@ -44,11 +44,7 @@ fuzz_target!(|data: &[u8]| {
         entries * 16
     };
     let extra = (inp.u8() % 64) as usize;
-    let mode = if inp.bool() {
-        ConsumeMode::Phase
-    } else {
-        ConsumeMode::Tail
-    };
+    let phase = inp.bool();
     // The token: handed out for an index the flavour has, refused (typed,
     // nothing written) otherwise. A ring cannot exist on a refused index.
     let queue = match engine.queue(index) {
@@ -68,32 +64,37 @@ fuzz_target!(|data: &[u8]| {
         engine.queue(index).map(|_| ()),
         Err(khal_core::Error::QueueTaken(index))
     );
-    let mut cfg = NqConfig::new(size_bytes, mode).with_budget(Budget {
-        period_us: 1,
-        polls: (inp.u8() % 4) as u32,
-    });
-    if inp.bool() {
-        cfg = cfg.with_max_batch((inp.u8() % 50) as u32);
-    }
     let mem = RingMem::new(
         size_bytes as usize + extra,
         size_bytes as usize,
         0x1_0000_0000,
     );
-    let device = mode == ConsumeMode::Tail && inp.bool();
+    if phase {
+        let cfg = configured(&mut inp, NqConfig::phase(size_bytes));
+        let dmabuf = dmabuf(&mut inp, size_bytes);
+        // The constructor validates; an invalid config is refused, which is fine.
+        match &dmabuf {
+            Some(b) => {
+                if let Ok(ring) = NqRing::host(b, queue, cfg) {
+                    exercise(&mut inp, &mmio, &mut engine, b, ring);
+                }
+            }
+            None => {
+                if let Ok(ring) = NqRing::host(&mem, queue, cfg) {
+                    exercise(&mut inp, &mmio, &mut engine, &mem, ring);
+                }
+            }
+        }
+        return;
+    }
+    let cfg = configured(&mut inp, NqConfig::tail(size_bytes));
+    let device = inp.bool();
     let zeroed = std::cell::Cell::new(0usize);
     let zero = |_: u64, len: usize| -> Result<()> {
         zeroed.set(zeroed.get() + len);
         Ok(())
     };
-    // Half the runs use khal-std's `DmaBuf` (exactly the ring's size) instead
-    // of `RingMem`: its atomic-word path (the drain's run copy over `words()`)
-    // then run under the fuzzer's AddressSanitizer.
-    let dmabuf = if inp.bool() && size_bytes > 0 {
-        khal_std::DmaBuf::new(size_bytes as usize, 64).ok()
-    } else {
-        None
-    };
+    let dmabuf = dmabuf(&mut inp, size_bytes);
     // Both constructors validate; an invalid config is refused, which is fine.
     match (&dmabuf, device) {
         (Some(b), true) => {
@@ -119,12 +120,35 @@ fuzz_target!(|data: &[u8]| {
     }
 });
 
-fn exercise<'m, R: DmaMemory, Z: DeviceZero>(
+/// `cfg` with a short budget and, half the runs, a batch cap from `inp`.
+fn configured<K: ConsumeKind>(inp: &mut Input, cfg: NqConfig<K>) -> NqConfig<K> {
+    let cfg = cfg.with_budget(Budget {
+        period_us: 1,
+        polls: (inp.u8() % 4) as u32,
+    });
+    if inp.bool() {
+        return cfg.with_max_batch((inp.u8() % 50) as u32);
+    }
+    cfg
+}
+
+/// Half the runs use khal-std's `DmaBuf` (exactly the ring's size) instead
+/// of `RingMem`: its atomic-word path (the drain's run copy over `words()`)
+/// then runs under the fuzzer's AddressSanitizer.
+fn dmabuf(inp: &mut Input, size_bytes: u32) -> Option<khal_std::DmaBuf> {
+    if inp.bool() && size_bytes > 0 {
+        khal_std::DmaBuf::new(size_bytes as usize, 64).ok()
+    } else {
+        None
+    }
+}
+
+fn exercise<'m, R: DmaMemory, K: ConsumeKind, Z: DeviceZero>(
     inp: &mut Input,
     mmio: &'m RecMmio,
     engine: &mut NotificEngine<'_, &'m RecMmio>,
     mem: &R,
-    mut ring: NqRing<'_, &R, &'m RecMmio, Z>,
+    mut ring: NqRing<'_, &R, &'m RecMmio, K, Z>,
 ) {
     let cap = ring.capacity();
     let size_bytes = ring.size_bytes();
@@ -159,7 +183,7 @@ fn exercise<'m, R: DmaMemory, Z: DeviceZero>(
         match inp.u8() % 8 {
             0 | 1 => {
                 let mut out = vec![NqEntry::default(); (inp.u8() % 80) as usize];
-                match ring.drain(&mut NoDelay, &mut out) {
+                match ring.drain_with(&mut NoDelay, &mut out) {
                     Ok(n) => {
                         assert!(n <= out.len() && n as u32 <= ring.max_batch() && n as u32 <= cap);
                         let heads = head_writes(mmio, before, head_addr);
@@ -178,7 +202,7 @@ fn exercise<'m, R: DmaMemory, Z: DeviceZero>(
             2 => {
                 let max = inp.u8() as u32;
                 let take = inp.u8() % 8 + 1;
-                if let Ok(it) = ring.drain_iter(&mut NoDelay, max) {
+                if let Ok(it) = ring.drain_iter_with(&mut NoDelay, max) {
                     let mut k = 0u32;
                     for item in it.take(take as usize) {
                         if item.is_err() {
@@ -191,7 +215,7 @@ fn exercise<'m, R: DmaMemory, Z: DeviceZero>(
                 }
             }
             3 => {
-                if let Ok(c) = ring.available_count(&mut NoDelay) {
+                if let Ok(c) = ring.available_count_with(&mut NoDelay) {
                     assert!(c <= cap, "count {c} > capacity {cap}");
                 }
             }

@@ -329,7 +329,7 @@ const fn saturate(v: u64) -> u32 {
 /// `Debug`, `Display` and `LowerHex` print it in hex (`0x2000200000`).
 ///
 /// ```
-/// use khal_core::error::ErrorAddr;
+/// use khal_core::ErrorAddr;
 /// let a = ErrorAddr::new(0x20_0020_0000);
 /// assert_eq!(a.get(), 0x20_0020_0000);
 /// assert_eq!(a, 0x20_0020_0000);

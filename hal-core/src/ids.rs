@@ -137,7 +137,7 @@ impl core::fmt::Display for Engine {
 /// that holds one never re-checks and never panics.
 ///
 /// ```
-/// use khal_core::ids::Bounded;
+/// use khal_core::Bounded;
 /// type Vector = Bounded<8>;
 /// assert_eq!(Vector::new(7, "msi-x vector").unwrap().get(), 7);
 /// assert!(Vector::new(8, "msi-x vector").is_err());

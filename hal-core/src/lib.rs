@@ -2,7 +2,7 @@
 //!
 //! Everything here is `no_std`, allocation-free and arch-agnostic: an arch is data
 //! behind the traits of [`family`], implemented by the `khal-arch-*` crates on
-//! uninhabited types. Drivers are generic over [`mmio::Mmio`], so the same code
+//! uninhabited types. Drivers are generic over [`Mmio`], so the same code
 //! runs against a firmware volatile window, a host mmap or the device model.
 //!
 //! # Features
@@ -55,16 +55,16 @@ macro_rules! default_fns {
 #[macro_use]
 mod fmt;
 
-pub mod addr;
+pub(crate) mod addr;
 pub mod asynch;
 pub mod csr;
 pub mod dma;
 pub mod dve;
 pub mod engine;
-pub mod error;
+pub(crate) mod error;
 pub mod family;
 pub mod fnv;
-pub mod ids;
+pub(crate) mod ids;
 pub mod intc;
 pub mod mmio;
 pub mod notific;
@@ -76,4 +76,4 @@ pub mod wait;
 pub use addr::{DeviceAddr, HostVisible, MeshHalf, HOST_VISIBLE_REBASE, MESH_HIGH_BIT};
 pub use error::{Error, ErrorAddr, Fault, Result};
 pub use ids::{ArchId, Bounded, Engine};
-pub use mmio::Mmio;
+pub use mmio::access::Mmio;

@@ -34,7 +34,7 @@ use crate::error::{Error, Result};
 use crate::family::nx_local::{xt_local_window, OWNER_TPB};
 use crate::family::{Arch, NxLocal, Q7Owner, Q7Param, Q7Params};
 use crate::ids::{Bounded, Engine};
-use crate::mmio::Mmio;
+use crate::Mmio;
 
 /// The arch's swap-table policy [004 §5]. Implemented by SUNDA (real write)
 /// and CAYMAN (no-op); MARIANA's is not traced.

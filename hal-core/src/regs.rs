@@ -52,7 +52,7 @@ use core::marker::PhantomData;
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
-use crate::mmio::Mmio;
+use crate::Mmio;
 
 /// How software may access a register.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

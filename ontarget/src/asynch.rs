@@ -7,9 +7,7 @@
 use khal::asynch::{self, NqSignal};
 use khal::dma::StaticDma;
 use khal::mmio::volatile::VolatileWindow;
-use khal::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
-};
+use khal::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing};
 use khal::wait::Budget;
 use khal::{DeviceAddr, Error};
 
@@ -113,9 +111,7 @@ fn phase_queue<'a>(
         block,
         EngineConfig::tpb(BpMode::None)
     ));
-    let cfg = NqConfig::new(RING, ConsumeMode::Phase)
-        .with_budget(BUDGET)
-        .with_max_batch(8);
+    let cfg = NqConfig::phase(RING).with_budget(BUDGET).with_max_batch(8);
     let mut ring = ok!(NqRing::configure_host(mem, ok!(e.queue(idx)), cfg));
     ok!(ring.enable(&mut e, delay));
     Ok((
@@ -135,13 +131,13 @@ type PhaseQueue<'a> = (
 /// Post and async-drain `2 * capacity + 3` entries on phase-mode queue 3:
 /// each drain finds its entries at once (no wait, no register read, one head
 /// write), every entry once and in order across two wraps. An empty `out`
-/// returns 0, and a tail-mode ring is refused before anything is read.
+/// returns 0. (The async drain of a tail ring does not compile.)
 fn async_drain_delivers_entries(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
     let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
     let mut d = Counting::default();
     let mut block = NotificBlock::new(NOTIFIC);
-    let (mut e, mut ring, mut dev) = phase_queue(win, &rec, &mem, 3, &mut block, &mut d)?;
+    let (_e, mut ring, mut dev) = phase_queue(win, &rec, &mem, 3, &mut block, &mut d)?;
     let sig = NqSignal::new();
     let cap = u64::from(ring.capacity());
     let total = 2 * cap + 3;
@@ -180,26 +176,6 @@ fn async_drain_delivers_entries(win: &VolatileWindow) -> Outcome {
         || {},
     );
     check_eq!(ok!(done!(run)), 0);
-    // Tail mode is refused, nothing read or written.
-    let tmem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
-    let mut tail = ok!(NqRing::host(
-        &tmem,
-        ok!(e.queue(4)),
-        NqConfig::new(RING, ConsumeMode::Tail)
-    ));
-    rec.clear();
-    let run = block_on(
-        asynch::nq::drain(&mut tail, &sig, &mut d, BUDGET, &mut out),
-        1,
-        || {},
-    );
-    check_eq!(
-        done!(run),
-        Err(Error::InvalidArgument(
-            "async drain needs a phase-mode ring"
-        ))
-    );
-    check_eq!(rec.counts(), (0, 0));
     Ok(())
 }
 
@@ -248,7 +224,8 @@ fn async_signal_from_interrupt_wakes_drain(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
     let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
     let mut block = NotificBlock::new(NOTIFIC);
-    let (_, mut ring, mut dev) = phase_queue(win, &rec, &mem, 2, &mut block, &mut Counting::default())?;
+    let (_, mut ring, mut dev) =
+        phase_queue(win, &rec, &mem, 2, &mut block, &mut Counting::default())?;
     let seq0 = dev.seq;
     irq::NQ_IRQ.take(); // nothing left over
     let taken0 = irq::taken();

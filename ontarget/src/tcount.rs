@@ -40,7 +40,9 @@ use khal::dma::{DmaBuffer, DmaMemory, StaticDma};
 use khal::mmio::bound::{BoundBlock, BoundReg};
 use khal::mmio::volatile::VolatileWindow;
 use khal::notific::NqRing;
-use khal::notific::{BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry};
+use khal::notific::{
+    BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, Phase, Tail,
+};
 use khal::static_dma;
 use khal::{DeviceAddr, Mmio};
 
@@ -66,10 +68,11 @@ const SMALL: u32 = 8;
 /// Calls per scenario.
 const CALLS: u32 = 8;
 
-/// The probed rings' type: the firmware's.
-type Ring<'w> = NqRing<'w, StaticDma, &'w VolatileWindow>;
+/// The probed rings' type: the firmware's (a phase ring, and a tail one).
+type Ring<'w, K = Phase> = NqRing<'w, StaticDma, &'w VolatileWindow, K>;
 
-/// A delay that does nothing (no wait is reached by a phase-mode drain).
+/// A delay that does nothing (the tail scenarios' entries have landed: no
+/// wait is reached).
 struct NoDelay;
 
 impl DelayNs for NoDelay {
@@ -78,11 +81,17 @@ impl DelayNs for NoDelay {
 
 // ------------------------------------------------------------------ probes
 
-/// khal: one `drain` poll into `out` (the firmware's call; phase or tail
-/// mode as the ring was configured).
+/// khal: one `drain` poll of a phase ring into `out` (the firmware's call).
 #[no_mangle]
 #[inline(never)]
 pub fn tcp_drain(ring: &mut Ring<'_>, out: &mut [NqEntry]) -> usize {
+    ring.drain(out).unwrap_or(usize::MAX)
+}
+
+/// khal: one `drain` poll of a tail ring into `out` (the firmware's call).
+#[no_mangle]
+#[inline(never)]
+pub fn tcp_drain_tail(ring: &mut Ring<'_, Tail>, out: &mut [NqEntry]) -> usize {
     ring.drain(&mut NoDelay, out).unwrap_or(usize::MAX)
 }
 
@@ -306,7 +315,7 @@ pub fn tcp_k5_drain_win(
     ring: &mut NqRing<'_, StaticDma, CsrWindow<'_, &VolatileWindow>>,
     out: &mut [NqEntry],
 ) -> usize {
-    ring.drain(&mut NoDelay, out).unwrap_or(usize::MAX)
+    ring.drain(out).unwrap_or(usize::MAX)
 }
 
 /// The fifth checker's reference: a raw read-modify-write (set bit 0).
@@ -484,6 +493,7 @@ impl CMem {
 // ------------------------------------------------------------------ driver
 
 type DrainFn = fn(&mut Ring<'_>, &mut [NqEntry]) -> usize;
+type TailDrainFn = fn(&mut Ring<'_, Tail>, &mut [NqEntry]) -> usize;
 type CFn = fn(&mut CState, &mut [[u32; 4]]) -> usize;
 
 /// Run every scenario; `false` when a probe gave an unexpected answer.
@@ -492,6 +502,7 @@ type CFn = fn(&mut CState, &mut [[u32; 4]]) -> usize;
 pub fn tcount_drive(win: &VolatileWindow) -> bool {
     let mut ok = true;
     let drain = black_box(tcp_drain as DrainFn);
+    let drain_tail = black_box(tcp_drain_tail as TailDrainFn);
     let c_phase = black_box(tcp_c_phase as CFn);
     let c_tail = black_box(tcp_c_tail as CFn);
 
@@ -507,16 +518,8 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
         return false;
     };
     let (Ok(mut big), Ok(mut small)) = (
-        NqRing::configure_host(
-            StaticDma::identity(b64),
-            q0,
-            NqConfig::new(BIG * 16, ConsumeMode::Phase),
-        ),
-        NqRing::configure_host(
-            StaticDma::identity(b8),
-            q1,
-            NqConfig::new(SMALL * 16, ConsumeMode::Phase),
-        ),
+        NqRing::configure_host(StaticDma::identity(b64), q0, NqConfig::phase(BIG * 16)),
+        NqRing::configure_host(StaticDma::identity(b8), q1, NqConfig::phase(SMALL * 16)),
     ) else {
         return false;
     };
@@ -529,10 +532,18 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     let mut dev = Dev::new(BIG);
 
     // One new entry per call through an out of 1, mid-ring; then idle polls.
-    scenario!(ok, tcm_drain1, dev.post(big.memory()) & (drain(&mut big, &mut out1) == 1));
+    scenario!(
+        ok,
+        tcm_drain1,
+        dev.post(big.memory()) & (drain(&mut big, &mut out1) == 1)
+    );
     scenario!(ok, tcm_idle1, drain(&mut big, &mut out1) == 0);
     // The same through an out of 16 (a trickle), then idle.
-    scenario!(ok, tcm_trickle16, dev.post(big.memory()) & (drain(&mut big, &mut out16) == 1));
+    scenario!(
+        ok,
+        tcm_trickle16,
+        dev.post(big.memory()) & (drain(&mut big, &mut out16) == 1)
+    );
     scenario!(ok, tcm_idle16, drain(&mut big, &mut out16) == 0);
     // Two new entries per call through an out of 16 (a small burst).
     scenario!(
@@ -560,11 +571,9 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     let (Some(bt), Ok(q2)) = (static_dma!(1024), eng.queue(2)) else {
         return false;
     };
-    let Ok(mut tail) = NqRing::configure_host(
-        StaticDma::identity(bt),
-        q2,
-        NqConfig::new(BIG * 16, ConsumeMode::Tail),
-    ) else {
+    let Ok(mut tail) =
+        NqRing::configure_host(StaticDma::identity(bt), q2, NqConfig::tail(BIG * 16))
+    else {
         return false;
     };
     if tail.enable(&mut eng, &mut NoDelay).is_err() {
@@ -576,9 +585,9 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
         tcm_tail1,
         devt.post(tail.memory())
             & win.write32(NQ2_TAIL, devt.next * 16).is_ok()
-            & (drain(&mut tail, &mut out1) == 1)
+            & (drain_tail(&mut tail, &mut out1) == 1)
     );
-    scenario!(ok, tcm_tail_idle1, drain(&mut tail, &mut out1) == 0);
+    scenario!(ok, tcm_tail_idle1, drain_tail(&mut tail, &mut out1) == 0);
     tcm_none();
 
     // The C-style drivers, each over its own ring and registers.
@@ -634,7 +643,11 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     let mut c1 = m1.state();
     let c_one = black_box(tcp_c_one as fn(&mut CState, &mut [u32; 4]) -> bool);
     let mut d1 = Dev::new(BIG);
-    scenario!(ok, tcm_c_one1, d1.post_c(&m1) & c_one(&mut c1, &mut cout1[0]));
+    scenario!(
+        ok,
+        tcm_c_one1,
+        d1.post_c(&m1) & c_one(&mut c1, &mut cout1[0])
+    );
     scenario!(ok, tcm_c_one_idle1, !c_one(&mut c1, &mut cout1[0]));
     tcm_none();
     let mut d8 = Dev::new(SMALL);
@@ -783,11 +796,8 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     let (Some(b), Ok(q)) = (static_dma!(1024), k5_eng.queue(3)) else {
         return false;
     };
-    let Ok(mut ring) = NqRing::configure_host(
-        StaticDma::identity(b),
-        q,
-        NqConfig::new(BIG * 16, ConsumeMode::Phase),
-    ) else {
+    let Ok(mut ring) = NqRing::configure_host(StaticDma::identity(b), q, NqConfig::phase(BIG * 16))
+    else {
         return false;
     };
     if ring.enable(&mut k5_eng, &mut NoDelay).is_err() {
@@ -795,7 +805,10 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     }
     let k5_drain = black_box(
         tcp_k5_drain_win
-            as fn(&mut NqRing<'_, StaticDma, CsrWindow<'_, &VolatileWindow>>, &mut [NqEntry]) -> usize,
+            as fn(
+                &mut NqRing<'_, StaticDma, CsrWindow<'_, &VolatileWindow>>,
+                &mut [NqEntry],
+            ) -> usize,
     );
     let mut k5_out1 = [NqEntry::default(); 1];
     let mut k5_dev = Dev::new(BIG);

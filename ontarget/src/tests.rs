@@ -4,12 +4,13 @@
 
 use embedded_hal::delay::DelayNs;
 use khal::dma::{DmaBuffer, DmaMemory, StaticDma};
-use khal::Fault;
 use khal::mmio::volatile::VolatileWindow;
 use khal::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing, UartMode,
+    BpMode, ConsumeKind, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry,
+    NqRing, UartMode,
 };
 use khal::wait::Budget;
+use khal::Fault;
 use khal::{DeviceAddr, Error, Mmio};
 
 use crate::device::{entry_seq, Device};
@@ -50,7 +51,10 @@ pub fn all(r: &mut Runner<'_>) {
     r.run("nq_single_queue_golden", nq_single_queue_golden);
     r.run("nq_phase_mode_three_wraps", nq_phase_mode_three_wraps);
     r.run("nq_tail_mode_three_wraps", nq_tail_mode_three_wraps);
-    r.run("nq_phase_mode_three_wraps_out1", nq_phase_mode_three_wraps_out1);
+    r.run(
+        "nq_phase_mode_three_wraps_out1",
+        nq_phase_mode_three_wraps_out1,
+    );
     r.run(
         "nq_phase_mode_three_wraps_out1_unslotted",
         nq_phase_mode_three_wraps_out1_unslotted,
@@ -182,10 +186,7 @@ fn volatile_window_address_checks(win: &VolatileWindow) -> Outcome {
             win.write32(DeviceAddr(a), 0xFFFF_FFFF),
             Err(Error::out_of_window(a))
         );
-        check_eq!(
-            win.read32(DeviceAddr(a)),
-            Err(Error::out_of_window(a))
-        );
+        check_eq!(win.read32(DeviceAddr(a)), Err(Error::out_of_window(a)));
     }
     // The refused writes touched neither end (a misaligned or wrapped
     // address never reaches a neighbouring dword).
@@ -261,7 +262,7 @@ fn nq_configure_golden(win: &VolatileWindow) -> Outcome {
     let ring = ok!(NqRing::configure_host(
         &mem,
         ok!(e.queue(3)),
-        NqConfig::new(RING, ConsumeMode::Tail)
+        NqConfig::tail(RING)
     ));
     let program = golden::queue_config(3, true, mem.bus_addr(), RING);
     check!(rec.matches(&program));
@@ -282,16 +283,8 @@ fn nq_enable_and_reset_golden(win: &VolatileWindow) -> Outcome {
     let m2 = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
     let m7 = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
     let mut d = CountingDelay::default();
-    let mut r2 = ok!(NqRing::host(
-        &m2,
-        ok!(e.queue(2)),
-        NqConfig::new(RING, ConsumeMode::Phase)
-    ));
-    let mut r7 = ok!(NqRing::host(
-        &m7,
-        ok!(e.queue(7)),
-        NqConfig::new(RING, ConsumeMode::Tail)
-    ));
+    let mut r2 = ok!(NqRing::host(&m2, ok!(e.queue(2)), NqConfig::phase(RING)));
+    let mut r7 = ok!(NqRing::host(&m7, ok!(e.queue(7)), NqConfig::tail(RING)));
     ok!(m2.write(0, &[0xAB; 256]));
 
     // Enable 2 (flush pulse, idx <= 3), then 7 (none), then reset 2.
@@ -339,7 +332,7 @@ fn nq_single_queue_golden(win: &VolatileWindow) -> Outcome {
     let mut r = ok!(NqRing::configure_host(
         &mem,
         ok!(e.queue(0)),
-        NqConfig::new(RING, ConsumeMode::Tail)
+        NqConfig::tail(RING)
     ));
     ok!(r.enable(&mut e, &mut CountingDelay::default()));
     // No stride on the single-queue flavour [004 §3 QUIRK].
@@ -364,18 +357,24 @@ fn nq_single_queue_golden(win: &VolatileWindow) -> Outcome {
 /// with the phase of its pass; one head write per non-empty drain (the
 /// cursor as a byte offset), none per empty poll; phase mode reads no
 /// register, tail mode at most one per drain.
-fn three_wraps(win: &VolatileWindow, idx: u32, mode: ConsumeMode, len: usize) -> Outcome {
-    three_wraps_over(&Rec::new(win, NOTIFIC), win, idx, mode, len)
+fn three_wraps<K: ConsumeKind>(
+    win: &VolatileWindow,
+    idx: u32,
+    kind: fn(u32) -> NqConfig<K>,
+    len: usize,
+) -> Outcome {
+    three_wraps_over(&Rec::new(win, NOTIFIC), win, idx, kind, len)
 }
 
 /// [`three_wraps`] through `rec` (with the window's slots, or without).
-fn three_wraps_over(
+fn three_wraps_over<K: ConsumeKind>(
     rec: &Rec<'_>,
     win: &VolatileWindow,
     idx: u32,
-    mode: ConsumeMode,
+    kind: fn(u32) -> NqConfig<K>,
     len: usize,
 ) -> Outcome {
+    let mode = K::MODE;
     let mut block = NotificBlock::new(NOTIFIC);
     let mut e = ok!(NotificEngine::init(
         rec,
@@ -391,11 +390,7 @@ fn three_wraps_over(
         (ConsumeMode::Tail, _) => khal::static_dma!(256),
     };
     let mem = StaticDma::identity(ok!(mem.ok_or(Error::OutOfMemory)));
-    let mut ring = ok!(NqRing::configure_host(
-        &mem,
-        ok!(e.queue(idx)),
-        NqConfig::new(RING, mode)
-    ));
+    let mut ring = ok!(NqRing::configure_host(&mem, ok!(e.queue(idx)), kind(RING)));
     let mut d = CountingDelay::default();
     ok!(ring.enable(&mut e, &mut d));
     let mut dev = Device::new(win, NOTIFIC, true, idx, &mem, RING / 16);
@@ -415,7 +410,7 @@ fn three_wraps_over(
         loop {
             rec.clear();
             let phase = ring.phase();
-            let n = ok!(ring.drain(&mut d, out));
+            let n = ok!(ring.drain_with(&mut d, out));
             let (reads, writes) = rec.counts();
             match mode {
                 ConsumeMode::Phase => check_eq!(reads, 0),
@@ -447,17 +442,17 @@ fn three_wraps_over(
 }
 
 fn nq_phase_mode_three_wraps(win: &VolatileWindow) -> Outcome {
-    three_wraps(win, 2, ConsumeMode::Phase, 8)
+    three_wraps(win, 2, NqConfig::phase, 8)
 }
 
 fn nq_tail_mode_three_wraps(win: &VolatileWindow) -> Outcome {
-    three_wraps(win, 6, ConsumeMode::Tail, 8)
+    three_wraps(win, 6, NqConfig::tail, 8)
 }
 
 /// One entry per call: each pass ends with the call whose one entry is the
 /// ring's last (the wrap's commit alone, the `out` filled).
 fn nq_phase_mode_three_wraps_out1(win: &VolatileWindow) -> Outcome {
-    three_wraps(win, 5, ConsumeMode::Phase, 1)
+    three_wraps(win, 5, NqConfig::phase, 1)
 }
 
 /// The same through a backend without slots: the head cannot be written
@@ -483,7 +478,7 @@ fn nq_phase_owned_memory_bursts(win: &VolatileWindow) -> Outcome {
     let mut ring = ok!(NqRing::configure_host(
         StaticDma::identity(buf),
         ok!(e.queue(idx)),
-        NqConfig::new(RING, ConsumeMode::Phase)
+        NqConfig::phase(RING)
     ));
     let mut d = CountingDelay::default();
     ok!(ring.enable(&mut e, &mut d));
@@ -505,7 +500,7 @@ fn nq_phase_owned_memory_bursts(win: &VolatileWindow) -> Outcome {
         loop {
             rec.clear();
             let phase = ring.phase();
-            let n = ok!(ring.drain(&mut d, out));
+            let n = ok!(ring.drain(out));
             check_eq!(rec.counts(), (0, u32::from(n > 0)));
             if ring.phase() != phase {
                 flips += 1;
@@ -542,7 +537,7 @@ fn post_entry(mem: &StaticDma, k: u64, cap: u64) -> Result<(), Error> {
 }
 
 fn nq_phase_mode_three_wraps_out1_unslotted(win: &VolatileWindow) -> Outcome {
-    three_wraps_over(&Rec::unslotted(win, NOTIFIC), win, 4, ConsumeMode::Phase, 1)
+    three_wraps_over(&Rec::unslotted(win, NOTIFIC), win, 4, NqConfig::phase, 1)
 }
 
 fn nq_drain_iter_commits_once(win: &VolatileWindow) -> Outcome {
@@ -554,7 +549,7 @@ fn nq_drain_iter_commits_once(win: &VolatileWindow) -> Outcome {
         EngineConfig::tpb(BpMode::None)
     ));
     let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
-    let cfg = NqConfig::new(RING, ConsumeMode::Phase).with_max_batch(16);
+    let cfg = NqConfig::phase(RING).with_max_batch(16);
     let mut ring = ok!(NqRing::configure_host(&mem, ok!(e.queue(8)), cfg));
     let mut d = CountingDelay::default();
     ok!(ring.enable(&mut e, &mut d));
@@ -562,7 +557,7 @@ fn nq_drain_iter_commits_once(win: &VolatileWindow) -> Outcome {
     let seq0 = dev.seq;
     check_eq!(ok!(dev.post(5)), 5);
     rec.clear();
-    let mut it = ok!(ring.drain_iter(&mut d, 16));
+    let mut it = ok!(ring.drain_iter(16));
     for (k, item) in (0u64..).zip(it.by_ref()) {
         let entry = ok!(item);
         check_eq!(entry_seq(entry.bytes()), seq0 + k);
@@ -592,7 +587,7 @@ fn static_dma_translated_bus_address(win: &VolatileWindow) -> Outcome {
     ok!(NqRing::configure_host(
         &mem,
         ok!(e.queue(4)),
-        NqConfig::new(RING, ConsumeMode::Phase)
+        NqConfig::phase(RING)
     ));
     check!(rec.matches(&golden::queue_config(4, true, 0x8_0000_0040, RING)));
     let other = ok!(khal::static_dma!(64).ok_or(Error::OutOfMemory));
@@ -620,7 +615,7 @@ fn fault_stalled_dma_times_out(win: &VolatileWindow) -> Outcome {
         EngineConfig::tpb(BpMode::None)
     ));
     let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
-    let cfg = NqConfig::new(RING, ConsumeMode::Tail).with_budget(BUDGET);
+    let cfg = NqConfig::tail(RING).with_budget(BUDGET);
     let mut ring = ok!(NqRing::configure_host(&mem, ok!(e.queue(4)), cfg));
     let mut d = CountingDelay::default();
     ok!(ring.enable(&mut e, &mut d));
@@ -656,7 +651,7 @@ fn fault_stalled_tail_reset_times_out(win: &VolatileWindow) -> Outcome {
         EngineConfig::tpb(BpMode::None)
     ));
     let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
-    let cfg = NqConfig::new(RING, ConsumeMode::Tail).with_budget(BUDGET);
+    let cfg = NqConfig::tail(RING).with_budget(BUDGET);
     let mut ring = ok!(NqRing::configure_host(&mem, ok!(e.queue(5)), cfg));
     let dev = Device::new(win, NOTIFIC, true, 5, &mem, RING / 16);
     // A stalled device never drains its tail back to 0.
@@ -693,7 +688,7 @@ fn tail_fault(
         EngineConfig::tpb(BpMode::None)
     ));
     let mem = StaticDma::identity(ok!(buf.ok_or(Error::OutOfMemory)));
-    let cfg = NqConfig::new(RING, ConsumeMode::Tail).with_budget(BUDGET);
+    let cfg = NqConfig::tail(RING).with_budget(BUDGET);
     let mut ring = ok!(NqRing::configure_host(&mem, ok!(e.queue(1)), cfg));
     let mut d = CountingDelay::default();
     ok!(ring.enable(&mut e, &mut d));
@@ -756,7 +751,7 @@ fn nq_config_errors_write_nothing(win: &VolatileWindow) -> Outcome {
     let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
     let before = ok!(snapshot(win));
     rec.clear();
-    let cfg = |size| NqConfig::new(size, ConsumeMode::Tail);
+    let cfg = |size| NqConfig::tail(size);
     check_eq!(
         e.queue(10).map(|_| ()),
         Err(Error::OutOfRange {

@@ -528,8 +528,8 @@ mod tests {
     mod threads {
         use super::*;
         use crate::HeapMmio;
-        use khal_core::notific::entry::{NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
-        use khal_core::notific::{ConsumeMode, NotificBlock, NotificEngine, NqConfig, NqRing};
+        use khal_core::notific::{NotificBlock, NotificEngine, NqConfig, NqRing};
+        use khal_core::notific::{NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
         use khal_core::DeviceAddr;
         use std::sync::atomic::{fence, AtomicUsize, Ordering};
 
@@ -551,7 +551,7 @@ mod tests {
             let mut block = NotificBlock::new(base);
             let mut engine = NotificEngine::init_raw(&regs, Some(&mut block), 10, 0, 0).unwrap();
             let buf = Arc::new(DmaBuf::new(SLOTS * NQ_ENTRY_BYTES, 64).unwrap());
-            let cfg = NqConfig::new((SLOTS * NQ_ENTRY_BYTES) as u32, ConsumeMode::Phase);
+            let cfg = NqConfig::phase((SLOTS * NQ_ENTRY_BYTES) as u32);
             let mut ring = NqRing::host(&*buf, engine.queue(0).unwrap(), cfg).unwrap();
             let taken = Arc::new(AtomicUsize::new(0));
             let phase_of_pass = |seq: usize| (seq / SLOTS).is_multiple_of(2);
@@ -579,10 +579,8 @@ mod tests {
             let mut got = Vec::new();
             let mut spins = 0;
             let mut out = [NqEntry::default(); SLOTS];
-            let clock = crate::delay::SimClock::new();
-            let mut delay = crate::SimDelay::new(&clock);
             while got.len() < POSTS {
-                let n = ring.drain(&mut delay, &mut out).unwrap();
+                let n = ring.drain(&mut out).unwrap();
                 if n == 0 {
                     spins += 1;
                     assert!(spins < SPINS, "device stuck");

@@ -18,7 +18,7 @@
 //!   `CAP_SYS_ADMIN` (4.0/4.1 refuse the open). An unprivileged read therefore
 //!   parses fine but yields [`PagemapError::PfnHidden`];
 //! - **pinned memory**: the page must be present and must not move while the
-//!   device uses it: allocate with [`crate::dma::DmaBuf::new_pinned`] (`mlock`);
+//!   device uses it: allocate with [`crate::DmaBuf::new_pinned`] (`mlock`);
 //! - **contiguity**: a buffer crossing a page boundary is usable only if its
 //!   pages are physically consecutive; hugepage backing
 //!   (`DmaBuf::new_pinned(len, true)`) makes a buffer up to 2 MiB one page;

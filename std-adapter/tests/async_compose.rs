@@ -9,8 +9,7 @@ use std::sync::Arc;
 
 use khal_core::asynch::{self, NqSignal};
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
-    NqRing,
+    BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal_core::wait::Budget;
 use khal_core::DeviceAddr;
@@ -70,7 +69,7 @@ fn ring<'a>(
     block: &'a mut NotificBlock,
 ) -> (NotificEngine<'a, &'a DeviceModel>, Ring<'a>) {
     let mut engine = NotificEngine::init(m, block, EngineConfig::tpb(BpMode::None)).unwrap();
-    let cfg = NqConfig::new(ENTRIES * 16, ConsumeMode::Phase).with_max_batch(8);
+    let cfg = NqConfig::phase(ENTRIES * 16).with_max_batch(8);
     let mut ring = NqRing::configure_host(mem, engine.queue(NQ).unwrap(), cfg).unwrap();
     ring.enable(&mut engine, &mut SimDelay::new(m)).unwrap();
     (engine, ring)

@@ -6,7 +6,7 @@
 use khal_core::dma::DmaMemory;
 use khal_core::family::TpbBases;
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+    BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
 };
 use khal_core::{ArchId, DeviceAddr, Error, Mmio};
 use khal_std::model::notific::{entry_seq, NotificModel};
@@ -459,7 +459,7 @@ fn an_adopted_ring_writes_no_base_and_drains_what_the_device_posts() {
     let base_lo = ens.add(0x100 + 40 * u64::from(idx));
     n.sys().route_nq(nq_id(idx), base_lo).unwrap();
     n.sys().clear_log();
-    let cfg = NqConfig::new(1024, ConsumeMode::Phase);
+    let cfg = NqConfig::phase(1024);
     let mut ring = n
         .adopt_ring(nq_id(idx), engine.queue(idx).unwrap(), cfg)
         .unwrap();
@@ -488,7 +488,7 @@ fn an_adopted_ring_writes_no_base_and_drains_what_the_device_posts() {
     let mut out = [NqEntry::default(); 128];
     let mut got = Vec::new();
     loop {
-        let k = ring.drain(&mut delay, &mut out).unwrap();
+        let k = ring.drain(&mut out).unwrap();
         if k == 0 {
             break;
         }

@@ -5,7 +5,7 @@
 //! BAR_WRITE; each notification received once and in order, on every arch.
 
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+    BpMode, ConsumeKind, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
 };
 use khal_core::{ArchId, DeviceAddr};
 use khal_std::model::notific::{entry_seq, NotificModel};
@@ -31,7 +31,8 @@ fn blocks(arch: ArchId) -> [DeviceAddr; 2] {
     }
 }
 
-fn run(arch: ArchId, mode: ConsumeMode) {
+fn run<K: ConsumeKind>(arch: ArchId, kind: fn(u32) -> NqConfig<K>) {
+    let mode = K::MODE;
     let n = Neuron::with_sys(FakeDriver::new(arch)).unwrap();
     let [tpb, topsp] = blocks(arch);
     n.sys()
@@ -65,7 +66,7 @@ fn run(arch: ArchId, mode: ConsumeMode) {
             .route_nq(id, base.add(0x100 + stride * u64::from(idx)))
             .unwrap();
         let q = engines[e].queue(idx).unwrap();
-        let mut ring = n.adopt_ring(id, q, NqConfig::new(RING, mode)).unwrap();
+        let mut ring = n.adopt_ring(id, q, kind(RING)).unwrap();
         ring.enable(&mut engines[e], &mut delay).unwrap();
         let off = n.sys().bar0_offset(base).unwrap();
         let next = n
@@ -92,7 +93,7 @@ fn run(arch: ArchId, mode: ConsumeMode) {
                 .unwrap();
             posted += u64::from(p);
             loop {
-                let got = ring.drain(&mut delay, &mut out).unwrap();
+                let got = ring.drain_with(&mut delay, &mut out).unwrap();
                 if got == 0 {
                     break;
                 }
@@ -128,15 +129,15 @@ fn run(arch: ArchId, mode: ConsumeMode) {
 
 #[test]
 fn cayman_phase_100k() {
-    run(ArchId::Cayman, ConsumeMode::Phase);
+    run(ArchId::Cayman, NqConfig::phase);
 }
 
 #[test]
 fn mariana_tail_100k() {
-    run(ArchId::Mariana, ConsumeMode::Tail);
+    run(ArchId::Mariana, NqConfig::tail);
 }
 
 #[test]
 fn sunda_phase_100k() {
-    run(ArchId::Sunda, ConsumeMode::Phase);
+    run(ArchId::Sunda, NqConfig::phase);
 }

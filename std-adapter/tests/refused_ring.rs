@@ -4,7 +4,7 @@
 
 use std::error::Error;
 
-use khal_core::notific::{ConsumeMode, NotificBlock, NotificEngine, NqConfig, NqRing};
+use khal_core::notific::{NotificBlock, NotificEngine, NqConfig, NqRing};
 use khal_core::DeviceAddr;
 use khal_std::{DmaBuf, HeapMmio};
 
@@ -17,7 +17,7 @@ fn main_shaped(entries: u32) -> Result<(), Box<dyn Error>> {
     let mut block = NotificBlock::new(BASE);
     let mut engine = NotificEngine::init_raw(&regs, Some(&mut block), 10, 0, 0)?;
     let buf = DmaBuf::new(256, 64)?;
-    let cfg = NqConfig::new(entries, ConsumeMode::Phase);
+    let cfg = NqConfig::phase(entries);
     let _ring = NqRing::host(&buf, engine.queue(2)?, cfg)?;
     Ok(())
 }
@@ -28,7 +28,7 @@ fn send_sync_shaped(entries: u32) -> Result<(), Box<dyn Error + Send + Sync>> {
     let mut block = NotificBlock::new(BASE);
     let mut engine = NotificEngine::init_raw(&regs, Some(&mut block), 10, 0, 0)?;
     let buf = DmaBuf::new(256, 64)?;
-    let cfg = NqConfig::new(entries, ConsumeMode::Phase);
+    let cfg = NqConfig::phase(entries);
     let _ring = NqRing::host(&buf, engine.queue(2)?, cfg)?;
     Ok(())
 }

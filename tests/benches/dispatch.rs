@@ -18,7 +18,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use khal::engine::program;
+use khal::engine;
 use khal::family::TpbBases;
 use khal::{AnyArch, Cayman};
 use khal::{DeviceAddr, Mmio};
@@ -75,7 +75,7 @@ fn main() {
     let mut static_axi = || {
         j = (j + 1) & 7;
         if let Ok(tile) = Cayman::tile(black_box(j)) {
-            sink2 = sink2.wrapping_add(program::get_axi_offset(tile, black_box(0x2B8_7000)).get());
+            sink2 = sink2.wrapping_add(engine::get_axi_offset(tile, black_box(0x2B8_7000)).get());
         }
     };
     let mut k = 0u32;
@@ -104,7 +104,7 @@ fn main() {
     let mut static_rmw = || {
         v2 = v2.wrapping_add(1);
         let v = v2;
-        let _ = program::update_events_semaphores_nt::<Cayman, _>(&m, regs, black_box(v));
+        let _ = engine::update_events_semaphores_nt::<Cayman, _>(&m, regs, black_box(v));
     };
     let mut any_rmw = || {
         v3 = v3.wrapping_add(1);

@@ -18,7 +18,7 @@ use std::time::Instant;
 use criterion::Criterion;
 use khal_core::dma::DmaMemory;
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+    BpMode, ConsumeKind, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
     NqRing,
 };
 use khal_core::DeviceAddr;
@@ -32,7 +32,7 @@ const COUNTED_NOTIFS: u64 = 1_000_000;
 
 /// Counted run on the device model: `(reads per notification, head writes
 /// per non-empty drain, writes per empty poll)`.
-fn counted(mode: ConsumeMode) -> (f64, f64, f64) {
+fn counted<K: ConsumeKind>(kind: fn(u32) -> NqConfig<K>) -> (f64, f64, f64) {
     let m = DeviceModel::new();
     m.mount(BASE, NotificModel::new(Flavour::TenQueue)).unwrap();
     let buf = Arc::new(DmaBuf::new(RING_ENTRIES as usize * 16, 4096).unwrap());
@@ -40,7 +40,7 @@ fn counted(mode: ConsumeMode) -> (f64, f64, f64) {
     let c = Counting::new(&m);
     let mut block = NotificBlock::new(BASE);
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
-    let cfg = NqConfig::new(RING_ENTRIES * 16, mode);
+    let cfg = kind(RING_ENTRIES * 16);
     let mut ring = NqRing::configure_host(&*buf, e.queue(4).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&m)).unwrap();
     let mut out = vec![NqEntry::default(); 256];
@@ -53,7 +53,7 @@ fn counted(mode: ConsumeMode) -> (f64, f64, f64) {
             .unwrap();
         loop {
             c.reset();
-            let n = ring.drain(&mut d, &mut out).unwrap();
+            let n = ring.drain_with(&mut d, &mut out).unwrap();
             // Every read counts, the empty polls' included.
             reads += c.reads();
             if n == 0 {
@@ -88,7 +88,7 @@ fn warm() -> Warm {
     let window: &'static HeapMmio = Box::leak(Box::new(HeapMmio::new(BASE, 0x1000)));
     let block = Box::leak(Box::new(NotificBlock::new(BASE)));
     let mut engine = NotificEngine::init(window, block, EngineConfig::tpb(BpMode::None)).unwrap();
-    let cfg = NqConfig::new(RING_ENTRIES * 16, ConsumeMode::Phase).with_max_batch(128);
+    let cfg = NqConfig::phase(RING_ENTRIES * 16).with_max_batch(128);
     let ring = NqRing::configure_host(leaked, engine.queue(0).unwrap(), cfg).unwrap();
     Warm { ring, pass: 0 }
 }
@@ -109,10 +109,9 @@ impl Warm {
 
     /// Drain the whole ring; returns entries drained and a checksum.
     fn drain_all(&mut self, out: &mut [NqEntry]) -> (u32, u64) {
-        let mut d = khal_std::StdDelay;
         let (mut n, mut sum) = (0u32, 0u64);
         loop {
-            let k = self.ring.drain(&mut d, out).unwrap();
+            let k = self.ring.drain(out).unwrap();
             if k == 0 {
                 return (n, sum);
             }
@@ -160,8 +159,8 @@ fn throughput() -> (f64, f64, f64) {
 }
 
 fn main() {
-    let (phase_reads, phase_head, phase_empty) = counted(ConsumeMode::Phase);
-    let (tail_reads, tail_head, tail_empty) = counted(ConsumeMode::Tail);
+    let (phase_reads, phase_head, phase_empty) = counted(NqConfig::phase);
+    let (tail_reads, tail_head, tail_empty) = counted(NqConfig::tail);
     let (drain_ns, memcpy_ns, ratio) = throughput();
     println!(
         "{}",

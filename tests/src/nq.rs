@@ -5,7 +5,7 @@
 //! its queue 3.
 
 use khal_core::notific::regs::{self, NOTIFIC};
-use khal_core::notific::{ConsumeMode, NotificBlock, NotificEngine, NqConfig, NqRing};
+use khal_core::notific::{ConsumeKind, NotificBlock, NotificEngine, NqConfig, NqRing};
 use khal_core::DeviceAddr;
 use khal_std::{DmaBuf, HeapMmio, Trace};
 
@@ -28,21 +28,22 @@ pub fn traced() -> Trace<HeapMmio> {
 }
 
 /// A host ring of `cap` entries on queue 3 over `mem` entries of memory
-/// (`mem >= cap`), `max_batch` given or the default; the trace cleared
+/// (`mem >= cap`), of the kind `kind` builds (`NqConfig::phase` or
+/// `NqConfig::tail`), `max_batch` given or the default; the trace cleared
 /// (what follows is the test's alone). The block is the trace's own (each
 /// trace is a device of its own), leaked so that the ring can outlive this
 /// call.
-pub fn ring_in(
+pub fn ring_in<K: ConsumeKind>(
     t: &Trace<HeapMmio>,
-    mode: ConsumeMode,
+    kind: fn(u32) -> NqConfig<K>,
     cap: u32,
     mem: u32,
     max_batch: Option<u32>,
-) -> NqRing<'static, DmaBuf, &Trace<HeapMmio>> {
+) -> NqRing<'static, DmaBuf, &Trace<HeapMmio>, K> {
     let block = Box::leak(Box::new(NotificBlock::new(BASE)));
     let mut e = NotificEngine::init_raw(t, Some(block), 10, 0, 0).unwrap();
     let buf = DmaBuf::new(mem as usize * 16, 4096).unwrap();
-    let mut cfg = NqConfig::new(cap * 16, mode);
+    let mut cfg = kind(cap * 16);
     if let Some(b) = max_batch {
         cfg = cfg.with_max_batch(b);
     }
@@ -52,11 +53,11 @@ pub fn ring_in(
 }
 
 /// [`ring_in`] over exactly the ring's memory.
-pub fn ring(
+pub fn ring<K: ConsumeKind>(
     t: &Trace<HeapMmio>,
-    mode: ConsumeMode,
+    kind: fn(u32) -> NqConfig<K>,
     cap: u32,
     max_batch: Option<u32>,
-) -> NqRing<'static, DmaBuf, &Trace<HeapMmio>> {
-    ring_in(t, mode, cap, cap, max_batch)
+) -> NqRing<'static, DmaBuf, &Trace<HeapMmio>, K> {
+    ring_in(t, kind, cap, cap, max_batch)
 }

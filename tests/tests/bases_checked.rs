@@ -19,13 +19,13 @@ use khal_arch_sunda::Sunda;
 use khal_core::engine::hw_decode::{hw_decode_table_init, HwDecodeImages};
 use khal_core::engine::padded::write_padded;
 use khal_core::engine::topsp::topsp_doorbell;
-use khal_core::family::nx_local::xt_local_window;
+use khal_core::family::xt_local_window;
 use khal_core::family::Doorbell;
 use khal_core::family::Q7Params;
-use khal_core::ids::Engine;
 use khal_core::intc::{EnsNq, ErrtrigLine, MsixIntc};
 use khal_core::notific::{BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine};
 use khal_core::q7::{self, Q7Ucode};
+use khal_core::Engine;
 use khal_core::{DeviceAddr, Error, Mmio, Result};
 
 /// Every access, in order: `(write?, address)`. Reads answer 0, writes land
@@ -225,7 +225,9 @@ fn hw_decode_tables_refuse_a_memory_handle_before_any_write() {
         assert_eq!(m.accesses(), 0, "{mem:x?}");
     }
     // Room for the window's offset but not for the tables above it.
-    let p = <Cayman as khal_core::family::HwDecode>::hw_decode_table_params(Engine::Pool).unwrap();
+    let p =
+        <Cayman as khal_core::family::hw_decode::HwDecode>::hw_decode_table_params(Engine::Pool)
+            .unwrap();
     let mem = DeviceAddr(u64::MAX - p.table_base.get() - 0xFFF);
     let m = Rec::default();
     let r = hw_decode_table_init::<Cayman, _>(&m, mem, Engine::Pool, images, 0);

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use khal_core::csr::{Csr, CsrRegion, RegionTable};
 use khal_core::{DeviceAddr, Error, Mmio, Result};
-use khal_std::trace::Op;
+use khal_std::Op;
 use khal_std::{HeapMmio, Trace};
 use proptest::prelude::*;
 

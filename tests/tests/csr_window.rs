@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use khal_core::csr::{Csr, CsrRegion, RegionTable};
 use khal_core::{DeviceAddr, Error, Mmio, Result};
-use khal_std::trace::Op;
+use khal_std::Op;
 use khal_std::{Counting, HeapMmio, Trace};
 use proptest::prelude::*;
 
@@ -416,13 +416,10 @@ proptest! {
 #[test]
 fn a_driver_through_a_window_makes_the_same_accesses_as_without() {
     use khal_core::dma::DmaMemory;
-    use khal_core::notific::entry::{NqEntry, PHASE_BYTE, PHASE_MASK};
     use khal_core::notific::regs::NOTIFIC_BLOCK_BYTES;
-    use khal_core::notific::{
-        BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing,
-    };
-    use khal_std::delay::SimClock;
-    use khal_std::{DmaBuf, SimDelay};
+    use khal_core::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing};
+    use khal_core::notific::{NqEntry, PHASE_BYTE, PHASE_MASK};
+    use khal_std::DmaBuf;
     use khal_tests::nq::{traced, BASE};
 
     const CSR: u64 = 0x20_0000_0000;
@@ -431,14 +428,7 @@ fn a_driver_through_a_window_makes_the_same_accesses_as_without() {
         let mut block = NotificBlock::new(base);
         let mut e = NotificEngine::init(m, &mut block, EngineConfig::tpb(BpMode::All)).unwrap();
         let buf = DmaBuf::new(CAP as usize * 16, 4096).unwrap();
-        let mut r = NqRing::host(
-            buf,
-            e.queue(3).unwrap(),
-            NqConfig::new(CAP * 16, ConsumeMode::Phase),
-        )
-        .unwrap();
-        let clock = SimClock::new();
-        let mut d = SimDelay::new(&clock);
+        let mut r = NqRing::host(buf, e.queue(3).unwrap(), NqConfig::phase(CAP * 16)).unwrap();
         let mut out = [NqEntry::default(); 4];
         let mut got = Vec::new();
         for seq in 0..20u32 {
@@ -455,7 +445,7 @@ fn a_driver_through_a_window_makes_the_same_accesses_as_without() {
             }
             // Until an idle poll (a drain stops at the ring's wrap).
             loop {
-                let n = r.drain(&mut d, &mut out).unwrap();
+                let n = r.drain(&mut out).unwrap();
                 if n == 0 {
                     break;
                 }

@@ -26,19 +26,18 @@ use std::sync::Arc;
 use khal_arch_cayman::Cayman;
 use khal_core::dma::{run_one_shot, DmaMemory, OneShotRing};
 use khal_core::dve::{DveLoader, DvePlacement, DveTableSet, DVE_QUEUE_NAME};
-use khal_core::error::Fault;
 use khal_core::family::TpbBases;
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
-    NqRing,
+    BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing, Tail,
 };
 use khal_core::wait::Budget;
+use khal_core::Fault;
 use khal_core::{DeviceAddr, Error, Result};
-use khal_std::delay::Advance;
-use khal_std::dma::ModelAllocator;
 use khal_std::model::dma_engine::{DmaEngineModel, DmaFault, ModelDmaQueue};
 use khal_std::model::notific::{NotificModel, QueueFault};
 use khal_std::model::DeviceModel;
+use khal_std::Advance;
+use khal_std::ModelAllocator;
 use khal_std::{DmaBuf, SimDelay};
 
 const BASE: DeviceAddr = DeviceAddr(0x3053_5000);
@@ -144,7 +143,7 @@ fn kill(m: &DeviceModel, idx: u32, d: Dead) {
 fn each_nq_case(
     name: &str,
     op: impl for<'a> Fn(
-        &mut NqRing<'a, &'a DmaBuf, &'a DeviceModel>,
+        &mut NqRing<'a, &'a DmaBuf, &'a DeviceModel, Tail>,
         &mut NotificEngine<'a, &'a DeviceModel>,
         &mut SimDelay<'_, DeviceModel>,
     ) -> (Result<u32>, &'static str),
@@ -157,7 +156,7 @@ fn each_nq_case(
                 let mut block = NotificBlock::new(BASE);
                 let mut e =
                     NotificEngine::init_raw(&r.m, Some(&mut block), queues(flavour), 1, 0).unwrap();
-                let cfg = NqConfig::new(128, ConsumeMode::Tail).with_budget(budget);
+                let cfg = NqConfig::tail(128).with_budget(budget);
                 let mut ring = NqRing::configure_host(&*r.buf, e.queue(idx).unwrap(), cfg).unwrap();
                 ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
                 if let Dead::NeverLands = d {
@@ -276,7 +275,7 @@ fn a_gone_device_reads_all_ones_as_a_typed_fault_at_once() {
     let r = nq(Flavour::TenQueue);
     let mut block = NotificBlock::new(BASE);
     let mut e = NotificEngine::init(&r.m, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
-    let cfg = NqConfig::new(128, ConsumeMode::Tail);
+    let cfg = NqConfig::tail(128);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(4).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     r.m.set_gone(true);
@@ -308,18 +307,14 @@ fn phase_mode_never_waits_even_on_a_dead_device() {
         let r = nq(Flavour::TenQueue);
         let mut block = NotificBlock::new(BASE);
         let mut e = NotificEngine::init(&r.m, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
-        let cfg = NqConfig::new(128, ConsumeMode::Phase);
+        let cfg = NqConfig::phase(128);
         let mut ring = NqRing::configure_host(&*r.buf, e.queue(2).unwrap(), cfg).unwrap();
         ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
         kill(&r.m, 2, d);
         let t0 = r.m.now_ns();
         let mut out = [NqEntry::default(); 8];
-        assert_eq!(
-            ring.drain(&mut SimDelay::new(&r.m), &mut out),
-            Ok(0),
-            "{d:?}"
-        );
-        assert_eq!(ring.available_count(&mut SimDelay::new(&r.m)), Ok(0));
+        assert_eq!(ring.drain(&mut out), Ok(0), "{d:?}");
+        assert_eq!(ring.available_count(), Ok(0));
         assert_eq!(r.m.now_ns(), t0, "{d:?}: phase mode slept");
     }
 }

@@ -12,15 +12,15 @@ use std::rc::Rc;
 use khal_arch_cayman::Cayman;
 use khal_core::dma::{DmaAllocator, DmaMemory, MemLocation};
 use khal_core::dve::{DveLoader, DvePlacement, DveTableSet, DVE_QUEUE_NAME};
-use khal_core::error::Fault;
 use khal_core::family::TpbBases;
 use khal_core::wait::Budget;
+use khal_core::Fault;
 use khal_core::{Error, Mmio, Result};
-use khal_std::delay::Advance;
-use khal_std::dma::{ModelAllocator, ModelBuf};
 use khal_std::model::dma_engine::{DmaEngineModel, DmaFault, ModelDmaQueue, BUSY};
 use khal_std::model::DeviceModel;
+use khal_std::Advance;
 use khal_std::SimDelay;
+use khal_std::{ModelAllocator, ModelBuf};
 
 const BUDGET: Budget = Budget {
     period_us: 100,

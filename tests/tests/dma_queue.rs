@@ -5,9 +5,9 @@ use embedded_hal::delay::DelayNs;
 use khal_core::dma::{
     run_one_shot, Abort, Descriptor, DmaQueue, OneShotRing, QueueInfo, RingStatus, RunError,
 };
-use khal_core::error::{Error, Fault, Result};
 use khal_core::wait::Budget;
 use khal_core::DeviceAddr;
+use khal_core::{Error, Fault, Result};
 
 struct NoDelay(u64);
 impl DelayNs for NoDelay {

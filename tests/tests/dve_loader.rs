@@ -11,15 +11,15 @@ use khal_core::dma::DmaMemory;
 use khal_core::dve::{
     DveLoader, DvePlacement, DveTableSet, LoadOutcome, TableId, DEFAULT_PARAM_RAM, DVE_QUEUE_NAME,
 };
-use khal_core::error::Fault;
 use khal_core::family::{Arch, Offset, TpbBases};
 use khal_core::wait::Budget;
+use khal_core::Fault;
 use khal_core::{DeviceAddr, Error};
-use khal_std::delay::Advance;
-use khal_std::dma::{ModelAllocator, ModelBuf};
 use khal_std::model::dma_engine::{DmaEngineModel, DmaFault, ModelDmaQueue, TransferRecord};
 use khal_std::model::DeviceModel;
+use khal_std::Advance;
 use khal_std::SimDelay;
+use khal_std::{ModelAllocator, ModelBuf};
 
 const OPCODE: &[u8] = include_bytes!("../fixtures/dve/opcode.bin");
 const CONTROL_FAST: &[u8] = include_bytes!("../fixtures/dve/control_fast.bin");

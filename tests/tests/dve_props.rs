@@ -7,9 +7,9 @@ use khal_arch_mariana::Mariana;
 use khal_core::dve::{DveLoader, DvePlacement, DveTableSet, LoadOutcome, DVE_QUEUE_NAME};
 use khal_core::family::TpbBases;
 use khal_core::wait::Budget;
-use khal_std::dma::ModelAllocator;
 use khal_std::model::dma_engine::{DmaEngineModel, ModelDmaQueue};
 use khal_std::model::DeviceModel;
+use khal_std::ModelAllocator;
 use khal_std::SimDelay;
 use proptest::prelude::*;
 

@@ -11,7 +11,7 @@ use khal::engine::hw_decode::HwDecodeImages;
 use khal::engine::leaves::{
     ACT_REGS_INIT, DMA_INIT, PE_REGS_INIT, RELEASE_RUN_STALL, UCODE_SEQ_INIT,
 };
-use khal::engine::params::SpRegs;
+use khal::engine::SpRegs;
 use khal::engine::{
     ActOps, DveOps, EngInfo, EngineLeaves, EngineParams, HwDecodeLeaves, PeOps, PeParams,
     PoolingOps, PoolingParams, SpHandle, SpOps,

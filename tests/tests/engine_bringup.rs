@@ -13,13 +13,13 @@ use khal::engine::init::{self, InitSteps, Step};
 use khal::engine::padded;
 use khal::engine::tpb_regs::{self, RndEngine};
 use khal::engine::{
-    program, run_stall, topsp, ActOps, Checked, DveOps, EngineOps, EngineParams, PeOps, PeParams,
+    self, run_stall, topsp, ActOps, Checked, DveOps, EngineOps, EngineParams, PeOps, PeParams,
     PoolingOps, PoolingParams, RawStpbConfig, SpHandle, SpInitOptions, SpOps, StpbConfig,
 };
 use khal::family::{Doorbell, NxLocal, Offset};
 use khal::{Cayman, Engine, Mariana, Sunda};
 use khal::{DeviceAddr, Error, Mmio, Result};
-use khal_std::trace::Op::{Read, Write};
+use khal_std::Op::{Read, Write};
 use khal_std::{HeapMmio, Trace};
 
 /// The TPB memory handle of the tests: the XT/NX windows are offsets from it.
@@ -40,7 +40,7 @@ fn traced_at<A: NxLocal>(window: u64) -> Trace<HeapMmio> {
 
 /// The accesses as (op, absolute address, value): the named blocks would make
 /// `Trace::ops` block-relative.
-fn abs(t: &Trace<HeapMmio>) -> Vec<(khal_std::trace::Op, u64, u32)> {
+fn abs(t: &Trace<HeapMmio>) -> Vec<(khal_std::Op, u64, u32)> {
     t.accesses()
         .iter()
         .map(|a| (a.op, a.addr.get(), a.value))
@@ -66,7 +66,7 @@ fn program_start_on_cayman_lo_hi_ctrl_per_engine_in_the_notes_order() {
         0x0000_0004_0000_0030, // DVE
         u64::MAX,              // SP skipped
     ];
-    program::program_start::<Cayman, _>(&m, DeviceAddr(MEM), &starts).unwrap();
+    engine::program_start::<Cayman, _>(&m, DeviceAddr(MEM), &starts).unwrap();
     let expect: Vec<_> = [
         (0x306_0000u64, 0x20u32, 3u32), // POOL
         (0x246_0000, 0x10, 2),          // ACT
@@ -87,7 +87,7 @@ fn program_start_on_cayman_lo_hi_ctrl_per_engine_in_the_notes_order() {
     // Launching SP: its window needs the eng-4 owner the notes do not pass:
     // NotTraced before any write, even with the other engines launched.
     let m = Trace::new(HeapMmio::new(DeviceAddr(MEM), 0x310_0000));
-    let r = program::program_start::<Cayman, _>(&m, DeviceAddr(MEM), &[1, 2, 3, 4, 5]);
+    let r = engine::program_start::<Cayman, _>(&m, DeviceAddr(MEM), &[1, 2, 3, 4, 5]);
     assert!(
         matches!(r, Err(Error::NotTraced(w)) if w.contains("eng 4")),
         "{r:?}"
@@ -179,7 +179,7 @@ fn cayman_pe_hw_decode_trace(
     cam: &[u8],
     profile: &[u8],
     control: u32,
-) -> Vec<(khal_std::trace::Op, u64, u32)> {
+) -> Vec<(khal_std::Op, u64, u32)> {
     let mut expect = Vec::new();
     for (i, w) in words(cam, 0x1000).into_iter().enumerate() {
         expect.push((Write, MEM + 0x267_0000 + 4 * i as u64, w));

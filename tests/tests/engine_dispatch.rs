@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 
 use khal::engine::{
-    self, stpb, ActOps, Checked, DveOps, EngineParams, PeOps, PeParams, PoolingOps, PoolingParams,
+    self, ActOps, Checked, DveOps, EngineParams, PeOps, PeParams, PoolingOps, PoolingParams,
     RawStpbConfig, SpHandle, SpInitOptions, SpOps, StpbConfig,
 };
 use khal::notific::BpMode;
@@ -356,7 +356,7 @@ fn optional_defaults_succeed_without_touching_hardware() {
     let m = mmio();
     fail_at(None);
     take_calls();
-    let out = stpb::stpb_init::<Bare, _>(&m, &cfg(true, false)).unwrap();
+    let out = engine::stpb_init::<Bare, _>(&m, &cfg(true, false)).unwrap();
     assert!(out.notific.is_none() && out.notific_error.is_none());
     // Only the mandatory DVE op ran; nothing was written.
     assert_eq!(take_calls(), vec!["dve_init"]);
@@ -368,7 +368,7 @@ fn stpb_init_order_pooling_act_dve_pe_sp() {
     let m = mmio();
     fail_at(None);
     take_calls();
-    stpb::stpb_init::<Rec, _>(&m, &cfg(true, false)).unwrap();
+    engine::stpb_init::<Rec, _>(&m, &cfg(true, false)).unwrap();
     assert_eq!(
         take_calls(),
         vec![
@@ -383,7 +383,7 @@ fn stpb_init_order_pooling_act_dve_pe_sp() {
         ]
     );
     // init = false: no SP register bring-up.
-    stpb::stpb_init::<Rec, _>(&m, &cfg(false, false)).unwrap();
+    engine::stpb_init::<Rec, _>(&m, &cfg(false, false)).unwrap();
     assert_eq!(
         take_calls(),
         vec!["pooling_init", "act_init", "dve_init", "pe_init"]
@@ -402,7 +402,7 @@ fn stpb_init_stops_at_the_first_error() {
         fail_at(Some(at));
         take_calls();
         assert_eq!(
-            stpb::stpb_init::<Rec, _>(&m, &cfg(true, false)).map(|_| ()),
+            engine::stpb_init::<Rec, _>(&m, &cfg(true, false)).map(|_| ()),
             Err(Error::NotTraced(at))
         );
         assert_eq!(take_calls().len(), ran);
@@ -417,7 +417,7 @@ fn stpb_init_stops_at_the_first_error() {
     c.dve = &bad;
     take_calls();
     assert_eq!(
-        stpb::stpb_init::<Rec, _>(&m, &c).map(|_| ()),
+        engine::stpb_init::<Rec, _>(&m, &c).map(|_| ()),
         Err(Error::InvalidArgument("inst_debug_level > 8"))
     );
     assert_eq!(take_calls(), vec!["pooling_init", "act_init"]);
@@ -433,7 +433,7 @@ fn stpb_init_stops_at_the_first_error() {
         init: true,
     };
     assert_eq!(
-        stpb::stpb_init_raw::<Rec, _>(&m, &raw).map(|_| ()),
+        engine::stpb_init_raw::<Rec, _>(&m, &raw).map(|_| ()),
         Err(Error::InvalidArgument("engine config absent"))
     );
     assert_eq!(take_calls(), vec!["pooling_init", "act_init"]);
@@ -446,7 +446,7 @@ fn sp_init_returns_regs_and_ucode_errors_but_not_dma_or_stall() {
         fail_at(Some(at));
         take_calls();
         assert_eq!(
-            stpb::sp_init::<Rec, _>(&m, &SP, opts(true, true)).map(|_| ()),
+            engine::sp_init::<Rec, _>(&m, &SP, opts(true, true)).map(|_| ()),
             Err(Error::NotTraced(at))
         );
         // Nothing after the failing step ran, and notific init was not reached.
@@ -456,7 +456,7 @@ fn sp_init_returns_regs_and_ucode_errors_but_not_dma_or_stall() {
     for at in ["sp_dma_init", "sp_release_run_stall"] {
         fail_at(Some(at));
         take_calls();
-        assert!(stpb::sp_init::<Rec, _>(&m, &SP, opts(true, false)).is_ok());
+        assert!(engine::sp_init::<Rec, _>(&m, &SP, opts(true, false)).is_ok());
         assert_eq!(
             take_calls(),
             vec![
@@ -479,14 +479,14 @@ fn sp_init_notific_failure_is_reported_not_returned() {
         ens_regs: None,
         ..SP
     };
-    let out = stpb::sp_init::<Rec, _>(&m, &no_ens, opts(false, true)).unwrap();
+    let out = engine::sp_init::<Rec, _>(&m, &no_ens, opts(false, true)).unwrap();
     assert!(out.notific.is_none());
     assert_eq!(out.notific_error, Some(Error::NoContext));
     // The raw layer: the absent base (-14) before the flag (-1), as in C.
-    let out = stpb::sp_init_raw::<Rec, _>(&m, Some(&no_ens), true, 2, false).unwrap();
+    let out = engine::sp_init_raw::<Rec, _>(&m, Some(&no_ens), true, 2, false).unwrap();
     assert_eq!(out.notific_error, Some(Error::NoContext));
     // An unknown back-pressure flag: -1, nothing written, still Ok.
-    let out = stpb::topsp_init_raw::<Rec, _>(&m, Some(&SP), true, 2, false).unwrap();
+    let out = engine::topsp_init_raw::<Rec, _>(&m, Some(&SP), true, 2, false).unwrap();
     assert_eq!(out.notific_error, Some(Error::UnknownMode(2)));
     assert!(m.ops().is_empty());
 }
@@ -495,11 +495,11 @@ fn sp_init_notific_failure_is_reported_not_returned() {
 fn real_arches_stop_at_the_first_untraced_leaf_before_any_write() {
     fn check<A: engine::EngineOps>() {
         let m = mmio();
-        let r = stpb::stpb_init::<A, _>(&m, &cfg(true, true)).map(|_| ());
+        let r = engine::stpb_init::<A, _>(&m, &cfg(true, true)).map(|_| ());
         assert!(matches!(r, Err(Error::NotTraced(_))), "{r:?}");
         assert!(m.ops().is_empty());
         // sp_init with init: regs_init is the first untraced leaf.
-        let r = stpb::sp_init::<A, _>(&m, &SP, opts(true, true)).map(|_| ());
+        let r = engine::sp_init::<A, _>(&m, &SP, opts(true, true)).map(|_| ());
         assert!(matches!(r, Err(Error::NotTraced(_))));
         assert!(m.ops().is_empty());
     }

@@ -3,7 +3,7 @@
 //! through `AnyArch`, since the checks run before dispatch.
 
 use khal::engine::{
-    stpb, EngineOps, EngineParams, PeParams, PoolingParams, SpHandle, SpInitOptions,
+    self, EngineOps, EngineParams, PeParams, PoolingParams, SpHandle, SpInitOptions,
 };
 use khal::notific::BpMode;
 use khal::{AnyArch, Cayman, Mariana, Sunda};
@@ -40,30 +40,36 @@ fn check<A: EngineOps>() {
         ..PoolingParams::new(DeviceAddr(0x2000), DeviceAddr(0))
     };
     let absent = Error::InvalidArgument("engine config absent");
-    assert_eq!(stpb::act_init::<A, _>(&m, None), Err(absent));
-    assert_eq!(stpb::dve_init::<A, _>(&m, None), Err(absent));
+    assert_eq!(engine::act_init::<A, _>(&m, None), Err(absent));
+    assert_eq!(engine::dve_init::<A, _>(&m, None), Err(absent));
     assert_eq!(
-        stpb::pooling_init::<A, _>(&m, None),
+        engine::pooling_init::<A, _>(&m, None),
         Err(Error::InvalidArgument("pooling config absent"))
     );
     for lvl in [9, 10, u32::MAX] {
-        assert_eq!(stpb::act_init::<A, _>(&m, Some(&eng(lvl))), Err(LEVEL));
-        assert_eq!(stpb::dve_init::<A, _>(&m, Some(&eng(lvl))), Err(LEVEL));
-        assert_eq!(stpb::pooling_init::<A, _>(&m, Some(&pool(lvl))), Err(LEVEL));
+        assert_eq!(engine::act_init::<A, _>(&m, Some(&eng(lvl))), Err(LEVEL));
+        assert_eq!(engine::dve_init::<A, _>(&m, Some(&eng(lvl))), Err(LEVEL));
+        assert_eq!(
+            engine::pooling_init::<A, _>(&m, Some(&pool(lvl))),
+            Err(LEVEL)
+        );
         let sp = SpHandle {
             inst_debug_level: lvl,
             ..SP
         };
-        assert_eq!(stpb::sp_init::<A, _>(&m, &sp, OPTS).map(|_| ()), Err(LEVEL));
         assert_eq!(
-            stpb::sp_init_raw::<A, _>(&m, Some(&sp), true, 0, true).map(|_| ()),
+            engine::sp_init::<A, _>(&m, &sp, OPTS).map(|_| ()),
+            Err(LEVEL)
+        );
+        assert_eq!(
+            engine::sp_init_raw::<A, _>(&m, Some(&sp), true, 0, true).map(|_| ()),
             Err(LEVEL)
         );
     }
     // sp_init: handle absent; sp_mem or sp_regs absent (the notes' order:
     // the windows are checked before the level).
     assert_eq!(
-        stpb::sp_init_raw::<A, _>(&m, None, true, 0, true).map(|_| ()),
+        engine::sp_init_raw::<A, _>(&m, None, true, 0, true).map(|_| ()),
         Err(Error::InvalidArgument("sp handle absent"))
     );
     let windows = Error::InvalidArgument("sp_mem_handle or sp_regs absent");
@@ -80,19 +86,19 @@ fn check<A: EngineOps>() {
         },
     ] {
         assert_eq!(
-            stpb::sp_init::<A, _>(&m, &h, OPTS).map(|_| ()),
+            engine::sp_init::<A, _>(&m, &h, OPTS).map(|_| ()),
             Err(windows)
         );
         assert_eq!(
-            stpb::topsp_init::<A, _>(&m, &h, SpInitOptions::default()).map(|_| ()),
+            engine::topsp_init::<A, _>(&m, &h, SpInitOptions::default()).map(|_| ()),
             Err(windows)
         );
         assert_eq!(
-            stpb::sp_init_raw::<A, _>(&m, Some(&h), true, 0, true).map(|_| ()),
+            engine::sp_init_raw::<A, _>(&m, Some(&h), true, 0, true).map(|_| ()),
             Err(windows)
         );
         assert_eq!(
-            stpb::topsp_init_raw::<A, _>(&m, Some(&h), true, 0, false).map(|_| ()),
+            engine::topsp_init_raw::<A, _>(&m, Some(&h), true, 0, false).map(|_| ()),
             Err(windows)
         );
     }
@@ -101,7 +107,7 @@ fn check<A: EngineOps>() {
     // lifetime-extended before Rust 1.89, and the MSRV is 1.88.
     let (act, dve) = (eng(0), eng(0));
     let pe = PeParams::new(DeviceAddr(0x3000), DeviceAddr(0));
-    let cfg = stpb::RawStpbConfig {
+    let cfg = engine::RawStpbConfig {
         pooling: None,
         act: Some(&act),
         dve: Some(&dve),
@@ -112,12 +118,12 @@ fn check<A: EngineOps>() {
         init: true,
     };
     assert_eq!(
-        stpb::stpb_init_raw::<A, _>(&m, &cfg).map(|_| ()),
+        engine::stpb_init_raw::<A, _>(&m, &cfg).map(|_| ()),
         Err(Error::InvalidArgument("pooling config absent"))
     );
     // The typed stpb_init: a pooling level above 8 is the first error.
     let bad_pool = pool(9);
-    let typed = stpb::StpbConfig {
+    let typed = engine::StpbConfig {
         pooling: &bad_pool,
         act: &act,
         dve: &dve,
@@ -125,7 +131,10 @@ fn check<A: EngineOps>() {
         sp: &SP,
         sp_options: OPTS,
     };
-    assert_eq!(stpb::stpb_init::<A, _>(&m, &typed).map(|_| ()), Err(LEVEL));
+    assert_eq!(
+        engine::stpb_init::<A, _>(&m, &typed).map(|_| ()),
+        Err(LEVEL)
+    );
     assert_eq!(LEVEL.c_code(), Some(-22));
     assert!(m.ops().is_empty(), "an invalid argument wrote something");
 }

@@ -3,8 +3,8 @@
 //! `NotTraced` with nothing written where a value is not traced.
 
 use khal::engine::notif::{self, ErrorsNt};
-use khal::engine::program::{self, StartLayout};
-use khal::engine::{stpb, EngineOps, SpHandle, SpInitOptions};
+use khal::engine::StartLayout;
+use khal::engine::{self, EngineOps, SpHandle, SpInitOptions};
 use khal::family::{NxLocal, TpbBases};
 use khal::notific::regs::NOTIFIC;
 use khal::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine};
@@ -12,7 +12,7 @@ use khal::{register_block, DeviceAddr, Error, Mmio};
 use khal::{AnyArch, Cayman, Mariana, Sunda};
 use khal_std::model::tpb::{StartRegs, TpbWindow};
 use khal_std::model::DeviceModel;
-use khal_std::trace::Op::{Read, Write};
+use khal_std::Op::{Read, Write};
 use khal_std::{HeapMmio, Trace};
 
 const ENS: DeviceAddr = DeviceAddr(0x8000);
@@ -30,7 +30,7 @@ const SP: SpHandle = SpHandle {
 
 /// The 10-queue notific init of `sp_init` [004 §2]: uart mode 0, wob_ctrl 1,
 /// coal_timer 0xAAE60, wr_buf_enable all lanes, then bp config.
-fn notific_init_trace(sw_bp: u32) -> Vec<(khal_std::trace::Op, u64, u32)> {
+fn notific_init_trace(sw_bp: u32) -> Vec<(khal_std::Op, u64, u32)> {
     vec![
         (Write, 0x28, 0),
         (Write, 0xBC, 1),
@@ -52,7 +52,7 @@ fn sp_init_notific_bring_up_on_every_arch() {
                 notific: Some(mode),
                 init: false,
             };
-            let out = stpb::sp_init::<A, _>(&m, &SP, opts).unwrap();
+            let out = engine::sp_init::<A, _>(&m, &SP, opts).unwrap();
             assert_eq!(m.ops(), notific_init_trace(sw_bp));
             let nt = out.notific.unwrap();
             assert_eq!(nt.num_queues(), 10);
@@ -60,9 +60,9 @@ fn sp_init_notific_bring_up_on_every_arch() {
             assert!(out.notific_error.is_none());
             // topsp_init is the same call; the raw layer's flag is the mode.
             let m2 = traced();
-            stpb::topsp_init::<A, _>(&m2, &SP, opts).unwrap();
+            engine::topsp_init::<A, _>(&m2, &SP, opts).unwrap();
             assert_eq!(m2.ops(), m.ops());
-            for raw in [stpb::sp_init_raw::<A, _>, stpb::topsp_init_raw::<A, _>] {
+            for raw in [engine::sp_init_raw::<A, _>, engine::topsp_init_raw::<A, _>] {
                 let m3 = traced();
                 raw(&m3, Some(&SP), true, flag, false).unwrap();
                 assert_eq!(m3.ops(), m.ops());
@@ -70,9 +70,9 @@ fn sp_init_notific_bring_up_on_every_arch() {
         }
         // No notific requested: nothing at all.
         let m = traced();
-        let out = stpb::sp_init::<A, _>(&m, &SP, SpInitOptions::default()).unwrap();
+        let out = engine::sp_init::<A, _>(&m, &SP, SpInitOptions::default()).unwrap();
         assert!(out.notific.is_none() && m.ops().is_empty());
-        let out = stpb::sp_init_raw::<A, _>(&m, Some(&SP), false, 0, false).unwrap();
+        let out = engine::sp_init_raw::<A, _>(&m, Some(&SP), false, 0, false).unwrap();
         assert!(out.notific.is_none() && m.ops().is_empty());
     }
     check::<Sunda>();
@@ -137,7 +137,7 @@ fn program_start_order_and_values_with_an_injected_layout() {
         u64::MAX,
         0x0000_0005_0000_0040,
     ];
-    program::program_start_with(&m, &layout(), &starts).unwrap();
+    engine::program_start_with(&m, &layout(), &starts).unwrap();
     let w = |e: usize, off: u64| WINDOWS[e] + off;
     let expect: Vec<_> = [
         (2, 0x0000_0020, 3), // POOL
@@ -159,7 +159,7 @@ fn program_start_order_and_values_with_an_injected_layout() {
 
     // All skipped: nothing.
     let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x20_0000));
-    program::program_start_with(&m, &layout(), &[u64::MAX; 5]).unwrap();
+    engine::program_start_with(&m, &layout(), &[u64::MAX; 5]).unwrap();
     assert!(m.ops().is_empty());
 
     // A launched engine without a window: NotTraced, checked before any write.
@@ -167,7 +167,7 @@ fn program_start_order_and_values_with_an_injected_layout() {
     l.windows[3] = None; // DVE, launched after POOL, ACT, PE
     let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x20_0000));
     assert_eq!(
-        program::program_start_with(&m, &l, &[1, 2, 3, 4, 5]),
+        engine::program_start_with(&m, &l, &[1, 2, 3, 4, 5]),
         Err(Error::NotTraced("xt_local_reg_offset window"))
     );
     assert!(m.ops().is_empty());
@@ -190,7 +190,7 @@ fn program_start_on_the_device_model_launches_each_engine_once() {
         .unwrap();
     }
     let starts = [0xA0, 0xA1, u64::MAX, 0x1_0000_00A3, 0xA4];
-    program::program_start_with(&dev, &layout(), &starts).unwrap();
+    engine::program_start_with(&dev, &layout(), &starts).unwrap();
     let launches: Vec<Vec<u64>> = WINDOWS
         .iter()
         .map(|w| {
@@ -217,11 +217,11 @@ fn program_start_through_the_arches_is_not_traced_before_any_write() {
     fn check<A: NxLocal>(starts: &[[u64; 5]]) {
         let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x1000));
         for s in starts {
-            let r = program::program_start::<A, _>(&m, DeviceAddr(0), s);
+            let r = engine::program_start::<A, _>(&m, DeviceAddr(0), s);
             assert!(matches!(r, Err(Error::NotTraced(_))), "{r:?}");
         }
         assert_eq!(
-            program::program_start::<A, _>(&m, DeviceAddr(0), &[u64::MAX; 5]),
+            engine::program_start::<A, _>(&m, DeviceAddr(0), &[u64::MAX; 5]),
             Ok(())
         );
         assert!(m.ops().is_empty());
@@ -236,15 +236,15 @@ fn program_start_through_the_arches_is_not_traced_before_any_write() {
 fn get_axi_offset_adds_the_tile_base() {
     let rel = 0x2B8_7000;
     assert_eq!(
-        program::get_axi_offset(Cayman::tile(0).unwrap(), rel),
+        engine::get_axi_offset(Cayman::tile(0).unwrap(), rel),
         DeviceAddr(0x20_0000_0000 + rel)
     );
     assert_eq!(
-        program::get_axi_offset(Mariana::tile(5).unwrap(), rel),
+        engine::get_axi_offset(Mariana::tile(5).unwrap(), rel),
         DeviceAddr(0x8030_0000_0000 + rel)
     );
     assert_eq!(
-        program::get_axi_offset(Sunda::tile(1).unwrap(), rel),
+        engine::get_axi_offset(Sunda::tile(1).unwrap(), rel),
         DeviceAddr(0xFFF_C000_0000 + 0x400_0000 + rel)
     );
     let any = AnyArch::new(2).unwrap();
@@ -271,7 +271,7 @@ fn events_semaphores_nt_read_modify_write_on_cayman() {
     let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x40_0000)).with_block(regs, 0x1000, block);
     m.inner().write32(regs.add(0xA08), 0x1234_5678).unwrap();
     assert_eq!(
-        program::update_events_semaphores_nt::<Cayman, _>(&m, regs, 0xA),
+        engine::update_events_semaphores_nt::<Cayman, _>(&m, regs, 0xA),
         Ok(0x123A_5678)
     );
     // Bits beyond the 4-bit field are dropped, as the C (v << 16) & 0xF0000.
@@ -297,11 +297,11 @@ fn events_semaphores_nt_read_modify_write_on_cayman() {
     // Not traced on SUNDA and MARIANA: nothing accessed.
     let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x40_0000));
     assert!(matches!(
-        program::update_events_semaphores_nt::<Sunda, _>(&m, regs, 1),
+        engine::update_events_semaphores_nt::<Sunda, _>(&m, regs, 1),
         Err(Error::NotTraced(_))
     ));
     assert!(matches!(
-        program::update_events_semaphores_nt::<Mariana, _>(&m, regs, 1),
+        engine::update_events_semaphores_nt::<Mariana, _>(&m, regs, 1),
         Err(Error::NotTraced(_))
     ));
     assert!(m.ops().is_empty());
@@ -469,7 +469,7 @@ fn sp_init_then_intc_queue_base_end_to_end_on_the_device_model() {
         notific: Some(BpMode::None),
         init: false,
     };
-    let out = stpb::sp_init::<Mariana, _>(&dev, &SP, opts).unwrap();
+    let out = engine::sp_init::<Mariana, _>(&dev, &SP, opts).unwrap();
     let mut nt = out.notific.unwrap();
     let reg = |off| {
         dev.with_block(ENS, |n: &mut NotificModel, _| n.reg(off))

@@ -9,7 +9,7 @@ use khal::q7::{self, Q7SwapTable, Q7Ucode};
 use khal::udma::{self, M2mRxBuilder, RxDescriptorParams};
 use khal::{Cayman, Mariana, Sunda};
 use khal::{DeviceAddr, Error, Mmio, Result};
-use khal_std::trace::Op::Write;
+use khal_std::Op::Write;
 use khal_std::{HeapMmio, Trace};
 
 fn traced() -> Trace<HeapMmio> {

@@ -5,7 +5,7 @@
 
 use khal_core::notific::{NotificBlock, NotificEngine};
 use khal_core::Mmio;
-use khal_std::trace::Op::{Read as R, Write as W};
+use khal_std::Op::{Read as R, Write as W};
 use khal_tests::nq::{traced, BASE};
 
 #[test]

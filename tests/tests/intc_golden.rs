@@ -10,7 +10,7 @@ use khal::Mariana;
 use khal::{DeviceAddr, Error, Mmio};
 use khal_std::model::intc::{ErrtrigModel, MsixModel};
 use khal_std::model::DeviceModel;
-use khal_std::trace::Op::{Read, Write};
+use khal_std::Op::{Read, Write};
 use khal_std::{HeapMmio, Trace};
 
 const MSIX_BASE: DeviceAddr = DeviceAddr(0x1_0000);

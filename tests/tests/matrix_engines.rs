@@ -2,9 +2,10 @@
 //! ACT table params, capability-gated config offsets [FACTS §3.1, §3.3, §3.4,
 //! §3.5, §12.1].
 
+use khal::family::hw_decode::{HwDecode, HwDecodeParams};
 use khal::family::{
     ActTableParams, ActTables, CapCfg, DgeRegs, DveTableOffsets, DveTableSizes, DveTables,
-    FlagSelected, Gated, HwDecode, HwDecodeParams, IramSizes, Offset, Sdma, SdmaLimits,
+    FlagSelected, Gated, IramSizes, Offset, Sdma, SdmaLimits,
 };
 use khal::{ArchId, Cayman, DeviceAddr, Engine, Error, HostVisible, Mariana, Sunda};
 

@@ -193,7 +193,7 @@ fn cayman_nx_xt_local_golden() {
     assert_eq!((h.mask(), h.shift()), (0xF0, 4));
     assert_eq!((hen.mask(), hen.shift()), (0x10_0000, 20));
     assert_eq!(Cayman::dma_ctrl().unwrap().offset(), 0x10A0);
-    use khal::family::nx_local::DmaReg;
+    use khal::family::DmaReg;
     let d: Vec<u64> = [DmaReg::LoA, DmaReg::LoB, DmaReg::Hi]
         .into_iter()
         .map(|r| Cayman::dma_reg(r).unwrap().offset())
@@ -380,7 +380,7 @@ fn sunda_and_cayman_intc_not_traced() {
 #[test]
 fn eng_to_xt_maps_0_to_4_to_themselves_and_anything_else_to_6() {
     // [hal-registers §3], [FACTS §13.1].
-    use khal::family::nx_local::eng_to_xt;
+    use khal::family::eng_to_xt;
     for eng in 0..=4 {
         assert_eq!(eng_to_xt(eng), eng);
     }

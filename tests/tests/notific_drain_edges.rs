@@ -7,24 +7,24 @@
 use std::cell::RefCell;
 
 use khal_core::dma::DmaMemory;
-use khal_core::error::Fault;
-use khal_core::notific::entry::{NqEntry, PHASE_BYTE, PHASE_MASK};
-use khal_core::notific::{ConsumeMode, NotificBlock, NotificEngine, NqConfig, NqRing};
+use khal_core::notific::{ConsumeKind, NotificBlock, NotificEngine, NqConfig, NqRing};
+use khal_core::notific::{NqEntry, PHASE_BYTE, PHASE_MASK};
+use khal_core::Fault;
 use khal_core::{Error, Mmio};
-use khal_std::delay::SimClock;
-use khal_std::trace::Op::{Read as R, Write as W};
+use khal_std::Op::{Read as R, Write as W};
+use khal_std::SimClock;
 use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
 use khal_tests::nq::{self, traced, BASE, HEAD, TAIL};
 
 /// A host ring of `cap` entries on queue 3, `max_batch` entries a call;
 /// the trace cleared (what follows is the drain's alone).
-fn ring(
+fn ring<K: ConsumeKind>(
     t: &Trace<HeapMmio>,
-    mode: ConsumeMode,
+    kind: fn(u32) -> NqConfig<K>,
     cap: u32,
     max_batch: u32,
-) -> NqRing<'static, DmaBuf, &Trace<HeapMmio>> {
-    nq::ring(t, mode, cap, Some(max_batch))
+) -> NqRing<'static, DmaBuf, &Trace<HeapMmio>, K> {
+    nq::ring(t, kind, cap, Some(max_batch))
 }
 
 /// Entry `seq`'s 16 bytes: each byte `seq`, the phase byte `0x11` with the
@@ -36,7 +36,12 @@ fn entry(seq: u8, phase: bool) -> [u8; 16] {
 }
 
 /// The device posts entry `seq` into `slot` with phase bit `phase`.
-fn post(ring: &NqRing<DmaBuf, &Trace<HeapMmio>>, slot: usize, seq: u8, phase: bool) {
+fn post<K: ConsumeKind>(
+    ring: &NqRing<DmaBuf, &Trace<HeapMmio>, K>,
+    slot: usize,
+    seq: u8,
+    phase: bool,
+) {
     ring.memory().write(slot * 16, &entry(seq, phase)).unwrap();
 }
 
@@ -47,7 +52,7 @@ fn post(ring: &NqRing<DmaBuf, &Trace<HeapMmio>>, slot: usize, seq: u8, phase: bo
 #[test]
 fn an_empty_drain_iter_on_a_tail_ring_reads_no_register() {
     let t = traced();
-    let mut r = ring(&t, ConsumeMode::Tail, 16, 8);
+    let mut r = ring(&t, NqConfig::tail, 16, 8);
     // Entries are pending: the tail says 2.
     t.inner().write32(BASE.add(TAIL), 2 * 16).unwrap();
     post(&r, 0, 0, true);
@@ -117,19 +122,17 @@ fn an_idle_phase_poll_is_one_phase_byte_load_and_no_register() {
         buf: DmaBuf::new(4 * 16, 4096).unwrap(),
         log: RefCell::new(Vec::new()),
     };
-    let cfg = NqConfig::new(4 * 16, ConsumeMode::Phase).with_max_batch(8);
+    let cfg = NqConfig::phase(4 * 16).with_max_batch(8);
     let mut r = NqRing::host(mem, e.queue(3).unwrap(), cfg).unwrap();
     t.clear();
-    let clock = SimClock::new();
-    let mut d = SimDelay::new(&clock);
     let mut out = [NqEntry::default(); 4];
-    let idle = |r: &mut NqRing<Logged, &Trace<HeapMmio>>, d: &mut SimDelay<'_, SimClock>| {
+    let idle = |r: &mut NqRing<Logged, &Trace<HeapMmio>>| {
         r.memory().log.borrow_mut().clear();
         let mut out = [NqEntry::default(); 4];
-        assert_eq!(r.drain(d, &mut out), Ok(0));
+        assert_eq!(r.drain(&mut out), Ok(0));
         r.memory().log.take()
     };
-    assert_eq!(idle(&mut r, &mut d), vec![("load_u8", PHASE_BYTE)]);
+    assert_eq!(idle(&mut r), vec![("load_u8", PHASE_BYTE)]);
     // Three entries taken: the next idle poll loads slot 3's phase byte.
     for slot in 0..3 {
         r.memory()
@@ -137,16 +140,16 @@ fn an_idle_phase_poll_is_one_phase_byte_load_and_no_register() {
             .write(slot * 16, &entry(slot as u8, true))
             .unwrap();
     }
-    assert_eq!(r.drain(&mut d, &mut out), Ok(3));
-    assert_eq!(idle(&mut r, &mut d), vec![("load_u8", 3 * 16 + PHASE_BYTE)]);
+    assert_eq!(r.drain(&mut out), Ok(3));
+    assert_eq!(idle(&mut r), vec![("load_u8", 3 * 16 + PHASE_BYTE)]);
     // Slot 3 taken: the consumer wraps, and the second pass's new entries
     // carry phase 0 [FACTS §11]. Slot 0 still holds the first pass's entry
     // (phase 1): old, so the poll is again one load.
     r.memory().buf.write(3 * 16, &entry(3, true)).unwrap();
-    assert_eq!(r.drain(&mut d, &mut out), Ok(1));
-    assert_eq!(idle(&mut r, &mut d), vec![("load_u8", PHASE_BYTE)]);
+    assert_eq!(r.drain(&mut out), Ok(1));
+    assert_eq!(idle(&mut r), vec![("load_u8", PHASE_BYTE)]);
     r.memory().buf.write(0, &entry(4, false)).unwrap();
-    assert_eq!(r.drain(&mut d, &mut out), Ok(1));
+    assert_eq!(r.drain(&mut out), Ok(1));
     assert_eq!(out[0].bytes(), &entry(4, false));
     assert_eq!(
         t.ops(),
@@ -162,13 +165,11 @@ fn an_idle_phase_poll_is_one_phase_byte_load_and_no_register() {
 fn nothing_past_an_entry_that_is_not_new_even_after_the_wrap() {
     for use_iter in [false, true] {
         let t = traced();
-        let mut r = ring(&t, ConsumeMode::Phase, 4, 8);
-        let clock = SimClock::new();
-        let mut d = SimDelay::new(&clock);
+        let mut r = ring(&t, NqConfig::phase, 4, 8);
         let mut out = [NqEntry::default(); 4];
         post(&r, 0, 0, true);
         post(&r, 1, 1, true);
-        assert_eq!(r.drain(&mut d, &mut out), Ok(2));
+        assert_eq!(r.drain(&mut out), Ok(2));
         // Slot 2 new, slot 3 not (phase 0 on the first pass), slot 0 with
         // the second pass's phase (0): it looks new to the run after the wrap.
         post(&r, 2, 2, true);
@@ -176,12 +177,12 @@ fn nothing_past_an_entry_that_is_not_new_even_after_the_wrap() {
         post(&r, 0, 4, false);
         t.clear();
         let got: Vec<NqEntry> = if use_iter {
-            let mut it = r.drain_iter(&mut d, 4).unwrap();
+            let mut it = r.drain_iter(4).unwrap();
             let got = it.by_ref().map(|x| x.unwrap()).collect();
             it.finish().unwrap();
             got
         } else {
-            let n = r.drain(&mut d, &mut out).unwrap();
+            let n = r.drain(&mut out).unwrap();
             out[..n].to_vec()
         };
         assert_eq!(
@@ -201,14 +202,12 @@ fn nothing_past_an_entry_that_is_not_new_even_after_the_wrap() {
 #[test]
 fn phase_available_count_walks_both_runs_and_stops_at_an_old_entry() {
     let t = traced();
-    let mut r = ring(&t, ConsumeMode::Phase, 8, 8);
-    let clock = SimClock::new();
-    let mut d = SimDelay::new(&clock);
+    let mut r = ring(&t, NqConfig::phase, 8, 8);
     let mut out = [NqEntry::default(); 8];
     for slot in 0..5 {
         post(&r, slot, slot as u8, true);
     }
-    assert_eq!(r.drain(&mut d, &mut out[..5]), Ok(5));
+    assert_eq!(r.drain(&mut out[..5]), Ok(5));
     // Slots 5..8 of the first pass (phase 1), then 0..3 of the second (phase 0).
     for slot in 5..8 {
         post(&r, slot, slot as u8, true);
@@ -217,11 +216,11 @@ fn phase_available_count_walks_both_runs_and_stops_at_an_old_entry() {
         post(&r, slot, 8 + slot as u8, false);
     }
     t.clear();
-    assert_eq!(r.available_count(&mut d), Ok(6));
+    assert_eq!(r.available_count(), Ok(6));
     // Slot 6 not new: the count is 1 (slot 5), the second pass's entries
     // after the wrap not counted.
     post(&r, 6, 6, false);
-    assert_eq!(r.available_count(&mut d), Ok(1));
+    assert_eq!(r.available_count(), Ok(1));
     assert_eq!(t.ops(), vec![]);
 }
 
@@ -232,7 +231,7 @@ fn phase_available_count_walks_both_runs_and_stops_at_an_old_entry() {
 #[test]
 fn a_tail_moving_backwards_names_the_previous_tail_wrapped() {
     let t = traced();
-    let mut r = ring(&t, ConsumeMode::Tail, 4, 8);
+    let mut r = ring(&t, NqConfig::tail, 4, 8);
     let clock = SimClock::new();
     let mut d = SimDelay::new(&clock);
     let mut out = [NqEntry::default(); 4];
@@ -266,18 +265,16 @@ fn a_tail_moving_backwards_names_the_previous_tail_wrapped() {
 #[test]
 fn a_drain_across_the_wrap_writes_the_head_of_the_slot_after_it() {
     let t = traced();
-    let mut r = ring(&t, ConsumeMode::Phase, 4, 8);
-    let clock = SimClock::new();
-    let mut d = SimDelay::new(&clock);
+    let mut r = ring(&t, NqConfig::phase, 4, 8);
     let mut out = [NqEntry::default(); 4];
     for slot in 0..3 {
         post(&r, slot, slot as u8, true);
     }
-    assert_eq!(r.drain(&mut d, &mut out), Ok(3));
+    assert_eq!(r.drain(&mut out), Ok(3));
     post(&r, 3, 3, true);
     post(&r, 0, 4, false);
     t.clear();
-    assert_eq!(r.drain(&mut d, &mut out), Ok(2));
+    assert_eq!(r.drain(&mut out), Ok(2));
     assert_eq!(out[0].bytes(), &entry(3, true));
     assert_eq!(out[1].bytes(), &entry(4, false));
     assert_eq!(r.next_index(), 1);

@@ -5,17 +5,17 @@
 use std::sync::Arc;
 
 use khal_core::dma::DmaMemory;
-use khal_core::error::Fault;
-use khal_core::notific::ring::DeviceZero;
+use khal_core::notific::DeviceZero;
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
-    NqRing,
+    BpMode, ConsumeKind, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig,
+    NqEntry, NqQueue, NqRing, Tail,
 };
 use khal_core::wait::Budget;
+use khal_core::Fault;
 use khal_core::{DeviceAddr, Error};
-use khal_std::delay::Advance;
 use khal_std::model::notific::{entry_seq, DeviceMemView, NotificModel, QueueFault};
 use khal_std::model::DeviceModel;
+use khal_std::Advance;
 use khal_std::{Counting, DmaBuf, SimDelay};
 
 const BASE: DeviceAddr = DeviceAddr(0x3053_5000);
@@ -82,10 +82,10 @@ impl Checker {
 /// Post and drain `wraps` full rings (plus a bit) on one queue; checks every
 /// entry once, in order; the consumer phase flips exactly once per wrap; phase
 /// mode reads no register; one head write per non-empty drain, none per empty poll.
-fn run<R: DmaMemory, Z: DeviceZero>(
+fn run<R: DmaMemory, K: ConsumeKind, Z: DeviceZero>(
     m: &DeviceModel,
     engine: &NotificEngine<&Counting<&DeviceModel>>,
-    ring: &mut NqRing<R, &Counting<&DeviceModel>, Z>,
+    ring: &mut NqRing<R, &Counting<&DeviceModel>, K, Z>,
     wraps: u64,
 ) {
     let counts = engine.mmio();
@@ -112,7 +112,7 @@ fn run<R: DmaMemory, Z: DeviceZero>(
         loop {
             counts.reset();
             let before = ring.phase();
-            let n = ring.drain(&mut d, &mut buf).unwrap();
+            let n = ring.drain_with(&mut d, &mut buf).unwrap();
             let tail_reads = counts.reads();
             match ring.mode() {
                 ConsumeMode::Phase => assert_eq!(tail_reads, 0, "phase mode reads no register"),
@@ -145,16 +145,14 @@ fn run<R: DmaMemory, Z: DeviceZero>(
     assert_eq!(ring.next_index() as u64, total % cap);
 }
 
-fn host_case(flavour: Flavour, idx: u32, mode: ConsumeMode, cap: u32) {
+fn host_case<K: ConsumeKind>(flavour: Flavour, idx: u32, kind: fn(u32) -> NqConfig<K>, cap: u32) {
     let m = device(flavour);
     let buf = Arc::new(DmaBuf::new(cap as usize * 16, 4096).unwrap());
     m.attach_host(buf.clone());
     let c = Counting::new(&m);
     let mut block = NotificBlock::new(BASE);
     let mut e = NotificEngine::init_raw(&c, Some(&mut block), num_queues(flavour), 1, 0).unwrap();
-    let mut ring =
-        NqRing::configure_host(&*buf, e.queue(idx).unwrap(), NqConfig::new(cap * 16, mode))
-            .unwrap();
+    let mut ring = NqRing::configure_host(&*buf, e.queue(idx).unwrap(), kind(cap * 16)).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&m)).unwrap();
     run(&m, &e, &mut ring, 3);
     // A reset mid-stream restarts both sides at slot 0, phase 0.
@@ -168,20 +166,20 @@ fn host_case(flavour: Flavour, idx: u32, mode: ConsumeMode, cap: u32) {
 
 #[test]
 fn ten_queue_phase_mode_three_wraps() {
-    host_case(Flavour::TenQueue, 2, ConsumeMode::Phase, 16);
-    host_case(Flavour::TenQueue, 9, ConsumeMode::Phase, 64);
+    host_case(Flavour::TenQueue, 2, NqConfig::phase, 16);
+    host_case(Flavour::TenQueue, 9, NqConfig::phase, 64);
 }
 
 #[test]
 fn ten_queue_tail_mode_three_wraps() {
-    host_case(Flavour::TenQueue, 5, ConsumeMode::Tail, 16);
-    host_case(Flavour::TenQueue, 0, ConsumeMode::Tail, 8);
+    host_case(Flavour::TenQueue, 5, NqConfig::tail, 16);
+    host_case(Flavour::TenQueue, 0, NqConfig::tail, 8);
 }
 
 #[test]
 fn single_queue_both_modes_three_wraps() {
-    host_case(Flavour::SingleQueue, 0, ConsumeMode::Phase, 16);
-    host_case(Flavour::SingleQueue, 0, ConsumeMode::Tail, 32);
+    host_case(Flavour::SingleQueue, 0, NqConfig::phase, 16);
+    host_case(Flavour::SingleQueue, 0, NqConfig::tail, 32);
 }
 
 #[test]
@@ -199,13 +197,9 @@ fn device_memory_ring_tail_mode_three_wraps_and_zero_callback() {
             zeroed.set(Some((addr, len)));
             m.write_mem(addr, &vec![0; len])
         };
-        let mut ring = NqRing::configure_device(
-            view,
-            zero,
-            e.queue(0).unwrap(),
-            NqConfig::new(size as u32, ConsumeMode::Tail),
-        )
-        .unwrap();
+        let mut ring =
+            NqRing::configure_device(view, zero, e.queue(0).unwrap(), NqConfig::tail(size as u32))
+                .unwrap();
         ring.enable(&mut e, &mut SimDelay::new(&m)).unwrap();
         assert_eq!(zeroed.get(), Some((HBM_RING, size)));
         run(&m, &e, &mut ring, 3);
@@ -221,20 +215,38 @@ fn drain_iter_commits_once_and_matches_drain() {
     let mut block = NotificBlock::new(BASE);
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     // One queue, a ring per mode: the token goes from one ring to the next.
-    let mut queue = e.queue(3).unwrap();
-    for mode in [ConsumeMode::Phase, ConsumeMode::Tail] {
-        let mut ring = NqRing::configure_host(&*buf, queue, NqConfig::new(256, mode)).unwrap();
-        ring.enable(&mut e, &mut SimDelay::new(&m)).unwrap();
+    let queue = e.queue(3).unwrap();
+    let queue = iter_case(&m, &c, &mut e, &buf, queue, NqConfig::phase);
+    iter_case(&m, &c, &mut e, &buf, queue, NqConfig::tail);
+}
+
+/// The counted model the per-kind cases below run on.
+type Meter<'c, 'm> = &'c Counting<&'m DeviceModel>;
+
+/// [`drain_iter_commits_once_and_matches_drain`] on a ring of `kind`'s kind
+/// on `queue`, given back.
+fn iter_case<'d, 'c, 'm, K: ConsumeKind>(
+    m: &'m DeviceModel,
+    c: Meter<'c, 'm>,
+    e: &mut NotificEngine<'d, Meter<'c, 'm>>,
+    buf: &DmaBuf,
+    queue: NqQueue<'d, Meter<'c, 'm>>,
+    kind: fn(u32) -> NqConfig<K>,
+) -> NqQueue<'d, Meter<'c, 'm>> {
+    let mode = K::MODE;
+    {
+        let mut ring = NqRing::configure_host(buf, queue, kind(256)).unwrap();
+        ring.enable(e, &mut SimDelay::new(m)).unwrap();
         let mut chk = Checker {
             cap: 16,
             received: 0,
             idx: 3,
-            seq0: next_seq(&m, 3),
+            seq0: next_seq(m, 3),
         };
         for _ in 0..6 {
-            assert_eq!(post(&m, 3, 9), 9);
+            assert_eq!(post(m, 3, 9), 9);
             c.reset();
-            let it = ring.drain_iter(&mut SimDelay::new(&m), 100).unwrap();
+            let it = ring.drain_iter_with(&mut SimDelay::new(m), 100).unwrap();
             let got: Vec<NqEntry> = it.map(|r| r.unwrap()).collect();
             // `collect` consumed and dropped the iterator: one head write.
             assert_eq!(c.writes(), 1);
@@ -243,7 +255,7 @@ fn drain_iter_commits_once_and_matches_drain() {
             c.reset();
             let mut rest = 0;
             loop {
-                let mut it = ring.drain_iter(&mut SimDelay::new(&m), 100).unwrap();
+                let mut it = ring.drain_iter_with(&mut SimDelay::new(m), 100).unwrap();
                 let mut n = 0;
                 for r in it.by_ref() {
                     chk.check(&r.unwrap());
@@ -265,19 +277,19 @@ fn drain_iter_commits_once_and_matches_drain() {
         // Empty polls: no head write.
         c.reset();
         assert_eq!(
-            ring.drain_iter(&mut SimDelay::new(&m), 100)
+            ring.drain_iter_with(&mut SimDelay::new(m), 100)
                 .unwrap()
                 .count(),
             0
         );
         assert_eq!(c.writes(), 0);
-        assert_eq!(ring.drain(&mut SimDelay::new(&m), &mut []), Ok(0));
+        assert_eq!(ring.drain_with(&mut SimDelay::new(m), &mut []), Ok(0));
         assert_eq!(
             (c.reads(), c.writes()),
             (u64::from(mode == ConsumeMode::Tail), 0)
         );
-        ring.reset(&mut e, &mut SimDelay::new(&m)).unwrap();
-        queue = ring.into_parts().1;
+        ring.reset(e, &mut SimDelay::new(m)).unwrap();
+        ring.into_parts().1
     }
 }
 
@@ -290,33 +302,44 @@ fn available_count_both_modes() {
     let mut block = NotificBlock::new(BASE);
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     // One queue, a ring per mode: the token goes from one ring to the next.
-    let mut queue = e.queue(4).unwrap();
-    for mode in [ConsumeMode::Phase, ConsumeMode::Tail] {
-        let mut ring = NqRing::configure_host(&*buf, queue, NqConfig::new(128, mode)).unwrap();
-        ring.enable(&mut e, &mut SimDelay::new(&m)).unwrap();
-        let mut d = SimDelay::new(&m);
-        assert_eq!(ring.available_count(&mut d), Ok(0));
-        post(&m, 4, 5);
-        c.reset();
-        assert_eq!(ring.available_count(&mut d), Ok(5));
-        assert_eq!(c.reads(), u64::from(mode == ConsumeMode::Tail));
-        let mut out = [NqEntry::default(); 8];
-        assert_eq!(ring.drain(&mut d, &mut out), Ok(2)); // cap: 8 / 4
-        post(&m, 4, 4); // wraps
-        assert_eq!(ring.available_count(&mut d), Ok(7));
-        ring.reset(&mut e, &mut d).unwrap();
-        queue = ring.into_parts().1;
-    }
+    let queue = e.queue(4).unwrap();
+    let queue = count_case(&m, &c, &mut e, &buf, queue, NqConfig::phase);
+    let queue = count_case(&m, &c, &mut e, &buf, queue, NqConfig::tail);
     // Phase mode, cursor at slot 0, every entry new (written here: the model
     // leaves a slot free): one run of the capacity, and no run after a wrap
     // (the walk ends after the first run).
-    let mut ring =
-        NqRing::configure_host(&*buf, queue, NqConfig::new(128, ConsumeMode::Phase)).unwrap();
+    let mut ring = NqRing::configure_host(&*buf, queue, NqConfig::phase(128)).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&m)).unwrap();
     for slot in 0..8 {
         buf.write(slot * 16 + 3, &[0x80]).unwrap();
     }
-    assert_eq!(ring.available_count(&mut SimDelay::new(&m)), Ok(8));
+    assert_eq!(ring.available_count(), Ok(8));
+}
+
+/// [`available_count_both_modes`] on a ring of `kind`'s kind on `queue`,
+/// given back.
+fn count_case<'d, 'c, 'm, K: ConsumeKind>(
+    m: &'m DeviceModel,
+    c: Meter<'c, 'm>,
+    e: &mut NotificEngine<'d, Meter<'c, 'm>>,
+    buf: &DmaBuf,
+    queue: NqQueue<'d, Meter<'c, 'm>>,
+    kind: fn(u32) -> NqConfig<K>,
+) -> NqQueue<'d, Meter<'c, 'm>> {
+    let mut ring = NqRing::configure_host(buf, queue, kind(128)).unwrap();
+    ring.enable(e, &mut SimDelay::new(m)).unwrap();
+    let mut d = SimDelay::new(m);
+    assert_eq!(ring.available_count_with(&mut d), Ok(0));
+    post(m, 4, 5);
+    c.reset();
+    assert_eq!(ring.available_count_with(&mut d), Ok(5));
+    assert_eq!(c.reads(), u64::from(K::MODE == ConsumeMode::Tail));
+    let mut out = [NqEntry::default(); 8];
+    assert_eq!(ring.drain_with(&mut d, &mut out), Ok(2)); // cap: 8 / 4
+    post(m, 4, 4); // wraps
+    assert_eq!(ring.available_count_with(&mut d), Ok(7));
+    ring.reset(e, &mut d).unwrap();
+    ring.into_parts().1
 }
 
 // ---- faults: each returns its typed error within its budget ----
@@ -353,23 +376,23 @@ fn misaligned_and_out_of_ring_tails_are_typed_faults_with_no_head_write() {
     let c = Counting::new(&r.m);
     let mut block = NotificBlock::new(BASE);
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
-    let cfg = NqConfig::new(128, ConsumeMode::Tail).with_budget(SMALL);
+    let cfg = NqConfig::tail(128).with_budget(SMALL);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(6).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     post(&r.m, 6, 3);
     let mut out = [NqEntry::default(); 4];
     for (lie, want) in [
-        (0x18, khal_core::error::Fault::MisalignedTail { tail: 0x18 }),
+        (0x18, khal_core::Fault::MisalignedTail { tail: 0x18 }),
         (
             128,
-            khal_core::error::Fault::TailOutOfRing {
+            khal_core::Fault::TailOutOfRing {
                 tail: 128,
                 ring_bytes: 128,
             },
         ),
         (
             0x1000_0000,
-            khal_core::error::Fault::TailOutOfRing {
+            khal_core::Fault::TailOutOfRing {
                 tail: 0x1000_0000,
                 ring_bytes: 128,
             },
@@ -396,7 +419,7 @@ fn a_device_more_than_a_ring_ahead_is_a_typed_fault() {
     let c = Counting::new(&r.m);
     let mut block = NotificBlock::new(BASE);
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
-    let cfg = NqConfig::new(128, ConsumeMode::Tail).with_max_batch(2);
+    let cfg = NqConfig::tail(128).with_max_batch(2);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(1).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     assert_eq!(post(&r.m, 1, 5), 5);
@@ -410,7 +433,7 @@ fn a_device_more_than_a_ring_ahead_is_a_typed_fault() {
     let got = ring.drain(&mut d, &mut out);
     assert_eq!(
         got,
-        Err(Error::DeviceFault(khal_core::error::Fault::TooFarAhead {
+        Err(Error::DeviceFault(khal_core::Fault::TooFarAhead {
             claimed: 2,
             capacity: 8
         }))
@@ -425,7 +448,7 @@ fn stalled_tail_makes_reset_time_out_within_budget() {
     let c = Counting::new(&r.m);
     let mut block = NotificBlock::new(BASE);
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
-    let cfg = NqConfig::new(128, ConsumeMode::Tail).with_budget(SMALL);
+    let cfg = NqConfig::tail(128).with_budget(SMALL);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(2).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     post(&r.m, 2, 3);
@@ -440,7 +463,7 @@ fn stalled_tail_makes_reset_time_out_within_budget() {
     // The default budget is the notes' 100 µs × 10000 (one simulated second).
     // The queue's token back from the first ring, for a ring with the default budget.
     let (mem, queue) = ring.into_parts();
-    let mut ring = NqRing::host(mem, queue, NqConfig::new(128, ConsumeMode::Tail)).unwrap();
+    let mut ring = NqRing::host(mem, queue, NqConfig::tail(128)).unwrap();
     let mut d = SimDelay::new(&r.m);
     assert_eq!(
         ring.reset(&mut e, &mut d),
@@ -456,7 +479,7 @@ fn slow_dma_is_waited_for_within_budget_or_times_out() {
     let c = Counting::new(&r.m);
     let mut block = NotificBlock::new(BASE);
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
-    let cfg = NqConfig::new(128, ConsumeMode::Tail).with_budget(SMALL);
+    let cfg = NqConfig::tail(128).with_budget(SMALL);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(7).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     let mut out = [NqEntry::default(); 8];
@@ -495,21 +518,17 @@ fn slow_dma_in_phase_mode_is_simply_not_yet_there() {
     let c = Counting::new(&r.m);
     let mut block = NotificBlock::new(BASE);
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
-    let mut ring = NqRing::configure_host(
-        &*r.buf,
-        e.queue(3).unwrap(),
-        NqConfig::new(128, ConsumeMode::Phase),
-    )
-    .unwrap();
+    let mut ring =
+        NqRing::configure_host(&*r.buf, e.queue(3).unwrap(), NqConfig::phase(128)).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     fault(&r.m, 3, QueueFault::SlowDma { delay_ns: 1_000 });
     post(&r.m, 3, 2);
     let mut out = [NqEntry::default(); 8];
     c.reset();
-    assert_eq!(ring.drain(&mut SimDelay::new(&r.m), &mut out), Ok(0));
+    assert_eq!(ring.drain(&mut out), Ok(0));
     assert_eq!((c.reads(), c.writes()), (0, 0));
     r.m.advance_ns(1_000);
-    assert_eq!(ring.drain(&mut SimDelay::new(&r.m), &mut out), Ok(2));
+    assert_eq!(ring.drain(&mut out), Ok(2));
     assert_eq!((c.reads(), c.writes()), (0, 1));
 }
 
@@ -519,7 +538,7 @@ fn a_gone_device_is_a_typed_fault_at_once() {
     let c = Counting::new(&r.m);
     let mut block = NotificBlock::new(BASE);
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
-    let cfg = NqConfig::new(128, ConsumeMode::Tail).with_budget(SMALL);
+    let cfg = NqConfig::tail(128).with_budget(SMALL);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(8).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     post(&r.m, 8, 1);
@@ -529,41 +548,33 @@ fn a_gone_device_is_a_typed_fault_at_once() {
     let tail_addr = BASE.get() + 0x110 + 8 * 40;
     assert_eq!(
         ring.drain(&mut d, &mut out),
-        Err(Error::DeviceFault(khal_core::error::Fault::all_ones(
-            tail_addr
-        )))
+        Err(Error::DeviceFault(khal_core::Fault::all_ones(tail_addr)))
     );
     // The reset's tail-drain wait sees it on its first read: the typed
     // fault, not a timeout after the budget.
     assert_eq!(
         ring.reset(&mut e, &mut d),
-        Err(Error::DeviceFault(khal_core::error::Fault::all_ones(
-            tail_addr
-        )))
+        Err(Error::DeviceFault(khal_core::Fault::all_ones(tail_addr)))
     );
     assert_eq!(d.slept_ns(), 0);
     // Phase mode reads no register while draining, so it cannot see the
     // device go; it sees what landed in host memory and nothing more ...
     let (mem, queue) = ring.into_parts();
-    let mut p = NqRing::host(mem, queue, NqConfig::new(128, ConsumeMode::Phase)).unwrap();
+    let mut p = NqRing::host(mem, queue, NqConfig::phase(128)).unwrap();
     c.reset();
-    assert_eq!(p.drain(&mut d, &mut out), Ok(1));
+    assert_eq!(p.drain(&mut out), Ok(1));
     assert_eq!(entry_seq(out[0].bytes()), 0);
-    assert_eq!(p.drain(&mut d, &mut out), Ok(0));
+    assert_eq!(p.drain(&mut out), Ok(0));
     assert_eq!(c.reads(), 0);
     // ... until it asks: one checked tail read names the fault at once.
     assert_eq!(
         p.tail_offset(),
-        Err(Error::DeviceFault(khal_core::error::Fault::all_ones(
-            tail_addr
-        )))
+        Err(Error::DeviceFault(khal_core::Fault::all_ones(tail_addr)))
     );
     assert_eq!((c.reads(), d.slept_ns()), (1, 0));
     assert_eq!(
         p.reset(&mut e, &mut d),
-        Err(Error::DeviceFault(khal_core::error::Fault::all_ones(
-            tail_addr
-        )))
+        Err(Error::DeviceFault(khal_core::Fault::all_ones(tail_addr)))
     );
     assert_eq!(d.slept_ns(), 0);
 }
@@ -575,22 +586,22 @@ fn a_lying_tail_ends_the_reset_wait_at_once_with_its_fault() {
     let r = rig();
     let mut block = NotificBlock::new(BASE);
     let mut e = NotificEngine::init(&r.m, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
-    let cfg = NqConfig::new(128, ConsumeMode::Phase).with_budget(SMALL);
+    let cfg = NqConfig::phase(128).with_budget(SMALL);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(0).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     post(&r.m, 0, 3);
     for (lie, want) in [
-        (0x18, khal_core::error::Fault::MisalignedTail { tail: 0x18 }),
+        (0x18, khal_core::Fault::MisalignedTail { tail: 0x18 }),
         (
             0x80,
-            khal_core::error::Fault::TailOutOfRing {
+            khal_core::Fault::TailOutOfRing {
                 tail: 0x80,
                 ring_bytes: 128,
             },
         ),
         (
             0xDEAD_BEEF,
-            khal_core::error::Fault::MisalignedTail { tail: 0xDEAD_BEEF },
+            khal_core::Fault::MisalignedTail { tail: 0xDEAD_BEEF },
         ),
     ] {
         fault(&r.m, 0, QueueFault::LieTail(lie));
@@ -614,9 +625,7 @@ fn a_tail_that_moves_backwards_is_a_typed_fault_at_once() {
     let c = Counting::new(&r.m);
     let mut block = NotificBlock::new(BASE);
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
-    let cfg = NqConfig::new(128, ConsumeMode::Tail)
-        .with_budget(SMALL)
-        .with_max_batch(8);
+    let cfg = NqConfig::tail(128).with_budget(SMALL).with_max_batch(8);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(5).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     assert_eq!(post(&r.m, 5, 5), 5);
@@ -627,12 +636,10 @@ fn a_tail_that_moves_backwards_is_a_typed_fault_at_once() {
     // wait ran out its whole budget.
     fault(&r.m, 5, QueueFault::LieTail(0x20));
     c.reset();
-    let back = Err(Error::DeviceFault(
-        khal_core::error::Fault::TailMovedBackwards {
-            tail: 0x20,
-            previous: 0x50,
-        },
-    ));
+    let back = Err(Error::DeviceFault(khal_core::Fault::TailMovedBackwards {
+        tail: 0x20,
+        previous: 0x50,
+    }));
     assert_eq!(ring.available_count(&mut d), back);
     assert_eq!(d.slept_ns(), 0);
     assert_eq!((c.reads(), c.writes()), (1, 0));
@@ -729,7 +736,7 @@ fn an_entry_rewritten_after_the_scan_is_not_handed_out_nor_anything_past_it() {
         let mut block = NotificBlock::new(BASE);
         let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
         let mem = Rewrite::new(&r.buf);
-        let cfg = NqConfig::new(128, ConsumeMode::Phase).with_max_batch(8);
+        let cfg = NqConfig::phase(128).with_max_batch(8);
         let mut ring = NqRing::configure_host(&mem, e.queue(3).unwrap(), cfg).unwrap();
         ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
         assert_eq!(post(&r.m, 3, 4), 4);
@@ -738,9 +745,8 @@ fn an_entry_rewritten_after_the_scan_is_not_handed_out_nor_anything_past_it() {
         mem.arm(slot, second_pass(slot as u8));
         c.reset();
         let mut out = [NqEntry::default(); 8];
-        let mut d = SimDelay::new(&r.m);
         let n = if use_iter {
-            let mut it = ring.drain_iter(&mut d, 8).unwrap();
+            let mut it = ring.drain_iter(8).unwrap();
             let mut n = 0;
             for (slot, x) in out.iter_mut().zip(&mut it) {
                 *slot = x.unwrap();
@@ -749,7 +755,7 @@ fn an_entry_rewritten_after_the_scan_is_not_handed_out_nor_anything_past_it() {
             it.finish().unwrap();
             n
         } else {
-            ring.drain(&mut d, &mut out).unwrap()
+            ring.drain(&mut out).unwrap()
         };
         let what = format!("iter {use_iter}, slot {slot}");
         assert_eq!(n, slot, "{what}: entries before the rewritten one only");
@@ -769,7 +775,7 @@ fn an_entry_rewritten_after_the_scan_is_not_handed_out_nor_anything_past_it() {
             "{what}: one head write"
         );
         // The rewritten slot does not look new to a phase-0 consumer: nothing more.
-        assert_eq!(ring.drain(&mut d, &mut out), Ok(0));
+        assert_eq!(ring.drain(&mut out), Ok(0));
     }
 }
 
@@ -781,18 +787,26 @@ fn an_entry_rewritten_after_the_scan_is_not_handed_out_nor_anything_past_it() {
 /// nothing past it consumed.
 #[test]
 fn the_word_view_iterator_stops_at_an_entry_rewritten_ahead_of_it() {
-    for mode in [ConsumeMode::Phase, ConsumeMode::Tail] {
+    rewritten_ahead(NqConfig::phase);
+    rewritten_ahead(NqConfig::tail);
+}
+
+/// [`the_word_view_iterator_stops_at_an_entry_rewritten_ahead_of_it`] on a
+/// ring of `kind`'s kind.
+fn rewritten_ahead<K: ConsumeKind>(kind: fn(u32) -> NqConfig<K>) {
+    let mode = K::MODE;
+    {
         let r = rig();
         let c = Counting::new(&r.m);
         let mut block = NotificBlock::new(BASE);
         let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
-        let cfg = NqConfig::new(128, mode).with_max_batch(8);
+        let cfg = kind(128).with_max_batch(8);
         let mut ring = NqRing::configure_host(&*r.buf, e.queue(3).unwrap(), cfg).unwrap();
         ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
         assert!(ring.memory().words().is_some());
         assert_eq!(post(&r.m, 3, 4), 4);
         let mut d = SimDelay::new(&r.m);
-        let mut it = ring.drain_iter(&mut d, 8).unwrap();
+        let mut it = ring.drain_iter_with(&mut d, 8).unwrap();
         for i in 0..2 {
             let x = it.next().expect("new").unwrap();
             assert_eq!(entry_seq(x.bytes()), i, "{mode:?}");
@@ -841,26 +855,25 @@ fn one_entry_per_call(max_batch: Option<u32>) {
     let mut block = NotificBlock::new(BASE);
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let mem = Rewrite::new(&r.buf);
-    let mut cfg = NqConfig::new(128, ConsumeMode::Phase);
+    let mut cfg = NqConfig::phase(128);
     if let Some(b) = max_batch {
         cfg = cfg.with_max_batch(b);
     }
     let mut ring = NqRing::configure_host(&mem, e.queue(5).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
-    let mut d = SimDelay::new(&r.m);
     let mut out = [NqEntry::default(); 1];
     let mut seq = 0u64;
     for _ in 0..5 {
         assert_eq!(post(&r.m, 5, 4), 4);
         for _ in 0..4 {
             c.reset();
-            assert_eq!(ring.drain(&mut d, &mut out), Ok(1), "entry {seq}");
+            assert_eq!(ring.drain(&mut out), Ok(1), "entry {seq}");
             assert_eq!(entry_seq(out[0].bytes()), seq);
             assert_eq!((c.reads(), c.writes()), (0, 1), "entry {seq}");
             seq += 1;
         }
         c.reset();
-        assert_eq!(ring.drain(&mut d, &mut out), Ok(0));
+        assert_eq!(ring.drain(&mut out), Ok(0));
         assert_eq!((c.reads(), c.writes()), (0, 0));
     }
     // 20 entries on a ring of 8: two wraps, so phase 0 again, at slot 4.
@@ -868,12 +881,12 @@ fn one_entry_per_call(max_batch: Option<u32>) {
     assert_eq!(post(&r.m, 5, 1), 1);
     mem.arm(4, second_pass(4));
     c.reset();
-    assert_eq!(ring.drain(&mut d, &mut out), Ok(0), "the rewritten copy");
+    assert_eq!(ring.drain(&mut out), Ok(0), "the rewritten copy");
     assert_eq!((ring.next_index(), c.writes()), (4, 0), "nothing consumed");
     // An empty `out` takes nothing and writes nothing, on either path.
     r.buf.write(4 * 16 + 3, &[0x80]).unwrap();
     c.reset();
-    assert_eq!(ring.drain(&mut d, &mut []), Ok(0));
+    assert_eq!(ring.drain(&mut []), Ok(0));
     assert_eq!((ring.next_index(), c.reads(), c.writes()), (4, 0, 0));
 }
 
@@ -893,13 +906,12 @@ fn one_per_call_over_a_dmabuf(max_batch: Option<u32>, out_len: usize) {
     let c = Counting::new(&r.m);
     let mut block = NotificBlock::new(BASE);
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
-    let mut cfg = NqConfig::new(128, ConsumeMode::Phase);
+    let mut cfg = NqConfig::phase(128);
     if let Some(b) = max_batch {
         cfg = cfg.with_max_batch(b);
     }
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(6).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
-    let mut d = SimDelay::new(&r.m);
     let mut backing = [NqEntry::default(); 4];
     let out = &mut backing[..out_len];
     let mut seq = 0u64;
@@ -909,14 +921,14 @@ fn one_per_call_over_a_dmabuf(max_batch: Option<u32>, out_len: usize) {
             c.reset();
             // `out` holds four and `max_batch` is 1, or `out` holds one:
             // one entry per call.
-            assert_eq!(ring.drain(&mut d, out), Ok(1), "round {round}");
+            assert_eq!(ring.drain(out), Ok(1), "round {round}");
             assert_eq!(entry_seq(out[0].bytes()), seq);
             assert!(out[0].phase() == (seq / 8).is_multiple_of(2));
             assert_eq!((c.reads(), c.writes()), (0, 1));
             seq += 1;
         }
         c.reset();
-        assert_eq!(ring.drain(&mut d, out), Ok(0));
+        assert_eq!(ring.drain(out), Ok(0));
         assert_eq!(
             (c.reads(), c.writes()),
             (0, 0),
@@ -933,7 +945,7 @@ fn in_tail_mode_a_rewritten_entry_is_too_far_ahead_and_consumes_nothing() {
     let mut block = NotificBlock::new(BASE);
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let mem = Rewrite::new(&r.buf);
-    let cfg = NqConfig::new(128, ConsumeMode::Tail).with_max_batch(8);
+    let cfg = NqConfig::tail(128).with_max_batch(8);
     let mut ring = NqRing::configure_host(&mem, e.queue(4).unwrap(), cfg).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
     assert_eq!(post(&r.m, 4, 4), 4);
@@ -943,7 +955,7 @@ fn in_tail_mode_a_rewritten_entry_is_too_far_ahead_and_consumes_nothing() {
     let mut d = SimDelay::new(&r.m);
     assert_eq!(
         ring.drain(&mut d, &mut out),
-        Err(Error::DeviceFault(khal_core::error::Fault::TooFarAhead {
+        Err(Error::DeviceFault(khal_core::Fault::TooFarAhead {
             claimed: 4,
             capacity: 8
         }))
@@ -962,9 +974,7 @@ fn after_a_transient_lie_valid_entries_are_delivered_exactly_once() {
         let r = rig();
         let mut block = NotificBlock::new(BASE);
         let mut e = NotificEngine::init(&r.m, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
-        let cfg = NqConfig::new(128, ConsumeMode::Tail)
-            .with_budget(SMALL)
-            .with_max_batch(8);
+        let cfg = NqConfig::tail(128).with_budget(SMALL).with_max_batch(8);
         let mut ring = NqRing::configure_host(&*r.buf, e.queue(9).unwrap(), cfg).unwrap();
         ring.enable(&mut e, &mut SimDelay::new(&r.m)).unwrap();
         assert_eq!(post(&r.m, 9, 3), 3);
@@ -972,12 +982,12 @@ fn after_a_transient_lie_valid_entries_are_delivered_exactly_once() {
         stray[3] = 0x80;
         r.buf.write(5 * 16, &stray).unwrap();
         fault(&r.m, 9, QueueFault::LieTail(6 * 16));
-        let lie = Err(Error::DeviceFault(khal_core::error::Fault::TooFarAhead {
+        let lie = Err(Error::DeviceFault(khal_core::Fault::TooFarAhead {
             claimed: 6,
             capacity: 8,
         }));
         let mut seqs = Vec::new();
-        let drain = |ring: &mut NqRing<&DmaBuf, &DeviceModel>,
+        let drain = |ring: &mut NqRing<&DmaBuf, &DeviceModel, Tail>,
                      seqs: &mut Vec<u64>|
          -> Result<usize, Error> {
             let mut d = SimDelay::new(&r.m);

@@ -6,11 +6,11 @@
 
 use khal_core::dma::DmaMemory;
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing, UartMode,
+    BpMode, ConsumeKind, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing, UartMode,
 };
 use khal_core::wait::Budget;
 use khal_core::{Error, Mmio};
-use khal_std::trace::Op::{Read as R, Write as W};
+use khal_std::Op::{Read as R, Write as W};
 use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
 use khal_tests::nq::{traced, BASE};
 
@@ -288,24 +288,22 @@ fn notification_size_is_16() {
 }
 
 /// A 16-entry host ring on queue `idx` of `e` (nothing written).
-fn host_ring<'d, 't>(
+fn host_ring<'d, 't, K: ConsumeKind>(
     e: &mut NotificEngine<'d, &'t Trace<HeapMmio>>,
     idx: u32,
-    mode: ConsumeMode,
-) -> NqRing<'d, DmaBuf, &'t Trace<HeapMmio>> {
+    kind: fn(u32) -> NqConfig<K>,
+) -> NqRing<'d, DmaBuf, &'t Trace<HeapMmio>, K> {
     let buf = DmaBuf::new(256, 4096)
         .unwrap()
         .with_bus_addr(0x12_3456_7000);
-    NqRing::host(buf, e.queue(idx).unwrap(), NqConfig::new(256, mode)).unwrap()
+    NqRing::host(buf, e.queue(idx).unwrap(), kind(256)).unwrap()
 }
 
 #[test]
 fn queue_config_ten_queue_stride_and_single_queue_flat() {
     let t = traced();
     let mut e = ten(&t, 0);
-    host_ring(&mut e, 3, ConsumeMode::Tail)
-        .queue_config()
-        .unwrap();
+    host_ring(&mut e, 3, NqConfig::tail).queue_config().unwrap();
     let o = 0x100 + 3 * 40;
     assert_eq!(
         t.ops(),
@@ -330,7 +328,7 @@ fn queue_config_ten_queue_stride_and_single_queue_flat() {
     let mut one = NotificEngine::init(&t1, &mut block, EngineConfig::top_sp(BpMode::All)).unwrap();
     t1.clear();
     // Single-queue flavour: no stride [004 §3 QUIRK].
-    host_ring(&mut one, 0, ConsumeMode::Tail)
+    host_ring(&mut one, 0, NqConfig::tail)
         .queue_config()
         .unwrap();
     assert_eq!(
@@ -380,12 +378,7 @@ fn configure_is_init_then_queue_config() {
     let t = traced();
     let mut e = ten(&t, 0);
     let buf = DmaBuf::new(64, 64).unwrap().with_bus_addr(0x1000);
-    let r = NqRing::configure_host(
-        buf,
-        e.queue(9).unwrap(),
-        NqConfig::new(64, ConsumeMode::Phase),
-    )
-    .unwrap();
+    let r = NqRing::configure_host(buf, e.queue(9).unwrap(), NqConfig::phase(64)).unwrap();
     assert_eq!(r.capacity(), 4);
     let o = 0x100 + 9 * 40;
     assert_eq!(t.ops(), vec![(W, o, 0x1000), (W, o + 4, 0), (W, o + 8, 64)]);
@@ -395,13 +388,12 @@ fn configure_is_init_then_queue_config() {
 const SIZE: Error = Error::InvalidArgument("nq size (a non-zero multiple of 16 bytes)");
 const LARGER: Error = Error::InvalidArgument("nq size larger than its memory");
 const BATCH: Error = Error::InvalidArgument("nq max_batch (must be > 0)");
-const PHASE_ON_DEVICE: Error = Error::InvalidArgument("phase-bit mode needs a host-memory ring");
 
 #[test]
 fn ring_init_errors_write_nothing() {
     let t = traced();
     let mut e = ten(&t, 0);
-    let cfg = |size| NqConfig::new(size, ConsumeMode::Tail);
+    let cfg = |size| NqConfig::tail(size);
     assert!(matches!(
         e.queue(10).map(|_| ()),
         Err(Error::OutOfRange {
@@ -459,15 +451,10 @@ fn refused_device_ring_gives_back_view_zero_and_token() {
         Ok(())
     };
     let view = DmaBuf::new(256, 64).unwrap().with_bus_addr(0x8000);
-    let refused = NqRing::configure_device(
-        view,
-        zero,
-        e.queue(5).unwrap(),
-        NqConfig::new(256, ConsumeMode::Phase),
-    )
-    .map(|_| ())
-    .unwrap_err();
-    assert_eq!(refused.error(), PHASE_ON_DEVICE);
+    let refused = NqRing::configure_device(view, zero, e.queue(5).unwrap(), NqConfig::tail(512))
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(refused.error(), LARGER);
     assert_eq!(t.ops(), vec![]);
     let (view, zero, q) = refused.into_device_parts();
     let zero = zero.expect("a device ring's refusal holds its zero callback");
@@ -477,18 +464,12 @@ fn refused_device_ring_gives_back_view_zero_and_token() {
         16,
         "the callback given back is the one handed in"
     );
-    let refused = NqRing::device(view, zero, q, NqConfig::new(0, ConsumeMode::Tail))
+    let refused = NqRing::device(view, zero, q, NqConfig::tail(0))
         .map(|_| ())
         .unwrap_err();
     assert_eq!(refused.error(), SIZE);
     let (view, zero, q) = refused.into_device_parts();
-    let r = NqRing::configure_device(
-        view,
-        zero.unwrap(),
-        q,
-        NqConfig::new(256, ConsumeMode::Tail),
-    )
-    .unwrap();
+    let r = NqRing::configure_device(view, zero.unwrap(), q, NqConfig::tail(256)).unwrap();
     assert_eq!(r.index(), 5);
     let o = 0x100 + 5 * 40;
     assert_eq!(
@@ -506,20 +487,16 @@ fn refused_queue_config_write_gives_the_parts_back() {
     let mut e = NotificEngine::init_raw(&t, Some(&mut block), 10, 0, 0).unwrap();
     t.clear();
     let mem = DmaBuf::new(64, 64).unwrap();
-    let refused = NqRing::configure_host(
-        mem,
-        e.queue(9).unwrap(),
-        NqConfig::new(64, ConsumeMode::Phase),
-    )
-    .map(|_| ())
-    .unwrap_err();
+    let refused = NqRing::configure_host(mem, e.queue(9).unwrap(), NqConfig::phase(64))
+        .map(|_| ())
+        .unwrap_err();
     let lo = BASE.get() + 0x100 + 9 * 40;
     assert_eq!(refused.error(), Error::out_of_window(lo));
     // `?` in a function returning khal's Result keeps the error alone.
     let via_question_mark = || -> khal_core::Result<()> {
         let (mem, q) = refused.into_parts();
         assert_eq!(q.index(), 9);
-        NqRing::configure_host(mem, q, NqConfig::new(64, ConsumeMode::Phase))?;
+        NqRing::configure_host(mem, q, NqConfig::phase(64))?;
         Ok(())
     };
     assert_eq!(via_question_mark(), Err(Error::out_of_window(lo)));
@@ -532,7 +509,7 @@ fn refused_ring_debug_and_display() {
     let refused = NqRing::host(
         DmaBuf::new(64, 64).unwrap(),
         e.queue(2).unwrap(),
-        NqConfig::new(128, ConsumeMode::Phase),
+        NqConfig::phase(128),
     )
     .map(|_| ())
     .unwrap_err();
@@ -555,7 +532,7 @@ fn reset_ops(
     enable_before: u32,
     coal: u32,
     pulse: bool,
-) -> Vec<(khal_std::trace::Op, u64, u32)> {
+) -> Vec<(khal_std::Op, u64, u32)> {
     let o = idx * 40;
     let mut v = vec![(W, 0x18, 0), (W, 0x14, enable_before & !(1 << idx))];
     if pulse {
@@ -574,9 +551,9 @@ fn reset_with_the_flush_pulse_idx_2() {
     let t = traced();
     let mut e = ten(&t, 0);
     t.inner().write32(BASE.add(0xB8), 0x3C00).unwrap();
-    let mut r = host_ring(&mut e, 2, ConsumeMode::Phase);
+    let mut r = host_ring(&mut e, 2, NqConfig::phase);
     r.memory().write(0, &[0xAB; 256]).unwrap();
-    let clock = khal_std::delay::SimClock::new();
+    let clock = khal_std::SimClock::new();
     let mut d = SimDelay::new(&clock);
     r.reset(&mut e, &mut d).unwrap();
     assert_eq!(t.ops(), reset_ops(2, 0, 0x3C00, true));
@@ -590,8 +567,8 @@ fn reset_with_the_flush_pulse_idx_2() {
 fn reset_without_the_flush_pulse_idx_5() {
     let t = traced();
     let mut e = ten(&t, 0);
-    let mut r = host_ring(&mut e, 5, ConsumeMode::Tail);
-    let clock = khal_std::delay::SimClock::new();
+    let mut r = host_ring(&mut e, 5, NqConfig::tail);
+    let clock = khal_std::SimClock::new();
     let mut d = SimDelay::new(&clock);
     r.reset(&mut e, &mut d).unwrap();
     assert_eq!(t.ops(), reset_ops(5, 0, 0, false));
@@ -601,15 +578,15 @@ fn reset_without_the_flush_pulse_idx_5() {
 fn enable_is_reset_then_the_enable_bit() {
     let t = traced();
     let mut e = ten(&t, 0);
-    let clock = khal_std::delay::SimClock::new();
+    let clock = khal_std::SimClock::new();
     let mut d = SimDelay::new(&clock);
-    let mut r5 = host_ring(&mut e, 5, ConsumeMode::Tail);
+    let mut r5 = host_ring(&mut e, 5, NqConfig::tail);
     r5.enable(&mut e, &mut d).unwrap();
     let mut want = reset_ops(5, 0, 0, false);
     want.push((W, 0x14, 1 << 5));
     assert_eq!(t.ops(), want);
     t.clear();
-    let mut r1 = host_ring(&mut e, 1, ConsumeMode::Phase);
+    let mut r1 = host_ring(&mut e, 1, NqConfig::phase);
     r1.enable(&mut e, &mut d).unwrap();
     let mut want = reset_ops(1, 1 << 5, 0, true);
     want.push((W, 0x14, (1 << 5) | (1 << 1)));
@@ -628,9 +605,9 @@ fn reset_single_queue_flat_window() {
     let mut block = NotificBlock::new(BASE);
     let mut e = NotificEngine::init(&t, &mut block, EngineConfig::top_sp(BpMode::All)).unwrap();
     t.clear();
-    let clock = khal_std::delay::SimClock::new();
+    let clock = khal_std::SimClock::new();
     let mut d = SimDelay::new(&clock);
-    let mut r = host_ring(&mut e, 0, ConsumeMode::Tail);
+    let mut r = host_ring(&mut e, 0, NqConfig::tail);
     r.enable(&mut e, &mut d).unwrap();
     let mut want = reset_ops(0, 0, 0, true);
     want.push((W, 0x14, 1));
@@ -642,7 +619,7 @@ fn reset_tail_that_never_drains_times_out_within_budget() {
     let t = traced();
     let mut e = ten(&t, 0);
     t.inner().write32(BASE.add(0x110 + 5 * 40), 0x40).unwrap();
-    let clock = khal_std::delay::SimClock::new();
+    let clock = khal_std::SimClock::new();
     let mut d = SimDelay::new(&clock);
     let budget = Budget {
         period_us: 100,
@@ -652,7 +629,7 @@ fn reset_tail_that_never_drains_times_out_within_budget() {
     let mut r = NqRing::host(
         buf,
         e.queue(5).unwrap(),
-        NqConfig::new(256, ConsumeMode::Tail).with_budget(budget),
+        NqConfig::tail(256).with_budget(budget),
     )
     .unwrap();
     assert_eq!(
@@ -685,14 +662,14 @@ fn each_queue_is_handed_out_once_and_comes_back_with_its_ring() {
     );
     // A ring owns the token; `into_parts` gives it back for another ring.
     let buf = DmaBuf::new(256, 64).unwrap().with_bus_addr(0x2000);
-    let ring = NqRing::host(buf, q, NqConfig::new(256, ConsumeMode::Tail)).unwrap();
+    let ring = NqRing::host(buf, q, NqConfig::tail(256)).unwrap();
     let (buf, q) = ring.into_parts();
     assert_eq!(
         t.ops(),
         vec![],
         "building and giving up a ring writes nothing"
     );
-    let ring = NqRing::configure_host(buf, q, NqConfig::new(128, ConsumeMode::Phase)).unwrap();
+    let ring = NqRing::configure_host(buf, q, NqConfig::phase(128)).unwrap();
     let o = 0x100 + 7 * 40;
     assert_eq!(
         t.ops(),
@@ -718,8 +695,8 @@ fn another_engine_is_refused_before_any_write() {
     let t_other = traced();
     let mut mine = ten(&t, 0);
     let mut other = ten(&t_other, 0);
-    let mut r = host_ring(&mut mine, 2, ConsumeMode::Tail);
-    let clock = khal_std::delay::SimClock::new();
+    let mut r = host_ring(&mut mine, 2, NqConfig::tail);
+    let clock = khal_std::SimClock::new();
     let mut d = SimDelay::new(&clock);
     assert_eq!(r.reset(&mut other, &mut d), Err(Error::WrongEngine));
     assert_eq!(r.enable(&mut other, &mut d), Err(Error::WrongEngine));
@@ -748,12 +725,12 @@ fn a_block_is_given_back_when_its_engine_and_ring_are_gone() {
     // compile-fail `two_engines_one_block`, `ring_outlives_its_engine`);
     // once both are dropped it is brought up afresh.
     let t = traced();
-    let clock = khal_std::delay::SimClock::new();
+    let clock = khal_std::SimClock::new();
     let mut d = SimDelay::new(&clock);
     let mut ens = NotificBlock::new(BASE);
     {
         let mut first = NotificEngine::init(&t, &mut ens, EngineConfig::tpb(BpMode::All)).unwrap();
-        let mut r = host_ring(&mut first, 2, ConsumeMode::Phase);
+        let mut r = host_ring(&mut first, 2, NqConfig::phase);
         r.enable(&mut first, &mut d).unwrap();
         assert_eq!(first.nq_enable_shadow(), 1 << 2);
         assert_eq!(first.queue(2).map(|_| ()), Err(Error::QueueTaken(2)));
@@ -778,7 +755,7 @@ fn a_block_is_given_back_when_its_engine_and_ring_are_gone() {
     // Fresh shadows, and NQ 2 free again: the old ring's bit is not carried
     // into the new engine's `nq_enable` writes.
     assert_eq!(again.nq_enable_shadow(), 0);
-    let mut r = host_ring(&mut again, 2, ConsumeMode::Phase);
+    let mut r = host_ring(&mut again, 2, NqConfig::phase);
     t.clear();
     r.enable(&mut again, &mut d).unwrap();
     assert_eq!(t.ops().last(), Some(&(W, 0x14, 1 << 2)));

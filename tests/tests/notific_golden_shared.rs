@@ -8,10 +8,10 @@ mod golden;
 use golden::Access;
 use khal_core::dma::DmaMemory;
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing, UartMode,
+    BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing, UartMode,
 };
 use khal_core::Mmio;
-use khal_std::trace::Op;
+use khal_std::Op;
 use khal_std::{DmaBuf, SimDelay};
 use khal_tests::nq::{traced, BASE};
 
@@ -56,25 +56,15 @@ fn queue_config_reset_and_enable_programs() {
     t.clear();
     let bus = 0x12_3456_7000;
     let buf = DmaBuf::new(256, 64).unwrap().with_bus_addr(bus);
-    let mut r2 = NqRing::configure_host(
-        &buf,
-        e.queue(2).unwrap(),
-        NqConfig::new(256, ConsumeMode::Phase),
-    )
-    .unwrap();
+    let mut r2 = NqRing::configure_host(&buf, e.queue(2).unwrap(), NqConfig::phase(256)).unwrap();
     assert_eq!(t.ops(), want(&golden::queue_config(2, true, bus, 256)));
-    let clock = khal_std::delay::SimClock::new();
+    let clock = khal_std::SimClock::new();
     let mut d = SimDelay::new(&clock);
     t.clear();
     r2.enable(&mut e, &mut d).unwrap();
     assert_eq!(t.ops(), want(golden::enable(2, true, 0, 0x3C00).as_slice()));
     let other = DmaBuf::new(256, 64).unwrap();
-    let mut r7 = NqRing::host(
-        &other,
-        e.queue(7).unwrap(),
-        NqConfig::new(256, ConsumeMode::Tail),
-    )
-    .unwrap();
+    let mut r7 = NqRing::host(&other, e.queue(7).unwrap(), NqConfig::tail(256)).unwrap();
     t.clear();
     r7.enable(&mut e, &mut d).unwrap();
     assert_eq!(
@@ -95,12 +85,8 @@ fn queue_config_reset_and_enable_programs() {
     let mut block = NotificBlock::new(BASE);
     let mut one = NotificEngine::init(&t1, &mut block, EngineConfig::top_sp(BpMode::All)).unwrap();
     t1.clear();
-    let mut r0 = NqRing::configure_host(
-        &other,
-        one.queue(0).unwrap(),
-        NqConfig::new(256, ConsumeMode::Tail),
-    )
-    .unwrap();
+    let mut r0 =
+        NqRing::configure_host(&other, one.queue(0).unwrap(), NqConfig::tail(256)).unwrap();
     r0.enable(&mut one, &mut d).unwrap();
     let mut w = want(&golden::queue_config(0, false, other.bus_addr(), 256));
     w.extend(want(golden::enable(0, false, 0, 0).as_slice()));

@@ -15,12 +15,12 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use khal_core::asynch::{self, NqSignal};
 use khal_core::dma::DmaMemory;
-use khal_core::notific::entry::{NqEntry, PHASE_BYTE, PHASE_MASK};
-use khal_core::notific::{ConsumeMode, NotificBlock, NotificEngine, NqConfig, NqRing};
+use khal_core::notific::{ConsumeKind, NotificBlock, NotificEngine, NqConfig, NqRing, Phase};
+use khal_core::notific::{NqEntry, PHASE_BYTE, PHASE_MASK};
 use khal_core::wait::Budget;
 use khal_core::{DeviceAddr, Error, Mmio, Result};
-use khal_std::delay::SimClock;
-use khal_std::trace::Op::{Read as R, Write as W};
+use khal_std::Op::{Read as R, Write as W};
+use khal_std::SimClock;
 use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
 use khal_tests::nq::{traced, BASE, HEAD, TAIL};
 
@@ -44,37 +44,35 @@ impl Mmio for RefuseHead<'_> {
     }
 }
 
-type Ring<'a> = NqRing<'a, DmaBuf, &'a RefuseHead<'a>>;
+type Ring<'a, K = Phase> = NqRing<'a, DmaBuf, &'a RefuseHead<'a>, K>;
 
 /// The traced registers `$t`, refusing the next `$refuse` head writes
-/// (`$m`), a ring `$r` on them in `$mode`, and a delay `$d`.
+/// (`$m`), a ring `$r` on them of the kind `$kind` builds.
 macro_rules! rig {
-    ($t:ident, $m:ident, $r:ident, $d:ident, $refuse:expr, $mode:expr) => {
+    ($t:ident, $m:ident, $r:ident, $refuse:expr, $kind:expr) => {
         let $t = traced();
         let $m = RefuseHead {
             inner: &$t,
             refuse: Cell::new($refuse),
         };
-        let mut $r = ring(&$m, $mode);
-        let clock = SimClock::new();
-        let mut $d = SimDelay::new(&clock);
+        let mut $r = ring(&$m, $kind);
     };
 }
 
 /// A host ring of 8 entries on queue 3, `max_batch` 8; the trace cleared.
-fn ring<'a>(m: &'a RefuseHead<'a>, mode: ConsumeMode) -> Ring<'a> {
+fn ring<'a, K: ConsumeKind>(m: &'a RefuseHead<'a>, kind: fn(u32) -> NqConfig<K>) -> Ring<'a, K> {
     // The block of this device alone, leaked: the ring outlives this call.
     let block = Box::leak(Box::new(NotificBlock::new(BASE)));
     let mut e = NotificEngine::init_raw(m, Some(block), 10, 0, 0).unwrap();
     let buf = DmaBuf::new(8 * 16, 4096).unwrap();
-    let cfg = NqConfig::new(8 * 16, mode).with_max_batch(8);
+    let cfg = kind(8 * 16).with_max_batch(8);
     let r = NqRing::host(buf, e.queue(3).unwrap(), cfg).unwrap();
     m.inner.clear();
     r
 }
 
 /// The device posts entries `seq` in slots `seq` (first pass: phase 1).
-fn post(r: &Ring<'_>, seqs: std::ops::Range<u8>) {
+fn post<K: ConsumeKind>(r: &Ring<'_, K>, seqs: std::ops::Range<u8>) {
     for seq in seqs {
         let mut e = [seq; 16];
         e[PHASE_BYTE] = 0x11 | PHASE_MASK;
@@ -90,19 +88,16 @@ fn seqs(out: &[NqEntry]) -> Vec<u8> {
 /// the next call hands the entries out once, with one head write.
 #[test]
 fn a_drain_whose_head_write_is_refused_consumes_nothing() {
-    rig!(t, m, r, d, 1, ConsumeMode::Phase);
+    rig!(t, m, r, 1, NqConfig::phase);
     post(&r, 0..3);
     let mut out = [NqEntry::default(); 8];
-    assert!(matches!(
-        r.drain(&mut d, &mut out),
-        Err(Error::OutOfWindow { .. })
-    ));
+    assert!(matches!(r.drain(&mut out), Err(Error::OutOfWindow { .. })));
     assert_eq!((r.next_index(), r.head_is_behind()), (0, false));
     assert_eq!(t.ops(), vec![]);
-    assert_eq!(r.drain(&mut d, &mut out), Ok(3));
+    assert_eq!(r.drain(&mut out), Ok(3));
     assert_eq!(seqs(&out[..3]), [0, 1, 2]);
     assert_eq!(t.ops(), vec![(W, HEAD, 3 * 16)]);
-    assert_eq!(r.drain(&mut d, &mut out), Ok(0));
+    assert_eq!(r.drain(&mut out), Ok(0));
 }
 
 /// `drain_iter` dropped with its head write refused: the entries it
@@ -111,10 +106,10 @@ fn a_drain_whose_head_write_is_refused_consumes_nothing() {
 /// with nothing read or handed out, and the head stays behind.
 #[test]
 fn a_dropped_iterator_whose_head_write_is_refused_is_not_redelivered() {
-    rig!(t, m, r, d, 2, ConsumeMode::Phase);
+    rig!(t, m, r, 2, NqConfig::phase);
     post(&r, 0..4);
     {
-        let mut it = r.drain_iter(&mut d, 8).unwrap();
+        let mut it = r.drain_iter(8).unwrap();
         assert_eq!(it.next().map(|e| e.unwrap().bytes()[0]), Some(0));
         assert_eq!(it.next().map(|e| e.unwrap().bytes()[0]), Some(1));
     }
@@ -122,14 +117,11 @@ fn a_dropped_iterator_whose_head_write_is_refused_is_not_redelivered() {
     assert_eq!(t.ops(), vec![]);
     // Refused again: the error, nothing handed out.
     let mut out = [NqEntry::default(); 8];
-    assert!(matches!(
-        r.drain(&mut d, &mut out),
-        Err(Error::OutOfWindow { .. })
-    ));
+    assert!(matches!(r.drain(&mut out), Err(Error::OutOfWindow { .. })));
     assert!(r.head_is_behind());
     assert_eq!(out, [NqEntry::default(); 8]);
     // Written now: the head first, then the entries after the two, once.
-    assert_eq!(r.drain(&mut d, &mut out), Ok(2));
+    assert_eq!(r.drain(&mut out), Ok(2));
     assert_eq!(seqs(&out[..2]), [2, 3]);
     assert_eq!(t.ops(), vec![(W, HEAD, 2 * 16), (W, HEAD, 4 * 16)]);
     assert!(!r.head_is_behind());
@@ -140,7 +132,9 @@ fn a_dropped_iterator_whose_head_write_is_refused_is_not_redelivered() {
 /// read while the entries known remain).
 #[test]
 fn a_finish_whose_head_write_is_refused_is_written_by_the_next_iterator() {
-    rig!(t, m, r, d, 1, ConsumeMode::Tail);
+    rig!(t, m, r, 1, NqConfig::tail);
+    let clock = SimClock::new();
+    let mut d = SimDelay::new(&clock);
     post(&r, 0..3);
     t.inner().write32(BASE.add(TAIL), 3 * 16).unwrap();
     t.clear();
@@ -180,10 +174,10 @@ impl embedded_hal_async::delay::DelayNs for NoTimer {
 /// wait.
 #[test]
 fn the_async_drain_writes_a_head_left_behind_first() {
-    rig!(t, m, r, d, 2, ConsumeMode::Phase);
+    rig!(t, m, r, 2, NqConfig::phase);
     post(&r, 0..1);
     let first: Vec<u8> = r
-        .drain_iter(&mut d, 8)
+        .drain_iter(8)
         .unwrap()
         .map(|e| e.unwrap().bytes()[0])
         .collect();
@@ -228,7 +222,7 @@ fn a_host_ring_adopts_driver_programmed_registers() {
     let mut e = NotificEngine::init_raw(&t, Some(&mut block), 10, 0, 0).unwrap();
     t.clear();
     let buf = DmaBuf::new(8 * 16, 4096).unwrap();
-    let cfg = NqConfig::new(8 * 16, ConsumeMode::Phase);
+    let cfg = NqConfig::phase(8 * 16);
     let mut r = NqRing::host(buf, e.queue(3).unwrap(), cfg).unwrap();
     assert_eq!(t.ops(), vec![]);
     r.enable(&mut e, &mut SimDelay::new(&SimClock::new()))
@@ -243,6 +237,6 @@ fn a_host_ring_adopts_driver_programmed_registers() {
     assert!(t.ops().contains(&(W, HEAD, 0)));
     // The same refusals as `host`, with the parts given back.
     let (buf, q3) = r.into_parts();
-    let refused = NqRing::host(buf, q3, NqConfig::new(8 * 16 + 8, ConsumeMode::Phase)).unwrap_err();
+    let refused = NqRing::host(buf, q3, NqConfig::phase(8 * 16 + 8)).unwrap_err();
     assert!(matches!(refused.error(), Error::InvalidArgument(_)));
 }

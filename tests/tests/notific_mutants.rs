@@ -7,11 +7,9 @@
 //! whatever the register read. (Mutants `idx < 3`, `idx <= 4` and
 //! `r ^ 0x200` passed every test before these; see docs/TESTING.md.)
 
-use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing,
-};
+use khal_core::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing};
 use khal_core::Mmio;
-use khal_std::trace::Op::{self, Read as R, Write as W};
+use khal_std::Op::{self, Read as R, Write as W};
 use khal_std::{DmaBuf, SimDelay};
 use khal_tests::nq::{traced, BASE};
 
@@ -42,8 +40,8 @@ fn try_reset_trace_from(
     t.inner().write32(BASE.add(0xB8), coal).unwrap();
     t.clear();
     let buf = DmaBuf::new(256, 4096).unwrap();
-    let mut r = NqRing::host(buf, e.queue(idx)?, NqConfig::new(256, ConsumeMode::Tail)).unwrap();
-    let clock = khal_std::delay::SimClock::new();
+    let mut r = NqRing::host(buf, e.queue(idx)?, NqConfig::tail(256)).unwrap();
+    let clock = khal_std::SimClock::new();
     let mut d = SimDelay::new(&clock);
     r.reset(&mut e, &mut d)?;
     Ok(t.ops())
@@ -122,13 +120,8 @@ fn reset_clears_only_its_queues_overflow_bit() {
     assert_eq!(e.overflow_shadow(), (1 << 2) | (1 << 5));
     t.clear();
     let buf = DmaBuf::new(256, 4096).unwrap();
-    let mut r = NqRing::host(
-        buf,
-        e.queue(2).unwrap(),
-        NqConfig::new(256, ConsumeMode::Tail),
-    )
-    .unwrap();
-    let clock = khal_std::delay::SimClock::new();
+    let mut r = NqRing::host(buf, e.queue(2).unwrap(), NqConfig::tail(256)).unwrap();
+    let clock = khal_std::SimClock::new();
     let mut d = SimDelay::new(&clock);
     r.reset(&mut e, &mut d).unwrap();
     assert_eq!(t.ops()[..2], [(W, 0x18, 1 << 5), (W, 0x14, 0)]);

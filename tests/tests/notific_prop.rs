@@ -11,7 +11,7 @@ use std::sync::Arc;
 use proptest::prelude::*;
 
 use khal_core::notific::{
-    ConsumeMode, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
+    ConsumeKind, ConsumeMode, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal_core::DeviceAddr;
 use khal_std::model::notific::{entry_seq, NotificModel};
@@ -49,7 +49,26 @@ proptest! {
         steps in proptest::collection::vec(step(), 1..120),
     ) {
         let (flavour, nq, idx) = if ten { (Flavour::TenQueue, 10, idx) } else { (Flavour::SingleQueue, 1, 0) };
-        let mode = if phase_mode { ConsumeMode::Phase } else { ConsumeMode::Tail };
+        if phase_mode {
+            run(NqConfig::phase, cap, flavour, nq, idx, batch, &steps)?;
+        } else {
+            run(NqConfig::tail, cap, flavour, nq, idx, batch, &steps)?;
+        }
+    }
+}
+
+/// [`every_notification_once_in_order`] on a ring of `kind`'s kind.
+fn run<K: ConsumeKind>(
+    kind: fn(u32) -> NqConfig<K>,
+    cap: u32,
+    flavour: Flavour,
+    nq: u32,
+    idx: u32,
+    batch: Option<u32>,
+    steps: &[Step],
+) -> Result<(), TestCaseError> {
+    {
+        let mode = K::MODE;
         let m = DeviceModel::new();
         m.mount(BASE, NotificModel::new(flavour)).unwrap();
         let buf = Arc::new(DmaBuf::new(cap as usize * 16, 4096).unwrap());
@@ -57,7 +76,7 @@ proptest! {
         let c = Counting::new(&m);
         let mut block = NotificBlock::new(BASE);
         let mut e = NotificEngine::init_raw(&c, Some(&mut block), nq, 1, 0).unwrap();
-        let mut cfg = NqConfig::new(cap * 16, mode);
+        let mut cfg = kind(cap * 16);
         if let Some(b) = batch {
             cfg = cfg.with_max_batch(b);
         }
@@ -75,7 +94,7 @@ proptest! {
             prop_assert_eq!(e.bytes()[0] as u32, idx);
             Ok(())
         };
-        for s in steps {
+        for s in steps.iter().cloned() {
             c.reset();
             match s {
                 Step::Post(n) => {
@@ -89,7 +108,9 @@ proptest! {
                     prop_assert!(posted - got < cap as u64);
                 }
                 Step::Drain(len) => {
-                    let n = ring.drain(&mut SimDelay::new(&m), &mut out[..len]).unwrap();
+                    let n = ring
+                        .drain_with(&mut SimDelay::new(&m), &mut out[..len])
+                        .unwrap();
                     prop_assert!(n <= len && n as u32 <= ring.max_batch());
                     for x in out.iter().take(n) {
                         check(x, got, seq0)?;
@@ -100,7 +121,7 @@ proptest! {
                     prop_assert!(c.reads() <= max_reads);
                 }
                 Step::Iter(max) => {
-                    let mut it = ring.drain_iter(&mut SimDelay::new(&m), max).unwrap();
+                    let mut it = ring.drain_iter_with(&mut SimDelay::new(&m), max).unwrap();
                     let mut n = 0u32;
                     for x in it.by_ref() {
                         check(&x.unwrap(), got, seq0)?;
@@ -127,7 +148,7 @@ proptest! {
         }
         // Drain what is left: everything posted arrives.
         loop {
-            let n = ring.drain(&mut SimDelay::new(&m), &mut out).unwrap();
+            let n = ring.drain_with(&mut SimDelay::new(&m), &mut out).unwrap();
             for x in out.iter().take(n) {
                 check(x, got, seq0)?;
                 got += 1;
@@ -138,4 +159,5 @@ proptest! {
         }
         prop_assert_eq!(got, posted);
     }
+    Ok(())
 }

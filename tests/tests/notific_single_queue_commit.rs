@@ -9,10 +9,10 @@
 
 use std::cell::Cell;
 
-use khal_core::notific::entry::{PHASE_BYTE, PHASE_MASK};
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
 };
+use khal_core::notific::{PHASE_BYTE, PHASE_MASK};
 use khal_core::{DeviceAddr, Error, Mmio, Result};
 use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
 use khal_tests::nq::{traced, BASE};
@@ -58,29 +58,24 @@ fn a_refused_head_write_consumes_nothing() {
         buf.write(i * 16, &raw).unwrap();
     }
     let queue = e.queue(0).unwrap();
-    let mut ring = NqRing::host(buf, queue, NqConfig::new(256, ConsumeMode::Phase)).unwrap();
-    let clock = khal_std::delay::SimClock::new();
-    let mut d = SimDelay::new(&clock);
+    let mut ring = NqRing::host(buf, queue, NqConfig::phase(256)).unwrap();
     t.clear();
 
     let mut out = [NqEntry::default(); 8];
-    let r = ring.drain(&mut d, &mut out);
+    let r = ring.drain(&mut out);
     assert_eq!(r, Err(Error::out_of_window(BASE.get() + 0x10C)));
     // Nothing consumed, nothing written.
     assert_eq!((ring.next_index(), ring.phase()), (0, false));
-    assert!(t
-        .ops()
-        .iter()
-        .all(|(op, _, _)| *op != khal_std::trace::Op::Write));
+    assert!(t.ops().iter().all(|(op, _, _)| *op != khal_std::Op::Write));
     // Once the window takes the write, the same three entries come, once.
     w.refuse.set(false);
-    assert_eq!(ring.drain(&mut d, &mut out), Ok(3));
+    assert_eq!(ring.drain(&mut out), Ok(3));
     assert_eq!(
         out[..3].iter().map(|e| e.bytes()[0]).collect::<Vec<_>>(),
         [1, 2, 3]
     );
     assert_eq!(ring.next_index(), 3);
-    assert_eq!(ring.drain(&mut d, &mut out), Ok(0));
+    assert_eq!(ring.drain(&mut out), Ok(0));
 }
 
 /// The same at the ring's end, for each way a drain reaches it: an `out`
@@ -100,9 +95,9 @@ fn a_refused_head_write_at_the_ring_end_consumes_nothing() {
     let mut e = NotificEngine::init(&w, &mut block, EngineConfig::top_sp(BpMode::All)).unwrap();
     let queue = e.queue(0).unwrap();
     // A ring of 4 entries, `max_batch` 4.
-    let cfg = NqConfig::new(64, ConsumeMode::Phase).with_max_batch(4);
+    let cfg = NqConfig::phase(64).with_max_batch(4);
     let mut ring = NqRing::host(DmaBuf::new(64, 4096).unwrap(), queue, cfg).unwrap();
-    let clock = khal_std::delay::SimClock::new();
+    let clock = khal_std::SimClock::new();
     let mut d = SimDelay::new(&clock);
     let post = |ring: &NqRing<DmaBuf, &RefuseAt>, slot: usize, seq: u8| {
         let mut raw = [seq; 16];
@@ -116,7 +111,7 @@ fn a_refused_head_write_at_the_ring_end_consumes_nothing() {
         assert_eq!(start, 0, "out {len}");
         for slot in 0..2 {
             post(&ring, slot, slot as u8 + 1);
-            assert_eq!(ring.drain(&mut d, &mut out), Ok(1), "out {len}");
+            assert_eq!(ring.drain(&mut out), Ok(1), "out {len}");
         }
         // Slot 2 alone (the next tested, not new), then slot 3 alone (the
         // last), each first refused.
@@ -124,17 +119,17 @@ fn a_refused_head_write_at_the_ring_end_consumes_nothing() {
             post(&ring, slot, slot as u8 + 1);
             w.refuse.set(true);
             assert_eq!(
-                ring.drain(&mut d, &mut out),
+                ring.drain(&mut out),
                 Err(Error::out_of_window(BASE.get() + 0x10C)),
                 "out {len} slot {slot}"
             );
             assert_eq!((ring.next_index(), ring.phase()), (slot as u32, false));
             w.refuse.set(false);
-            assert_eq!(ring.drain(&mut d, &mut out), Ok(1), "out {len} slot {slot}");
+            assert_eq!(ring.drain(&mut out), Ok(1), "out {len} slot {slot}");
             assert_eq!(out[0].bytes()[0], slot as u8 + 1);
         }
         assert_eq!((ring.next_index(), ring.phase()), (0, true), "out {len}");
-        assert_eq!(ring.drain(&mut d, &mut out), Ok(0));
+        assert_eq!(ring.drain(&mut out), Ok(0));
         // The ring back to its first pass's phase: zero it and reset.
         ring.reset(&mut e, &mut d).unwrap();
     }

@@ -8,7 +8,7 @@ use khal_core::notific::stats::{
 };
 use khal_core::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine};
 use khal_core::{DeviceAddr, Error, Mmio};
-use khal_std::trace::Op::Read as R;
+use khal_std::Op::Read as R;
 use khal_std::{HeapMmio, Trace};
 
 const BASE: DeviceAddr = DeviceAddr(0x3053_5000);

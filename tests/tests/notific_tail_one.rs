@@ -9,13 +9,13 @@
 use std::cell::Cell;
 
 use khal_core::dma::DmaMemory;
-use khal_core::error::Fault;
-use khal_core::notific::entry::{NqEntry, PHASE_BYTE, PHASE_MASK};
-use khal_core::notific::{ConsumeMode, NotificBlock, NotificEngine, NqConfig, NqRing};
+use khal_core::notific::{NotificBlock, NotificEngine, NqConfig, NqRing, Tail};
+use khal_core::notific::{NqEntry, PHASE_BYTE, PHASE_MASK};
 use khal_core::wait::Budget;
+use khal_core::Fault;
 use khal_core::{Error, Mmio};
-use khal_std::delay::SimClock;
-use khal_std::trace::Op::{Read as R, Write as W};
+use khal_std::Op::{Read as R, Write as W};
+use khal_std::SimClock;
 use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
 use khal_tests::nq::{traced, BASE};
 
@@ -36,11 +36,11 @@ fn ring<R: DmaMemory>(
     mem: R,
     cap: u32,
     max_batch: u32,
-) -> NqRing<'static, R, &Trace<HeapMmio>> {
+) -> NqRing<'static, R, &Trace<HeapMmio>, Tail> {
     // The block of this device alone, leaked: the ring outlives this call.
     let block = Box::leak(Box::new(NotificBlock::new(BASE)));
     let mut e = NotificEngine::init_raw(t, Some(block), 10, 0, 0).unwrap();
-    let cfg = NqConfig::new(cap * 16, ConsumeMode::Tail)
+    let cfg = NqConfig::tail(cap * 16)
         .with_max_batch(max_batch)
         .with_budget(SMALL);
     let ring = NqRing::host(mem, e.queue(2).unwrap(), cfg).unwrap();

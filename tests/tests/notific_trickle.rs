@@ -7,11 +7,10 @@
 //! the device's entries into the ring's `DmaBuf` itself).
 
 use khal_core::dma::DmaMemory;
-use khal_core::notific::entry::{NqEntry, PHASE_BYTE, PHASE_MASK};
-use khal_core::notific::{ConsumeMode, NqRing};
-use khal_std::delay::SimClock;
-use khal_std::trace::Op::Write as W;
-use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
+use khal_core::notific::{NqConfig, NqRing};
+use khal_core::notific::{NqEntry, PHASE_BYTE, PHASE_MASK};
+use khal_std::Op::Write as W;
+use khal_std::{DmaBuf, HeapMmio, Trace};
 use khal_tests::nq::{self, traced, HEAD};
 
 /// A phase-mode host ring of `cap` entries on queue 3 (`max_batch` given,
@@ -21,7 +20,7 @@ fn ring(
     cap: u32,
     max_batch: Option<u32>,
 ) -> NqRing<'static, DmaBuf, &Trace<HeapMmio>> {
-    nq::ring(t, ConsumeMode::Phase, cap, max_batch)
+    nq::ring(t, NqConfig::phase, cap, max_batch)
 }
 
 /// Entry `seq`'s 16 bytes: each byte `seq`, the phase byte `0x11` with the
@@ -50,17 +49,15 @@ fn one_entry_per_poll_is_taken_alone_with_one_head_write() {
     let t = traced();
     for max_batch in [None, Some(8)] {
         let mut r = ring(&t, 8, max_batch);
-        let clock = SimClock::new();
-        let mut d = SimDelay::new(&clock);
         let mut out = [NqEntry::default(); 16];
         for seq in 0..20 {
             post(&r, seq);
             t.clear();
-            assert_eq!(r.drain(&mut d, &mut out), Ok(1), "entry {seq}");
+            assert_eq!(r.drain(&mut out), Ok(1), "entry {seq}");
             assert_eq!(out[0].bytes(), &entry(seq, 8), "entry {seq}");
             assert_eq!(t.ops(), vec![(W, HEAD, (seq + 1) % 8 * 16)], "entry {seq}");
             t.clear();
-            assert_eq!(r.drain(&mut d, &mut out), Ok(0));
+            assert_eq!(r.drain(&mut out), Ok(0));
             assert_eq!(t.ops(), vec![]);
         }
         assert_eq!((r.next_index(), r.phase()), (4, false));
@@ -75,28 +72,26 @@ fn one_entry_per_poll_is_taken_alone_with_one_head_write() {
 fn runs_after_the_second_entry_and_across_the_wrap_are_one_call() {
     let t = traced();
     let mut r = ring(&t, 8, Some(8));
-    let clock = SimClock::new();
-    let mut d = SimDelay::new(&clock);
     let mut out = [NqEntry::default(); 16];
     for seq in 0..2 {
         post(&r, seq);
     }
-    assert_eq!(r.drain(&mut d, &mut out), Ok(2));
+    assert_eq!(r.drain(&mut out), Ok(2));
     for seq in 2..5 {
         post(&r, seq);
     }
-    assert_eq!(r.drain(&mut d, &mut out), Ok(3));
+    assert_eq!(r.drain(&mut out), Ok(3));
     assert_eq!(out[2].bytes(), &entry(4, 8));
     // Slots 5 and 6 taken, then 7 (the last) and 8, 9 after the wrap.
     for seq in 5..7 {
         post(&r, seq);
     }
-    assert_eq!(r.drain(&mut d, &mut out), Ok(2));
+    assert_eq!(r.drain(&mut out), Ok(2));
     for seq in 7..10 {
         post(&r, seq);
     }
     t.clear();
-    assert_eq!(r.drain(&mut d, &mut out), Ok(3));
+    assert_eq!(r.drain(&mut out), Ok(3));
     for (k, seq) in (7..10).enumerate() {
         assert_eq!(out[k].bytes(), &entry(seq, 8), "entry {seq}");
     }
@@ -107,7 +102,7 @@ fn runs_after_the_second_entry_and_across_the_wrap_are_one_call() {
     for seq in 10..15 {
         post(&r, seq);
     }
-    assert_eq!(r.drain(&mut d, &mut out), Ok(5));
+    assert_eq!(r.drain(&mut out), Ok(5));
     for (k, seq) in (10..15).enumerate() {
         assert_eq!(out[k].bytes(), &entry(seq, 8), "entry {seq}");
     }
@@ -116,10 +111,10 @@ fn runs_after_the_second_entry_and_across_the_wrap_are_one_call() {
     for seq in 0..7 {
         post(&r, seq);
     }
-    assert_eq!(r.drain(&mut d, &mut out), Ok(7));
+    assert_eq!(r.drain(&mut out), Ok(7));
     post(&r, 7);
     t.clear();
-    assert_eq!(r.drain(&mut d, &mut out), Ok(1));
+    assert_eq!(r.drain(&mut out), Ok(1));
     assert_eq!(out[0].bytes(), &entry(7, 8));
     assert_eq!(t.ops(), vec![(W, HEAD, 0)]);
     assert_eq!((r.next_index(), r.phase()), (0, true));
@@ -131,8 +126,6 @@ fn runs_after_the_second_entry_and_across_the_wrap_are_one_call() {
 #[test]
 fn max_batch_and_the_out_length_bound_every_path() {
     let t = traced();
-    let clock = SimClock::new();
-    let mut d = SimDelay::new(&clock);
     let mut out = [NqEntry::default(); 16];
     let mut r = ring(&t, 8, Some(1));
     for seq in 0..3 {
@@ -140,7 +133,7 @@ fn max_batch_and_the_out_length_bound_every_path() {
     }
     for seq in 0..3 {
         t.clear();
-        assert_eq!(r.drain(&mut d, &mut out), Ok(1));
+        assert_eq!(r.drain(&mut out), Ok(1));
         assert_eq!(out[0].bytes(), &entry(seq, 8));
         assert_eq!(t.ops(), vec![(W, HEAD, (seq + 1) * 16)]);
     }
@@ -148,17 +141,17 @@ fn max_batch_and_the_out_length_bound_every_path() {
     for seq in 0..5 {
         post(&r, seq);
     }
-    assert_eq!(r.drain(&mut d, &mut out), Ok(3));
-    assert_eq!(r.drain(&mut d, &mut out), Ok(2));
+    assert_eq!(r.drain(&mut out), Ok(3));
+    assert_eq!(r.drain(&mut out), Ok(2));
     assert_eq!(out[1].bytes(), &entry(4, 8));
     let mut r = ring(&t, 8, Some(8));
     for seq in 0..3 {
         post(&r, seq);
     }
     let mut two = [NqEntry::default(); 2];
-    assert_eq!(r.drain(&mut d, &mut two), Ok(2));
+    assert_eq!(r.drain(&mut two), Ok(2));
     assert_eq!(two[1].bytes(), &entry(1, 8));
-    assert_eq!(r.drain(&mut d, &mut two), Ok(1));
+    assert_eq!(r.drain(&mut two), Ok(1));
     assert_eq!(two[0].bytes(), &entry(2, 8));
 }
 
@@ -172,21 +165,19 @@ fn max_batch_and_the_out_length_bound_every_path() {
 #[test]
 fn small_outs_around_the_ring_end_take_what_their_limits_allow() {
     let t = traced();
-    let clock = SimClock::new();
-    let mut d = SimDelay::new(&clock);
     let mut bad = [0xEE; 16];
     bad[PHASE_BYTE] = PHASE_MASK;
     for max_batch in [Some(1), Some(2), Some(3), None] {
         for len in 1..=3usize {
             for start in 5..8u32 {
                 for pending in 1..=4u32 {
-                    let mut r = nq::ring_in(&t, ConsumeMode::Phase, 8, 9, max_batch);
+                    let mut r = nq::ring_in(&t, NqConfig::phase, 8, 9, max_batch);
                     r.memory().write(8 * 16, &bad).unwrap();
                     let mut out = [NqEntry::default(); 3];
                     // The cursor to `start`, one entry at a time.
                     for seq in 0..start {
                         post(&r, seq);
-                        assert_eq!(r.drain(&mut d, &mut out[..1]), Ok(1));
+                        assert_eq!(r.drain(&mut out[..1]), Ok(1));
                     }
                     for seq in start..start + pending {
                         post(&r, seq);
@@ -196,7 +187,7 @@ fn small_outs_around_the_ring_end_take_what_their_limits_allow() {
                     let n = len.min(cap).min(pending as usize);
                     let at =
                         format!("max_batch {max_batch:?} out {len} slot {start} pending {pending}");
-                    assert_eq!(r.drain(&mut d, &mut out[..len]), Ok(n), "{at}");
+                    assert_eq!(r.drain(&mut out[..len]), Ok(n), "{at}");
                     for (k, e) in out.iter().take(n).enumerate() {
                         assert_eq!(e.bytes(), &entry(start + k as u32, 8), "{at}");
                     }

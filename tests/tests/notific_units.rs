@@ -2,7 +2,7 @@
 //! offsets [FACTS §6], the C idioms of the engine [004 §2], the entry's
 //! phase bit and dwords [004 §3].
 
-use khal_core::notific::engine::masked_update;
+use khal_core::notific::masked_update;
 use khal_core::notific::regs::*;
 use khal_core::notific::{nq_get_notification_size, BpMode, Flavour, NqEntry};
 use khal_core::Error;

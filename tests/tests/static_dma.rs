@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use khal_core::dma::{DmaBuffer, DmaMemory, StaticDma, STATIC_DMA_ALIGN};
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+    BpMode, ConsumeKind, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
     NqRing,
 };
 use khal_core::{DeviceAddr, Error};
@@ -18,16 +18,14 @@ use khal_std::SimDelay;
 const BASE: DeviceAddr = DeviceAddr(0x3053_5000);
 const CAP: u32 = 16;
 
-fn case(mem: StaticDma, idx: u32, mode: ConsumeMode) {
+fn case<K: ConsumeKind>(mem: StaticDma, idx: u32, kind: fn(u32) -> NqConfig<K>) {
     let m = DeviceModel::new();
     m.mount(BASE, NotificModel::new(Flavour::TenQueue)).unwrap();
     let mem = Arc::new(mem);
     m.attach_host(mem.clone());
     let mut block = NotificBlock::new(BASE);
     let mut e = NotificEngine::init(&m, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
-    let mut ring =
-        NqRing::configure_host(&*mem, e.queue(idx).unwrap(), NqConfig::new(CAP * 16, mode))
-            .unwrap();
+    let mut ring = NqRing::configure_host(&*mem, e.queue(idx).unwrap(), kind(CAP * 16)).unwrap();
     // Queue config wrote the StaticDma's bus address into base_lo / base_hi [004 §3].
     let reg = |off: u64| {
         m.with_block(BASE, |nm: &mut NotificModel, _| nm.reg(off))
@@ -56,7 +54,7 @@ fn case(mem: StaticDma, idx: u32, mode: ConsumeMode) {
                 .unwrap(),
         );
         loop {
-            let n = ring.drain(&mut d, &mut out).unwrap();
+            let n = ring.drain_with(&mut d, &mut out).unwrap();
             for e in &out[..n] {
                 assert_eq!(entry_seq(e.bytes()), seq0 + got, "in order, once");
                 assert_eq!(e.phase(), (got / u64::from(CAP)).is_multiple_of(2));
@@ -74,9 +72,9 @@ fn case(mem: StaticDma, idx: u32, mode: ConsumeMode) {
 #[test]
 fn static_ring_drains_three_wraps_in_both_modes() {
     let buf = khal_core::static_dma!(256).expect("first take");
-    case(StaticDma::identity(buf), 3, ConsumeMode::Phase);
+    case(StaticDma::identity(buf), 3, NqConfig::phase);
     let buf = khal_core::static_dma!(256).expect("first take");
-    case(StaticDma::identity(buf), 7, ConsumeMode::Tail);
+    case(StaticDma::identity(buf), 7, NqConfig::tail);
 }
 
 #[test]

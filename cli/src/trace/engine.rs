@@ -12,14 +12,15 @@
 use clap::Args;
 use khal::engine::init::{self, Step};
 use khal::engine::{
-    program, run_stall, topsp, EngineOps, EngineParams, PeParams, PoolingParams, RawStpbConfig,
+    program_start, run_stall, topsp, EngineOps, EngineParams, PeParams, PoolingParams,
+    RawStpbConfig, SKIP,
 };
-use khal::family::nx_local::{OWNER_TOPSP, OWNER_TPB};
 use khal::family::{Arch, Doorbell};
+use khal::family::{OWNER_TOPSP, OWNER_TPB};
 use khal::q7::{self, Q7SwapTable, Q7Ucode};
 use khal::regs::BlockDesc;
 use khal::std_adapter::model::DeviceModel;
-use khal::std_adapter::trace::Access;
+use khal::std_adapter::Access;
 use khal::std_adapter::Trace;
 use khal::{ArchId, Cayman, DeviceAddr, Engine, Error, Mariana, Sunda};
 
@@ -41,7 +42,7 @@ static TPB_MEM_DESC: BlockDesc = BlockDesc {
 /// A start address or `skip`.
 fn start(s: &str) -> Result<u64, String> {
     if s == "skip" {
-        return Ok(program::SKIP);
+        return Ok(SKIP);
     }
     crate::decode::parse_addr(s).map_err(|_| format!("'{s}' is not a start address or 'skip'"))
 }
@@ -227,7 +228,7 @@ fn run<A: EngineOps>(op: &EngineOp) -> khal::Result<Report> {
     match op {
         EngineOp::ProgramStart(a) => {
             let starts = [a.pe, a.act, a.pool, a.dve, a.sp];
-            program::program_start::<A, _>(&t, TPB_MEM, &starts)?;
+            program_start::<A, _>(&t, TPB_MEM, &starts)?;
         }
         EngineOp::StpbInit => {
             let eng = EngineParams::new(TPB_REGS, TPB_MEM);

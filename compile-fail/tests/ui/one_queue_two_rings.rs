@@ -1,6 +1,6 @@
 //! An NQ's token is handed out once and a ring takes it by value: a second
 //! ring on the same token does not compile (and the token is not `Clone`).
-use khal::notific::{BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing};
+use khal::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing};
 use khal::DeviceAddr;
 use khal_std::{DmaBuf, HeapMmio};
 
@@ -9,7 +9,7 @@ fn main() {
     let mut block = NotificBlock::new(DeviceAddr(0));
     let mut e = NotificEngine::init(&m, &mut block, EngineConfig::tpb(BpMode::All)).unwrap();
     let q = e.queue(2).unwrap();
-    let cfg = NqConfig::new(256, ConsumeMode::Phase);
+    let cfg = NqConfig::phase(256);
     let a = NqRing::host(DmaBuf::new(256, 64).unwrap(), q, cfg);
     let b = NqRing::host(DmaBuf::new(256, 64).unwrap(), q, cfg);
     let _ = (a, b);

@@ -1,5 +1,5 @@
 //! A ring cannot outlive the notification block its engine was brought up on.
-use khal::notific::{BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing};
+use khal::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing};
 use khal::DeviceAddr;
 use khal_std::{DmaBuf, HeapMmio};
 
@@ -8,7 +8,7 @@ fn main() {
     let ring = {
         let mut ens = NotificBlock::new(DeviceAddr(0));
         let mut e = NotificEngine::init(&m, &mut ens, EngineConfig::tpb(BpMode::All)).unwrap();
-        let cfg = NqConfig::new(256, ConsumeMode::Phase);
+        let cfg = NqConfig::phase(256);
         NqRing::host(DmaBuf::new(256, 64).unwrap(), e.queue(2).unwrap(), cfg).unwrap()
     };
     let _ = ring.capacity();

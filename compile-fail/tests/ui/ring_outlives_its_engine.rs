@@ -2,22 +2,20 @@
 //! block cannot be brought up again while the ring lives, so the old ring
 //! cannot drain beside a new engine's queues.
 use khal::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal::DeviceAddr;
-use khal_std::delay::SimClock;
-use khal_std::{DmaBuf, HeapMmio, SimDelay};
+use khal_std::{DmaBuf, HeapMmio};
 
 fn main() {
     let m = HeapMmio::new(DeviceAddr(0), 0x1000);
     let mut ens = NotificBlock::new(DeviceAddr(0));
     let mut first = NotificEngine::init(&m, &mut ens, EngineConfig::tpb(BpMode::All)).unwrap();
-    let cfg = NqConfig::new(256, ConsumeMode::Phase);
+    let cfg = NqConfig::phase(256);
     let mut ring = NqRing::host(DmaBuf::new(256, 64).unwrap(), first.queue(2).unwrap(), cfg).unwrap();
     drop(first);
     let again = NotificEngine::init(&m, &mut ens, EngineConfig::tpb(BpMode::All)).unwrap();
-    let clock = SimClock::new();
     let mut out = [NqEntry::default(); 4];
-    let _ = ring.drain(&mut SimDelay::new(&clock), &mut out);
+    let _ = ring.drain(&mut out);
     drop(again);
 }

@@ -46,7 +46,7 @@ use khal::engine::{
 use khal::intc::{EnsNq, ErrtrigLine, Intc, IntcOps, MsixIntc};
 use khal::mmio::volatile::VolatileWindow;
 use khal::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal::{DeviceAddr, Error, Result};
 
@@ -250,20 +250,20 @@ pub fn bring_up<A: StpbOps>(w: &VolatileWindow, delay: &mut CycleDelay) -> Resul
     let mut phase = NqRing::configure_host(
         phase_mem,
         ens.queue(black_box(0))?,
-        NqConfig::new(RING_BYTES as u32, ConsumeMode::Phase),
+        NqConfig::phase(RING_BYTES as u32),
     );
     let phase = phase.as_mut().map_err(|r| r.error())?;
     phase.enable(&mut ens, delay)?;
     let mut tail = NqRing::configure_host(
         tail_mem,
         ens.queue(black_box(5))?,
-        NqConfig::new(RING_BYTES as u32, ConsumeMode::Tail),
+        NqConfig::tail(RING_BYTES as u32),
     );
     let tail = tail.as_mut().map_err(|r| r.error())?;
     tail.enable(&mut ens, delay)?;
 
     let mut out = [NqEntry::default(); 16];
-    let mut n = phase.drain(delay, &mut out)?;
+    let mut n = phase.drain(&mut out)?;
     n += tail.available_count(delay)? as usize;
     let mut it = tail.drain_iter(delay, black_box(8))?;
     for e in it.by_ref() {

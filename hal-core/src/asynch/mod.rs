@@ -5,7 +5,7 @@
 //!   [`embedded_hal_async::delay::DelayNs`], and
 //!   [`poll_until_signalled`](wait::poll_until_signalled), which also wakes
 //!   early on an interrupt.
-//! - [`signal`]: [`NqSignal`], the interrupt-safe waker cell an NQ's
+//! - `signal`: [`NqSignal`], the interrupt-safe waker cell an NQ's
 //!   interrupt handler (MSI-X) raises, or the host device model.
 //! - [`nq`]: [`nq::wait_new`] (until the next entry of an NQ ring is new,
 //!   woken by the interrupt, bounded by a budget) and [`nq::drain`] (that
@@ -20,7 +20,7 @@
 //! [`Error::Timeout`]: crate::Error::Timeout
 
 pub mod nq;
-pub mod signal;
+pub(crate) mod signal;
 pub mod wait;
 
 pub use signal::NqSignal;

@@ -6,41 +6,37 @@
 //! drain uses [FACTS §11]: the entry at the consumer cursor is new when its
 //! phase bit differs from the consumer phase (the device flips the phase it
 //! writes at every wrap). The check is one load from ring memory, no MMIO, in
-//! either consume mode.
+//! either consume mode; the async drain takes phase rings only (a tail ring's
+//! drain waits with a blocking delay for the last entry to land).
 
 use embedded_hal_async::delay::DelayNs;
 
 use super::signal::NqSignal;
 use super::wait::poll_until_signalled;
 use crate::dma::DmaMemory;
-use crate::error::{Error, Result};
-use crate::mmio::Mmio;
+use crate::error::Result;
 use crate::notific::entry::NqEntry;
-use crate::notific::ring::DeviceZero;
-use crate::notific::{ConsumeMode, NqRing};
+use crate::notific::ring::{ConsumeKind, DeviceZero};
+use crate::notific::{NqRing, Phase};
 use crate::wait::Budget;
-
-/// A blocking delay for the drain that follows a satisfied wait: in phase
-/// mode the drain never waits (the walk decides entry by entry), so this
-/// delay is never asked to sleep.
-struct NoWait;
-
-impl embedded_hal::delay::DelayNs for NoWait {
-    fn delay_ns(&mut self, _ns: u32) {}
-}
+use crate::Mmio;
 
 /// `true` when the entry at the ring's consumer cursor is new (its phase bit
-/// is not the consumer phase) [FACTS §11]. One byte load, no register access.
-pub fn has_new<R: DmaMemory, M: Mmio, Z: DeviceZero>(ring: &NqRing<'_, R, M, Z>) -> Result<bool> {
+/// is not the consumer phase) [FACTS §11]. One byte load, no register access;
+/// a ring of either kind (a tail ring's entries carry the phase too).
+pub fn has_new<R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero>(
+    ring: &NqRing<'_, R, M, K, Z>,
+) -> Result<bool> {
     ring.is_new(0)
 }
 
 /// Wait until the ring's next entry is new: checked at once, then after each
 /// wake by `signal` (the NQ's interrupt) or each `budget.period_us`, at most
-/// `budget.polls` times; [`Error::Timeout`] (`"nq notification (async)"`)
-/// after that. Consumes nothing. Returns the number of waits taken.
-pub async fn wait_new<R, M, Z, D>(
-    ring: &NqRing<'_, R, M, Z>,
+/// `budget.polls` times; [`Error::Timeout`](crate::Error::Timeout)
+/// (`"nq notification (async)"`) after that. Consumes nothing. Returns the
+/// number of waits taken.
+pub async fn wait_new<R, M, K, Z, D>(
+    ring: &NqRing<'_, R, M, K, Z>,
     signal: &NqSignal,
     delay: &mut D,
     budget: Budget,
@@ -48,6 +44,7 @@ pub async fn wait_new<R, M, Z, D>(
 where
     R: DmaMemory,
     M: Mmio,
+    K: ConsumeKind,
     Z: DeviceZero,
     D: DelayNs + ?Sized,
 {
@@ -65,12 +62,11 @@ where
 /// returns 0 at once). The head is written before the wait: a device that
 /// sees a full ring publishes nothing until it moves.
 ///
-/// Phase mode only: a tail-mode drain waits for the last pending entry to
-/// land, a wait the blocking drain does itself with a blocking delay. A ring
-/// in tail mode is refused with [`Error::InvalidArgument`] before anything
-/// is read.
+/// Phase rings only, by type: a tail ring's drain waits for the last pending
+/// entry to land, a wait the blocking drain does itself with a blocking
+/// delay, so the async drain of a tail ring does not compile.
 pub async fn drain<R, Z, M, D>(
-    ring: &mut NqRing<'_, R, M, Z>,
+    ring: &mut NqRing<'_, R, M, Phase, Z>,
     signal: &NqSignal,
     delay: &mut D,
     budget: Budget,
@@ -82,17 +78,12 @@ where
     M: Mmio,
     D: DelayNs + ?Sized,
 {
-    if ring.mode() != ConsumeMode::Phase {
-        return Err(Error::InvalidArgument(
-            "async drain needs a phase-mode ring",
-        ));
-    }
     if out.is_empty() {
         return Ok(0);
     }
     ring.write_head_behind()?;
     wait_new(ring, signal, delay, budget).await?;
-    ring.drain(&mut NoWait, out)
+    ring.drain(out)
 }
 
 #[cfg(test)]
@@ -101,6 +92,7 @@ mod tests {
 
     use super::*;
     use crate::dma::StaticDma;
+    use crate::error::Error;
     use crate::notific::{NotificBlock, NotificEngine, NqConfig};
     use crate::DeviceAddr;
 
@@ -137,7 +129,7 @@ mod tests {
         let regs = Regs(RefCell::new([0; 0x100]));
         let mut block = NotificBlock::new(BASE);
         let mut e = NotificEngine::init_raw(&regs, Some(&mut block), 10, 0, 0).unwrap();
-        let cfg = NqConfig::new(64, ConsumeMode::Phase);
+        let cfg = NqConfig::phase(64);
         let mut ring = NqRing::host(&mem, e.queue(0).unwrap(), cfg).unwrap();
         let bytes: [u8; 16] = core::array::from_fn(|i| if i == 3 { 0x83 } else { i as u8 + 1 });
         mem.write(16, &[0x7F; 16]).unwrap(); // phase bit clear: not new
@@ -145,7 +137,7 @@ mod tests {
         mem.write(0, &bytes).unwrap();
         assert_eq!(has_new(&ring), Ok(true));
         let mut out = [NqEntry::default(); 4];
-        assert_eq!(ring.drain(&mut NoWait, &mut out), Ok(1));
+        assert_eq!(ring.drain(&mut out), Ok(1));
         assert_eq!(out[0].bytes(), &bytes);
         assert_eq!(regs.read32(ring.queue().head_addr()), Ok(16));
     }

@@ -48,7 +48,7 @@
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
-use crate::mmio::Mmio;
+use crate::Mmio;
 
 mod region;
 mod table;

@@ -19,7 +19,7 @@ use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
 use crate::mmio::bound::BoundBlock;
 use crate::mmio::volatile::VolatileWindow;
-use crate::mmio::Mmio;
+use crate::Mmio;
 
 /// `bytes` of one registered CSR region from `start`, resolved once through
 /// a [`Csr`] ([`Csr::window`]); an [`Mmio`] over the `Csr`'s inner backend.

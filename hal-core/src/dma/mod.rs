@@ -22,9 +22,9 @@
 //! are NOT TRACED; they belong to each [`queue::DmaQueue`] backend (khal-std's
 //! device model documents its own).
 
-pub mod queue;
-pub mod ring;
-pub mod static_mem;
+pub(crate) mod queue;
+pub(crate) mod ring;
+pub(crate) mod static_mem;
 mod words;
 
 pub use queue::{run_one_shot, Abort, DmaQueue, QueueInfo, RingStatus, RunError};

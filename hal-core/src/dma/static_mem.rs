@@ -154,8 +154,8 @@ impl<const N: usize> StaticDmaCell<N> {
 #[macro_export]
 macro_rules! static_dma {
     ($len:expr) => {{
-        static KHAL_STATIC_DMA: $crate::dma::static_mem::StaticDmaCell<{ $len }> =
-            $crate::dma::static_mem::StaticDmaCell::new();
+        static KHAL_STATIC_DMA: $crate::dma::StaticDmaCell<{ $len }> =
+            $crate::dma::StaticDmaCell::new();
         KHAL_STATIC_DMA.take()
     }};
 }

@@ -6,10 +6,10 @@
 //! tile's window through a one-shot ring. SUNDA loads four tables (no
 //! control-slow); CAYMAN and MARIANA load five and share one body.
 //!
-//! - [`tables`]: the table set ([`DveTableSet`]) and its [`Fingerprint`];
-//! - [`param_ram`]: the default parameter RAM, bit-exact;
-//! - [`placement`]: the destinations, TPB AXI base + the arch's offsets;
-//! - [`loader`]: [`DveLoader`], staging + DMA + residency.
+//! - `tables`: the table set ([`DveTableSet`]) and its [`Fingerprint`];
+//! - `param_ram`: the default parameter RAM, bit-exact;
+//! - `placement`: the destinations, TPB AXI base + the arch's offsets;
+//! - `loader`: [`DveLoader`], staging + DMA + residency.
 //!
 //! The shape of a call (runnable end to end on the device model in
 //! `tests/tests/dve_loader.rs`):
@@ -22,14 +22,14 @@
 //! loader.load(&mut alloc, &mut queue, &mut delay, Budget::NQ_DEFAULT, &placement, &tables)?;
 //! ```
 
-pub mod loader;
-pub mod param_ram;
-pub mod placement;
-pub mod tables;
+pub(crate) mod loader;
+pub(crate) mod param_ram;
+pub(crate) mod placement;
+pub(crate) mod tables;
 
 pub use loader::{
     DveConfigDmaState, DveLoader, LoadOutcome, DVE_QUEUE_NAME, DVE_RING_NAME, STAGING_ALIGN,
 };
-pub use param_ram::{DEFAULT_PARAM_RAM, PARAM_RAM_BYTES, PARAM_RAM_ENTRIES};
+pub use param_ram::{reciprocal_entry, DEFAULT_PARAM_RAM, PARAM_RAM_BYTES, PARAM_RAM_ENTRIES};
 pub use placement::DvePlacement;
 pub use tables::{DveTableSet, Fingerprint, TableId};

@@ -22,8 +22,8 @@ use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
 use crate::family::{Arch, Tile};
 use crate::ids::ArchId;
-use crate::mmio::Mmio;
 use crate::notific::NotificEngine;
+use crate::Mmio;
 
 /// A bound arch chosen at run time among SUNDA (`Su`), CAYMAN (`Ca`) and
 /// MARIANA (`Ma`).

@@ -25,7 +25,7 @@ use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
 use crate::family::{HwDecode, NxLocal, Q7Params};
 use crate::ids::Engine;
-use crate::mmio::Mmio;
+use crate::Mmio;
 
 /// What the HW-decode slots (`pe_`/`act_`/`dve_`/`pooling_hw_decode_table_init`)
 /// do on an arch [FACTS §3.3, §13.6].

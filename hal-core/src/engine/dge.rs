@@ -13,7 +13,7 @@
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
 use crate::family::{DgeRegs, NxLocal, Offset};
-use crate::mmio::Mmio;
+use crate::Mmio;
 
 use super::run_stall::pool_window;
 

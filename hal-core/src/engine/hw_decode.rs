@@ -18,7 +18,7 @@ use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
 use crate::family::{Gated, HwDecode, NxLocal};
 use crate::ids::Engine;
-use crate::mmio::Mmio;
+use crate::Mmio;
 
 use super::padded::write_padded;
 use super::run_stall::{disable_hw_decode, pool_window};

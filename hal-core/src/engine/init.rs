@@ -22,7 +22,7 @@ use super::params::{Checked, EngineParams, PeParams, PoolingParams};
 use super::stpb::{RawStpbConfig, SpInit, StpbArgs, StpbConfig};
 use crate::error::Result;
 use crate::ids::Engine;
-use crate::mmio::Mmio;
+use crate::Mmio;
 
 /// One step of an engine-init orchestrator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,15 +2,15 @@
 //! the §13 programs, and the named `NotTraced` answers of the ones the sources
 //! do not give whole [FACTS §13.6, §13.11].
 //!
-//! The arches' op impls ([`super::arch_ops`]) pick from here; every `NotTraced`
+//! The arches' op impls (`arch_ops`) pick from here; every `NotTraced`
 //! is raised before any access.
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
 use crate::family::{HwDecode, NxLocal, Q7Params};
 use crate::ids::Engine;
-use crate::mmio::Mmio;
 use crate::q7::{self, Q7Ucode};
+use crate::Mmio;
 
 use super::hw_decode::hw_decode_table_init;
 use super::params::EngInfo;

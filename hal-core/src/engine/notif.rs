@@ -11,9 +11,9 @@
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
 use crate::family::{Arch, NotificMask, NotificMasks};
-use crate::mmio::Mmio;
 use crate::notific::NotificEngine;
 use crate::regs::{Field, Reg};
+use crate::Mmio;
 
 /// The masked-update value of an enable: `en ? mask : 0` [002 §4].
 const fn enable_value(en: bool, mask: u32) -> u64 {

@@ -32,7 +32,7 @@
 use super::params::{Checked, EngineParams, PeParams, PoolingParams, SpHandle};
 use crate::error::Result;
 use crate::family::Arch;
-use crate::mmio::Mmio;
+use crate::Mmio;
 
 /// Trait methods whose default is the optional slot's NULL policy: succeed
 /// without touching hardware [002 §3].

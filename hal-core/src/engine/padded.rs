@@ -10,7 +10,7 @@
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
-use crate::mmio::Mmio;
+use crate::Mmio;
 
 /// Dwords per burst.
 pub const BURST_WORDS: usize = 64;

@@ -7,8 +7,8 @@ use crate::error::{Error, Result};
 use crate::family::nx_local::{xt_local_window, OWNER_TPB};
 use crate::family::{NxLocal, Tile, TpbBases};
 use crate::ids::Engine;
-use crate::mmio::Mmio;
 use crate::regs::Reg;
+use crate::Mmio;
 
 /// The launch order of `program_start`: POOL, ACT, PE, DVE, SP (arg
 /// constants 2, 1, 0, 3, 4) [002 §4].

@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::family::nx_local::{xt_local_window, OWNER_TPB};
 use crate::family::{Gated, NxLocal};
 use crate::ids::Engine;
-use crate::mmio::Mmio;
+use crate::Mmio;
 
 /// The POOL XT/NX window of the TPB memory handle `mem`: `xt_local(mem, 2, 1)`.
 pub fn pool_window<A: NxLocal>(mem: DeviceAddr) -> Result<DeviceAddr> {

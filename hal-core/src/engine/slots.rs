@@ -2,7 +2,7 @@
 //! address − `0xCA_EB80`) [002 §1–§3], [002r1 §3], [004 §1], [004r1 §1],
 //! [FACTS §4, §12.2, §12.3, §13.3].
 //!
-//! khal dispatches through the op traits ([`super::ops`], [`crate::intc`])
+//! khal dispatches through the op traits (`ops`, [`crate::intc`])
 //! and the notific engine's methods, never through a slot table; this table
 //! is what `khal map` and the slot tests read, with each slot's sub-table,
 //! grade and NULL policy. The ACT band starts at `+0x210` (its

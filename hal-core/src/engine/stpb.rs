@@ -12,8 +12,8 @@
 use super::ops::{ActOps, DveOps, PeOps, PoolingOps, SpOps, StpbOps};
 use super::params::{EngineParams, PeParams, PoolingParams, SpHandle};
 use crate::error::{Error, Result};
-use crate::mmio::Mmio;
 use crate::notific::{BpMode, EngineConfig, NotificEngine};
+use crate::Mmio;
 
 /// Queues of the SP's notification block: `sp_init` passes `0xA` [002 §2].
 pub const SP_NOTIFIC_QUEUES: u32 = 10;
@@ -71,7 +71,7 @@ pub struct SpInit<'m, M: Mmio + ?Sized> {
 /// as one `Option<BpMode>`, and `init`.
 ///
 /// ```
-/// use khal_core::engine::stpb::SpInitOptions;
+/// use khal_core::engine::SpInitOptions;
 /// use khal_core::notific::BpMode;
 /// // The SP's notification block with no back-pressure, no register bring-up.
 /// let opts = SpInitOptions { notific: Some(BpMode::None), init: false };

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::family::nx_local::{xt_local_window, OWNER_TOPSP};
 use crate::family::{Doorbell, NxLocal, TopSpNx};
 use crate::ids::Engine;
-use crate::mmio::Mmio;
+use crate::Mmio;
 
 /// Ring `which` for the TPB memory handle `mem`; `value` is used only where
 /// the arch's setter takes the caller's value (SUNDA host_trigger).

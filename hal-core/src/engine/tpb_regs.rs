@@ -14,7 +14,7 @@
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
 use crate::family::{Gated, TpbRegGates};
-use crate::mmio::Mmio;
+use crate::Mmio;
 
 crate::register_block! {
     /// The `tpb_regs` registers the engine leaves touch [arch-stpb §1–§4],

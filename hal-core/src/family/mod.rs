@@ -11,7 +11,7 @@
 //! | --- | --- |
 //! | the value is known | `Ok(value)` / the constant |
 //! | nobody traced the value (FACTS "NOT TRACED") | `Err(Error::NotTraced(item))` |
-//! | the C getter returns 0 = "feature absent" | `Ok(Gated::Absent)` ([`cap_cfg`]) |
+//! | the C getter returns 0 = "feature absent" | `Ok(Gated::Absent)` (`cap_cfg`) |
 //! | the C getter aborts (no such silicon) | `Err(Error::Unsupported { .. })` |
 //! | an index outside the arch's range | `Err(Error::OutOfRange { .. })` |
 //! | an arch with no getter at all | `None` in an `Option` constant ([`dve::DveTables::DVE_TABLE_OFFSETS`]) |
@@ -35,18 +35,18 @@ macro_rules! indexed_base {
         $(#[$doc])*
         pub struct $name<A> {
             index: u8,
-            base: $crate::addr::DeviceAddr,
+            base: $crate::DeviceAddr,
             _arch: core::marker::PhantomData<fn() -> A>,
         }
 
         impl<A: $tr> $name<A> {
             $(#[$new_doc])*
-            pub fn new(index: u32) -> $crate::error::Result<Self> {
+            pub fn new(index: u32) -> $crate::Result<Self> {
                 let bases = A::$table;
                 match usize::try_from(index).ok().and_then(|i| bases.get(i)) {
                     // A base table holds at most 8 entries: the index fits a u8.
                     Some(&base) => Ok(Self::at(index as usize, base)),
-                    None => Err($crate::error::Error::out_of_range(
+                    None => Err($crate::Error::out_of_range(
                         $what,
                         index as u64,
                         bases.len() as u64,
@@ -59,7 +59,7 @@ macro_rules! indexed_base {
                 A::$table.iter().enumerate().map(|(i, &base)| Self::at(i, base))
             }
 
-            fn at(index: usize, base: $crate::addr::DeviceAddr) -> Self {
+            fn at(index: usize, base: $crate::DeviceAddr) -> Self {
                 $name {
                     index: index as u8,
                     base,
@@ -73,12 +73,12 @@ macro_rules! indexed_base {
             }
 
             $(#[$base_doc])*
-            pub const fn base(self) -> $crate::addr::DeviceAddr {
+            pub const fn base(self) -> $crate::DeviceAddr {
                 self.base
             }
 
             /// Which mesh half it lives in (bit 47 of its base) [000 §2].
-            pub const fn mesh_half(self) -> $crate::addr::MeshHalf {
+            pub const fn mesh_half(self) -> $crate::MeshHalf {
                 self.base.mesh_half()
             }
         }
@@ -109,36 +109,39 @@ macro_rules! indexed_base {
     };
 }
 
-pub mod act;
-pub mod cap_cfg;
-pub mod dge;
-pub mod dve;
-pub mod hbm;
+pub(crate) mod act;
+pub(crate) mod cap_cfg;
+pub(crate) mod dge;
+pub(crate) mod dve;
+pub(crate) mod hbm;
 pub mod hw_decode;
-pub mod iram;
-pub mod mailbox;
-pub mod notific_mask;
-pub mod nx_local;
-pub mod q7;
-pub mod sdma;
-pub mod seq;
-pub mod topsp;
-pub mod tpb;
-pub mod tpb_regs;
+pub(crate) mod iram;
+pub(crate) mod mailbox;
+pub(crate) mod notific_mask;
+pub(crate) mod nx_local;
+pub(crate) mod q7;
+pub(crate) mod sdma;
+pub(crate) mod seq;
+pub(crate) mod topsp;
+pub(crate) mod tpb;
+pub(crate) mod tpb_regs;
 
 pub use act::{ActTableParams, ActTables};
 pub use cap_cfg::{CapCfg, CapCfgTable, FlagSelected, Gated};
 pub use dge::DgeRegs;
 pub use dve::{DveTableOffsets, DveTableSizes, DveTables};
 pub use hbm::{HbmBarWindow, HbmChannel, HbmMap, HbmUsableSize};
-pub use hw_decode::{HwDecode, HwDecodeParams};
+// In the crate, the hw-decode trait is named at the family level too.
+pub(crate) use hw_decode::HwDecode;
 pub use iram::IramSizes;
-pub use mailbox::NqMailboxMap;
+pub use mailbox::{NqBlock, NqMailboxMap, NqQueue};
 pub use notific_mask::{NotificMask, NotificMasks};
-pub use nx_local::{xt_local_window, NxLocal};
+pub use nx_local::{
+    eng_to_xt, xt_local_window, DmaReg, NxLocal, RsvdSpace, XtWindows, OWNER_TOPSP, OWNER_TPB,
+};
 pub use q7::{Q7Owner, Q7Param, Q7Params};
 pub use sdma::{Sdma, SdmaLimits};
-pub use seq::{SeqParams, SeqSizes, SeqTriple};
+pub use seq::{SeqParams, SeqSizes, SeqTriple, HOSTVIS_DELTA, SEQTOP_DELTA};
 pub use topsp::{Doorbell, TopSpNx, TopSpTable};
 pub use tpb::{Tile, TpbBases, PSUM_DELTA};
 pub use tpb_regs::TpbRegGates;

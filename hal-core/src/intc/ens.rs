@@ -9,10 +9,10 @@
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
-use crate::mmio::Mmio;
 use crate::notific::engine::Flavour;
 use crate::notific::NotificEngine;
 use crate::regs::{Reg, RegArray};
+use crate::Mmio;
 
 /// One block's ENS NQ: engine base, flavour and queue index, validated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -44,9 +44,9 @@ use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
 use crate::family::mailbox::{NqBlock, NqQueue};
 use crate::family::NqMailboxMap;
-use crate::mmio::Mmio;
 use crate::notific::regs::{NQ_BASE_ADDR_HI, NQ_BASE_ADDR_LO};
 use crate::regs::{check_block_base, Reg};
+use crate::Mmio;
 
 /// Highest MSI-X vector: `vec > 7` is refused with -22 [004 §4].
 pub const MAX_VECTOR: u32 = 7;

@@ -13,7 +13,7 @@ use super::msix::MsixIntc;
 use crate::addr::DeviceAddr;
 use crate::error::Result;
 use crate::family::{Arch, NqMailboxMap};
-use crate::mmio::Mmio;
+use crate::Mmio;
 
 /// An MSI-X controller bound to arch `A` (MARIANA): the handle plus the arch's
 /// op table. `Intc<Sunda>` / `Intc<Cayman>` do not compile.

@@ -50,7 +50,7 @@ use volatile_register::{RO, RW};
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
-use crate::mmio::Mmio;
+use crate::Mmio;
 
 /// A register window of `len` bytes mapped at `ptr`, answering device addresses
 /// `[device_base, device_base + len)`. Accesses outside it, or not dword

@@ -15,6 +15,14 @@
 //! wrap); then one head write. A call consumes at most the ring's `max_batch` (default
 //! `clamp(capacity / 4, 1, 128)`), never more than one ring.
 //!
+//! A phase ring's `drain`, `drain_iter` and `available_count` take no delay:
+//! they never wait. A tail ring's take one: they wait, within the ring's
+//! budget, for the last pending entry's phase to land [004 §3]. Both kinds
+//! run the one body below, its paths picked by the kind's
+//! [`ConsumeKind::MODE`]; the phase kind hands it a delay that never sleeps.
+//! Code generic over the kind calls that body itself
+//! ([`NqRing::drain_with`], [`NqRing::drain_iter_with`]) with a delay.
+//!
 //! Delivery: `drain` consumes (moves the cursor and writes the head) only when
 //! it returns `Ok(n)`; on an error nothing is consumed. The iterator hands
 //! entries out as it yields them and commits them on [`Drain::finish`] or on
@@ -28,10 +36,18 @@ use embedded_hal::delay::DelayNs;
 
 use crate::dma::DmaMemory;
 use crate::error::{Error, Fault, Result};
-use crate::mmio::Mmio;
+use crate::Mmio;
 
 use super::entry::{phase_of, NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
-use super::ring::{ConsumeMode, DeviceZero, NqRing};
+use super::ring::{ConsumeKind, ConsumeMode, DeviceZero, HostZero, NqRing, Phase, Tail};
+
+/// The delay a phase ring hands the drain's body: the phase paths never
+/// wait (the walk decides entry by entry), so it is never asked to sleep.
+pub(crate) struct NoWait;
+
+impl DelayNs for NoWait {
+    fn delay_ns(&mut self, _ns: u32) {}
+}
 
 /// The fault of a tail-mode entry the tail says is pending but whose phase
 /// says it is not new: the device overran the consumer by more than a ring,
@@ -104,7 +120,7 @@ fn past_memory<R: DmaMemory>(mem: &R, slot: u32) -> Error {
     Error::out_of_range("nq entry", at, mem.len() as u64)
 }
 
-impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Z> {
+impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> NqRing<'d, R, M, K, Z> {
     /// The slot `k <= capacity` entries past the cursor, and whether it is
     /// past the wrap.
     fn slot_of(&self, k: u32) -> (u32, bool) {
@@ -184,7 +200,7 @@ impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Z> {
     pub fn write_head_behind(&mut self) -> Result<()> {
         if self.head_behind {
             self.queue.write_head(self.next * NQ_ENTRY_BYTES as u32)?;
-            self.set_head_behind(false);
+            self.head_behind = false;
         }
         Ok(())
     }
@@ -218,36 +234,18 @@ impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Z> {
         too_far_ahead(claimed, self.capacity)
     }
 
-    /// Drain up to `out.len()` (and at most `max_batch`) notifications into
-    /// `out`, in ring order; returns how many. Writes the head once if any
-    /// were drained, nothing otherwise. Errors: the tail faults of
-    /// [`NqRing::available_count`], [`Error::Timeout`] if the last pending
-    /// entry never lands, [`Fault::TooFarAhead`] if a pending entry's phase
-    /// says the device lapped the consumer (nothing consumed; the next call
-    /// reads the tail again), a refused head write (nothing consumed), or the
-    /// refusal of a head write left behind by a [`Drain`]
-    /// ([`NqRing::write_head_behind`]: nothing read).
-    ///
-    /// Hostile device: an entry is taken only if its phase says new when it
-    /// is loaded, its bytes loaded after that (the device writes the phase
-    /// byte last [FACTS §11]); tail mode treats one not new as `TooFarAhead`.
-    ///
-    /// # A dead device in phase mode
-    ///
-    /// In phase mode this drain reads no register: it decides entry by entry
-    /// from ring memory, so a device that is gone or hung looks like an empty
-    /// ring, `Ok(0)` on every call. Probe it with [`NqRing::tail_offset`] when
-    /// drains keep coming back empty: one checked read of `nq_tail_ptr`,
-    /// `Err(DeviceFault(AllOnes))` at once for a gone device,
-    /// `MisalignedTail` / `TailOutOfRing` for a lying one. Tail mode reads
-    /// `nq_tail_ptr` on every drain and sees a gone device by itself.
+    /// [`NqRing::drain`] of either kind, for code generic over the kind (a
+    /// consume mode picked at run time, built once per kind): a tail ring
+    /// waits with `delay` as its `drain` does; a phase ring never asks it to
+    /// sleep. Code that knows its ring's kind calls `drain`.
+    // The phase kind's idle poll inline, anything else out of line.
     #[inline(always)]
-    pub fn drain<D: DelayNs + ?Sized>(
+    pub fn drain_with<D: DelayNs + ?Sized>(
         &mut self,
         delay: &mut D,
         out: &mut [NqEntry],
     ) -> Result<usize> {
-        if !self.idle_poll {
+        if K::MODE == ConsumeMode::Tail || self.head_behind {
             return self.drain_other(delay, out);
         }
         self.drain_phase(out)
@@ -279,7 +277,7 @@ impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Z> {
         out: &mut [NqEntry],
     ) -> Result<usize> {
         self.write_head_behind()?;
-        match self.mode {
+        match K::MODE {
             ConsumeMode::Phase => self.drain_phase(out),
             ConsumeMode::Tail => self.drain_tail(delay, out),
         }
@@ -311,28 +309,17 @@ impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Z> {
         Ok(n)
     }
 
-    /// An iterator over up to `max` (and at most `max_batch`) pending
-    /// notifications, taken as [`NqRing::drain`] takes them. Tail mode reads the
-    /// tail (at most once) here, before the first item. The head is written
-    /// once when the iterator is finished or dropped, if it yielded anything.
-    ///
-    /// Phase mode ends at the first entry that is not new (nothing past it is
-    /// yielded or consumed); tail mode yields the entries before it, then
-    /// [`Fault::TooFarAhead`] (the next call reads the tail again). Errors
-    /// here: the tail faults of [`NqRing::available_count`],
-    /// [`Error::Timeout`] if the last pending entry never lands, a head
-    /// write left behind by an earlier iterator that is refused again.
-    // Inlined: out of line at opt-level "s" the `Drain` (its chunk) went
-    // into the returned `Result` and out of it again through `memcpy`.
+    /// [`NqRing::drain_iter`] of either kind, for code generic over the kind:
+    /// `delay` as in [`NqRing::drain_with`].
     #[inline(always)]
-    pub fn drain_iter<D: DelayNs + ?Sized>(
+    pub fn drain_iter_with<D: DelayNs + ?Sized>(
         &mut self,
         delay: &mut D,
         max: u32,
-    ) -> Result<Drain<'_, 'd, R, M, Z>> {
+    ) -> Result<Drain<'_, 'd, R, M, K, Z>> {
         self.write_head_behind()?;
         let want = max.min(self.max_batch);
-        let avail = match self.mode {
+        let avail = match K::MODE {
             _ if want == 0 => 0,
             ConsumeMode::Phase => want,
             ConsumeMode::Tail => self.tail_budget(delay, want)?,
@@ -355,12 +342,115 @@ impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Z> {
         if n == 0 {
             return Ok(());
         }
-        if self.mode == ConsumeMode::Tail {
+        if K::MODE == ConsumeMode::Tail {
             self.known = self.known.saturating_sub(n);
         }
         (self.next, self.phase) = (slot, phase);
-        self.set_head_behind(true);
+        self.head_behind = true;
         self.write_head_behind()
+    }
+}
+
+impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Phase, Z> {
+    /// Drain up to `out.len()` (and at most `max_batch`) notifications into
+    /// `out`, in ring order; returns how many. Reads no register and never
+    /// waits: the entries' phase bits say what is new. Writes the head once
+    /// if any were drained, nothing otherwise. Errors: a refused head write
+    /// (nothing consumed), or the refusal of a head write left behind by a
+    /// [`Drain`] ([`NqRing::write_head_behind`]: nothing read).
+    ///
+    /// Hostile device: an entry is taken only if its phase says new when it
+    /// is loaded, its bytes loaded after that (the device writes the phase
+    /// byte last [FACTS §11]).
+    ///
+    /// # A dead device
+    ///
+    /// This drain reads no register: it decides entry by entry from ring
+    /// memory, so a device that is gone or hung looks like an empty ring,
+    /// `Ok(0)` on every call. Probe it with [`NqRing::tail_offset`] when
+    /// drains keep coming back empty: one checked read of `nq_tail_ptr`,
+    /// `Err(DeviceFault(AllOnes))` at once for a gone device,
+    /// `MisalignedTail` / `TailOutOfRing` for a lying one. A tail ring reads
+    /// `nq_tail_ptr` on every drain and sees a gone device by itself.
+    #[inline(always)]
+    pub fn drain(&mut self, out: &mut [NqEntry]) -> Result<usize> {
+        self.drain_with(&mut NoWait, out)
+    }
+
+    /// An iterator over up to `max` (and at most `max_batch`) pending
+    /// notifications, taken as [`NqRing::drain`] takes them: no register
+    /// read, no wait. The head is written once when the iterator is finished
+    /// or dropped, if it yielded anything. It ends at the first entry that
+    /// is not new (nothing past it is yielded or consumed). Its error here:
+    /// a head write left behind by an earlier iterator that is refused again.
+    // Inlined: out of line at opt-level "s" the `Drain` (its chunk) went
+    // into the returned `Result` and out of it again through `memcpy`.
+    #[inline(always)]
+    pub fn drain_iter(&mut self, max: u32) -> Result<Drain<'_, 'd, R, M, Phase, Z>> {
+        self.drain_iter_with(&mut NoWait, max)
+    }
+
+    /// `nq_available_count` [004 §3]: the entries from the cursor while their
+    /// phase says new (at most one ring), without consuming them; no
+    /// register read, no wait.
+    #[inline(always)]
+    pub fn available_count(&mut self) -> Result<u32> {
+        self.available_count_with(&mut NoWait)
+    }
+}
+
+impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Tail, Z> {
+    /// Drain up to `out.len()` (and at most `max_batch`) notifications into
+    /// `out`, in ring order; returns how many. Reads the tail at most once
+    /// (none while entries known from the previous read remain) and waits
+    /// with `delay`, within the ring's budget, for the last pending entry to
+    /// land [004 §3]; writes the head once if any were drained, nothing
+    /// otherwise. Errors: the tail faults of [`NqRing::tail_offset`] and
+    /// [`Fault::TailMovedBackwards`], [`Error::Timeout`] if the last pending
+    /// entry never lands, [`Fault::TooFarAhead`] if a pending entry's phase
+    /// says the device lapped the consumer (nothing consumed; the next call
+    /// reads the tail again), a refused head write (nothing consumed), or the
+    /// refusal of a head write left behind by a [`Drain`]
+    /// ([`NqRing::write_head_behind`]: nothing read).
+    ///
+    /// Hostile device: an entry is taken only if its phase says new when it
+    /// is loaded, its bytes loaded after that (the device writes the phase
+    /// byte last [FACTS §11]); one the tail claims but not new is
+    /// `TooFarAhead`. A gone device shows on the tail read.
+    #[inline(always)]
+    pub fn drain<D: DelayNs + ?Sized>(
+        &mut self,
+        delay: &mut D,
+        out: &mut [NqEntry],
+    ) -> Result<usize> {
+        self.drain_with(delay, out)
+    }
+
+    /// An iterator over up to `max` (and at most `max_batch`) pending
+    /// notifications, taken as [`NqRing::drain`] takes them. The tail is read
+    /// (at most once) here, before the first item, and the wait for the last
+    /// entry made with `delay`. The head is written once when the iterator is
+    /// finished or dropped, if it yielded anything. It yields the entries
+    /// before the first that is not new, then [`Fault::TooFarAhead`] (the
+    /// next call reads the tail again). Errors here: the tail faults of
+    /// [`NqRing::drain`], [`Error::Timeout`] if the last pending entry never
+    /// lands, a head write left behind by an earlier iterator that is
+    /// refused again.
+    #[inline(always)]
+    pub fn drain_iter<D: DelayNs + ?Sized>(
+        &mut self,
+        delay: &mut D,
+        max: u32,
+    ) -> Result<Drain<'_, 'd, R, M, Tail, Z>> {
+        self.drain_iter_with(delay, max)
+    }
+
+    /// `nq_available_count` [004 §3]: entries pending, without consuming
+    /// them: one tail read (checked as in [`NqRing::tail_offset`]), then the
+    /// bounded wait with `delay` for the last entry's phase.
+    #[inline(always)]
+    pub fn available_count<D: DelayNs + ?Sized>(&mut self, delay: &mut D) -> Result<u32> {
+        self.available_count_with(delay)
     }
 }
 
@@ -369,8 +459,8 @@ impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Z> {
 /// so an entry the device rewrote before then (a lapping device) ends the
 /// run there; nothing is consumed before [`Drain::finish`] or the drop.
 #[derive(Debug)]
-pub struct Drain<'a, 'd, R: DmaMemory, M: Mmio, Z: DeviceZero> {
-    ring: &'a mut NqRing<'d, R, M, Z>,
+pub struct Drain<'a, 'd, R: DmaMemory, M: Mmio, K: ConsumeKind = Phase, Z: DeviceZero = HostZero> {
+    ring: &'a mut NqRing<'d, R, M, K, Z>,
     /// Most entries this iterator may yield (lowered to `yielded` at its end).
     avail: u32,
     /// Entries yielded so far, not yet handed back.
@@ -381,7 +471,7 @@ pub struct Drain<'a, 'd, R: DmaMemory, M: Mmio, Z: DeviceZero> {
     old: u32,
 }
 
-impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, '_, R, M, Z> {
+impl<R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> Drain<'_, '_, R, M, K, Z> {
     /// Commit what was yielded (one head write if anything) and return the
     /// count. The iterator is then finished: it yields nothing more, and a
     /// second `finish` (or the drop) commits nothing and returns `Ok(0)`.
@@ -396,7 +486,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, '_, R, M, Z> {
     }
 }
 
-impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Iterator for Drain<'_, '_, R, M, Z> {
+impl<R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> Iterator for Drain<'_, '_, R, M, K, Z> {
     type Item = Result<NqEntry>;
 
     #[inline]
@@ -418,7 +508,7 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Iterator for Drain<'_, '_, R, M, Z> {
     }
 }
 
-impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, '_, R, M, Z> {
+impl<R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> Drain<'_, '_, R, M, K, Z> {
     /// Yield nothing more: the entry at `yielded` is not new (`Ok`: the end
     /// in phase mode, the overrun fault in tail mode) or not readable (its
     /// error); the item to hand out.
@@ -433,19 +523,19 @@ impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drain<'_, '_, R, M, Z> {
 /// the overrun of the `claimed` entries. Out of line (once an iterator), and
 /// on the ring alone, so the iterator's own state stays in registers.
 #[inline(never)]
-fn end_error<R: DmaMemory, M: Mmio, Z: DeviceZero>(
-    ring: &mut NqRing<'_, R, M, Z>,
+fn end_error<R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero>(
+    ring: &mut NqRing<'_, R, M, K, Z>,
     claimed: u32,
     why: Result<()>,
 ) -> Option<Error> {
     match why {
         Err(err) => Some(err),
-        Ok(()) if ring.mode == ConsumeMode::Tail => Some(ring.overrun(claimed)),
+        Ok(()) if K::MODE == ConsumeMode::Tail => Some(ring.overrun(claimed)),
         Ok(()) => None,
     }
 }
 
-impl<R: DmaMemory, M: Mmio, Z: DeviceZero> Drop for Drain<'_, '_, R, M, Z> {
+impl<R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> Drop for Drain<'_, '_, R, M, K, Z> {
     fn drop(&mut self) {
         if let Err(e) = self.finish() {
             warn!(

@@ -28,8 +28,8 @@ use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
-use crate::mmio::Mmio;
 use crate::regs::{AccessType, Readable, Reg, RegArray, Writable};
+use crate::Mmio;
 
 use super::regs::{self, coal_ctrl, wob_ctrl};
 

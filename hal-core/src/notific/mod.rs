@@ -1,13 +1,14 @@
 //! The per-engine notification block and the NQ rings [004 §2, §3].
 //!
 //! - [`regs`]: the NOTIFIC register block (both flavours) [FACTS §6].
-//! - [`engine`]: [`NotificBlock`], one block owned once; [`NotificEngine`], init on a lent
+//! - `engine`: [`NotificBlock`], one block owned once; [`NotificEngine`], init on a lent
 //!   block from a typed [`EngineConfig`] and the per-engine config ops, with shadows
 //!   [004 §2]; the [`NqQueue`] tokens it hands out, one per NQ.
-//! - [`entry`]: [`NqEntry`], the 16-byte notification [004 §3].
-//! - [`ring`]: [`NqRing`], the NQ lifecycle on its own queue token: configure, queue config,
-//!   enable, reset, available count [004 §3].
-//! - [`refused`]: [`RefusedRing`], a refused ring constructor's error with its memory and
+//! - `entry`: [`NqEntry`], the 16-byte notification [004 §3].
+//! - `ring`: [`NqRing`], the NQ lifecycle on its own queue token: configure, queue config,
+//!   enable, reset, available count [004 §3]; how it consumes is its kind, [`Phase`] or
+//!   [`Tail`].
+//! - `refused`: [`RefusedRing`], a refused ring constructor's error with its memory and
 //!   queue token given back.
 //! - [`drain`]: the one take behind every drain (into a buffer, through an iterator, async):
 //!   one head write per non-empty drain [004 §3].
@@ -15,17 +16,17 @@
 //!   [004r1 §1–§3].
 
 pub mod drain;
-pub mod engine;
-pub mod entry;
-pub mod refused;
+pub(crate) mod engine;
+pub(crate) mod entry;
+pub(crate) mod refused;
 pub mod regs;
-pub mod ring;
+pub(crate) mod ring;
 pub mod stats;
 
 pub use engine::{
-    nq_get_notification_size, BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqQueue,
-    UartMode,
+    masked_update, nq_get_notification_size, BpMode, EngineConfig, Flavour, NotificBlock,
+    NotificEngine, NqQueue, UartMode, MAX_COALESCER_STREAMS,
 };
-pub use entry::{NqEntry, NQ_ENTRY_BYTES};
+pub use entry::{phase_of, NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
 pub use refused::RefusedRing;
-pub use ring::{ConsumeMode, NqConfig, NqRing};
+pub use ring::{ConsumeKind, ConsumeMode, DeviceZero, HostZero, NqConfig, NqRing, Phase, Tail};

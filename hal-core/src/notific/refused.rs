@@ -7,7 +7,7 @@
 //! token and a device ring's zero callback.
 
 use crate::error::Error;
-use crate::mmio::Mmio;
+use crate::Mmio;
 
 use super::engine::NqQueue;
 use super::ring::HostZero;

@@ -4,7 +4,7 @@
 //! (a [`DmaMemory`] view of the ring), the queue's [`NqQueue`] token (handed
 //! out once by [`NotificEngine::queue`]: the index, the engine's MMIO handle
 //! and the queue's register addresses), the software cursor (`next` slot) and
-//! phase, and how it consumes (tail register or phase bit). Operations on the
+//! phase, and how it consumes (its kind, below). Operations on the
 //! queue's own registers (queue config, tail, head, drain) need no engine;
 //! those that change the engine's shadows (reset, enable) take it `&mut` and
 //! refuse any engine but the token's ([`Error::WrongEngine`]).
@@ -15,15 +15,26 @@
 //!   reset; an entry is new when its phase bit differs from it (the device
 //!   writes phase 1 on its first pass over a zeroed ring, 0 on the second, …).
 //!
+//! How a ring consumes is its type, the kind `K`: [`Phase`] (the default) or
+//! [`Tail`], the two [`ConsumeKind`]s. The config names it ([`NqConfig::phase`],
+//! [`NqConfig::tail`]) and the ring built from it has it, so a phase ring's
+//! drains take no delay (they never wait), a tail ring's take one (they wait
+//! for the last pending entry to land), the async drain takes phase rings
+//! only, and a device-memory ring takes a tail config only (the notes assert
+//! `!on_hbm` for phase mode) [004 §3]. The kind's [`ConsumeKind::MODE`] picks
+//! the drain's paths: one body serves both kinds.
+//!
 //! Device input is hostile until checked: a tail that reads all ones, is not a
 //! multiple of 16, or lies outside the ring is a typed [`Fault`], never a count.
+
+use core::marker::PhantomData;
 
 use embedded_hal::delay::DelayNs;
 
 use crate::dma::DmaMemory;
 use crate::error::{Error, Fault, Result};
-use crate::mmio::Mmio;
 use crate::wait::{poll_until, Budget};
+use crate::Mmio;
 
 use super::engine::{NotificEngine, NqQueue};
 use super::entry::NQ_ENTRY_BYTES;
@@ -42,45 +53,120 @@ pub enum ConsumeMode {
     Phase,
 }
 
-/// What `nq_init` validates and keeps [004 §3]. The queue (the notes'
-/// `queue_index`) is the [`NqQueue`] token the ring is built on.
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Phase {}
+    impl Sealed for super::Tail {}
+}
+
+/// How a ring consumes, as a type: [`Phase`] or [`Tail`] (sealed: there is
+/// no other) [004 §3].
+pub trait ConsumeKind: sealed::Sealed {
+    /// The kind as a value.
+    const MODE: ConsumeMode;
+}
+
+/// Phase-bit consumption ([`ConsumeMode::Phase`]): the entries' phase bits
+/// say what is new, no register read, no wait; host memory only [004 §3].
+/// Its drains take no delay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct NqConfig {
+pub enum Phase {}
+
+/// Tail-register consumption ([`ConsumeMode::Tail`]): one `nq_tail_ptr`
+/// read, then a bounded wait for the last entry's phase to land [004 §3].
+/// Its drains take the delay of that wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tail {}
+
+impl ConsumeKind for Phase {
+    const MODE: ConsumeMode = ConsumeMode::Phase;
+}
+
+impl ConsumeKind for Tail {
+    const MODE: ConsumeMode = ConsumeMode::Tail;
+}
+
+/// What `nq_init` validates and keeps [004 §3], for a ring of kind `K`. The
+/// queue (the notes' `queue_index`) is the [`NqQueue`] token the ring is
+/// built on.
+///
+/// ```
+/// use khal_core::notific::{ConsumeMode, NqConfig, Tail};
+///
+/// let phase = NqConfig::phase(64 * 16).with_max_batch(8);
+/// assert_eq!((phase.size_bytes, phase.mode()), (1024, ConsumeMode::Phase));
+/// let tail: NqConfig<Tail> = NqConfig::tail(256);
+/// assert_eq!(tail.mode(), ConsumeMode::Tail);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NqConfig<K: ConsumeKind = Phase> {
     /// Ring size in bytes (`nq_f_size`): a non-zero multiple of 16, at most
     /// the memory's length. Capacity = size / 16 [004 §3].
     pub size_bytes: u32,
-    /// Tail or phase-bit consumption.
-    pub mode: ConsumeMode,
     /// Budget of the waits (tail drain in reset, arrival of the last entry);
     /// the notes' `100 µs × 10000` by default [004 §3].
     pub budget: Budget,
     /// Most entries one drain call consumes; `None` = `clamp(capacity / 4, 1, 128)`
     /// (the SPDK cap: the device sees the head move at least four times a ring).
     pub max_batch: Option<u32>,
+    kind: PhantomData<fn() -> K>,
 }
 
-impl NqConfig {
-    /// A config with the default budget and batch cap.
-    pub const fn new(size_bytes: u32, mode: ConsumeMode) -> NqConfig {
+impl NqConfig<Phase> {
+    /// A phase-mode config of `size_bytes`, the default budget and batch cap.
+    pub const fn phase(size_bytes: u32) -> NqConfig<Phase> {
+        NqConfig::of_size(size_bytes)
+    }
+}
+
+impl NqConfig<Tail> {
+    /// A tail-mode config of `size_bytes`, the default budget and batch cap.
+    pub const fn tail(size_bytes: u32) -> NqConfig<Tail> {
+        NqConfig::of_size(size_bytes)
+    }
+}
+
+impl<K: ConsumeKind> NqConfig<K> {
+    /// A config of `size_bytes` with the default budget and batch cap.
+    const fn of_size(size_bytes: u32) -> Self {
         NqConfig {
             size_bytes,
-            mode,
             budget: Budget::NQ_DEFAULT,
             max_batch: None,
+            kind: PhantomData,
         }
     }
 
     /// The same config with another wait budget.
-    pub const fn with_budget(mut self, budget: Budget) -> NqConfig {
+    pub const fn with_budget(mut self, budget: Budget) -> Self {
         self.budget = budget;
         self
     }
 
     /// The same config with another batch cap.
-    pub const fn with_max_batch(mut self, max_batch: u32) -> NqConfig {
+    pub const fn with_max_batch(mut self, max_batch: u32) -> Self {
         self.max_batch = Some(max_batch);
         self
+    }
+
+    /// Tail or phase consumption: the kind's [`ConsumeKind::MODE`].
+    pub const fn mode(&self) -> ConsumeMode {
+        K::MODE
+    }
+}
+
+/// As the derived `Debug` prints it, the kind as its mode.
+#[cfg(feature = "defmt")]
+impl<K: ConsumeKind> defmt::Format for NqConfig<K> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "NqConfig {{ size_bytes: {=u32}, mode: {}, budget: {}, max_batch: {} }}",
+            self.size_bytes,
+            K::MODE,
+            self.budget,
+            self.max_batch
+        )
     }
 }
 
@@ -116,9 +202,13 @@ enum Placement<Z> {
 }
 
 /// The consumer side of one NQ: its memory `R`, its queue token over the
-/// engine's MMIO handle `M`, and how a device-memory ring is zeroed `Z`.
+/// engine's MMIO handle `M`, how it consumes `K` ([`Phase`] or [`Tail`]),
+/// and how a device-memory ring is zeroed `Z`.
+///
+/// The kind comes before the zero callback: a host tail ring is
+/// `NqRing<'d, R, M, Tail>`, and a device ring (tail only) names both.
 #[derive(Debug)]
-pub struct NqRing<'d, R: DmaMemory, M: Mmio, Z: DeviceZero = HostZero> {
+pub struct NqRing<'d, R: DmaMemory, M: Mmio, K: ConsumeKind = Phase, Z: DeviceZero = HostZero> {
     pub(super) mem: R,
     placement: Placement<Z>,
     pub(super) queue: NqQueue<'d, M>,
@@ -131,7 +221,7 @@ pub struct NqRing<'d, R: DmaMemory, M: Mmio, Z: DeviceZero = HostZero> {
     /// Tail mode: entries known pending from the last tail read and not yet
     /// consumed, so a capped drain does not read the tail again.
     pub(super) known: u32,
-    pub(super) mode: ConsumeMode,
+    kind: PhantomData<fn() -> K>,
     /// The consumer phase (completed wraps mod 2, 0 after a reset
     /// [FACTS §11]) as the phase bit of an entry's first word (`PHASE_WORD`
     /// or 0), so that the new test is one mask and compare of the loaded word.
@@ -140,12 +230,9 @@ pub struct NqRing<'d, R: DmaMemory, M: Mmio, Z: DeviceZero = HostZero> {
     /// iterator) and the head write that hands them back was refused. The
     /// next drain writes it before it hands out anything else.
     pub(super) head_behind: bool,
-    /// Phase mode with the head up to date: a drain may answer an idle poll
-    /// from the entry at the cursor alone (one flag for the two tests).
-    pub(super) idle_poll: bool,
 }
 
-fn validate(len: usize, cfg: &NqConfig) -> Result<(u32, u32)> {
+fn validate<K: ConsumeKind>(len: usize, cfg: &NqConfig<K>) -> Result<(u32, u32)> {
     let entry = NQ_ENTRY_BYTES as u32;
     if cfg.size_bytes == 0 || !cfg.size_bytes.is_multiple_of(entry) {
         return Err(Error::InvalidArgument(
@@ -186,7 +273,7 @@ fn refuse<'d, R, M: Mmio, Z>(
     RefusedRing::new(error, mem, queue, zero)
 }
 
-impl NqConfig {
+impl<K: ConsumeKind> NqConfig<K> {
     /// The checks [`NqRing::host`] and [`NqRing::device`] make on a ring of
     /// `mem_len` bytes, without memory or a token (a refused constructor
     /// gives both back in its [`RefusedRing`]).
@@ -195,9 +282,9 @@ impl NqConfig {
     }
 }
 
-impl<'d, R: DmaMemory, M: Mmio> NqRing<'d, R, M, HostZero> {
-    /// `nq_init` for a ring in host memory on `queue`: validate `cfg`,
-    /// capacity = size / 16 [004 §3]. Errors: size zero, not a multiple of 16
+impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind> NqRing<'d, R, M, K> {
+    /// `nq_init` for a ring in host memory on `queue`, of the config's kind:
+    /// validate `cfg`, capacity = size / 16 [004 §3]. Errors: size zero, not a multiple of 16
     /// or larger than `mem` → [`Error::InvalidArgument`], in a
     /// [`RefusedRing`] that gives `mem` and `queue` back (the token can then
     /// build a ring with another config). Writes nothing, so it also adopts a
@@ -207,7 +294,7 @@ impl<'d, R: DmaMemory, M: Mmio> NqRing<'d, R, M, HostZero> {
     pub fn host(
         mem: R,
         queue: NqQueue<'d, M>,
-        cfg: NqConfig,
+        cfg: NqConfig<K>,
     ) -> Result<Self, RefusedRing<'d, R, M>> {
         NqRing::build(mem, Placement::Host, queue, cfg, false)
     }
@@ -219,23 +306,23 @@ impl<'d, R: DmaMemory, M: Mmio> NqRing<'d, R, M, HostZero> {
     pub fn configure_host(
         mem: R,
         queue: NqQueue<'d, M>,
-        cfg: NqConfig,
+        cfg: NqConfig<K>,
     ) -> Result<Self, RefusedRing<'d, R, M>> {
         NqRing::build(mem, Placement::Host, queue, cfg, true)
     }
 }
 
-impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Z> {
+impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Tail, Z> {
     /// `nq_init` for a ring in device memory (HBM) on `queue`: `view` reads
-    /// the ring, `zero` zeroes it on reset. Phase-bit mode is refused
-    /// ([`Error::InvalidArgument`]): the notes allow it on host memory only.
-    /// The other errors as [`NqRing::host`]; a refusal gives `view`, `zero`
-    /// and `queue` back ([`RefusedRing::into_device_parts`]).
+    /// the ring, `zero` zeroes it on reset. A tail config only: the notes
+    /// allow phase-bit mode on host memory only (they assert `!on_hbm`)
+    /// [004 §3]. The errors as [`NqRing::host`]; a refusal gives `view`,
+    /// `zero` and `queue` back ([`RefusedRing::into_device_parts`]).
     pub fn device(
         view: R,
         zero: Z,
         queue: NqQueue<'d, M>,
-        cfg: NqConfig,
+        cfg: NqConfig<Tail>,
     ) -> Result<Self, RefusedRing<'d, R, M, Z>> {
         NqRing::build(view, Placement::Device(zero), queue, cfg, false)
     }
@@ -246,29 +333,23 @@ impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Z> {
         view: R,
         zero: Z,
         queue: NqQueue<'d, M>,
-        cfg: NqConfig,
+        cfg: NqConfig<Tail>,
     ) -> Result<Self, RefusedRing<'d, R, M, Z>> {
         NqRing::build(view, Placement::Device(zero), queue, cfg, true)
     }
+}
 
-    /// The constructors: check `cfg` (phase mode on host memory only), then,
-    /// if `configure`, the queue config's writes, and only then the ring.
+impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> NqRing<'d, R, M, K, Z> {
+    /// The constructors: check `cfg`, then, if `configure`, the queue
+    /// config's writes, and only then the ring.
     fn build(
         mem: R,
         placement: Placement<Z>,
         queue: NqQueue<'d, M>,
-        cfg: NqConfig,
+        cfg: NqConfig<K>,
         configure: bool,
     ) -> Result<Self, RefusedRing<'d, R, M, Z>> {
-        let on_device = matches!(placement, Placement::Device(_));
-        let checked = if on_device && cfg.mode == ConsumeMode::Phase {
-            Err(Error::InvalidArgument(
-                "phase-bit mode needs a host-memory ring",
-            ))
-        } else {
-            validate(mem.len(), &cfg)
-        };
-        let checked = match checked {
+        let checked = match validate(mem.len(), &cfg) {
             Ok(sizes) if configure => {
                 write_queue_config(&queue, mem.bus_addr(), cfg.size_bytes).map(|()| sizes)
             }
@@ -287,10 +368,9 @@ impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Z> {
             budget: cfg.budget,
             next: 0,
             known: 0,
-            mode: cfg.mode,
+            kind: PhantomData,
             phase: 0,
             head_behind: false,
-            idle_poll: cfg.mode == ConsumeMode::Phase,
         })
     }
 
@@ -322,9 +402,9 @@ impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Z> {
         self.capacity * NQ_ENTRY_BYTES as u32
     }
 
-    /// Tail or phase consumption.
+    /// Tail or phase consumption: the kind's [`ConsumeKind::MODE`].
     pub const fn mode(&self) -> ConsumeMode {
-        self.mode
+        K::MODE
     }
 
     /// The next slot the consumer reads.
@@ -335,12 +415,6 @@ impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Z> {
     /// The consumer phase (completed wraps mod 2, 0 after reset) [FACTS §11].
     pub const fn phase(&self) -> bool {
         self.phase != 0
-    }
-
-    /// Mark the head behind the cursor (or up to date).
-    pub(super) fn set_head_behind(&mut self, behind: bool) {
-        self.head_behind = behind;
-        self.idle_poll = self.mode == ConsumeMode::Phase && !behind;
     }
 
     /// Most entries one drain call consumes.
@@ -410,7 +484,7 @@ impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Z> {
             Ok(t == 0)
         })?;
         (self.next, self.phase, self.known) = (0, 0, 0);
-        self.set_head_behind(false);
+        self.head_behind = false;
         self.queue.write_head(0)?;
         let size = self.size_bytes() as usize;
         match &mut self.placement {
@@ -526,16 +600,19 @@ impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Z> {
         Ok(())
     }
 
-    /// `nq_available_count` [004 §3]: entries pending, without consuming them.
+    /// `nq_available_count` [004 §3] of either kind, for code generic over
+    /// the kind (`delay` as in [`NqRing::drain_with`]): entries pending,
+    /// without consuming them.
     ///
     /// Tail mode: one tail read (checked as in [`Fault`]), then the bounded
     /// wait for the last entry's phase. Phase mode: the entries from the
-    /// cursor while their phase says new (at most one ring), no register read.
+    /// cursor while their phase says new (at most one ring), no register
+    /// read, and no wait (`delay` is never asked to sleep).
     // Inlined: out of line at opt-level "s" its error came back through a
     // `memcpy` of the `Result`.
     #[inline(always)]
-    pub fn available_count<D: DelayNs + ?Sized>(&mut self, delay: &mut D) -> Result<u32> {
-        match self.mode {
+    pub fn available_count_with<D: DelayNs + ?Sized>(&mut self, delay: &mut D) -> Result<u32> {
+        match K::MODE {
             ConsumeMode::Phase => {
                 let mut n = 0;
                 while n < self.capacity && self.is_new(n)? {

@@ -10,8 +10,8 @@
 //! cookie, are in neither revision.
 
 use crate::error::{Error, Result};
-use crate::mmio::Mmio;
 use crate::notific::NotificEngine;
+use crate::Mmio;
 
 crate::register_block! {
     /// The registers of the per-engine notific block these reads use

@@ -37,7 +37,7 @@ use std::any::Any;
 use std::sync::Arc;
 
 use khal_core::dma::{Descriptor, DmaMemory, DmaQueue, QueueInfo, RingStatus};
-use khal_core::error::Fault;
+use khal_core::Fault;
 use khal_core::{DeviceAddr, Error, Mmio, Result};
 
 use super::{Block, Bus, DeviceModel};

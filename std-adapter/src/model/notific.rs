@@ -383,7 +383,7 @@ impl Block for NotificModel {
 /// [`DeviceModel`](super::DeviceModel): what a
 /// host reads a device-memory NQ ring through (on real hardware, a BAR
 /// mapping of the HBM). The same view the DMA allocator hands out for device
-/// DRAM: one implementation, [`crate::dma::ModelDramBuf`].
+/// DRAM: one implementation, [`crate::ModelDramBuf`].
 pub type DeviceMemView<'a> = crate::dma::ModelDramBuf<'a>;
 
 #[cfg(test)]

@@ -13,7 +13,7 @@
 //! the kernel's [`NqId`] and khal's [`NqQueue`] token.
 
 use embedded_hal::delay::DelayNs;
-use khal_core::notific::{NqConfig, NqQueue, NqRing};
+use khal_core::notific::{ConsumeKind, NqConfig, NqQueue, NqRing};
 use khal_core::wait::Budget;
 use khal_core::{Error, Mmio};
 
@@ -132,13 +132,14 @@ impl<S: NeuronSys> Neuron<S> {
     /// A ring the driver allocated and base-programmed, adopted by khal on
     /// `queue` (the caller's khal queue for the kernel's `id`):
     /// NOTIFICATIONS_INIT_V2 of `cfg.size_bytes`, then [`NqRing::host`],
-    /// which writes no register. Enable it with [`NqRing::enable`].
-    pub fn adopt_ring<'n, 'd, M: Mmio>(
+    /// which writes no register; the ring has the config's kind (phase or
+    /// tail). Enable it with [`NqRing::enable`].
+    pub fn adopt_ring<'n, 'd, M: Mmio, K: ConsumeKind>(
         &'n self,
         id: NqId,
         queue: NqQueue<'d, M>,
-        cfg: NqConfig,
-    ) -> Result<NqRing<'d, NeuronDma<'n, S>, M>, NeuronError> {
+        cfg: NqConfig<K>,
+    ) -> Result<NqRing<'d, NeuronDma<'n, S>, M, K>, NeuronError> {
         let mem = self.notifications_init(id, cfg.size_bytes)?;
         NqRing::host(mem, queue, cfg).map_err(|r| NeuronError::Hal(Error::from(r)))
     }

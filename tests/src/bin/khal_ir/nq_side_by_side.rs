@@ -17,13 +17,13 @@
 //! `StaticDma`, the firmware's). Returns the operation count.
 
 use khal_core::dma::{DmaMemory, StaticDma};
-use khal_core::notific::{ConsumeMode, NqEntry, NqRing};
+use khal_core::notific::{NqConfig, NqEntry, NqRing};
 use khal_core::Mmio;
 use khal_std::DmaBuf;
 
 use crate::c_reference::{ir_c_idle, ir_c_phase, ir_c_ref, ir_cphase_idle, CPhase};
 use crate::setup::{
-    engine, reg, ring, write_pass, NoDelay, Regs, BASE, N, NQ0_HEAD_OFF, NQ0_TAIL_OFF, RING_ENTRIES,
+    engine, reg, ring, write_pass, Regs, BASE, N, NQ0_HEAD_OFF, NQ0_TAIL_OFF, RING_ENTRIES,
 };
 
 /// Drain the whole ring, `out.len()` entries per call; the number drained.
@@ -33,7 +33,7 @@ pub fn ir_nq_drain<M: Mmio, R: DmaMemory>(
     out: &mut [NqEntry],
 ) -> usize {
     let mut total = 0;
-    while let Ok(n @ 1..) = ring.drain(&mut NoDelay, out) {
+    while let Ok(n @ 1..) = ring.drain(out) {
         total += n;
     }
     total
@@ -49,7 +49,7 @@ pub fn ir_nq_iter<M: Mmio, R: DmaMemory>(
 ) -> usize {
     let mut total = 0;
     loop {
-        let Ok(mut it) = ring.drain_iter(&mut NoDelay, batch) else {
+        let Ok(mut it) = ring.drain_iter(batch) else {
             break;
         };
         let mut k = 0;
@@ -77,9 +77,9 @@ pub fn ir_nq_idle<M: Mmio, R: DmaMemory>(
 ) -> usize {
     let mut total = 0;
     for _ in 0..N {
-        total += ring.drain(&mut NoDelay, out).unwrap_or(1);
+        total += ring.drain(out).unwrap_or(1);
         if two {
-            total += ring.drain(&mut NoDelay, out).unwrap_or(1);
+            total += ring.drain(out).unwrap_or(1);
         }
     }
     total
@@ -110,7 +110,7 @@ fn run<R: DmaMemory>(consumer: &str, mem: R, ring_ptr: *const u8, batch: u32) ->
     let mut regs = Regs::new();
     let regs_ptr = regs.ptr();
     let mut e = engine(regs_ptr)?;
-    let mut ring = ring(&mut e, mem, ConsumeMode::Phase, batch)?;
+    let mut ring = ring(&mut e, mem, NqConfig::phase, batch)?;
     write_pass(ring.memory(), 0).ok()?;
     let entries = ring_ptr.cast::<NqEntry>();
     let mut out = vec![NqEntry::default(); batch as usize];

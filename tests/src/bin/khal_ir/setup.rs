@@ -9,7 +9,7 @@ use embedded_hal::delay::DelayNs;
 use khal_core::dma::DmaMemory;
 use khal_core::mmio::volatile::VolatileWindow;
 use khal_core::notific::{
-    BpMode, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing,
+    BpMode, ConsumeKind, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing,
 };
 use khal_core::{DeviceAddr, Mmio, Result};
 
@@ -81,13 +81,13 @@ pub fn engine(regs: NonNull<u32>) -> Option<NotificEngine<'static, Win>> {
 
 /// A ring of [`RING_ENTRIES`] over `mem` on NQ 0 of `e`, in `mode`, taking
 /// at most `max_batch` entries per call, enabled (which zeroes it).
-pub fn ring<'d, R: DmaMemory, M: Mmio + Clone>(
+pub fn ring<'d, R: DmaMemory, M: Mmio + Clone, K: ConsumeKind>(
     e: &mut NotificEngine<'d, M>,
     mem: R,
-    mode: ConsumeMode,
+    kind: fn(u32) -> NqConfig<K>,
     max_batch: u32,
-) -> Option<NqRing<'d, R, M>> {
-    let cfg = NqConfig::new(RING_ENTRIES * 16, mode).with_max_batch(max_batch);
+) -> Option<NqRing<'d, R, M, K>> {
+    let cfg = kind(RING_ENTRIES * 16).with_max_batch(max_batch);
     let mut ring = NqRing::configure_host(mem, e.queue(0).ok()?, cfg).ok()?;
     ring.enable(e, &mut NoDelay).ok()?;
     Some(ring)
