@@ -87,7 +87,7 @@
 //!
 //! ```
 //! use khal::csr::{Csr, CsrRegion, RegionTable};
-//! use khal::notific::{BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine};
+//! use khal::notific::{BpMode, EngineConfig, Flavour, NotificBlocks, NotificEngine};
 //! use khal::std_adapter::model::{notific::NotificModel, DeviceModel};
 //! use khal::{DeviceAddr, Error, Mmio};
 //!
@@ -102,7 +102,8 @@
 //!
 //! // Resolved once; the engine runs on it as on any `Mmio`.
 //! let regs = csr.window(DeviceAddr(0x20_0000_0000), 0x1000)?;
-//! let mut block = NotificBlock::new(DeviceAddr(0x20_0000_0000));
+//! let blocks = NotificBlocks::new(); // the device's notification blocks
+//! let mut block = blocks.take(DeviceAddr(0x20_0000_0000))?;
 //! let engine = NotificEngine::init(&regs, &mut block, EngineConfig::tpb(BpMode::None))?;
 //! assert_eq!(engine.base(), DeviceAddr(0x20_0000_0000));
 //! // Outside the window: refused by it, whatever the table holds there.
@@ -114,9 +115,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use khal::notific::{
-//!     BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
-//! };
+//! use khal::notific::{BpMode, EngineConfig, Flavour, NotificBlocks, NotificEngine, NqConfig, NqEntry, NqRing};
 //! use khal::std_adapter::model::{notific::NotificModel, DeviceModel};
 //! use khal::std_adapter::{DmaBuf, SimDelay};
 //! use khal::DeviceAddr;
@@ -129,7 +128,8 @@
 //! // long as the engine, its queue tokens and their rings live, so a second
 //! // engine on it meanwhile does not compile. Typed config: a TPB's 10-queue
 //! // flavour, no back-pressure (the C's bp mode 1), uart mode 0 [004 §2].
-//! let mut ens = NotificBlock::new(ENS);
+//! let blocks = NotificBlocks::new();
+//! let mut ens = blocks.take(ENS)?;
 //! let mut engine = NotificEngine::init(&device, &mut ens, EngineConfig::tpb(BpMode::None))?;
 //!
 //! // A 64-entry host ring for NQ 2, read by phase bit (no register read per
@@ -194,10 +194,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use khal::asynch::{self, NqSignal};
-//! use khal::notific::{
-//!     BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
-//!     NqRing,
-//! };
+//! use khal::notific::{BpMode, EngineConfig, Flavour, NotificBlocks, NotificEngine, NqConfig, NqEntry, NqRing};
 //! use khal::wait::Budget;
 //! use khal::std_adapter::model::{notific::NotificModel, DeviceModel};
 //! use khal::std_adapter::{DmaBuf, SimDelay};
@@ -208,7 +205,8 @@
 //! device.mount(ENS, NotificModel::new(Flavour::TenQueue))?;
 //! let signal = Arc::new(NqSignal::new()); // an interrupt handler raises it
 //! device.with_block(ENS, |nm: &mut NotificModel, _| nm.set_interrupt(2, signal.clone()));
-//! let mut ens = NotificBlock::new(ENS);
+//! let blocks = NotificBlocks::new();
+//! let mut ens = blocks.take(ENS)?;
 //! let mut engine = NotificEngine::init(&device, &mut ens, EngineConfig::tpb(BpMode::None))?;
 //! let mem = Arc::new(DmaBuf::new(16 * 16, 4096)?);
 //! device.attach_host(mem.clone());
@@ -284,14 +282,15 @@
 //! # Record a golden trace
 //!
 //! ```
-//! use khal::notific::{regs::NOTIFIC, BpMode, EngineConfig, NotificBlock, NotificEngine, UartMode};
+//! use khal::notific::{regs::NOTIFIC, BpMode, EngineConfig, NotificBlocks, NotificEngine, UartMode};
 //! use khal::std_adapter::{HeapMmio, Op, Trace};
 //! use khal::DeviceAddr;
 //!
 //! let base = DeviceAddr(0x1000);
 //! let mmio = Trace::new(HeapMmio::new(base, 0x1000)).with_block(base, 0x1000, &NOTIFIC);
 //! let cfg = EngineConfig::top_sp(BpMode::All).with_uart_mode(UartMode(7)); // single-queue flavour
-//! let mut block = NotificBlock::new(base);
+//! let blocks = NotificBlocks::new();
+//! let mut block = blocks.take(base)?;
 //! let mut e = NotificEngine::init(&mmio, &mut block, cfg)?;
 //! mmio.clear();
 //! e.set_axi_id(5, true)?;
@@ -365,7 +364,7 @@
 ```
 use khal::dma::DmaMemory;
 use khal::family::TpbBases;
-use khal::notific::{BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry};
+use khal::notific::{BpMode, EngineConfig, Flavour, NotificBlocks, NotificEngine, NqConfig, NqEntry};
 use khal::std_adapter::model::notific::NotificModel;
 use khal::std_adapter::neuron::{FakeDriver, HostAlloc, Neuron, NqDevType, NqId, NqType};
 use khal::std_adapter::SimDelay;
@@ -395,7 +394,8 @@ let fake = dev.sys();
 fake.mount(ens, NotificModel::new(Flavour::TenQueue))?;
 let id = NqId { dev_type: NqDevType::NeuronCore, dev_id: 0, nq_type: NqType::Notify, engine_index: 2 };
 fake.route_nq(id, ens.add(0x100 + 40 * 2))?;
-let mut ens_block = NotificBlock::new(ens);
+let ens_block_blocks = NotificBlocks::new();
+let mut ens_block = ens_block_blocks.take(ens)?;
 let mut engine = NotificEngine::init(&dev, &mut ens_block, EngineConfig::tpb(BpMode::None))?;
 let mut ring = dev.adopt_ring(id, engine.queue(2)?, NqConfig::phase(1024))?;
 let mut delay = SimDelay::new(fake.model());

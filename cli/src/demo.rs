@@ -56,15 +56,15 @@ use khal::dve::{DveLoader, DvePlacement, DveTableSet, LoadOutcome, DVE_QUEUE_NAM
 use khal::engine::init::Step;
 use khal::engine::{
     dge, program_start, run_stall, topsp, EngineOps, EngineParams, PeParams, PoolingParams,
-    SpHandle, SpInitOptions, StpbConfig, SKIP,
+    SpHandle, StpbConfig, SKIP,
 };
 use khal::family::{Arch, Doorbell, Gated, NxLocal, Offset};
 use khal::family::{OWNER_TOPSP, OWNER_TPB};
 use khal::intc::{ErrtrigLine, Intc, MsixIntc};
 use khal::notific::regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
 use khal::notific::{
-    BpMode, ConsumeKind, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
-    NqRing,
+    BpMode, ConsumeKind, EngineConfig, Flavour, NotificBlock, NotificBlocks, NotificEngine,
+    NqConfig, NqEntry, NqRing,
 };
 use khal::std_adapter::model::dma_engine::{DmaEngineModel, ModelDmaQueue};
 use khal::std_adapter::model::intc::{ErrtrigModel, MsixModel};
@@ -393,14 +393,6 @@ impl TpbParts {
         }
     }
 
-    /// `sp_init` with the notification block alone (back-pressure mode 1,
-    /// none), no register bring-up: what the demo runs when `stpb_init`
-    /// stopped before its SP step.
-    pub(crate) const NOTIFIC_ONLY: SpInitOptions = SpInitOptions {
-        notific: Some(BpMode::None),
-        init: false,
-    };
-
     /// The `stpb_init` configuration over these parts.
     pub(crate) fn config(&self) -> StpbConfig<'_> {
         StpbConfig {
@@ -409,18 +401,16 @@ impl TpbParts {
             dve: &self.dve,
             pe: &self.pe,
             sp: &self.sp,
-            sp_options: SpInitOptions {
-                notific: Some(BpMode::None),
-                init: true,
-            },
         }
     }
 }
 /// `stpb_init` with valid configs on the bound arch, then the TPB's
-/// notification engine through `sp_init(nt, init = false)`.
+/// notification engine on `ens`, the SP's ENS block (the C `sp_init`'s `nt`
+/// step, back-pressure mode 1: none).
 fn bring_up_engines<'m>(
     arch: AnyArch,
     meter: &'m Meter<'m>,
+    ens: &'m mut NotificBlock<'_>,
 ) -> khal::Result<(String, NotificEngine<'m, &'m Meter<'m>>)> {
     let [pool, act, dve, pe, sp_mem, sp_regs] = WINDOWS.map(|(_, b)| b);
     let parts = TpbParts::new([pool, act, dve, pe], TPB_MEM, [sp_mem, sp_regs, TPB_ENS]);
@@ -438,24 +428,16 @@ fn bring_up_engines<'m>(
         };
         ran.push(format!("{init}.{}", st.name()));
     };
-    let (stpb, out) = match arch.stpb_init_logged(meter, &cfg, &mut log) {
-        Ok(out) => ("ok".to_string(), out),
-        Err(Error::NotTraced(what)) => (
-            format!(
-                "stopped at {} (steps run: {}): not traced: {what}; the traced leaves run below",
-                ran.last().map_or("the shim", String::as_str),
-                ran.len()
-            ),
-            arch.sp_init(meter, &parts.sp, TpbParts::NOTIFIC_ONLY)?,
+    let stpb = match arch.stpb_init_logged(meter, &cfg, &mut log) {
+        Ok(()) => "ok".to_string(),
+        Err(Error::NotTraced(what)) => format!(
+            "stopped at {} (steps run: {}): not traced: {what}; the traced leaves run below",
+            ran.last().map_or("the shim", String::as_str),
+            ran.len()
         ),
         Err(e) => return Err(e),
     };
-    if let Some(e) = out.notific_error {
-        return Err(e);
-    }
-    let engine = out
-        .notific
-        .ok_or(Error::InvalidArgument("sp_init returned no notific engine"))?;
+    let engine = NotificEngine::init(meter, ens, EngineConfig::tpb(BpMode::None))?;
     Ok((stpb, engine))
 }
 
@@ -780,8 +762,9 @@ fn demo(args: &DemoArgs) -> Result<String, DemoError> {
         blocks: [TPB_ENS, TOPSP_ENS],
         count: Cell::new(0),
     });
-    let mut topsp = NotificBlock::new(TOPSP_ENS);
-    let (arch, b, mut engines) = bring_up(id, &dev, &meter, &mut topsp)?;
+    let blocks = NotificBlocks::new();
+    let (mut tpb, mut topsp) = (blocks.take(TPB_ENS)?, blocks.take(TOPSP_ENS)?);
+    let (arch, b, mut engines) = bring_up(id, &dev, &meter, &mut tpb, &mut topsp)?;
     let bufs = ring_buffers(&dev)?;
     let mut st = Stats::default();
     let run = Run {
@@ -895,17 +878,18 @@ fn model() -> khal::Result<DeviceModel> {
 
 /// Steps 1-5: bind the arch, `stpb_init` and the engine leaves, the TopSP
 /// engine, the DVE tables and (MARIANA) the INTC. The two notification
-/// engines: the TPB's, then the TopSP's (on `topsp`, its block).
+/// engines: the TPB's (on `tpb`, its block), then the TopSP's (on `topsp`).
 fn bring_up<'m>(
     id: ArchId,
     dev: &DeviceModel,
     meter: &'m Meter<'m>,
-    topsp: &'m mut NotificBlock,
+    tpb: &'m mut NotificBlock<'_>,
+    topsp: &'m mut NotificBlock<'_>,
 ) -> khal::Result<(AnyArch, Bringup, [NotificEngine<'m, &'m Meter<'m>>; 2])> {
     // 1-3: bind, engines.
     let arch = AnyArch::new(id as u32)?;
     let mut b = Bringup::default();
-    let (stpb, tpb) = bring_up_engines(arch, meter)?;
+    let (stpb, tpb) = bring_up_engines(arch, meter, tpb)?;
     b.stpb = stpb;
     b.engine = match id {
         ArchId::Sunda => engine_leaves::<Sunda>(dev, meter),

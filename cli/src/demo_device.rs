@@ -27,8 +27,8 @@ use khal::engine::init::Step;
 use khal::family::TpbBases;
 use khal::intc::{ErrtrigLine, Intc, MsixIntc};
 use khal::notific::{
-    BpMode, ConsumeKind, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
-    NqRing,
+    BpMode, ConsumeKind, EngineConfig, Flavour, NotificBlock, NotificBlocks, NotificEngine,
+    NqConfig, NqEntry, NqRing,
 };
 use khal::std_adapter::model::intc::{ErrtrigModel, MsixModel};
 use khal::std_adapter::model::notific::{entry_seq, NotificModel};
@@ -158,10 +158,11 @@ fn fake_demo(args: &DemoArgs, id: ArchId) -> Result<String, NeuronError> {
 
     // Bring-up through BAR_READ / BAR_WRITE.
     let arch = AnyArch::new(id as u32)?;
-    let (stpb, tpb) = bring_up(arch, &dev, t0)?;
+    let blocks = NotificBlocks::new();
+    let (mut tpb_block, mut top_block) = (blocks.take(t0.add(ENS))?, blocks.take(topsp)?);
+    let (stpb, tpb) = bring_up(arch, &dev, t0, &mut tpb_block)?;
     let _ = writeln!(out, "  stpb_init  {stpb}");
-    let mut block = NotificBlock::new(topsp);
-    let top = NotificEngine::init(&dev, &mut block, EngineConfig::top_sp(BpMode::None))?;
+    let top = NotificEngine::init(&dev, &mut top_block, EngineConfig::top_sp(BpMode::None))?;
     let mut engines = [tpb, top];
     let intc_line = match id {
         ArchId::Mariana => Some(intc(&fake, &dev, t0)?),
@@ -305,12 +306,14 @@ fn lanes<'a, K: ConsumeKind>(
 
 /// `stpb_init` with valid configs (stopping before the first step whose
 /// program is not traced [FACTS §13.6]), then the SP's notification engine
-/// through `sp_init(nt = true, init = false)`, all through the driver.
-fn bring_up<S: NeuronSys>(
+/// on `ens`, its ENS block (the C `sp_init`'s `nt` step), all through the
+/// driver.
+fn bring_up<'d, S: NeuronSys>(
     arch: AnyArch,
-    dev: &Neuron<S>,
+    dev: &'d Neuron<S>,
     t0: DeviceAddr,
-) -> Result<(String, NotificEngine<'_, &Neuron<S>>), NeuronError> {
+    ens: &'d mut NotificBlock<'_>,
+) -> Result<(String, NotificEngine<'d, &'d Neuron<S>>), NeuronError> {
     let parts = TpbParts::new(
         ENGINES.map(|o| t0.add(o)),
         t0,
@@ -323,20 +326,14 @@ fn bring_up<S: NeuronSys>(
         ran += 1;
         last = format!("{e:?}.{}", st.name());
     };
-    let (stpb, init) = match arch.stpb_init_logged(dev, &cfg, &mut log) {
-        Ok(out) => ("ok".to_string(), out),
-        Err(Error::NotTraced(what)) => (
-            format!("stopped at {last} (steps run: {ran}): not traced: {what}"),
-            arch.sp_init(dev, &parts.sp, TpbParts::NOTIFIC_ONLY)?,
-        ),
+    let stpb = match arch.stpb_init_logged(dev, &cfg, &mut log) {
+        Ok(()) => "ok".to_string(),
+        Err(Error::NotTraced(what)) => {
+            format!("stopped at {last} (steps run: {ran}): not traced: {what}")
+        }
         Err(e) => return Err(e.into()),
     };
-    if let Some(e) = init.notific_error {
-        return Err(e.into());
-    }
-    let engine = init
-        .notific
-        .ok_or(Error::InvalidArgument("sp_init returned no notific engine"))?;
+    let engine = NotificEngine::init(dev, ens, EngineConfig::tpb(BpMode::None))?;
     Ok((stpb, engine))
 }
 

@@ -26,7 +26,7 @@ use khal::dma::DmaMemory;
 use khal::intc::regs::{MSIX, MSIX_SIZE};
 use khal::intc::{EnsNq, Intc, MsixIntc};
 use khal::notific::regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
-use khal::notific::{BpMode, Flavour, NotificBlock, NotificEngine, NqConfig, NqRing};
+use khal::notific::{BpMode, Flavour, NotificBlocks, NotificEngine, NqConfig, NqRing};
 use khal::std_adapter::model::intc::MsixModel;
 use khal::std_adapter::model::notific::NotificModel;
 use khal::std_adapter::model::DeviceModel;
@@ -365,13 +365,15 @@ pub fn record(arch: ArchId, op: &TraceOp) -> khal::Result<Vec<Access>> {
     let t = tracer(&dev);
     // The untraced setup: an engine brought up with defaults, on the
     // model's one notification block.
-    let mut ens = NotificBlock::new(NOTIFIC_BASE);
+    let ens_blocks = NotificBlocks::new();
+    let mut ens = ens_blocks.take(NOTIFIC_BASE)?;
     let engine = |t, ens| NotificEngine::init_raw(t, Some(ens), queues, 0, 0);
     match *op {
         TraceOp::NotificInit {
             bp_mode, uart_mode, ..
         } => {
-            let mut block = NotificBlock::new(NOTIFIC_BASE);
+            let blocks = NotificBlocks::new();
+            let mut block = blocks.take(NOTIFIC_BASE)?;
             NotificEngine::init_raw(&t, Some(&mut block), queues, bp_mode, uart_mode)?;
         }
         TraceOp::NqConfigure {

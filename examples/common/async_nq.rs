@@ -11,10 +11,10 @@ use khal::asynch::{self, NqSignal};
 use khal::notific::{
     BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
 };
-use khal::wait::Budget;
 use khal::std_adapter::model::notific::{entry_seq, NotificModel};
 use khal::std_adapter::model::DeviceModel;
 use khal::std_adapter::{DmaBuf, SimDelay};
+use khal::wait::Budget;
 use khal::DeviceAddr;
 
 /// The notification engine's block on the model.

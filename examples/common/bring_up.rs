@@ -23,9 +23,7 @@
 use embedded_hal::delay::DelayNs;
 use khal::dma::DmaMemory;
 use khal::family::{Arch, NotificMask};
-use khal::notific::{
-    BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
-};
+use khal::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing};
 use khal::{DeviceAddr, Error, Mmio, Result};
 
 /// Entries of the example's NQ ring.

@@ -8,7 +8,7 @@
 
 use khal_core::intc::{EnsNq, ErrtrigLine, Intc, MsixIntc};
 use khal_core::notific::{
-    BpMode, ConsumeKind, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqQueue, NqRing,
+    BpMode, ConsumeKind, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqQueue, NqRing,
 };
 use khal_core::{DeviceAddr, Mmio};
 use khal_fuzz::{Input, RecMmio, RingMem};
@@ -31,7 +31,11 @@ fuzz_target!(|data: &[u8]| {
     let mmio = RecMmio::new();
 
     // NotificEngine::init: base present, 1 <= num_queues <= 10, bp_mode 0|1.
-    let (mut block, mut fallback) = (NotificBlock::new(ENS), NotificBlock::new(ENS));
+    let (blocks, fallback_blocks) = (NotificBlocks::new(), NotificBlocks::new());
+    let (mut block, mut fallback) = (
+        blocks.take(ENS).unwrap(),
+        fallback_blocks.take(ENS).unwrap(),
+    );
     let base = if inp.u8() < 16 { None } else { Some(ENS) };
     let nq = idx(&mut inp, 10);
     let bp = idx(&mut inp, 2);

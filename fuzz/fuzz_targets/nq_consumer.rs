@@ -19,7 +19,7 @@ use khal_core::dma::DmaMemory;
 use khal_core::notific::regs;
 use khal_core::notific::DeviceZero;
 use khal_core::notific::{
-    BpMode, ConsumeKind, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, ConsumeKind, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal_core::wait::Budget;
 use khal_core::{DeviceAddr, Result};
@@ -32,7 +32,8 @@ fuzz_target!(|data: &[u8]| {
     let mut inp = Input::new(data);
     let mmio = RecMmio::new();
     let num_queues = if inp.bool() { 1 } else { 10 };
-    let mut block = NotificBlock::new(DeviceAddr(BASE));
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(DeviceAddr(BASE)).unwrap();
     let Ok(mut engine) = NotificEngine::init_raw(&mmio, Some(&mut block), num_queues, 0, 0) else {
         return;
     };
@@ -169,7 +170,8 @@ fn exercise<'m, R: DmaMemory, K: ConsumeKind, Z: DeviceZero>(
     );
     // Another engine on the same window (the next block): refused, nothing
     // written.
-    let mut block = NotificBlock::new(engine.base().add(0x1000));
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(engine.base().add(0x1000)).unwrap();
     let mut other =
         NotificEngine::init(mmio, &mut block, EngineConfig::tpb(BpMode::All)).expect("valid init");
 

@@ -153,6 +153,13 @@ pub enum Error {
     /// ([`NotificEngine::queue`](crate::notific::NotificEngine::queue)): each
     /// queue has one owner at a time (khal's own; the C runtime has no such check).
     QueueTaken(u32),
+    /// A notification block at (or overlapping) this base is already lent
+    /// out by its [`NotificBlocks`](crate::notific::NotificBlocks): each block
+    /// backs one engine at a time (khal's own; the C runtime has no such check).
+    BlockTaken {
+        /// The base asked for (all 64 bits; [`ErrorAddr::get`]).
+        base: ErrorAddr,
+    },
     /// A ring's queue belongs to another notification engine than the one
     /// passed (khal's own: the C ring holds its engine and cannot be given another).
     WrongEngine,
@@ -172,7 +179,7 @@ impl Error {
     /// | `UnknownMode`, `Rejected` | -1 |
     /// | `OutOfRange`, `Unsupported` | none: the C code aborts the process |
     /// | `NotTraced`, `Timeout`, `DeviceFault` | none: no C equivalent (the C code logs and goes on, or the value is unknown) |
-    /// | `QueueTaken`, `WrongEngine` | none: ownership checks only khal makes |
+    /// | `QueueTaken`, `BlockTaken`, `WrongEngine` | none: ownership checks only khal makes |
     ///
     /// # Which -22 answers the C runtime also gives
     ///
@@ -234,6 +241,7 @@ impl Error {
             | Error::Timeout(_)
             | Error::DeviceFault(_)
             | Error::QueueTaken(_)
+            | Error::BlockTaken { .. }
             | Error::WrongEngine => None,
         }
     }
@@ -487,6 +495,7 @@ debug_variants! {
         Unsupported { what: what, arch: arch },
         Timeout(what),
         QueueTaken(idx),
+        BlockTaken { base: base },
         WrongEngine,
         DeviceFault(fault),
     }
@@ -583,6 +592,9 @@ messages! {
         Error::QueueTaken(idx) =>
             ("nq {idx} was already handed out by its engine"),
             ("nq {=u32} was already handed out by its engine", idx);
+        Error::BlockTaken { base } =>
+            ("the notification block at {base:#x} is already lent out"),
+            ("the notification block at {=u64:#x} is already lent out", base.get());
         Error::WrongEngine =>
             ("the ring's queue belongs to another notification engine"),
             ("the ring's queue belongs to another notification engine");
@@ -723,6 +735,13 @@ mod tests {
         );
         assert_eq!(Error::Timeout("x").c_code(), None);
         assert_eq!(Error::QueueTaken(3).c_code(), None);
+        assert_eq!(
+            Error::BlockTaken {
+                base: ErrorAddr::new(1)
+            }
+            .c_code(),
+            None
+        );
         assert_eq!(Error::WrongEngine.c_code(), None);
         assert_eq!(
             Error::OutOfRange {

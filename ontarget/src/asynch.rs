@@ -7,7 +7,9 @@
 use khal::asynch::{self, NqSignal};
 use khal::dma::StaticDma;
 use khal::mmio::volatile::VolatileWindow;
-use khal::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing};
+use khal::notific::{
+    BpMode, EngineConfig, NotificBlock, NotificBlocks, NotificEngine, NqConfig, NqEntry, NqRing,
+};
 use khal::wait::Budget;
 use khal::{DeviceAddr, Error};
 
@@ -136,7 +138,8 @@ fn async_drain_delivers_entries(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
     let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
     let mut d = Counting::default();
-    let mut block = NotificBlock::new(NOTIFIC);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(NOTIFIC).unwrap();
     let (_e, mut ring, mut dev) = phase_queue(win, &rec, &mem, 3, &mut block, &mut d)?;
     let sig = NqSignal::new();
     let cap = u64::from(ring.capacity());
@@ -187,7 +190,8 @@ fn async_wait_stalled_queue_times_out(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
     let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
     let mut d = Counting::default();
-    let mut block = NotificBlock::new(NOTIFIC);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(NOTIFIC).unwrap();
     let (_, mut ring, mut dev) = phase_queue(win, &rec, &mem, 6, &mut block, &mut d)?;
     let seq0 = dev.seq;
     check_eq!(ok!(dev.post_stalled(3)), 3);
@@ -223,7 +227,8 @@ fn async_wait_stalled_queue_times_out(win: &VolatileWindow) -> Outcome {
 fn async_signal_from_interrupt_wakes_drain(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
     let mem = StaticDma::identity(ok!(khal::static_dma!(256).ok_or(Error::OutOfMemory)));
-    let mut block = NotificBlock::new(NOTIFIC);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(NOTIFIC).unwrap();
     let (_, mut ring, mut dev) =
         phase_queue(win, &rec, &mem, 2, &mut block, &mut Counting::default())?;
     let seq0 = dev.seq;

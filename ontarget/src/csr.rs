@@ -23,7 +23,10 @@ pub fn all(r: &mut Runner<'_>) {
     r.run("csr_window_resolved_once", csr_window);
     r.run("csr_block_bound_once", csr_block);
     r.run("csr_window_in_the_window", csr_window_in_the_window);
-    r.run("csr_errors_name_csr_addresses", csr_errors_name_csr_addresses);
+    r.run(
+        "csr_errors_name_csr_addresses",
+        csr_errors_name_csr_addresses,
+    );
 }
 
 /// A window resolved into the `VolatileWindow` answers the CSR addresses:
@@ -41,7 +44,12 @@ fn csr_window_in_the_window(win: &VolatileWindow) -> Outcome {
     check_eq!(at(win, R1 + 0x88), Ok(0xE2));
     check_eq!(at(win, R1 + 0x8C), Ok(0xE3));
     check_eq!(w.read32(DeviceAddr(CSR + 0x1088)), Ok(0xE2));
-    for a in [CSR + 0x107C, CSR + 0x1090, CSR + 0x1082, CSR + 0x1080 + (1 << 32)] {
+    for a in [
+        CSR + 0x107C,
+        CSR + 0x1090,
+        CSR + 0x1082,
+        CSR + 0x1080 + (1 << 32),
+    ] {
         check_eq!(w.write32(DeviceAddr(a), 1), Err(Error::out_of_window(a)));
         check_eq!(w.read32(DeviceAddr(a)), Err(Error::out_of_window(a)));
     }
@@ -65,8 +73,14 @@ fn csr_errors_name_csr_addresses(win: &VolatileWindow) -> Outcome {
     let far = ok!(far_csr(win));
     ok!(far.csr_write(DeviceAddr(CSR + 4), 0xF4));
     check_eq!(at(win, crate::WINDOW_BYTES as u64 - 4), Ok(0xF4));
-    check_eq!(far.csr_write(DeviceAddr(CSR + 8), 1), Err(Error::out_of_window(CSR + 8)));
-    check_eq!(far.csr_read(DeviceAddr(CSR + 0x10)), Err(Error::out_of_window(CSR + 0x10)));
+    check_eq!(
+        far.csr_write(DeviceAddr(CSR + 8), 1),
+        Err(Error::out_of_window(CSR + 8))
+    );
+    check_eq!(
+        far.csr_read(DeviceAddr(CSR + 0x10)),
+        Err(Error::out_of_window(CSR + 0x10))
+    );
     check_eq!(
         far.axi_write(DeviceAddr(CSR + 8), &[1, 2]),
         Err(Error::out_of_window(CSR + 8))
@@ -74,7 +88,10 @@ fn csr_errors_name_csr_addresses(win: &VolatileWindow) -> Outcome {
     let w = ok!(far.window(DeviceAddr(CSR), 0x10));
     ok!(w.write32(DeviceAddr(CSR), 0xF0));
     check_eq!(at(win, crate::WINDOW_BYTES as u64 - 8), Ok(0xF0));
-    check_eq!(w.write32(DeviceAddr(CSR + 0xC), 1), Err(Error::out_of_window(CSR + 0xC)));
+    check_eq!(
+        w.write32(DeviceAddr(CSR + 0xC), 1),
+        Err(Error::out_of_window(CSR + 0xC))
+    );
     check_eq!(
         w.write_burst(DeviceAddr(CSR + 4), &[0xF5, 0xF6]),
         Err(Error::out_of_window(CSR + 8))
@@ -87,7 +104,12 @@ fn csr_errors_name_csr_addresses(win: &VolatileWindow) -> Outcome {
 fn far_csr(win: &VolatileWindow) -> Result<Csr<&VolatileWindow, 1>, Error> {
     let mut far = Csr::<_, 1>::with_empty_table(win);
     let end = crate::WINDOW_BASE.get() + crate::WINDOW_BYTES as u64;
-    let r = CsrRegion::new(DeviceAddr(CSR), DeviceAddr(CSR + 0x100), DeviceAddr(end - 8), 0)?;
+    let r = CsrRegion::new(
+        DeviceAddr(CSR),
+        DeviceAddr(CSR + 0x100),
+        DeviceAddr(end - 8),
+        0,
+    )?;
     far.regions_mut().ok_or(Error::NoRegionTable)?.insert(r)?;
     Ok(far)
 }

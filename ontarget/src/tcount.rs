@@ -41,7 +41,7 @@ use khal::mmio::bound::{BoundBlock, BoundReg};
 use khal::mmio::volatile::VolatileWindow;
 use khal::notific::NqRing;
 use khal::notific::{
-    BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, Phase, Tail,
+    BpMode, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqEntry, Phase, Tail,
 };
 use khal::static_dma;
 use khal::{DeviceAddr, Mmio};
@@ -507,7 +507,8 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     let c_tail = black_box(tcp_c_tail as CFn);
 
     // khal's rings: queue 0 (64 entries) and 1 (8), phase mode, default max_batch.
-    let mut block = NotificBlock::new(NOTIFIC);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(NOTIFIC).unwrap();
     let Ok(mut eng) = NotificEngine::init(win, &mut block, EngineConfig::tpb(BpMode::All)) else {
         return false;
     };
@@ -789,7 +790,8 @@ pub fn tcount_drive(win: &VolatileWindow) -> bool {
     let Ok(w) = k5_csr.window(K5_CSR, 0x1000) else {
         return false;
     };
-    let mut block = NotificBlock::new(K5_CSR);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(K5_CSR).unwrap();
     let Ok(mut k5_eng) = NotificEngine::init(w, &mut block, EngineConfig::tpb(BpMode::All)) else {
         return false;
     };

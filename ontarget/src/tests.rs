@@ -6,8 +6,8 @@ use embedded_hal::delay::DelayNs;
 use khal::dma::{DmaBuffer, DmaMemory, StaticDma};
 use khal::mmio::volatile::VolatileWindow;
 use khal::notific::{
-    BpMode, ConsumeKind, ConsumeMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry,
-    NqRing, UartMode,
+    BpMode, ConsumeKind, ConsumeMode, EngineConfig, NotificBlocks, NotificEngine, NqConfig,
+    NqEntry, NqRing, UartMode,
 };
 use khal::wait::Budget;
 use khal::Fault;
@@ -197,7 +197,8 @@ fn volatile_window_address_checks(win: &VolatileWindow) -> Outcome {
 
 fn notific_init_ten_queue_golden(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut block = NotificBlock::new(NOTIFIC);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(NOTIFIC).unwrap();
     let e = ok!(NotificEngine::init(
         &rec,
         &mut block,
@@ -213,7 +214,8 @@ fn notific_init_ten_queue_golden(win: &VolatileWindow) -> Outcome {
 
 fn notific_init_single_queue_golden(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut block = NotificBlock::new(NOTIFIC);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(NOTIFIC).unwrap();
     let e = ok!(NotificEngine::init(
         &rec,
         &mut block,
@@ -232,15 +234,36 @@ fn notific_init_errors_write_nothing(win: &VolatileWindow) -> Outcome {
         Err(Error::NoContext)
     );
     check_eq!(
-        NotificEngine::init_raw(&rec, Some(&mut NotificBlock::new(NOTIFIC)), 10, 2, 0).map(|_| ()),
+        NotificEngine::init_raw(
+            &rec,
+            Some(&mut NotificBlocks::new().take(NOTIFIC).unwrap()),
+            10,
+            2,
+            0
+        )
+        .map(|_| ()),
         Err(Error::UnknownMode(2))
     );
     check_eq!(
-        NotificEngine::init_raw(&rec, Some(&mut NotificBlock::new(NOTIFIC)), 0, 0, 0).map(|_| ()),
+        NotificEngine::init_raw(
+            &rec,
+            Some(&mut NotificBlocks::new().take(NOTIFIC).unwrap()),
+            0,
+            0,
+            0
+        )
+        .map(|_| ()),
         Err(Error::InvalidArgument("num_queues (1..=10)"))
     );
     check_eq!(
-        NotificEngine::init_raw(&rec, Some(&mut NotificBlock::new(NOTIFIC)), 11, 0, 0).map(|_| ()),
+        NotificEngine::init_raw(
+            &rec,
+            Some(&mut NotificBlocks::new().take(NOTIFIC).unwrap()),
+            11,
+            0,
+            0
+        )
+        .map(|_| ()),
         Err(Error::InvalidArgument("num_queues (1..=10)"))
     );
     check_eq!(rec.counts(), (0, 0));
@@ -250,7 +273,8 @@ fn notific_init_errors_write_nothing(win: &VolatileWindow) -> Outcome {
 
 fn nq_configure_golden(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut block = NotificBlock::new(NOTIFIC);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(NOTIFIC).unwrap();
     let mut e = ok!(NotificEngine::init(
         &rec,
         &mut block,
@@ -273,7 +297,8 @@ fn nq_configure_golden(win: &VolatileWindow) -> Outcome {
 
 fn nq_enable_and_reset_golden(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut block = NotificBlock::new(NOTIFIC);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(NOTIFIC).unwrap();
     let mut e = ok!(NotificEngine::init(
         &rec,
         &mut block,
@@ -320,7 +345,8 @@ fn nq_enable_and_reset_golden(win: &VolatileWindow) -> Outcome {
 
 fn nq_single_queue_golden(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut block = NotificBlock::new(NOTIFIC);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(NOTIFIC).unwrap();
     let mut e = ok!(NotificEngine::init(
         &rec,
         &mut block,
@@ -375,7 +401,8 @@ fn three_wraps_over<K: ConsumeKind>(
     len: usize,
 ) -> Outcome {
     let mode = K::MODE;
-    let mut block = NotificBlock::new(NOTIFIC);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(NOTIFIC).unwrap();
     let mut e = ok!(NotificEngine::init(
         rec,
         &mut block,
@@ -467,7 +494,8 @@ fn nq_phase_mode_three_wraps_out1(win: &VolatileWindow) -> Outcome {
 /// drain, the head register at the cursor after each.
 fn nq_phase_owned_memory_bursts(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut block = NotificBlock::new(NOTIFIC);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(NOTIFIC).unwrap();
     let mut e = ok!(NotificEngine::init(
         &rec,
         &mut block,
@@ -542,7 +570,8 @@ fn nq_phase_mode_three_wraps_out1_unslotted(win: &VolatileWindow) -> Outcome {
 
 fn nq_drain_iter_commits_once(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut block = NotificBlock::new(NOTIFIC);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(NOTIFIC).unwrap();
     let mut e = ok!(NotificEngine::init(
         &rec,
         &mut block,
@@ -573,7 +602,8 @@ fn nq_drain_iter_commits_once(win: &VolatileWindow) -> Outcome {
 
 fn static_dma_translated_bus_address(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut block = NotificBlock::new(NOTIFIC);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(NOTIFIC).unwrap();
     let mut e = ok!(NotificEngine::init(
         &rec,
         &mut block,
@@ -608,7 +638,8 @@ const BUDGET: Budget = Budget {
 
 fn fault_stalled_dma_times_out(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut block = NotificBlock::new(NOTIFIC);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(NOTIFIC).unwrap();
     let mut e = ok!(NotificEngine::init(
         &rec,
         &mut block,
@@ -644,7 +675,8 @@ fn fault_stalled_dma_times_out(win: &VolatileWindow) -> Outcome {
 
 fn fault_stalled_tail_reset_times_out(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut block = NotificBlock::new(NOTIFIC);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(NOTIFIC).unwrap();
     let mut e = ok!(NotificEngine::init(
         &rec,
         &mut block,
@@ -681,7 +713,8 @@ fn tail_fault(
     want: Error,
 ) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut block = NotificBlock::new(NOTIFIC);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(NOTIFIC).unwrap();
     let mut e = ok!(NotificEngine::init(
         &rec,
         &mut block,
@@ -742,7 +775,8 @@ fn fault_tail_out_of_ring(win: &VolatileWindow) -> Outcome {
 
 fn nq_config_errors_write_nothing(win: &VolatileWindow) -> Outcome {
     let rec = Rec::new(win, NOTIFIC);
-    let mut block = NotificBlock::new(NOTIFIC);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(NOTIFIC).unwrap();
     let mut e = ok!(NotificEngine::init(
         &rec,
         &mut block,
@@ -884,7 +918,8 @@ mod intc {
 
     fn intc_nq_base_through_the_mailbox(win: &VolatileWindow) -> Outcome {
         let rec = Rec::new(win, NOTIFIC);
-        let mut block = NotificBlock::new(NOTIFIC);
+        let blocks = NotificBlocks::new();
+        let mut block = blocks.take(NOTIFIC).unwrap();
         let ens = ok!(NotificEngine::init(
             &rec,
             &mut block,

@@ -528,7 +528,7 @@ mod tests {
     mod threads {
         use super::*;
         use crate::HeapMmio;
-        use khal_core::notific::{NotificBlock, NotificEngine, NqConfig, NqRing};
+        use khal_core::notific::{NotificBlocks, NotificEngine, NqConfig, NqRing};
         use khal_core::notific::{NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
         use khal_core::DeviceAddr;
         use std::sync::atomic::{fence, AtomicUsize, Ordering};
@@ -548,7 +548,8 @@ mod tests {
             const SPINS: usize = 100_000;
             let base = DeviceAddr(0x3053_5000);
             let regs = HeapMmio::new(base, 0x1000);
-            let mut block = NotificBlock::new(base);
+            let blocks = NotificBlocks::new();
+            let mut block = blocks.take(base).unwrap();
             let mut engine = NotificEngine::init_raw(&regs, Some(&mut block), 10, 0, 0).unwrap();
             let buf = Arc::new(DmaBuf::new(SLOTS * NQ_ENTRY_BYTES, 64).unwrap());
             let cfg = NqConfig::phase((SLOTS * NQ_ENTRY_BYTES) as u32);

@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 use khal_core::asynch::{self, NqSignal};
 use khal_core::notific::{
-    BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, EngineConfig, Flavour, NotificBlock, NotificBlocks, NotificEngine, NqConfig, NqEntry,
+    NqRing,
 };
 use khal_core::wait::Budget;
 use khal_core::DeviceAddr;
@@ -115,7 +116,8 @@ fn a_drain_and_a_posting_task_on_one_executor_drain_everything() {
     for irq in [false, true] {
         let (m, signal) = device(irq);
         let mem = ring_memory(&m);
-        let mut block = NotificBlock::new(BASE);
+        let blocks = NotificBlocks::new();
+        let mut block = blocks.take(BASE).unwrap();
         let (_engine, ring) = ring(&m, &mem, &mut block);
         let (seen, posted) = embassy_futures::block_on(embassy_futures::join::join(
             drainer(ring, &signal, SimDelay::new(&*m), BUDGET),
@@ -137,7 +139,8 @@ fn the_same_on_a_tokio_current_thread_runtime() {
         .unwrap();
     let (m, signal) = device(false);
     let mem = ring_memory(&m);
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let (_engine, ring) = ring(&m, &mem, &mut block);
     let drain = drainer(ring, &signal, SimDelay::new(&*m), BUDGET);
     let (seen, posted) = rt.block_on(async { tokio::join!(drain, poster(&m)) });
@@ -158,7 +161,8 @@ fn the_model_is_shared_with_a_task_on_another_thread() {
         .unwrap();
     let (m, signal) = device(true);
     let mem = ring_memory(&m);
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let (_engine, ring) = ring(&m, &mem, &mut block);
     let seen = rt.block_on(async {
         let dev = Arc::clone(&m);

@@ -6,7 +6,7 @@
 use khal_core::dma::DmaMemory;
 use khal_core::family::TpbBases;
 use khal_core::notific::{
-    BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+    BpMode, EngineConfig, Flavour, NotificBlocks, NotificEngine, NqConfig, NqEntry,
 };
 use khal_core::{ArchId, DeviceAddr, Error, Mmio};
 use khal_std::model::notific::{entry_seq, NotificModel};
@@ -453,7 +453,8 @@ fn an_adopted_ring_writes_no_base_and_drains_what_the_device_posts() {
     n.sys()
         .mount(ens, NotificModel::new(Flavour::TenQueue))
         .unwrap();
-    let mut block = NotificBlock::new(ens);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(ens).unwrap();
     let mut engine = NotificEngine::init(&n, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let idx = 3;
     let base_lo = ens.add(0x100 + 40 * u64::from(idx));

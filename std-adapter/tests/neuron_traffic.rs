@@ -5,7 +5,7 @@
 //! BAR_WRITE; each notification received once and in order, on every arch.
 
 use khal_core::notific::{
-    BpMode, ConsumeKind, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+    BpMode, ConsumeKind, EngineConfig, Flavour, NotificBlocks, NotificEngine, NqConfig, NqEntry,
 };
 use khal_core::{ArchId, DeviceAddr};
 use khal_std::model::notific::{entry_seq, NotificModel};
@@ -41,7 +41,8 @@ fn run<K: ConsumeKind>(arch: ArchId, kind: fn(u32) -> NqConfig<K>) {
     n.sys()
         .mount(topsp, NotificModel::new(Flavour::SingleQueue))
         .unwrap();
-    let mut blocks = [NotificBlock::new(tpb), NotificBlock::new(topsp)];
+    let set = NotificBlocks::new();
+    let mut blocks = [set.take(tpb).unwrap(), set.take(topsp).unwrap()];
     let [tpb_block, topsp_block] = &mut blocks;
     let mut engines = [
         NotificEngine::init(&n, tpb_block, EngineConfig::tpb(BpMode::None)).unwrap(),

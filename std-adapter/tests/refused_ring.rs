@@ -4,7 +4,7 @@
 
 use std::error::Error;
 
-use khal_core::notific::{NotificBlock, NotificEngine, NqConfig, NqRing};
+use khal_core::notific::{NotificBlocks, NotificEngine, NqConfig, NqRing};
 use khal_core::DeviceAddr;
 use khal_std::{DmaBuf, HeapMmio};
 
@@ -14,7 +14,8 @@ const BASE: DeviceAddr = DeviceAddr(0x1000);
 /// ring asked for more entries than its memory holds.
 fn main_shaped(entries: u32) -> Result<(), Box<dyn Error>> {
     let regs = HeapMmio::new(BASE, 0x1000);
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut engine = NotificEngine::init_raw(&regs, Some(&mut block), 10, 0, 0)?;
     let buf = DmaBuf::new(256, 64)?;
     let cfg = NqConfig::phase(entries);
@@ -25,7 +26,8 @@ fn main_shaped(entries: u32) -> Result<(), Box<dyn Error>> {
 /// The same with a `Send + Sync` box (threads, tokio's `JoinHandle`).
 fn send_sync_shaped(entries: u32) -> Result<(), Box<dyn Error + Send + Sync>> {
     let regs = HeapMmio::new(BASE, 0x1000);
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut engine = NotificEngine::init_raw(&regs, Some(&mut block), 10, 0, 0)?;
     let buf = DmaBuf::new(256, 64)?;
     let cfg = NqConfig::phase(entries);

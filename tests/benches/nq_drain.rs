@@ -18,7 +18,7 @@ use std::time::Instant;
 use criterion::Criterion;
 use khal_core::dma::DmaMemory;
 use khal_core::notific::{
-    BpMode, ConsumeKind, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+    BpMode, ConsumeKind, EngineConfig, Flavour, NotificBlocks, NotificEngine, NqConfig, NqEntry,
     NqRing,
 };
 use khal_core::DeviceAddr;
@@ -38,7 +38,8 @@ fn counted<K: ConsumeKind>(kind: fn(u32) -> NqConfig<K>) -> (f64, f64, f64) {
     let buf = Arc::new(DmaBuf::new(RING_ENTRIES as usize * 16, 4096).unwrap());
     m.attach_host(buf.clone());
     let c = Counting::new(&m);
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = kind(RING_ENTRIES * 16);
     let mut ring = NqRing::configure_host(&*buf, e.queue(4).unwrap(), cfg).unwrap();
@@ -86,7 +87,8 @@ fn warm() -> Warm {
         DmaBuf::new(RING_ENTRIES as usize * 16, 4096).unwrap(),
     ));
     let window: &'static HeapMmio = Box::leak(Box::new(HeapMmio::new(BASE, 0x1000)));
-    let block = Box::leak(Box::new(NotificBlock::new(BASE)));
+    let blocks: &'static NotificBlocks = Box::leak(Box::new(NotificBlocks::new()));
+    let block = Box::leak(Box::new(blocks.take(BASE).unwrap()));
     let mut engine = NotificEngine::init(window, block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = NqConfig::phase(RING_ENTRIES * 16).with_max_batch(128);
     let ring = NqRing::configure_host(leaked, engine.queue(0).unwrap(), cfg).unwrap();

@@ -5,7 +5,7 @@
 //! its queue 3.
 
 use khal_core::notific::regs::{self, NOTIFIC};
-use khal_core::notific::{ConsumeKind, NotificBlock, NotificEngine, NqConfig, NqRing};
+use khal_core::notific::{ConsumeKind, NotificBlocks, NotificEngine, NqConfig, NqRing};
 use khal_core::DeviceAddr;
 use khal_std::{DmaBuf, HeapMmio, Trace};
 
@@ -40,7 +40,8 @@ pub fn ring_in<K: ConsumeKind>(
     mem: u32,
     max_batch: Option<u32>,
 ) -> NqRing<'static, DmaBuf, &Trace<HeapMmio>, K> {
-    let block = Box::leak(Box::new(NotificBlock::new(BASE)));
+    let blocks: &'static NotificBlocks = Box::leak(Box::new(NotificBlocks::new()));
+    let block = Box::leak(Box::new(blocks.take(BASE).unwrap()));
     let mut e = NotificEngine::init_raw(t, Some(block), 10, 0, 0).unwrap();
     let buf = DmaBuf::new(mem as usize * 16, 4096).unwrap();
     let mut cfg = kind(cap * 16);

@@ -417,7 +417,9 @@ proptest! {
 fn a_driver_through_a_window_makes_the_same_accesses_as_without() {
     use khal_core::dma::DmaMemory;
     use khal_core::notific::regs::NOTIFIC_BLOCK_BYTES;
-    use khal_core::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing};
+    use khal_core::notific::{
+        BpMode, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqRing,
+    };
     use khal_core::notific::{NqEntry, PHASE_BYTE, PHASE_MASK};
     use khal_std::DmaBuf;
     use khal_tests::nq::{traced, BASE};
@@ -425,7 +427,8 @@ fn a_driver_through_a_window_makes_the_same_accesses_as_without() {
     const CSR: u64 = 0x20_0000_0000;
     const CAP: u32 = 8;
     fn run<M: Mmio + Copy>(m: M, base: DeviceAddr) -> Vec<[u8; 16]> {
-        let mut block = NotificBlock::new(base);
+        let blocks = NotificBlocks::new();
+        let mut block = blocks.take(base).unwrap();
         let mut e = NotificEngine::init(m, &mut block, EngineConfig::tpb(BpMode::All)).unwrap();
         let buf = DmaBuf::new(CAP as usize * 16, 4096).unwrap();
         let mut r = NqRing::host(buf, e.queue(3).unwrap(), NqConfig::phase(CAP * 16)).unwrap();

@@ -28,7 +28,7 @@ use khal_core::dma::{run_one_shot, DmaMemory, OneShotRing};
 use khal_core::dve::{DveLoader, DvePlacement, DveTableSet, DVE_QUEUE_NAME};
 use khal_core::family::TpbBases;
 use khal_core::notific::{
-    BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing, Tail,
+    BpMode, EngineConfig, Flavour, NotificBlocks, NotificEngine, NqConfig, NqEntry, NqRing, Tail,
 };
 use khal_core::wait::Budget;
 use khal_core::Fault;
@@ -153,7 +153,8 @@ fn each_nq_case(
             for d in DEAD {
                 let r = nq(flavour);
                 let idx = if flavour == Flavour::TenQueue { 4 } else { 0 };
-                let mut block = NotificBlock::new(BASE);
+                let blocks = NotificBlocks::new();
+                let mut block = blocks.take(BASE).unwrap();
                 let mut e =
                     NotificEngine::init_raw(&r.m, Some(&mut block), queues(flavour), 1, 0).unwrap();
                 let cfg = NqConfig::tail(128).with_budget(budget);
@@ -273,7 +274,8 @@ fn a_gone_device_reads_all_ones_as_a_typed_fault_at_once() {
     // Tail mode on a gone device: the tail read is all ones, a typed fault,
     // with no wait at all (0 ns of simulated time).
     let r = nq(Flavour::TenQueue);
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&r.m, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = NqConfig::tail(128);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(4).unwrap(), cfg).unwrap();
@@ -305,7 +307,8 @@ fn a_gone_device_reads_all_ones_as_a_typed_fault_at_once() {
 fn phase_mode_never_waits_even_on_a_dead_device() {
     for d in DEAD {
         let r = nq(Flavour::TenQueue);
-        let mut block = NotificBlock::new(BASE);
+        let blocks = NotificBlocks::new();
+        let mut block = blocks.take(BASE).unwrap();
         let mut e = NotificEngine::init(&r.m, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
         let cfg = NqConfig::phase(128);
         let mut ring = NqRing::configure_host(&*r.buf, e.queue(2).unwrap(), cfg).unwrap();

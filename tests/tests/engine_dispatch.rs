@@ -7,9 +7,8 @@ use std::cell::RefCell;
 
 use khal::engine::{
     self, ActOps, Checked, DveOps, EngineParams, PeOps, PeParams, PoolingOps, PoolingParams,
-    RawStpbConfig, SpHandle, SpInitOptions, SpOps, StpbConfig,
+    RawStpbConfig, SpHandle, SpOps, StpbConfig,
 };
-use khal::notific::BpMode;
 use khal::{AnyArch, ArchId, Cayman, Mariana, Sunda};
 use khal::{DeviceAddr, Error, Mmio, Result};
 use khal_std::{HeapMmio, Trace};
@@ -328,23 +327,13 @@ impl SpOps for Rec {
     }
 }
 
-fn cfg(init: bool, notific: bool) -> StpbConfig<'static> {
+fn cfg() -> StpbConfig<'static> {
     StpbConfig {
         pooling: &POOL,
         act: &ENG,
         dve: &ENG,
         pe: &PE,
         sp: &SP,
-        sp_options: opts(init, notific),
-    }
-}
-
-/// `sp_init`'s options: the notification block with back-pressure on all
-/// queues when `notific`.
-fn opts(init: bool, notific: bool) -> SpInitOptions {
-    SpInitOptions {
-        notific: notific.then_some(BpMode::All),
-        init,
     }
 }
 
@@ -356,8 +345,7 @@ fn optional_defaults_succeed_without_touching_hardware() {
     let m = mmio();
     fail_at(None);
     take_calls();
-    let out = engine::stpb_init::<Bare, _>(&m, &cfg(true, false)).unwrap();
-    assert!(out.notific.is_none() && out.notific_error.is_none());
+    engine::stpb_init::<Bare, _>(&m, &cfg()).unwrap();
     // Only the mandatory DVE op ran; nothing was written.
     assert_eq!(take_calls(), vec!["dve_init"]);
     assert!(m.ops().is_empty());
@@ -368,7 +356,7 @@ fn stpb_init_order_pooling_act_dve_pe_sp() {
     let m = mmio();
     fail_at(None);
     take_calls();
-    engine::stpb_init::<Rec, _>(&m, &cfg(true, false)).unwrap();
+    engine::stpb_init::<Rec, _>(&m, &cfg()).unwrap();
     assert_eq!(
         take_calls(),
         vec![
@@ -382,8 +370,18 @@ fn stpb_init_order_pooling_act_dve_pe_sp() {
             "sp_release_run_stall",
         ]
     );
-    // init = false: no SP register bring-up.
-    engine::stpb_init::<Rec, _>(&m, &cfg(false, false)).unwrap();
+    // The raw layer's init = false: no SP register bring-up.
+    let raw = RawStpbConfig {
+        pooling: Some(&POOL),
+        act: Some(&ENG),
+        dve: Some(&ENG),
+        pe: &PE,
+        sp: Some(&SP),
+        notific: false,
+        flag: 0,
+        init: false,
+    };
+    engine::stpb_init_raw::<Rec, _>(&m, &raw).unwrap();
     assert_eq!(
         take_calls(),
         vec!["pooling_init", "act_init", "dve_init", "pe_init"]
@@ -402,7 +400,7 @@ fn stpb_init_stops_at_the_first_error() {
         fail_at(Some(at));
         take_calls();
         assert_eq!(
-            engine::stpb_init::<Rec, _>(&m, &cfg(true, false)).map(|_| ()),
+            engine::stpb_init::<Rec, _>(&m, &cfg()).map(|_| ()),
             Err(Error::NotTraced(at))
         );
         assert_eq!(take_calls().len(), ran);
@@ -413,7 +411,7 @@ fn stpb_init_stops_at_the_first_error() {
         inst_debug_level: 9,
         ..ENG
     };
-    let mut c = cfg(true, false);
+    let mut c = cfg();
     c.dve = &bad;
     take_calls();
     assert_eq!(
@@ -446,17 +444,17 @@ fn sp_init_returns_regs_and_ucode_errors_but_not_dma_or_stall() {
         fail_at(Some(at));
         take_calls();
         assert_eq!(
-            engine::sp_init::<Rec, _>(&m, &SP, opts(true, true)).map(|_| ()),
+            engine::sp_init::<Rec, _>(&m, &SP).map(|_| ()),
             Err(Error::NotTraced(at))
         );
-        // Nothing after the failing step ran, and notific init was not reached.
+        // Nothing after the failing step ran.
         assert_eq!(take_calls().last(), Some(&at));
         assert!(m.ops().is_empty());
     }
     for at in ["sp_dma_init", "sp_release_run_stall"] {
         fail_at(Some(at));
         take_calls();
-        assert!(engine::sp_init::<Rec, _>(&m, &SP, opts(true, false)).is_ok());
+        assert!(engine::sp_init::<Rec, _>(&m, &SP).is_ok());
         assert_eq!(
             take_calls(),
             vec![
@@ -479,7 +477,7 @@ fn sp_init_notific_failure_is_reported_not_returned() {
         ens_regs: None,
         ..SP
     };
-    let out = engine::sp_init::<Rec, _>(&m, &no_ens, opts(false, true)).unwrap();
+    let out = engine::sp_init_raw::<Rec, _>(&m, Some(&no_ens), true, 0, false).unwrap();
     assert!(out.notific.is_none());
     assert_eq!(out.notific_error, Some(Error::NoContext));
     // The raw layer: the absent base (-14) before the flag (-1), as in C.
@@ -495,11 +493,11 @@ fn sp_init_notific_failure_is_reported_not_returned() {
 fn real_arches_stop_at_the_first_untraced_leaf_before_any_write() {
     fn check<A: engine::EngineOps>() {
         let m = mmio();
-        let r = engine::stpb_init::<A, _>(&m, &cfg(true, true)).map(|_| ());
+        let r = engine::stpb_init::<A, _>(&m, &cfg()).map(|_| ());
         assert!(matches!(r, Err(Error::NotTraced(_))), "{r:?}");
         assert!(m.ops().is_empty());
         // sp_init with init: regs_init is the first untraced leaf.
-        let r = engine::sp_init::<A, _>(&m, &SP, opts(true, true)).map(|_| ());
+        let r = engine::sp_init::<A, _>(&m, &SP).map(|_| ());
         assert!(matches!(r, Err(Error::NotTraced(_))));
         assert!(m.ops().is_empty());
     }
@@ -514,7 +512,7 @@ fn any_arch_dispatches_to_the_same_bodies() {
         let any = AnyArch::new(id).unwrap();
         let m = mmio();
         assert!(matches!(
-            any.stpb_init(&m, &cfg(true, false)).map(|_| ()),
+            any.stpb_init(&m, &cfg()).map(|_| ()),
             Err(Error::NotTraced(_))
         ));
         assert!(matches!(

@@ -2,10 +2,7 @@
 //! the exact typed error, and nothing written. Checked on every arch and
 //! through `AnyArch`, since the checks run before dispatch.
 
-use khal::engine::{
-    self, EngineOps, EngineParams, PeParams, PoolingParams, SpHandle, SpInitOptions,
-};
-use khal::notific::BpMode;
+use khal::engine::{self, EngineOps, EngineParams, PeParams, PoolingParams, SpHandle};
 use khal::{AnyArch, Cayman, Mariana, Sunda};
 use khal::{DeviceAddr, Error};
 use khal_std::{HeapMmio, Trace};
@@ -21,12 +18,6 @@ const SP: SpHandle = SpHandle {
     sp_regs: Some(DeviceAddr(0x200)),
     ens_regs: Some(DeviceAddr(0x8000)),
     inst_debug_level: 0,
-};
-
-/// The SP's notification block and register bring-up both asked for.
-const OPTS: SpInitOptions = SpInitOptions {
-    notific: Some(BpMode::All),
-    init: true,
 };
 
 fn check<A: EngineOps>() {
@@ -57,10 +48,7 @@ fn check<A: EngineOps>() {
             inst_debug_level: lvl,
             ..SP
         };
-        assert_eq!(
-            engine::sp_init::<A, _>(&m, &sp, OPTS).map(|_| ()),
-            Err(LEVEL)
-        );
+        assert_eq!(engine::sp_init::<A, _>(&m, &sp).map(|_| ()), Err(LEVEL));
         assert_eq!(
             engine::sp_init_raw::<A, _>(&m, Some(&sp), true, 0, true).map(|_| ()),
             Err(LEVEL)
@@ -85,14 +73,8 @@ fn check<A: EngineOps>() {
             ..SP
         },
     ] {
-        assert_eq!(
-            engine::sp_init::<A, _>(&m, &h, OPTS).map(|_| ()),
-            Err(windows)
-        );
-        assert_eq!(
-            engine::topsp_init::<A, _>(&m, &h, SpInitOptions::default()).map(|_| ()),
-            Err(windows)
-        );
+        assert_eq!(engine::sp_init::<A, _>(&m, &h).map(|_| ()), Err(windows));
+        assert_eq!(engine::topsp_init::<A, _>(&m, &h).map(|_| ()), Err(windows));
         assert_eq!(
             engine::sp_init_raw::<A, _>(&m, Some(&h), true, 0, true).map(|_| ()),
             Err(windows)
@@ -129,7 +111,6 @@ fn check<A: EngineOps>() {
         dve: &dve,
         pe: &pe,
         sp: &SP,
-        sp_options: OPTS,
     };
     assert_eq!(
         engine::stpb_init::<A, _>(&m, &typed).map(|_| ()),
@@ -177,7 +158,7 @@ fn invalid_arguments_through_any_arch_write_nothing() {
             ..SP
         };
         assert_eq!(
-            any.sp_init(&m, &no_regs, OPTS).map(|_| ()),
+            any.sp_init(&m, &no_regs).map(|_| ()),
             Err(Error::InvalidArgument("sp_mem_handle or sp_regs absent"))
         );
         assert!(m.ops().is_empty());

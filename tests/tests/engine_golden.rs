@@ -4,10 +4,10 @@
 
 use khal::engine::notif::{self, ErrorsNt};
 use khal::engine::StartLayout;
-use khal::engine::{self, EngineOps, SpHandle, SpInitOptions};
+use khal::engine::{self, EngineOps, SpHandle};
 use khal::family::{NxLocal, TpbBases};
 use khal::notific::regs::NOTIFIC;
-use khal::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine};
+use khal::notific::{BpMode, EngineConfig, NotificBlocks, NotificEngine};
 use khal::{register_block, DeviceAddr, Error, Mmio};
 use khal::{AnyArch, Cayman, Mariana, Sunda};
 use khal_std::model::tpb::{StartRegs, TpbWindow};
@@ -47,52 +47,54 @@ fn notific_init_trace(sw_bp: u32) -> Vec<(khal_std::Op, u64, u32)> {
 fn sp_init_notific_bring_up_on_every_arch() {
     fn check<A: EngineOps>() {
         for (mode, flag, sw_bp) in [(BpMode::All, 0u8, 0x3FF), (BpMode::None, 1, 0)] {
+            // The C's `nt` step alone: the raw layer, the flag the mode.
             let m = traced();
-            let opts = SpInitOptions {
-                notific: Some(mode),
-                init: false,
-            };
-            let out = engine::sp_init::<A, _>(&m, &SP, opts).unwrap();
+            let out = engine::sp_init_raw::<A, _>(&m, Some(&SP), true, flag, false).unwrap();
             assert_eq!(m.ops(), notific_init_trace(sw_bp));
             let nt = out.notific.unwrap();
             assert_eq!(nt.num_queues(), 10);
             assert_eq!(nt.base(), ENS);
             assert!(out.notific_error.is_none());
-            // topsp_init is the same call; the raw layer's flag is the mode.
+            // topsp_init is the same call.
             let m2 = traced();
-            engine::topsp_init::<A, _>(&m2, &SP, opts).unwrap();
+            engine::topsp_init_raw::<A, _>(&m2, Some(&SP), true, flag, false).unwrap();
             assert_eq!(m2.ops(), m.ops());
-            for raw in [engine::sp_init_raw::<A, _>, engine::topsp_init_raw::<A, _>] {
-                let m3 = traced();
-                raw(&m3, Some(&SP), true, flag, false).unwrap();
-                assert_eq!(m3.ops(), m.ops());
-            }
+            // Typed, the step is the caller's engine init on the ENS block:
+            // the same writes.
+            let m3 = traced();
+            let blocks = NotificBlocks::new();
+            let mut ens = blocks.take(ENS).unwrap();
+            NotificEngine::init(&m3, &mut ens, EngineConfig::tpb(mode)).unwrap();
+            assert_eq!(m3.ops(), m.ops());
         }
         // No notific requested: nothing at all.
         let m = traced();
-        let out = engine::sp_init::<A, _>(&m, &SP, SpInitOptions::default()).unwrap();
-        assert!(out.notific.is_none() && m.ops().is_empty());
         let out = engine::sp_init_raw::<A, _>(&m, Some(&SP), false, 0, false).unwrap();
         assert!(out.notific.is_none() && m.ops().is_empty());
+        // The typed sp_init is the raw one's register bring-up, no notific.
+        let (typed, raw) = (traced(), traced());
+        let r = engine::sp_init_raw::<A, _>(&raw, Some(&SP), false, 0, true).map(|_| ());
+        assert_eq!(engine::sp_init::<A, _>(&typed, &SP), r);
+        assert_eq!(typed.ops(), raw.ops());
+        let top = traced();
+        assert_eq!(engine::topsp_init::<A, _>(&top, &SP), r);
+        assert_eq!(top.ops(), raw.ops());
     }
     check::<Sunda>();
     check::<Cayman>();
     check::<Mariana>();
     // The same through AnyArch.
     for id in [2, 3, 4] {
+        let arch = AnyArch::new(id).unwrap();
         let m = traced();
-        AnyArch::new(id)
-            .unwrap()
-            .sp_init(
-                &m,
-                &SP,
-                SpInitOptions {
-                    notific: Some(BpMode::All),
-                    init: false,
-                },
-            )
-            .unwrap();
+        arch.sp_init_raw(&m, Some(&SP), true, 0, false).unwrap();
         assert_eq!(m.ops(), notific_init_trace(0x3FF));
+        let (typed, raw) = (traced(), traced());
+        let r = arch
+            .sp_init_raw(&raw, Some(&SP), false, 0, true)
+            .map(|_| ());
+        assert_eq!(arch.sp_init(&typed, &SP), r);
+        assert_eq!(typed.ops(), raw.ops());
     }
 }
 
@@ -310,7 +312,8 @@ fn events_semaphores_nt_read_modify_write_on_cayman() {
 fn engine(m: &Trace<HeapMmio>) -> NotificEngine<'_, &Trace<HeapMmio>> {
     // The block of this trace's device alone, leaked: the engine outlives
     // this call.
-    let block = Box::leak(Box::new(NotificBlock::new(ENS)));
+    let blocks: &'static NotificBlocks = Box::leak(Box::new(NotificBlocks::new()));
+    let block = Box::leak(Box::new(blocks.take(ENS).unwrap()));
     let nt = NotificEngine::init(m, block, EngineConfig::tpb(BpMode::All)).unwrap();
     m.clear();
     nt
@@ -465,12 +468,9 @@ fn sp_init_then_intc_queue_base_end_to_end_on_the_device_model() {
     let dev = DeviceModel::new();
     dev.mount(ENS, NotificModel::new(Flavour::TenQueue))
         .unwrap();
-    let opts = SpInitOptions {
-        notific: Some(BpMode::None),
-        init: false,
-    };
-    let out = engine::sp_init::<Mariana, _>(&dev, &SP, opts).unwrap();
-    let mut nt = out.notific.unwrap();
+    let blocks = NotificBlocks::new();
+    let mut ens = blocks.take(ENS).unwrap();
+    let mut nt = NotificEngine::init(&dev, &mut ens, EngineConfig::tpb(BpMode::None)).unwrap();
     let reg = |off| {
         dev.with_block(ENS, |n: &mut NotificModel, _| n.reg(off))
             .unwrap()

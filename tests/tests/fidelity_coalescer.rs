@@ -3,7 +3,7 @@
 //! with the field set, a write that only ORs the shadow in would leave a
 //! disabled stream enabled.
 
-use khal_core::notific::{NotificBlock, NotificEngine};
+use khal_core::notific::{NotificBlocks, NotificEngine};
 use khal_core::Mmio;
 use khal_std::Op::{Read as R, Write as W};
 use khal_tests::nq::{traced, BASE};
@@ -11,7 +11,8 @@ use khal_tests::nq::{traced, BASE};
 #[test]
 fn a_disabled_stream_clears_its_bit_when_the_field_reads_set() {
     let t = traced();
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init_raw(&t, Some(&mut block), 10, 0, 0).unwrap();
     t.clear();
     // Every bit set: the stream field 13:10, bypass (8), clear (9), the rest.
@@ -34,7 +35,8 @@ fn a_disabled_stream_clears_its_bit_when_the_field_reads_set() {
 fn the_field_is_the_shadow_even_where_the_register_disagrees_with_it() {
     // Bits 13:10 read 0b0101 (not what the shadow says); bypass bit 8 set.
     let t = traced();
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init_raw(&t, Some(&mut block), 10, 0, 0).unwrap();
     t.clear();
     t.inner()

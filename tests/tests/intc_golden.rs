@@ -5,7 +5,7 @@
 use khal::intc::regs::{ERRTRIG, ERRTRIG_SIZE, MSIX, MSIX_SIZE};
 use khal::intc::{EnsNq, ErrtrigLine, Intc, MsixIntc};
 use khal::notific::regs::NOTIFIC;
-use khal::notific::{BpMode, EngineConfig, Flavour, NotificBlock, NotificEngine};
+use khal::notific::{BpMode, EngineConfig, Flavour, NotificBlocks, NotificEngine};
 use khal::Mariana;
 use khal::{DeviceAddr, Error, Mmio};
 use khal_std::model::intc::{ErrtrigModel, MsixModel};
@@ -321,7 +321,8 @@ fn notific_queue_base_through_the_mailbox_map() {
         vec![(Write, 0x100, 0x8000_0600), (Write, 0x104, 0x85)]
     );
     // `EnsNq::of` reads base and flavour off an initialised engine.
-    let mut block = NotificBlock::new(ENS);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(ENS).unwrap();
     let ens = NotificEngine::init(&m, &mut block, EngineConfig::tpb(BpMode::All)).unwrap();
     assert_eq!(EnsNq::of(&ens, 2), Ok(ten(2)));
 }

@@ -14,7 +14,7 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use khal_core::asynch::{self, NqSignal};
 use khal_core::notific::{
-    BpMode, ConsumeKind, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+    BpMode, ConsumeKind, EngineConfig, Flavour, NotificBlocks, NotificEngine, NqConfig, NqEntry,
     NqRing, Phase,
 };
 use khal_core::wait::Budget;
@@ -67,7 +67,8 @@ fn setup<K: ConsumeKind>(
         nm.set_interrupt(NQ, signal.clone())
     })
     .unwrap();
-    let block = Box::leak(Box::new(NotificBlock::new(BASE)));
+    let blocks: &'static NotificBlocks = Box::leak(Box::new(NotificBlocks::new()));
+    let block = Box::leak(Box::new(blocks.take(BASE).unwrap()));
     let mut engine = NotificEngine::init(m, block, EngineConfig::tpb(BpMode::None)).unwrap();
     let mem: &'static Arc<DmaBuf> = Box::leak(Box::new(Arc::new(
         DmaBuf::new(ENTRIES as usize * 16, 4096).unwrap(),

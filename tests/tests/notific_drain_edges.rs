@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 
 use khal_core::dma::DmaMemory;
-use khal_core::notific::{ConsumeKind, NotificBlock, NotificEngine, NqConfig, NqRing};
+use khal_core::notific::{ConsumeKind, NotificBlocks, NotificEngine, NqConfig, NqRing};
 use khal_core::notific::{NqEntry, PHASE_BYTE, PHASE_MASK};
 use khal_core::Fault;
 use khal_core::{Error, Mmio};
@@ -116,7 +116,8 @@ impl DmaMemory for Logged {
 #[test]
 fn an_idle_phase_poll_is_one_phase_byte_load_and_no_register() {
     let t = traced();
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init_raw(&t, Some(&mut block), 10, 0, 0).unwrap();
     let mem = Logged {
         buf: DmaBuf::new(4 * 16, 4096).unwrap(),

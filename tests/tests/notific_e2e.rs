@@ -7,8 +7,8 @@ use std::sync::Arc;
 use khal_core::dma::DmaMemory;
 use khal_core::notific::DeviceZero;
 use khal_core::notific::{
-    BpMode, ConsumeKind, ConsumeMode, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig,
-    NqEntry, NqQueue, NqRing, Tail,
+    BpMode, ConsumeKind, ConsumeMode, EngineConfig, Flavour, NotificBlocks, NotificEngine,
+    NqConfig, NqEntry, NqQueue, NqRing, Tail,
 };
 use khal_core::wait::Budget;
 use khal_core::Fault;
@@ -150,7 +150,8 @@ fn host_case<K: ConsumeKind>(flavour: Flavour, idx: u32, kind: fn(u32) -> NqConf
     let buf = Arc::new(DmaBuf::new(cap as usize * 16, 4096).unwrap());
     m.attach_host(buf.clone());
     let c = Counting::new(&m);
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init_raw(&c, Some(&mut block), num_queues(flavour), 1, 0).unwrap();
     let mut ring = NqRing::configure_host(&*buf, e.queue(idx).unwrap(), kind(cap * 16)).unwrap();
     ring.enable(&mut e, &mut SimDelay::new(&m)).unwrap();
@@ -187,7 +188,8 @@ fn device_memory_ring_tail_mode_three_wraps_and_zero_callback() {
     for flavour in [Flavour::TenQueue, Flavour::SingleQueue] {
         let m = device(flavour);
         let c = Counting::new(&m);
-        let mut block = NotificBlock::new(BASE);
+        let blocks = NotificBlocks::new();
+        let mut block = blocks.take(BASE).unwrap();
         let mut e =
             NotificEngine::init_raw(&c, Some(&mut block), num_queues(flavour), 0, 0).unwrap();
         let size = 16 * 16;
@@ -212,7 +214,8 @@ fn drain_iter_commits_once_and_matches_drain() {
     let buf = Arc::new(DmaBuf::new(16 * 16, 4096).unwrap());
     m.attach_host(buf.clone());
     let c = Counting::new(&m);
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     // One queue, a ring per mode: the token goes from one ring to the next.
     let queue = e.queue(3).unwrap();
@@ -299,7 +302,8 @@ fn available_count_both_modes() {
     let buf = Arc::new(DmaBuf::new(8 * 16, 4096).unwrap());
     m.attach_host(buf.clone());
     let c = Counting::new(&m);
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     // One queue, a ring per mode: the token goes from one ring to the next.
     let queue = e.queue(4).unwrap();
@@ -374,7 +378,8 @@ fn rig() -> Rig {
 fn misaligned_and_out_of_ring_tails_are_typed_faults_with_no_head_write() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = NqConfig::tail(128).with_budget(SMALL);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(6).unwrap(), cfg).unwrap();
@@ -417,7 +422,8 @@ fn misaligned_and_out_of_ring_tails_are_typed_faults_with_no_head_write() {
 fn a_device_more_than_a_ring_ahead_is_a_typed_fault() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = NqConfig::tail(128).with_max_batch(2);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(1).unwrap(), cfg).unwrap();
@@ -446,7 +452,8 @@ fn a_device_more_than_a_ring_ahead_is_a_typed_fault() {
 fn stalled_tail_makes_reset_time_out_within_budget() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = NqConfig::tail(128).with_budget(SMALL);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(2).unwrap(), cfg).unwrap();
@@ -477,7 +484,8 @@ fn stalled_tail_makes_reset_time_out_within_budget() {
 fn slow_dma_is_waited_for_within_budget_or_times_out() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = NqConfig::tail(128).with_budget(SMALL);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(7).unwrap(), cfg).unwrap();
@@ -516,7 +524,8 @@ fn slow_dma_is_waited_for_within_budget_or_times_out() {
 fn slow_dma_in_phase_mode_is_simply_not_yet_there() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let mut ring =
         NqRing::configure_host(&*r.buf, e.queue(3).unwrap(), NqConfig::phase(128)).unwrap();
@@ -536,7 +545,8 @@ fn slow_dma_in_phase_mode_is_simply_not_yet_there() {
 fn a_gone_device_is_a_typed_fault_at_once() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = NqConfig::tail(128).with_budget(SMALL);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(8).unwrap(), cfg).unwrap();
@@ -584,7 +594,8 @@ fn a_lying_tail_ends_the_reset_wait_at_once_with_its_fault() {
     // Phase mode never reads the tail while draining; the reset's wait does,
     // and a value no honest device shows is its typed fault at once.
     let r = rig();
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&r.m, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = NqConfig::phase(128).with_budget(SMALL);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(0).unwrap(), cfg).unwrap();
@@ -623,7 +634,8 @@ fn a_lying_tail_ends_the_reset_wait_at_once_with_its_fault() {
 fn a_tail_that_moves_backwards_is_a_typed_fault_at_once() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let cfg = NqConfig::tail(128).with_budget(SMALL).with_max_batch(8);
     let mut ring = NqRing::configure_host(&*r.buf, e.queue(5).unwrap(), cfg).unwrap();
@@ -733,7 +745,8 @@ fn an_entry_rewritten_after_the_scan_is_not_handed_out_nor_anything_past_it() {
     for (use_iter, slot) in [(false, 0), (false, 2), (true, 0), (true, 2)] {
         let r = rig();
         let c = Counting::new(&r.m);
-        let mut block = NotificBlock::new(BASE);
+        let blocks = NotificBlocks::new();
+        let mut block = blocks.take(BASE).unwrap();
         let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
         let mem = Rewrite::new(&r.buf);
         let cfg = NqConfig::phase(128).with_max_batch(8);
@@ -798,7 +811,8 @@ fn rewritten_ahead<K: ConsumeKind>(kind: fn(u32) -> NqConfig<K>) {
     {
         let r = rig();
         let c = Counting::new(&r.m);
-        let mut block = NotificBlock::new(BASE);
+        let blocks = NotificBlocks::new();
+        let mut block = blocks.take(BASE).unwrap();
         let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
         let cfg = kind(128).with_max_batch(8);
         let mut ring = NqRing::configure_host(&*r.buf, e.queue(3).unwrap(), cfg).unwrap();
@@ -852,7 +866,8 @@ fn one_entry_per_call_is_in_order_across_wraps_and_checks_the_copy() {
 fn one_entry_per_call(max_batch: Option<u32>) {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let mem = Rewrite::new(&r.buf);
     let mut cfg = NqConfig::phase(128);
@@ -904,7 +919,8 @@ fn max_batch_one_over_a_dmabuf_drains_what_a_batch_ring_does() {
 fn one_per_call_over_a_dmabuf(max_batch: Option<u32>, out_len: usize) {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let mut cfg = NqConfig::phase(128);
     if let Some(b) = max_batch {
@@ -942,7 +958,8 @@ fn one_per_call_over_a_dmabuf(max_batch: Option<u32>, out_len: usize) {
 fn in_tail_mode_a_rewritten_entry_is_too_far_ahead_and_consumes_nothing() {
     let r = rig();
     let c = Counting::new(&r.m);
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&c, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let mem = Rewrite::new(&r.buf);
     let cfg = NqConfig::tail(128).with_max_batch(8);
@@ -972,7 +989,8 @@ fn in_tail_mode_a_rewritten_entry_is_too_far_ahead_and_consumes_nothing() {
 fn after_a_transient_lie_valid_entries_are_delivered_exactly_once() {
     for use_iter in [false, true] {
         let r = rig();
-        let mut block = NotificBlock::new(BASE);
+        let blocks = NotificBlocks::new();
+        let mut block = blocks.take(BASE).unwrap();
         let mut e = NotificEngine::init(&r.m, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
         let cfg = NqConfig::tail(128).with_budget(SMALL).with_max_batch(8);
         let mut ring = NqRing::configure_host(&*r.buf, e.queue(9).unwrap(), cfg).unwrap();

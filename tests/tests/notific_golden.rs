@@ -6,7 +6,7 @@
 
 use khal_core::dma::DmaMemory;
 use khal_core::notific::{
-    BpMode, ConsumeKind, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing, UartMode,
+    BpMode, ConsumeKind, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqRing, UartMode,
 };
 use khal_core::wait::Budget;
 use khal_core::{Error, Mmio};
@@ -17,7 +17,8 @@ use khal_tests::nq::{traced, BASE};
 /// A 10-queue engine on the block at [`BASE`] of `t`'s device (leaked: the
 /// engine outlives this call), the trace cleared.
 fn ten(t: &Trace<HeapMmio>, bp: u32) -> NotificEngine<'_, &Trace<HeapMmio>> {
-    let block = Box::leak(Box::new(NotificBlock::new(BASE)));
+    let blocks: &'static NotificBlocks = Box::leak(Box::new(NotificBlocks::new()));
+    let block = Box::leak(Box::new(blocks.take(BASE).unwrap()));
     let e = NotificEngine::init_raw(t, Some(block), 10, bp, 0).unwrap();
     t.clear();
     e
@@ -26,7 +27,8 @@ fn ten(t: &Trace<HeapMmio>, bp: u32) -> NotificEngine<'_, &Trace<HeapMmio>> {
 #[test]
 fn init_ten_queue_bp_mode_0() {
     let t = traced();
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let e = NotificEngine::init(
         &t,
         &mut block,
@@ -62,7 +64,7 @@ fn init_ten_queue_bp_mode_1() {
     let t = traced();
     NotificEngine::init(
         &t,
-        &mut NotificBlock::new(BASE),
+        &mut NotificBlocks::new().take(BASE).unwrap(),
         EngineConfig::tpb(BpMode::None),
     )
     .unwrap();
@@ -85,7 +87,8 @@ fn init_ten_queue_bp_mode_1() {
 fn init_single_queue_skips_the_coalescer_timer() {
     for (bp, sw) in [(0, 0x3FF), (1, 0)] {
         let t = traced();
-        let mut block = NotificBlock::new(BASE);
+        let blocks = NotificBlocks::new();
+        let mut block = blocks.take(BASE).unwrap();
         let e = NotificEngine::init_raw(&t, Some(&mut block), 1, bp, 7).unwrap();
         assert_eq!(
             t.ops(),
@@ -106,7 +109,8 @@ fn init_single_queue_skips_the_coalescer_timer() {
 #[test]
 fn init_errors_write_nothing() {
     let t = traced();
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     assert_eq!(
         NotificEngine::init_raw(&t, None, 10, 0, 0).map(|_| ()),
         Err(Error::NoContext)
@@ -243,7 +247,8 @@ fn coalescer_stream_out_of_range_writes_nothing() {
         Err(Error::InvalidArgument(_))
     ));
     let t1 = traced();
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut one = NotificEngine::init(&t1, &mut block, EngineConfig::top_sp(BpMode::All)).unwrap();
     t1.clear();
     // A single-queue engine has one stream: stream 1 >= num_streams.
@@ -324,7 +329,8 @@ fn queue_config_ten_queue_stride_and_single_queue_flat() {
     );
 
     let t1 = traced();
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut one = NotificEngine::init(&t1, &mut block, EngineConfig::top_sp(BpMode::All)).unwrap();
     t1.clear();
     // Single-queue flavour: no stride [004 §3 QUIRK].
@@ -344,7 +350,8 @@ fn single_queue_refuses_an_index_other_than_0_before_any_write() {
     // deviation, listed in coverage.md), for every per-NQ operation, with
     // nothing written.
     let t = traced();
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&t, &mut block, EngineConfig::top_sp(BpMode::All)).unwrap();
     t.clear();
     // The queue token is where the index is checked: a ring (and so a
@@ -483,7 +490,8 @@ fn refused_queue_config_write_gives_the_parts_back() {
     // A register file that ends before queue 9's registers (0x100 + 9 * 40):
     // the engine comes up, the ring's first queue-config write is refused.
     let t = Trace::new(HeapMmio::new(BASE, 0x200));
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init_raw(&t, Some(&mut block), 10, 0, 0).unwrap();
     t.clear();
     let mem = DmaBuf::new(64, 64).unwrap();
@@ -602,7 +610,8 @@ fn enable_is_reset_then_the_enable_bit() {
 #[test]
 fn reset_single_queue_flat_window() {
     let t = traced();
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&t, &mut block, EngineConfig::top_sp(BpMode::All)).unwrap();
     t.clear();
     let clock = khal_std::SimClock::new();
@@ -680,7 +689,8 @@ fn each_queue_is_handed_out_once_and_comes_back_with_its_ring() {
     assert_eq!(e.queue(7).map(|_| ()), Err(Error::QueueTaken(7)));
 
     let t1 = traced();
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut one = NotificEngine::init(&t1, &mut block, EngineConfig::top_sp(BpMode::None)).unwrap();
     let q0 = one.queue(0).unwrap();
     assert_eq!(q0.head_addr(), BASE.add(0x10C));
@@ -707,7 +717,8 @@ fn another_engine_is_refused_before_any_write() {
     // An engine on another base (the same MMIO type) is refused too; it
     // writes nothing on either window.
     let t2 = Trace::new(HeapMmio::new(BASE.add(0x1000), 0x1000));
-    let mut far_block = NotificBlock::new(BASE.add(0x1000));
+    let far_block_blocks = NotificBlocks::new();
+    let mut far_block = far_block_blocks.take(BASE.add(0x1000)).unwrap();
     let mut far = NotificEngine::init(&t2, &mut far_block, EngineConfig::tpb(BpMode::All)).unwrap();
     t2.clear();
     assert_eq!(r.reset(&mut far, &mut d), Err(Error::WrongEngine));
@@ -727,7 +738,8 @@ fn a_block_is_given_back_when_its_engine_and_ring_are_gone() {
     let t = traced();
     let clock = khal_std::SimClock::new();
     let mut d = SimDelay::new(&clock);
-    let mut ens = NotificBlock::new(BASE);
+    let ens_blocks = NotificBlocks::new();
+    let mut ens = ens_blocks.take(BASE).unwrap();
     {
         let mut first = NotificEngine::init(&t, &mut ens, EngineConfig::tpb(BpMode::All)).unwrap();
         let mut r = host_ring(&mut first, 2, NqConfig::phase);

@@ -8,7 +8,7 @@ mod golden;
 use golden::Access;
 use khal_core::dma::DmaMemory;
 use khal_core::notific::{
-    BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing, UartMode,
+    BpMode, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqRing, UartMode,
 };
 use khal_core::Mmio;
 use khal_std::Op;
@@ -32,7 +32,7 @@ fn init_programs() {
     let t = traced();
     NotificEngine::init(
         &t,
-        &mut NotificBlock::new(BASE),
+        &mut NotificBlocks::new().take(BASE).unwrap(),
         EngineConfig::tpb(BpMode::All).with_uart_mode(UartMode(5)),
     )
     .unwrap();
@@ -40,7 +40,7 @@ fn init_programs() {
     let t = traced();
     NotificEngine::init(
         &t,
-        &mut NotificBlock::new(BASE),
+        &mut NotificBlocks::new().take(BASE).unwrap(),
         EngineConfig::top_sp(BpMode::None).with_uart_mode(UartMode(7)),
     )
     .unwrap();
@@ -50,7 +50,8 @@ fn init_programs() {
 #[test]
 fn queue_config_reset_and_enable_programs() {
     let t = traced();
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&t, &mut block, EngineConfig::tpb(BpMode::All)).unwrap();
     t.inner().write32(BASE.add(0xB8), 0x3C00).unwrap();
     t.clear();
@@ -82,7 +83,8 @@ fn queue_config_reset_and_enable_programs() {
 
     // The single-queue flavour: no stride [004 §3 QUIRK].
     let t1 = traced();
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut one = NotificEngine::init(&t1, &mut block, EngineConfig::top_sp(BpMode::All)).unwrap();
     t1.clear();
     let mut r0 =

@@ -15,7 +15,7 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use khal_core::asynch::{self, NqSignal};
 use khal_core::dma::DmaMemory;
-use khal_core::notific::{ConsumeKind, NotificBlock, NotificEngine, NqConfig, NqRing, Phase};
+use khal_core::notific::{ConsumeKind, NotificBlocks, NotificEngine, NqConfig, NqRing, Phase};
 use khal_core::notific::{NqEntry, PHASE_BYTE, PHASE_MASK};
 use khal_core::wait::Budget;
 use khal_core::{DeviceAddr, Error, Mmio, Result};
@@ -62,7 +62,8 @@ macro_rules! rig {
 /// A host ring of 8 entries on queue 3, `max_batch` 8; the trace cleared.
 fn ring<'a, K: ConsumeKind>(m: &'a RefuseHead<'a>, kind: fn(u32) -> NqConfig<K>) -> Ring<'a, K> {
     // The block of this device alone, leaked: the ring outlives this call.
-    let block = Box::leak(Box::new(NotificBlock::new(BASE)));
+    let blocks: &'static NotificBlocks = Box::leak(Box::new(NotificBlocks::new()));
+    let block = Box::leak(Box::new(blocks.take(BASE).unwrap()));
     let mut e = NotificEngine::init_raw(m, Some(block), 10, 0, 0).unwrap();
     let buf = DmaBuf::new(8 * 16, 4096).unwrap();
     let cfg = kind(8 * 16).with_max_batch(8);
@@ -218,7 +219,8 @@ fn the_async_drain_writes_a_head_left_behind_first() {
 #[test]
 fn a_host_ring_adopts_driver_programmed_registers() {
     let t = traced();
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init_raw(&t, Some(&mut block), 10, 0, 0).unwrap();
     t.clear();
     let buf = DmaBuf::new(8 * 16, 4096).unwrap();

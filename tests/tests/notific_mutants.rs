@@ -7,7 +7,7 @@
 //! whatever the register read. (Mutants `idx < 3`, `idx <= 4` and
 //! `r ^ 0x200` passed every test before these; see docs/TESTING.md.)
 
-use khal_core::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing};
+use khal_core::notific::{BpMode, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqRing};
 use khal_core::Mmio;
 use khal_std::Op::{self, Read as R, Write as W};
 use khal_std::{DmaBuf, SimDelay};
@@ -35,7 +35,8 @@ fn try_reset_trace_from(
     coal: u32,
 ) -> Result<Vec<(Op, u64, u32)>, khal_core::Error> {
     let t = traced();
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init_raw(&t, Some(&mut block), num_queues, 0, 0).unwrap();
     t.inner().write32(BASE.add(0xB8), coal).unwrap();
     t.clear();
@@ -110,7 +111,8 @@ fn the_pulse_sets_bit_9_even_when_it_reads_set() {
 #[test]
 fn reset_clears_only_its_queues_overflow_bit() {
     let t = traced();
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&t, &mut block, EngineConfig::tpb(BpMode::All)).unwrap();
     t.inner().write32(BASE.add(0xB8), COAL).unwrap();
     t.clear();
@@ -134,7 +136,8 @@ fn reset_clears_only_its_queues_overflow_bit() {
 fn set_nq_ignore_full_refuses_a_queue_the_flavour_lacks() {
     for (num_queues, idx, limit) in [(10, 10, 10), (1, 1, 1)] {
         let t = traced();
-        let mut block = NotificBlock::new(BASE);
+        let blocks = NotificBlocks::new();
+        let mut block = blocks.take(BASE).unwrap();
         let mut e = NotificEngine::init_raw(&t, Some(&mut block), num_queues, 0, 0).unwrap();
         t.clear();
         let r = e.set_nq_ignore_full(idx, true);
@@ -153,7 +156,8 @@ fn set_nq_ignore_full_refuses_a_queue_the_flavour_lacks() {
 fn num_queues_is_the_count_init_was_given() {
     for n in [1, 7, 10] {
         let t = traced();
-        let mut block = NotificBlock::new(BASE);
+        let blocks = NotificBlocks::new();
+        let mut block = blocks.take(BASE).unwrap();
         let e = NotificEngine::init_raw(&t, Some(&mut block), n, 0, 0).unwrap();
         assert_eq!(e.num_queues(), n);
     }
@@ -165,7 +169,8 @@ fn num_queues_is_the_count_init_was_given() {
 #[test]
 fn shadow_setters_set_and_clear_without_toggling() {
     let t = traced();
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&t, &mut block, EngineConfig::tpb(BpMode::All)).unwrap();
     // The 10-queue init seeds the stream shadow with all four streams [004 §2].
     assert_eq!(e.stream_shadow(), 0xF);

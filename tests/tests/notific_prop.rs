@@ -11,7 +11,7 @@ use std::sync::Arc;
 use proptest::prelude::*;
 
 use khal_core::notific::{
-    ConsumeKind, ConsumeMode, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
+    ConsumeKind, ConsumeMode, Flavour, NotificBlocks, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal_core::DeviceAddr;
 use khal_std::model::notific::{entry_seq, NotificModel};
@@ -74,7 +74,8 @@ fn run<K: ConsumeKind>(
         let buf = Arc::new(DmaBuf::new(cap as usize * 16, 4096).unwrap());
         m.attach_host(buf.clone());
         let c = Counting::new(&m);
-        let mut block = NotificBlock::new(BASE);
+        let blocks = NotificBlocks::new();
+        let mut block = blocks.take(BASE).unwrap();
         let mut e = NotificEngine::init_raw(&c, Some(&mut block), nq, 1, 0).unwrap();
         let mut cfg = kind(cap * 16);
         if let Some(b) = batch {

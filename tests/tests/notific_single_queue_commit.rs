@@ -10,7 +10,7 @@
 use std::cell::Cell;
 
 use khal_core::notific::{
-    BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal_core::notific::{PHASE_BYTE, PHASE_MASK};
 use khal_core::{DeviceAddr, Error, Mmio, Result};
@@ -47,7 +47,8 @@ fn a_refused_head_write_consumes_nothing() {
         addr: BASE.add(0x10C),
         refuse: Cell::new(true),
     };
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&w, &mut block, EngineConfig::top_sp(BpMode::All)).unwrap();
     let buf = DmaBuf::new(256, 4096).unwrap();
     // Publish the first three entries of the device's first lap (phase 1).
@@ -91,7 +92,8 @@ fn a_refused_head_write_at_the_ring_end_consumes_nothing() {
         addr: BASE.add(0x10C),
         refuse: Cell::new(false),
     };
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&w, &mut block, EngineConfig::top_sp(BpMode::All)).unwrap();
     let queue = e.queue(0).unwrap();
     // A ring of 4 entries, `max_batch` 4.

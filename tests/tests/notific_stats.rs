@@ -6,7 +6,7 @@ use khal_core::notific::regs::NOTIFIC_BLOCK_BYTES;
 use khal_core::notific::stats::{
     get_timestamp, nq_stats_get, InitParamsCookie, NOTIFIC_STATS, NQ_INIT_PARAMS_COOKIE_MAX,
 };
-use khal_core::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine};
+use khal_core::notific::{BpMode, EngineConfig, NotificBlocks, NotificEngine};
 use khal_core::{DeviceAddr, Error, Mmio};
 use khal_std::Op::Read as R;
 use khal_std::{HeapMmio, Trace};
@@ -24,7 +24,8 @@ fn traced() -> Trace<HeapMmio> {
 #[test]
 fn get_timestamp_is_high_word_then_low_word() {
     let t = traced();
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let e = NotificEngine::init(&t, &mut block, EngineConfig::tpb(BpMode::All)).unwrap();
     t.inner().write32(BASE.add(0x4), 0x1234).unwrap();
     t.inner().write32(BASE, 0x5678_9ABC).unwrap();
@@ -42,7 +43,8 @@ fn get_timestamp_is_high_word_then_low_word() {
 #[test]
 fn nq_stats_get_id_6_reads_0xb0_and_nothing_else_is_traced() {
     let t = traced();
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let e = NotificEngine::init(&t, &mut block, EngineConfig::tpb(BpMode::All)).unwrap();
     t.inner().write32(BASE.add(0xB0), 77).unwrap();
     t.clear();

@@ -9,7 +9,7 @@
 use std::cell::Cell;
 
 use khal_core::dma::DmaMemory;
-use khal_core::notific::{NotificBlock, NotificEngine, NqConfig, NqRing, Tail};
+use khal_core::notific::{NotificBlocks, NotificEngine, NqConfig, NqRing, Tail};
 use khal_core::notific::{NqEntry, PHASE_BYTE, PHASE_MASK};
 use khal_core::wait::Budget;
 use khal_core::Fault;
@@ -38,7 +38,8 @@ fn ring<R: DmaMemory>(
     max_batch: u32,
 ) -> NqRing<'static, R, &Trace<HeapMmio>, Tail> {
     // The block of this device alone, leaked: the ring outlives this call.
-    let block = Box::leak(Box::new(NotificBlock::new(BASE)));
+    let blocks: &'static NotificBlocks = Box::leak(Box::new(NotificBlocks::new()));
+    let block = Box::leak(Box::new(blocks.take(BASE).unwrap()));
     let mut e = NotificEngine::init_raw(t, Some(block), 10, 0, 0).unwrap();
     let cfg = NqConfig::tail(cap * 16)
         .with_max_batch(max_batch)

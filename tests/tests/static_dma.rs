@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use khal_core::dma::{DmaBuffer, DmaMemory, StaticDma, STATIC_DMA_ALIGN};
 use khal_core::notific::{
-    BpMode, ConsumeKind, EngineConfig, Flavour, NotificBlock, NotificEngine, NqConfig, NqEntry,
+    BpMode, ConsumeKind, EngineConfig, Flavour, NotificBlocks, NotificEngine, NqConfig, NqEntry,
     NqRing,
 };
 use khal_core::{DeviceAddr, Error};
@@ -23,7 +23,8 @@ fn case<K: ConsumeKind>(mem: StaticDma, idx: u32, kind: fn(u32) -> NqConfig<K>) 
     m.mount(BASE, NotificModel::new(Flavour::TenQueue)).unwrap();
     let mem = Arc::new(mem);
     m.attach_host(mem.clone());
-    let mut block = NotificBlock::new(BASE);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(BASE).unwrap();
     let mut e = NotificEngine::init(&m, &mut block, EngineConfig::tpb(BpMode::None)).unwrap();
     let mut ring = NqRing::configure_host(&*mem, e.queue(idx).unwrap(), kind(CAP * 16)).unwrap();
     // Queue config wrote the StaticDma's bus address into base_lo / base_hi [004 §3].

@@ -1,12 +1,13 @@
 //! An NQ's token is handed out once and a ring takes it by value: a second
 //! ring on the same token does not compile (and the token is not `Clone`).
-use khal::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing};
+use khal::notific::{BpMode, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqRing};
 use khal::DeviceAddr;
 use khal_std::{DmaBuf, HeapMmio};
 
 fn main() {
     let m = HeapMmio::new(DeviceAddr(0), 0x1000);
-    let mut block = NotificBlock::new(DeviceAddr(0));
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(DeviceAddr(0)).unwrap();
     let mut e = NotificEngine::init(&m, &mut block, EngineConfig::tpb(BpMode::All)).unwrap();
     let q = e.queue(2).unwrap();
     let cfg = NqConfig::phase(256);

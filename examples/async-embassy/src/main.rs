@@ -14,10 +14,10 @@ use std::sync::Arc;
 
 use embassy_executor::{Executor, Spawner};
 use khal::asynch::NqSignal;
-use khal::notific::NotificBlock;
-use khal::wait::Budget;
+use khal::notific::NotificBlocks;
 use khal::std_adapter::model::DeviceModel;
 use khal::std_adapter::{DmaBuf, SimDelay};
+use khal::wait::Budget;
 
 /// What the tasks share; leaked, so the tasks can borrow it for `'static`.
 struct Shared {
@@ -49,7 +49,8 @@ fn start(spawner: Spawner, shared: &'static Shared) {
 async fn drainer(shared: &'static Shared) {
     let result = async {
         // The model's notification block, owned by this task alone.
-        let mut block = NotificBlock::new(async_nq::NOTIFIC);
+        let blocks = NotificBlocks::new();
+        let mut block = blocks.take(async_nq::NOTIFIC)?;
         let (_engine, mut ring) = async_nq::ring(&shared.model, &shared.mem, &mut block)?;
         // Each wait: woken by the interrupt, else at most 100 x 10 us of
         // simulated time; the poster runs during every one of them.

@@ -13,9 +13,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use khal::notific::NotificBlock;
-use khal::wait::Budget;
+use khal::notific::NotificBlocks;
 use khal::std_adapter::TokioDelay;
+use khal::wait::Budget;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> ExitCode {
@@ -34,7 +34,8 @@ async fn main() -> ExitCode {
 async fn run() -> Result<u64, Box<dyn std::error::Error + Send + Sync>> {
     let (model, signal, mem) = async_nq::device()?;
     let model = Arc::new(model);
-    let mut block = NotificBlock::new(async_nq::NOTIFIC);
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(async_nq::NOTIFIC)?;
     let (_engine, mut ring) = async_nq::ring(&model, &mem, &mut block)?;
     // The poster runs on any worker: `Arc<DeviceModel>` is `Send + 'static`.
     let device = Arc::clone(&model);

@@ -40,13 +40,12 @@ use embedded_hal::delay::DelayNs;
 use khal::csr::{Csr, CsrRegion};
 use khal::dma::StaticDma;
 use khal::engine::{
-    sp_init, stpb_init, EngineParams, PeParams, PoolingParams, SpHandle, SpInitOptions,
-    StpbConfig, StpbOps,
+    stpb_init, EngineParams, PeParams, PoolingParams, SpHandle, StpbConfig, StpbOps,
 };
 use khal::intc::{EnsNq, ErrtrigLine, Intc, IntcOps, MsixIntc};
 use khal::mmio::volatile::VolatileWindow;
 use khal::notific::{
-    BpMode, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal::{DeviceAddr, Error, Result};
 
@@ -209,10 +208,6 @@ pub fn bring_up<A: StpbOps>(w: &VolatileWindow, delay: &mut CycleDelay) -> Resul
         dve: &eng,
         pe: &pe,
         sp: &sp,
-        sp_options: black_box(SpInitOptions {
-            notific: Some(BpMode::All),
-            init: true,
-        }),
     };
     // On every arch today some engine leaves are NOT TRACED, so `stpb_init`
     // returns `NotTraced` (a typed answer, not a failure of khal): record it
@@ -223,20 +218,14 @@ pub fn bring_up<A: StpbOps>(w: &VolatileWindow, delay: &mut CycleDelay) -> Resul
         Err(Error::NotTraced(_)) => not_traced += 1,
         Err(e) => return Err(e),
     }
-    // The SP's notification block alone (no leaf): `sp_init` with `init = false`.
-    let notific_only = SpInitOptions {
-        notific: Some(BpMode::All),
-        init: false,
-    };
-    let sp_out = sp_init::<A, _>(w, &sp, black_box(notific_only))?;
-    if let Some(e) = sp_out.notific_error {
-        return Err(e);
-    }
-    if let Some(mut sp_ens) = sp_out.notific {
-        sp_ens.set_bp_config(BpMode::from_raw(black_box(1))?)?;
-    }
+    // The SP's notification block (the C `sp_init`'s `nt` step) on its ENS
+    // block, taken once from the device's set like every block.
+    let blocks = NotificBlocks::new();
+    let mut sp_block = blocks.take(black_box(map::SP_ENS))?;
+    let mut sp_ens = NotificEngine::init(w, &mut sp_block, EngineConfig::tpb(BpMode::All))?;
+    sp_ens.set_bp_config(BpMode::from_raw(black_box(1))?)?;
 
-    let mut block = NotificBlock::new(black_box(map::NOTIFIC));
+    let mut block = blocks.take(black_box(map::NOTIFIC))?;
     let mut ens = NotificEngine::init_raw(w, Some(&mut block), black_box(10), 0, 0)?;
     ens.set_coalescer_stream(black_box(1), true)?;
     ens.set_coalescer_bypass(black_box(false))?;
@@ -326,7 +315,8 @@ pub fn run<A: StpbOps>(
 pub fn intc_bring_up<A: IntcOps>(w: &VolatileWindow) -> Result<u32> {
     // set_notific_queue_base takes its NQ from the handle's ENS of the block
     // [004 §4], [FACTS §12.3]: the engine is set up first and recorded there.
-    let mut block = NotificBlock::new(black_box(map::NOTIFIC));
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(black_box(map::NOTIFIC))?;
     let ens = NotificEngine::init(w, &mut block, EngineConfig::tpb(BpMode::All))?;
     let mut intc = Intc::<A>::new(MsixIntc::new(black_box(map::MSIX))?);
     let hw = intc.handle_mut();

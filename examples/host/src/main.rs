@@ -16,7 +16,7 @@ mod bring_up;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use khal::notific::{Flavour, NotificBlock, NqEntry};
+use khal::notific::{Flavour, NotificBlocks, NqEntry};
 use khal::std_adapter::mmap::MmapMmio;
 use khal::std_adapter::model::notific::{entry_seq, NotificModel};
 use khal::std_adapter::model::DeviceModel;
@@ -47,7 +47,8 @@ fn file_window() -> Res<()> {
     let result = (|| -> Res<()> {
         let window = MmapMmio::open(&path, NOTIFIC)?;
         let ring = DmaBuf::new(bring_up::RING_BYTES, 64)?;
-        let mut ens = NotificBlock::new(NOTIFIC);
+        let ens_blocks = NotificBlocks::new();
+        let mut ens = ens_blocks.take(NOTIFIC)?;
         let mut up =
             bring_up::bring_up::<Cayman, _, _, _>(&window, &mut ens, &ring, &mut StdDelay)?;
         let mut out = [NqEntry::default(); 16];
@@ -80,7 +81,8 @@ fn device_model() -> Res<()> {
     let ring = Arc::new(DmaBuf::new(bring_up::RING_BYTES, 4096)?);
     device.attach_host(ring.clone());
     let mut delay = SimDelay::new(&device);
-    let mut ens = NotificBlock::new(NOTIFIC);
+    let ens_blocks = NotificBlocks::new();
+    let mut ens = ens_blocks.take(NOTIFIC)?;
     let mut up = bring_up::bring_up::<Cayman, _, _, _>(&device, &mut ens, &*ring, &mut delay)?;
     let mut out = [NqEntry::default(); 16];
     let (mut posted, mut drained) = (0u64, 0u64);

@@ -93,7 +93,7 @@ mod tests {
     use super::*;
     use crate::dma::StaticDma;
     use crate::error::Error;
-    use crate::notific::{NotificBlock, NotificEngine, NqConfig};
+    use crate::notific::{NotificBlocks, NotificEngine, NqConfig};
     use crate::DeviceAddr;
 
     const BASE: DeviceAddr = DeviceAddr(0x1000);
@@ -127,7 +127,8 @@ mod tests {
     fn the_drain_reads_entries_in_memory_order_on_any_byte_order() {
         let mem = StaticDma::identity(crate::static_dma!(64).expect("first take"));
         let regs = Regs(RefCell::new([0; 0x100]));
-        let mut block = NotificBlock::new(BASE);
+        let blocks = NotificBlocks::new();
+        let mut block = blocks.take(BASE).unwrap();
         let mut e = NotificEngine::init_raw(&regs, Some(&mut block), 10, 0, 0).unwrap();
         let cfg = NqConfig::phase(64);
         let mut ring = NqRing::host(&mem, e.queue(0).unwrap(), cfg).unwrap();

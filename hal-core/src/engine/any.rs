@@ -16,7 +16,7 @@ use super::init::{self, StepLog};
 use super::notif::{self, DgeNotif};
 use super::params::{EngineParams, PeParams, PoolingParams, SpHandle};
 use super::program;
-use super::stpb::{self, RawStpbConfig, SpInit, SpInitOptions, StpbConfig};
+use super::stpb::{self, RawStpbConfig, SpInit, StpbConfig};
 use super::EngineOps;
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
@@ -160,22 +160,22 @@ impl<Su: EngineOps, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
         fn pooling_hw_decode_table_init[M: Mmio + ?Sized](mmio: &M, p: &PoolingParams<'_>)
             -> Result<()> = A::pooling_hw_decode_table_init;
         /// [`stpb::sp_init`] on the bound arch.
-        fn sp_init['m, M: Mmio + ?Sized](mmio: &'m M, handle: &SpHandle, opts: SpInitOptions)
-            -> Result<SpInit<'m, M>> = stpb::sp_init[M];
+        fn sp_init[M: Mmio + ?Sized](mmio: &M, handle: &SpHandle) -> Result<()>
+            = stpb::sp_init[M];
         /// [`stpb::sp_init_raw`] on the bound arch.
         fn sp_init_raw['m, M: Mmio + ?Sized](
             mmio: &'m M, handle: Option<&SpHandle>, notific: bool, flag: u8, init: bool,
         ) -> Result<SpInit<'m, M>> = stpb::sp_init_raw[M];
         /// [`stpb::topsp_init`] on the bound arch.
-        fn topsp_init['m, M: Mmio + ?Sized](mmio: &'m M, handle: &SpHandle, opts: SpInitOptions)
-            -> Result<SpInit<'m, M>> = stpb::topsp_init[M];
+        fn topsp_init[M: Mmio + ?Sized](mmio: &M, handle: &SpHandle) -> Result<()>
+            = stpb::topsp_init[M];
         /// [`stpb::topsp_init_raw`] on the bound arch.
         fn topsp_init_raw['m, M: Mmio + ?Sized](
             mmio: &'m M, handle: Option<&SpHandle>, notific: bool, flag: u8, init: bool,
         ) -> Result<SpInit<'m, M>> = stpb::topsp_init_raw[M];
         /// [`stpb::stpb_init`] on the bound arch.
-        fn stpb_init['m, M: Mmio + ?Sized](mmio: &'m M, cfg: &StpbConfig<'_>)
-            -> Result<SpInit<'m, M>> = stpb::stpb_init[M];
+        fn stpb_init[M: Mmio + ?Sized](mmio: &M, cfg: &StpbConfig<'_>) -> Result<()>
+            = stpb::stpb_init[M];
         /// [`stpb::stpb_init_raw`] on the bound arch.
         fn stpb_init_raw['m, M: Mmio + ?Sized](mmio: &'m M, cfg: &RawStpbConfig<'_>)
             -> Result<SpInit<'m, M>> = stpb::stpb_init_raw[M];
@@ -183,9 +183,9 @@ impl<Su: EngineOps, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
         fn program_start[M: Mmio + ?Sized](mmio: &M, mem: DeviceAddr, starts: &[u64; 5])
             -> Result<()> = program::program_start[M];
         /// [`init::stpb_init_logged`] on the bound arch.
-        fn stpb_init_logged['m, M: Mmio + ?Sized, L: StepLog + ?Sized](
-            mmio: &'m M, cfg: &StpbConfig<'_>, log: &mut L,
-        ) -> Result<SpInit<'m, M>> = init::stpb_init_logged[M, L];
+        fn stpb_init_logged[M: Mmio + ?Sized, L: StepLog + ?Sized](
+            mmio: &M, cfg: &StpbConfig<'_>, log: &mut L,
+        ) -> Result<()> = init::stpb_init_logged[M, L];
         /// [`init::stpb_init_logged_raw`] on the bound arch.
         fn stpb_init_logged_raw['m, M: Mmio + ?Sized, L: StepLog + ?Sized](
             mmio: &'m M, cfg: &RawStpbConfig<'_>, log: &mut L,

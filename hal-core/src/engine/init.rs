@@ -238,12 +238,12 @@ orchestrator! {
 /// in the order of [`stpb_init`](super::stpb::stpb_init). For an arch whose `_init` ops are
 /// these orchestrators (the three real arches) it does exactly what
 /// `stpb_init` does, and tells which step stopped it.
-pub fn stpb_init_logged<'m, A: StpbOps + InitSteps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
-    mmio: &'m M,
+pub fn stpb_init_logged<A: StpbOps + InitSteps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
+    mmio: &M,
     cfg: &StpbConfig<'_>,
     log: &mut L,
-) -> Result<SpInit<'m, M>> {
-    logged::<A, M, L>(mmio, cfg.into(), log)
+) -> Result<()> {
+    logged::<A, M, L>(mmio, cfg.into(), log).map(drop)
 }
 
 /// [`stpb_init_logged`] with the C's arguments, as [`stpb_init_raw`](super::stpb::stpb_init_raw)

@@ -56,6 +56,6 @@ pub use program::{
 };
 pub use stpb::{
     act_init, dve_init, pe_init, pooling_init, sp_init, sp_init_raw, stpb_init, stpb_init_raw,
-    topsp_init, topsp_init_raw, RawStpbConfig, SpInit, SpInitOptions, StpbConfig,
-    SP_NOTIFIC_QUEUES, SP_NOTIFIC_UART_MODE,
+    topsp_init, topsp_init_raw, RawStpbConfig, SpInit, StpbConfig, SP_NOTIFIC_QUEUES,
+    SP_NOTIFIC_UART_MODE,
 };

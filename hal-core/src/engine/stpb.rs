@@ -2,8 +2,12 @@
 //! `sp_init`, `topsp_init` [002 §1, §2, §3], [FACTS §4, §5].
 //!
 //! Two layers over one body each. The typed one takes what a caller must
-//! give by type: `&SpHandle`, each engine's params by reference, the SP's
-//! notification block as an `Option<BpMode>` ([`SpInitOptions`]). The raw
+//! give by type: `&SpHandle`, each engine's params by reference; it runs the
+//! SP register bring-up, and the SP's notification block is the caller's
+//! next call, [`NotificEngine::init`] on the ENS block taken from the device's
+//! [`NotificBlocks`](crate::notific::NotificBlocks) with
+//! [`EngineConfig::tpb`] (the C's `nt` step: the same writes, in the same
+//! place, last). The raw
 //! one (`*_raw`, [`RawStpbConfig`]) keeps the C shapes for callers that hold
 //! the C's arguments (`khal trace`, the tests of the C codes): a NULL config
 //! or handle is `None` (-22), the back-pressure flag a raw number (other than
@@ -12,7 +16,7 @@
 use super::ops::{ActOps, DveOps, PeOps, PoolingOps, SpOps, StpbOps};
 use super::params::{EngineParams, PeParams, PoolingParams, SpHandle};
 use crate::error::{Error, Result};
-use crate::notific::{BpMode, EngineConfig, NotificEngine};
+use crate::notific::{EngineConfig, NotificEngine};
 use crate::Mmio;
 
 /// Queues of the SP's notification block: `sp_init` passes `0xA` [002 §2].
@@ -67,27 +71,6 @@ pub struct SpInit<'m, M: Mmio + ?Sized> {
     pub notific_error: Option<Error>,
 }
 
-/// What `sp_init` does besides its checks [002 §2]: the C's `nt` and `flag`
-/// as one `Option<BpMode>`, and `init`.
-///
-/// ```
-/// use khal_core::engine::SpInitOptions;
-/// use khal_core::notific::BpMode;
-/// // The SP's notification block with no back-pressure, no register bring-up.
-/// let opts = SpInitOptions { notific: Some(BpMode::None), init: false };
-/// assert_eq!(SpInitOptions::default(), SpInitOptions { notific: None, init: false });
-/// # let _ = opts;
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct SpInitOptions {
-    /// Bring the SP's notification block up (10 queues, UART mode 0) with
-    /// this back-pressure mode (the C's `nt` and `flag`); `None` leaves it.
-    pub notific: Option<BpMode>,
-    /// Run the SP register bring-up (the C's `init`).
-    pub init: bool,
-}
-
 /// `sp_init`'s arguments as its body reads them: the handle (absent in the
 /// raw layer only) and the notification config (a raw flag already checked,
 /// its refusal the notification init's failure).
@@ -99,11 +82,11 @@ struct SpArgs<'a> {
 }
 
 impl<'a> SpArgs<'a> {
-    fn typed(handle: &'a SpHandle, opts: SpInitOptions) -> Self {
+    fn typed(handle: &'a SpHandle) -> Self {
         SpArgs {
             handle: Some(handle),
-            init: opts.init,
-            notific: opts.notific.map(|mode| Ok(EngineConfig::tpb(mode))),
+            init: true,
+            notific: None,
         }
     }
 
@@ -118,25 +101,24 @@ impl<'a> SpArgs<'a> {
     }
 }
 
-/// `aws_hal_sp_init(handle, nt, flag, init)` [002 §2], [FACTS §5]:
+/// `aws_hal_sp_init(handle, 0, 0, 1)` [002 §2], [FACTS §5]: the SP's
+/// checks and register bring-up.
 ///
 /// 1. `sp_mem_handle` or `sp_regs` absent → -22; `inst_debug_level > 8` →
 ///    -22 (nothing written);
-/// 2. if `opts.init`: `regs_init` (its error returned), `ucode_seq_init` (its
-///    error returned), `dma_init`, `release_run_stall` (their errors logged,
-///    not returned, as the C code ignores them);
-/// 3. if `opts.notific` is a mode: the notification init of the SP's ENS
-///    block with 10 queues, that back-pressure mode, uart mode 0; its
-///    failure (an absent `ens_regs`: -14) is logged (`error!`) and kept in
-///    [`SpInit::notific_error`], not returned.
+/// 2. `regs_init` (its error returned), `ucode_seq_init` (its error
+///    returned), `dma_init`, `release_run_stall` (their errors logged, not
+///    returned, as the C code ignores them).
 ///
+/// The C's `nt` (the notification init of the SP's ENS block with 10
+/// queues, a back-pressure mode, uart mode 0) is the caller's next call:
+/// `NotificEngine::init(mmio, &mut ens, EngineConfig::tpb(mode))` on the ENS
+/// block taken once from the device's
+/// [`NotificBlocks`](crate::notific::NotificBlocks), so the SP's engine is
+/// owned like any other and its error is returned, not only logged.
 /// [`sp_init_raw`] takes the C's arguments as they are.
-pub fn sp_init<'m, A: SpOps, M: Mmio + ?Sized>(
-    mmio: &'m M,
-    handle: &SpHandle,
-    opts: SpInitOptions,
-) -> Result<SpInit<'m, M>> {
-    sp_body::<A, M>(mmio, SpArgs::typed(handle, opts))
+pub fn sp_init<A: SpOps, M: Mmio + ?Sized>(mmio: &M, handle: &SpHandle) -> Result<()> {
+    sp_body::<A, M>(mmio, SpArgs::typed(handle)).map(drop)
 }
 
 /// [`sp_init`] with the C's arguments [002 §2]: `handle` `None` (the C NULL)
@@ -194,12 +176,8 @@ fn sp_body<'m, A: SpOps, M: Mmio + ?Sized>(mmio: &'m M, args: SpArgs<'_>) -> Res
 
 /// `aws_hal_sp_topsp_init`: the same call as [`sp_init`] (an 11-byte alias in
 /// C) [002 §2].
-pub fn topsp_init<'m, A: SpOps, M: Mmio + ?Sized>(
-    mmio: &'m M,
-    handle: &SpHandle,
-    opts: SpInitOptions,
-) -> Result<SpInit<'m, M>> {
-    sp_init::<A, M>(mmio, handle, opts)
+pub fn topsp_init<A: SpOps, M: Mmio + ?Sized>(mmio: &M, handle: &SpHandle) -> Result<()> {
+    sp_init::<A, M>(mmio, handle)
 }
 
 /// `aws_hal_sp_topsp_init` with the C's arguments: the same call as
@@ -215,7 +193,7 @@ pub fn topsp_init_raw<'m, A: SpOps, M: Mmio + ?Sized>(
 }
 
 /// The inputs of `aws_hal_stpb_init`: one config per engine (each engine's own
-/// type, every one required) and the `sp_init` handle and options.
+/// type, every one required) and the `sp_init` handle.
 #[derive(Debug, Clone, Copy)]
 pub struct StpbConfig<'a> {
     /// Pooling params.
@@ -228,8 +206,6 @@ pub struct StpbConfig<'a> {
     pub pe: &'a PeParams<'a>,
     /// The SP handle.
     pub sp: &'a SpHandle,
-    /// What `sp_init` does besides its checks.
-    pub sp_options: SpInitOptions,
 }
 
 /// The inputs of `aws_hal_stpb_init` as the C takes them: a `None` config
@@ -273,7 +249,7 @@ impl<'a> From<&StpbConfig<'a>> for StpbArgs<'a> {
             act: Some(c.act),
             dve: Some(c.dve),
             pe: c.pe,
-            sp: SpArgs::typed(c.sp, c.sp_options),
+            sp: SpArgs::typed(c.sp),
         }
     }
 }
@@ -303,13 +279,11 @@ impl StpbArgs<'_> {
 /// `aws_hal_stpb_init`: `pooling_init`, `act_init`, `dve_init`, `pe_init`, then
 /// `sp_init`, in that order [002 §3], [FACTS §5]. The first error is returned
 /// and stops the sequence (interpretation MED: the notes give the order, not
-/// the error handling of the 2231-byte body). [`stpb_init_raw`] takes the
+/// the error handling of the 2231-byte body). The SP's notification block is
+/// the caller's next call, as after [`sp_init`]. [`stpb_init_raw`] takes the
 /// C's arguments.
-pub fn stpb_init<'m, A: StpbOps, M: Mmio + ?Sized>(
-    mmio: &'m M,
-    cfg: &StpbConfig<'_>,
-) -> Result<SpInit<'m, M>> {
-    stpb_body::<A, M>(mmio, cfg.into())
+pub fn stpb_init<A: StpbOps, M: Mmio + ?Sized>(mmio: &M, cfg: &StpbConfig<'_>) -> Result<()> {
+    stpb_body::<A, M>(mmio, cfg.into()).map(drop)
 }
 
 /// [`stpb_init`] with the C's arguments ([`RawStpbConfig`]): the same

@@ -14,14 +14,15 @@
 //! numbers and the C NULL base for callers that have them (the `khal trace`
 //! flags, the golden tests of the C error codes).
 //!
-//! Ownership: a notification block is a [`NotificBlock`], a value made once
-//! per block and lent to one engine at a time (`&'d mut`, embassy's
-//! `Peri<'d, T>` idea); the engine hands out each of its NQs once, as an
-//! [`NqQueue`] token ([`NotificEngine::queue`]); a ring owns its token, so ring
-//! operations need no engine and cannot be given the wrong one. The engine,
-//! its tokens and its rings carry the block's loan `'d`: while any of them
-//! lives the block cannot be lent to a second engine (a compile error), and
-//! when the last of them is gone the block is free for a new init.
+//! Ownership: a notification block is a [`NotificBlock`], taken once from the
+//! device's [`NotificBlocks`](super::NotificBlocks) and lent to one engine at
+//! a time (`&'d mut`, embassy's `Peri<'d, T>` idea); the engine hands out
+//! each of its NQs once, as an [`NqQueue`] token ([`NotificEngine::queue`]);
+//! a ring owns its token, so ring operations need no engine and cannot be
+//! given the wrong one. The engine, its tokens and its rings carry the
+//! block's loan `'d`: while any of them lives the block cannot be lent to a
+//! second engine (a compile error), and when the last of them is gone the
+//! block is free for a new init.
 
 use core::marker::PhantomData;
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -31,6 +32,7 @@ use crate::error::{Error, Result};
 use crate::regs::{AccessType, Readable, Reg, RegArray, Writable};
 use crate::Mmio;
 
+use super::block::NotificBlock;
 use super::regs::{self, coal_ctrl, wob_ctrl};
 
 /// The register flavour of one engine, chosen at run time [004 §3 QUIRK].
@@ -217,51 +219,6 @@ pub const fn masked_update(old: u64, val: u64, mask: u64) -> u64 {
 /// so a ring can tell its own engine from another on the same base.
 static NEXT_ENGINE_ID: AtomicU32 = AtomicU32::new(0);
 
-/// One notification block of the device: its base, owned once.
-///
-/// Make one per block, next to the register window it lives in, and lend it
-/// to [`NotificEngine::init`] as `&mut`: the engine, its [`NqQueue`] tokens and
-/// their rings keep it borrowed, so a second engine on the block while any of
-/// them lives does not compile (two engines would each hand out the same
-/// queues and write `nq_enable` from their own shadows, disabling each other's
-/// queues [004 §2 GOTCHA]). When they are dropped the block is given back and
-/// can be brought up again. Not `Clone`: a copy would be a second owner.
-///
-/// ```
-/// use khal_core::notific::{BpMode, EngineConfig, NotificBlock, NotificEngine};
-/// # use khal_core::{DeviceAddr, Mmio, Result};
-/// # struct Zeros;
-/// # impl Mmio for Zeros {
-/// #     fn read32(&self, _: DeviceAddr) -> Result<u32> { Ok(0) }
-/// #     fn write32(&self, _: DeviceAddr, _: u32) -> Result<()> { Ok(()) }
-/// # }
-/// # let window = Zeros;
-/// let mut ens = NotificBlock::new(DeviceAddr(0x8000));
-/// let engine = NotificEngine::init(&window, &mut ens, EngineConfig::tpb(BpMode::None))?;
-/// drop(engine); // the block is given back
-/// let again = NotificEngine::init(&window, &mut ens, EngineConfig::tpb(BpMode::All))?;
-/// assert_eq!(again.base(), DeviceAddr(0x8000));
-/// # Ok::<(), khal_core::Error>(())
-/// ```
-#[derive(Debug, PartialEq, Eq)]
-pub struct NotificBlock {
-    base: DeviceAddr,
-}
-
-impl NotificBlock {
-    /// The notification block at `base` (its `nq_uart_mode` is at `base + 0x28`
-    /// [FACTS §6]). Nothing is written: the block is brought up by
-    /// [`NotificEngine::init`].
-    pub const fn new(base: DeviceAddr) -> NotificBlock {
-        NotificBlock { base }
-    }
-
-    /// The block's base.
-    pub const fn base(&self) -> DeviceAddr {
-        self.base
-    }
-}
-
 /// One engine's notification block, brought up by [`NotificEngine::init`] on
 /// a [`NotificBlock`] it keeps borrowed for `'d`.
 #[derive(Debug)]
@@ -270,7 +227,7 @@ pub struct NotificEngine<'d, M: Mmio> {
     base: DeviceAddr,
     /// The loan of the block: no second engine on it while this one, a
     /// token or a ring of it lives.
-    block: PhantomData<&'d mut NotificBlock>,
+    block: PhantomData<&'d mut ()>,
     /// This engine's identity (see [`NqQueue`]); unique per process up to
     /// 2^32 inits.
     id: u32,
@@ -313,8 +270,8 @@ impl<'d, M: Mmio> NotificEngine<'d, M> {
     /// tokens and their rings are gone, so a second init on it meanwhile
     /// does not compile; after that it brings the block up afresh (new
     /// shadows, every queue free again).
-    pub fn init(mmio: M, block: &'d mut NotificBlock, cfg: EngineConfig) -> Result<Self> {
-        NotificEngine::init_at(mmio, block.base, cfg)
+    pub fn init(mmio: M, block: &'d mut NotificBlock<'_>, cfg: EngineConfig) -> Result<Self> {
+        NotificEngine::init_at(mmio, block.base(), cfg)
     }
 
     /// [`NotificEngine::init`] at `base`, whose ownership the caller answers
@@ -356,12 +313,18 @@ impl<'d, M: Mmio> NotificEngine<'d, M> {
     /// block is lent as in [`NotificEngine::init`].
     pub fn init_raw(
         mmio: M,
-        block: Option<&'d mut NotificBlock>,
+        block: Option<&'d mut NotificBlock<'_>>,
         num_queues: u32,
         bp_mode: u32,
         uart_mode: u32,
     ) -> Result<Self> {
-        NotificEngine::init_raw_at(mmio, block.map(|b| b.base), num_queues, bp_mode, uart_mode)
+        NotificEngine::init_raw_at(
+            mmio,
+            block.map(|b| b.base()),
+            num_queues,
+            bp_mode,
+            uart_mode,
+        )
     }
 
     /// [`NotificEngine::init_raw`] at `base`, whose ownership the caller

@@ -1,7 +1,8 @@
 //! The per-engine notification block and the NQ rings [004 §2, §3].
 //!
 //! - [`regs`]: the NOTIFIC register block (both flavours) [FACTS §6].
-//! - `engine`: [`NotificBlock`], one block owned once; [`NotificEngine`], init on a lent
+//! - `block`: [`NotificBlocks`], a device's blocks, each lent out once as a [`NotificBlock`].
+//! - `engine`: [`NotificEngine`], init on a lent
 //!   block from a typed [`EngineConfig`] and the per-engine config ops, with shadows
 //!   [004 §2]; the [`NqQueue`] tokens it hands out, one per NQ.
 //! - `entry`: [`NqEntry`], the 16-byte notification [004 §3].
@@ -15,6 +16,7 @@
 //! - [`stats`]: the block's timestamp and stats reads and the init-params cookie bound
 //!   [004r1 §1–§3].
 
+pub(crate) mod block;
 pub mod drain;
 pub(crate) mod engine;
 pub(crate) mod entry;
@@ -23,9 +25,10 @@ pub mod regs;
 pub(crate) mod ring;
 pub mod stats;
 
+pub use block::{NotificBlock, NotificBlocks};
 pub use engine::{
-    masked_update, nq_get_notification_size, BpMode, EngineConfig, Flavour, NotificBlock,
-    NotificEngine, NqQueue, UartMode, MAX_COALESCER_STREAMS,
+    masked_update, nq_get_notification_size, BpMode, EngineConfig, Flavour, NotificEngine, NqQueue,
+    UartMode, MAX_COALESCER_STREAMS,
 };
 pub use entry::{phase_of, NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
 pub use refused::RefusedRing;

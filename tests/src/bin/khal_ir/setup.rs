@@ -9,7 +9,7 @@ use embedded_hal::delay::DelayNs;
 use khal_core::dma::DmaMemory;
 use khal_core::mmio::volatile::VolatileWindow;
 use khal_core::notific::{
-    BpMode, ConsumeKind, EngineConfig, NotificBlock, NotificEngine, NqConfig, NqRing,
+    BpMode, ConsumeKind, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqRing,
 };
 use khal_core::{DeviceAddr, Mmio, Result};
 
@@ -75,7 +75,8 @@ pub type Win = &'static VolatileWindow;
 /// leaked: the engine and its queue tokens share them; one window per run.
 pub fn engine(regs: NonNull<u32>) -> Option<NotificEngine<'static, Win>> {
     let w: Win = Box::leak(Box::new(window(regs)?));
-    let block = Box::leak(Box::new(NotificBlock::new(BASE)));
+    let blocks: &'static NotificBlocks = Box::leak(Box::new(NotificBlocks::new()));
+    let block = Box::leak(Box::new(blocks.take(BASE).unwrap()));
     NotificEngine::init(w, block, EngineConfig::tpb(BpMode::All)).ok()
 }
 
