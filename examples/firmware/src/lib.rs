@@ -86,6 +86,10 @@ pub const WINDOW_BYTES: usize = 0x100_0000;
 /// The device address the window's first byte answers.
 pub const WINDOW_BASE: DeviceAddr = DeviceAddr(0);
 
+/// The device's notification blocks: one set for the device, each block
+/// taken once at a time (a `static`, all zeros: in `.bss`).
+static BLOCKS: NotificBlocks = NotificBlocks::new();
+
 /// Device addresses of the blocks the bring-up touches (inside the window).
 pub mod map {
     use khal::DeviceAddr;
@@ -218,15 +222,11 @@ pub fn bring_up<A: StpbOps>(w: &VolatileWindow, delay: &mut CycleDelay) -> Resul
         Err(Error::NotTraced(_)) => not_traced += 1,
         Err(e) => return Err(e),
     }
-    // The SP's notification block (the C `sp_init`'s `nt` step) on its ENS
-    // block, taken once from the device's set like every block.
-    let blocks = NotificBlocks::new();
-    let mut sp_block = blocks.take(black_box(map::SP_ENS))?;
-    let mut sp_ens = NotificEngine::init(w, &mut sp_block, EngineConfig::tpb(BpMode::All))?;
-    sp_ens.set_bp_config(BpMode::from_raw(black_box(1))?)?;
-
-    let mut block = blocks.take(black_box(map::NOTIFIC))?;
-    let mut ens = NotificEngine::init_raw(w, Some(&mut block), black_box(10), 0, 0)?;
+    // The TPB's notification engine on the SP's ENS block (the C `sp_init`'s
+    // `nt` step: 10 queues), taken once from the device's set.
+    let mut block = BLOCKS.take(black_box(map::SP_ENS))?;
+    let mut ens = NotificEngine::init(w, &mut block, EngineConfig::tpb(BpMode::All))?;
+    ens.set_bp_config(BpMode::from_raw(black_box(1))?)?;
     ens.set_coalescer_stream(black_box(1), true)?;
     ens.set_coalescer_bypass(black_box(false))?;
     ens.set_axi_id(black_box(3), true)?;
@@ -315,8 +315,7 @@ pub fn run<A: StpbOps>(
 pub fn intc_bring_up<A: IntcOps>(w: &VolatileWindow) -> Result<u32> {
     // set_notific_queue_base takes its NQ from the handle's ENS of the block
     // [004 §4], [FACTS §12.3]: the engine is set up first and recorded there.
-    let blocks = NotificBlocks::new();
-    let mut block = blocks.take(black_box(map::NOTIFIC))?;
+    let mut block = BLOCKS.take(black_box(map::NOTIFIC))?;
     let ens = NotificEngine::init(w, &mut block, EngineConfig::tpb(BpMode::All))?;
     let mut intc = Intc::<A>::new(MsixIntc::new(black_box(map::MSIX))?);
     let hw = intc.handle_mut();

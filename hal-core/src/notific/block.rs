@@ -20,10 +20,12 @@ use crate::DeviceAddr;
 
 use super::regs::NOTIFIC_EXTENT;
 
-/// A free slot: no block can sit at `u64::MAX`, its extent would pass 2^64.
-const FREE: u64 = u64::MAX;
+/// A free slot. A slot holds the end of the block it lends (its base plus
+/// [`NOTIFIC_EXTENT`]), never 0 for a block below 2^64; a free set is all
+/// zeros, so a `static` one is in `.bss`.
+const FREE: u64 = 0;
 
-/// One slot of a [`NotificBlocks`]: the base of the block it lends, or [`FREE`].
+/// One slot of a [`NotificBlocks`]: the end of the block it lends, or [`FREE`].
 type Slot = Mutex<Cell<u64>>;
 
 /// One device's notification blocks: each taken at most once at a time.
@@ -85,14 +87,14 @@ impl NotificBlocks {
     /// - [`NotificBlocks::CAPACITY`] blocks lent already: [`Error::OutOfRange`].
     pub fn take(&self, base: DeviceAddr) -> Result<NotificBlock<'_>> {
         crate::regs::check_block_base(base, NOTIFIC_EXTENT)?;
-        let b = base.get();
+        let (b, end) = (base.get(), base.get() + NOTIFIC_EXTENT);
         critical_section::with(|cs| {
             let mut free = None;
             for slot in &self.slots {
-                let a = slot.borrow(cs).get();
-                if a == FREE {
+                let a_end = slot.borrow(cs).get();
+                if a_end == FREE {
                     free = free.or(Some(slot));
-                } else if b < a + NOTIFIC_EXTENT && a < b + NOTIFIC_EXTENT {
+                } else if b < a_end && a_end - NOTIFIC_EXTENT < end {
                     return Err(Error::BlockTaken {
                         base: ErrorAddr::new(b),
                     });
@@ -103,7 +105,7 @@ impl NotificBlocks {
                 value: NotificBlocks::CAPACITY as u32,
                 limit: NotificBlocks::CAPACITY as u32,
             })?;
-            slot.borrow(cs).set(b);
+            slot.borrow(cs).set(end);
             Ok(NotificBlock { base, slot })
         })
     }
