@@ -30,9 +30,10 @@ type Slot = Mutex<Cell<u64>>;
 
 /// One device's notification blocks: each taken at most once at a time.
 ///
-/// The set holds the bases currently lent out (at most
-/// [`NotificBlocks::CAPACITY`]); a block is lent from [`NotificBlocks::take`]
-/// until its [`NotificBlock`] is dropped. The set is `Sync` (its slots live
+/// The set records the blocks currently lent out (at most
+/// [`NotificBlocks::CAPACITY`], a khal choice: 8 bytes of RAM a slot); a
+/// block is lent from [`NotificBlocks::take`] until its [`NotificBlock`] is
+/// dropped. The set is `Sync` (its slots live
 /// in a [`critical_section::Mutex`]), so a firmware `static` serves every
 /// context. One set per device: two sets over one device would lend a block
 /// twice.
