@@ -4,14 +4,14 @@
 //! Two layers over one body each. The typed one takes what a caller must
 //! give by type: `&SpHandle`, each engine's params by reference; it runs the
 //! SP register bring-up, and the SP's notification block is the caller's
-//! next call, [`NotificEngine::init`] on the ENS block taken from the device's
-//! [`NotificBlocks`](crate::notific::NotificBlocks) with
+//! next call, [`NotificEngine::init`] on the ENS block taken from the
+//! device's [`NotificBlocks`](crate::notific::NotificBlocks) with
 //! [`EngineConfig::tpb`] (the C's `nt` step: the same writes, in the same
-//! place, last). The raw
-//! one (`*_raw`, [`RawStpbConfig`]) keeps the C shapes for callers that hold
-//! the C's arguments (`khal trace`, the tests of the C codes): a NULL config
-//! or handle is `None` (-22), the back-pressure flag a raw number (other than
-//! 0 or 1: the notification init fails with -1, logged as in C).
+//! place, last). The raw one (`*_raw`, [`RawStpbConfig`]) keeps the C shapes
+//! for callers that hold the C's arguments (`khal trace`, the tests of the C
+//! codes): a NULL config or handle is `None` (-22), the back-pressure flag a
+//! raw number (other than 0 or 1: the notification init fails with -1,
+//! logged as in C).
 
 use super::ops::{ActOps, DveOps, PeOps, PoolingOps, SpOps, StpbOps};
 use super::params::{EngineParams, PeParams, PoolingParams, SpHandle};
