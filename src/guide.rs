@@ -124,10 +124,12 @@
 //! let device = DeviceModel::new();
 //! device.mount(ENS, NotificModel::new(Flavour::TenQueue))?;
 //!
-//! // The device's notification block, owned once: `init` borrows it for as
-//! // long as the engine, its queue tokens and their rings live, so a second
-//! // engine on it meanwhile does not compile. Typed config: a TPB's 10-queue
-//! // flavour, no back-pressure (the C's bp mode 1), uart mode 0 [004 §2].
+//! // The device's notification blocks, one set per device: each block is
+//! // taken once (taken again while it lives: `BlockTaken`). `init` borrows
+//! // it for as long as the engine, its queue tokens and their rings live, so
+//! // a second engine on it meanwhile does not compile. Typed config: a TPB's
+//! // 10-queue flavour, no back-pressure (the C's bp mode 1), uart mode 0
+//! // [004 §2].
 //! let blocks = NotificBlocks::new();
 //! let mut ens = blocks.take(ENS)?;
 //! let mut engine = NotificEngine::init(&device, &mut ens, EngineConfig::tpb(BpMode::None))?;
@@ -394,8 +396,8 @@ let fake = dev.sys();
 fake.mount(ens, NotificModel::new(Flavour::TenQueue))?;
 let id = NqId { dev_type: NqDevType::NeuronCore, dev_id: 0, nq_type: NqType::Notify, engine_index: 2 };
 fake.route_nq(id, ens.add(0x100 + 40 * 2))?;
-let ens_block_blocks = NotificBlocks::new();
-let mut ens_block = ens_block_blocks.take(ens)?;
+let blocks = NotificBlocks::new(); // this device's notification blocks
+let mut ens_block = blocks.take(ens)?;
 let mut engine = NotificEngine::init(&dev, &mut ens_block, EngineConfig::tpb(BpMode::None))?;
 let mut ring = dev.adopt_ring(id, engine.queue(2)?, NqConfig::phase(1024))?;
 let mut delay = SimDelay::new(fake.model());
