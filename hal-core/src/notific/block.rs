@@ -20,12 +20,14 @@ use crate::DeviceAddr;
 
 use super::regs::NOTIFIC_EXTENT;
 
-/// A free slot. A slot holds the end of the block it lends (its base plus
-/// [`NOTIFIC_EXTENT`]), never 0 for a block below 2^64; a free set is all
-/// zeros, so a `static` one is in `.bss`.
+/// A free slot. A slot holds the address of the last byte of the block it
+/// lends (its base plus [`NOTIFIC_EXTENT`] − 1): never 0, and no overflow
+/// for a block that fits below 2^64, the top one included. A free set is
+/// all zeros, so a `static` one is in `.bss`.
 const FREE: u64 = 0;
 
-/// One slot of a [`NotificBlocks`]: the end of the block it lends, or [`FREE`].
+/// One slot of a [`NotificBlocks`]: the last byte of the block it lends, or
+/// [`FREE`].
 type Slot = Mutex<Cell<u64>>;
 
 /// One device's notification blocks: each taken at most once at a time.
@@ -88,14 +90,15 @@ impl NotificBlocks {
     /// - [`NotificBlocks::CAPACITY`] blocks lent already: [`Error::OutOfRange`].
     pub fn take(&self, base: DeviceAddr) -> Result<NotificBlock<'_>> {
         crate::regs::check_block_base(base, NOTIFIC_EXTENT)?;
-        let (b, end) = (base.get(), base.get() + NOTIFIC_EXTENT);
+        // The block fits below 2^64 (checked above): its last byte does not wrap.
+        let (b, last) = (base.get(), base.get() + (NOTIFIC_EXTENT - 1));
         critical_section::with(|cs| {
             let mut free = None;
             for slot in &self.slots {
-                let a_end = slot.borrow(cs).get();
-                if a_end == FREE {
+                let a_last = slot.borrow(cs).get();
+                if a_last == FREE {
                     free = free.or(Some(slot));
-                } else if b < a_end && a_end - NOTIFIC_EXTENT < end {
+                } else if b <= a_last && a_last - (NOTIFIC_EXTENT - 1) <= last {
                     return Err(Error::BlockTaken {
                         base: ErrorAddr::new(b),
                     });
@@ -106,7 +109,7 @@ impl NotificBlocks {
                 value: NotificBlocks::CAPACITY as u32,
                 limit: NotificBlocks::CAPACITY as u32,
             })?;
-            slot.borrow(cs).set(end);
+            slot.borrow(cs).set(last);
             Ok(NotificBlock { base, slot })
         })
     }
@@ -214,6 +217,19 @@ mod tests {
         let r = set.take(DeviceAddr(u64::MAX - 7)).map(|b| b.base());
         assert!(matches!(r, Err(Error::InvalidArgument(_))), "{r:?}");
         assert_eq!(format!("{set:?}"), "NotificBlocks { lent: 0 }");
+    }
+
+    #[test]
+    fn the_block_at_the_top_of_the_address_space_is_lent_like_any() {
+        let set = NotificBlocks::new();
+        let top = DeviceAddr(0u64.wrapping_sub(NOTIFIC_EXTENT));
+        let a = set.take(top).unwrap();
+        let taken = Err(Error::BlockTaken {
+            base: ErrorAddr::new(top.get() - 4),
+        });
+        assert_eq!(set.take(DeviceAddr(top.get() - 4)).map(|b| b.base()), taken);
+        drop(a);
+        assert_eq!(set.take(top).unwrap().base(), top);
     }
 
     #[test]
