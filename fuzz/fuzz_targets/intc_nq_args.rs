@@ -31,30 +31,26 @@ fuzz_target!(|data: &[u8]| {
     let mmio = RecMmio::new();
 
     // NotificEngine::init: base present, 1 <= num_queues <= 10, bp_mode 0|1.
-    let (blocks, fallback_blocks) = (NotificBlocks::new(), NotificBlocks::new());
-    let (mut block, mut fallback) = (
-        blocks.take(ENS).unwrap(),
-        fallback_blocks.take(ENS).unwrap(),
-    );
+    let blocks = NotificBlocks::new();
+    let mut block = blocks.take(ENS).unwrap();
     let base = if inp.u8() < 16 { None } else { Some(ENS) };
     let nq = idx(&mut inp, 10);
     let bp = idx(&mut inp, 2);
-    let init = NotificEngine::init_raw(&mmio, base.map(|_| &mut block), nq, bp, inp.u32());
+    let uart = inp.u32();
     let ok = base.is_some() && (1..=10).contains(&nq) && bp <= 1;
+    let raw = NotificEngine::init_raw(&mmio, base.map(|_| &mut block), nq, bp, uart).map(drop);
     assert_eq!(
-        init.is_ok(),
+        raw.is_ok(),
         ok,
         "init(base={base:?}, num_queues={nq}, bp={bp})"
     );
-    if init.is_err() {
+    if raw.is_err() {
         assert!(mmio.is_empty(), "a refused init wrote");
     }
-    let mut ens = match init {
-        Ok(e) => e,
-        // The refused init brought nothing up: the block's engine is this one.
-        Err(_) => NotificEngine::init(&mmio, &mut fallback, EngineConfig::tpb(BpMode::All))
-            .expect("valid init"),
-    };
+    // The engine of the rest, on the same block (the raw one is gone): the
+    // accepted config again, or after a refusal a valid one.
+    let cfg = EngineConfig::from_raw(nq, bp, uart).unwrap_or(EngineConfig::tpb(BpMode::All));
+    let mut ens = NotificEngine::init(&mmio, &mut block, cfg).expect("valid init");
 
     let mut intc_h = MsixIntc::new(MSIX).expect("the msix block fits");
     for _ in 0..4 {
