@@ -49,13 +49,6 @@ impl DelayNs for NoWait {
     fn delay_ns(&mut self, _ns: u32) {}
 }
 
-/// The fault of a tail-mode entry the tail says is pending but whose phase
-/// says it is not new: the device overran the consumer by more than a ring,
-/// or lies.
-fn too_far_ahead(claimed: u32, capacity: u32) -> Error {
-    Error::DeviceFault(Fault::TooFarAhead { claimed, capacity })
-}
-
 /// The phase bit in an entry's first word, as loaded (byte 3, bit 7) [004 §3].
 pub(super) const PHASE_WORD: u32 = u32::from_ne_bytes([0, 0, 0, PHASE_MASK]);
 
@@ -231,7 +224,10 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> NqRing<'d, R, M, 
     /// tail read are forgotten, so the next call reads the tail again.
     fn overrun(&mut self, claimed: u32) -> Error {
         self.known = 0;
-        too_far_ahead(claimed, self.capacity)
+        Error::DeviceFault(Fault::TooFarAhead {
+            claimed,
+            capacity: self.capacity,
+        })
     }
 
     /// [`NqRing::drain`] of either kind, for code generic over the kind (a

@@ -193,14 +193,6 @@ impl DeviceZero for HostZero {
     }
 }
 
-/// Where the ring lives: host memory (zeroed directly) or device memory
-/// (zeroed through a callback) [004 §3].
-#[derive(Debug)]
-enum Placement<Z> {
-    Host,
-    Device(Z),
-}
-
 /// The consumer side of one NQ: its memory `R`, its queue token over the
 /// engine's MMIO handle `M`, how it consumes `K` ([`Phase`] or [`Tail`]),
 /// and how a device-memory ring is zeroed `Z`.
@@ -210,7 +202,9 @@ enum Placement<Z> {
 #[derive(Debug)]
 pub struct NqRing<'d, R: DmaMemory, M: Mmio, K: ConsumeKind = Phase, Z: DeviceZero = HostZero> {
     pub(super) mem: R,
-    placement: Placement<Z>,
+    /// A device-memory ring's zero callback; `None` for host memory, zeroed
+    /// directly [004 §3].
+    zero: Option<Z>,
     pub(super) queue: NqQueue<'d, M>,
     /// Entries the ring holds (size / 16), and the most one drain consumes.
     pub(super) capacity: u32,
@@ -259,20 +253,6 @@ fn write_queue_config<M: Mmio>(queue: &NqQueue<'_, M>, base: u64, size_bytes: u3
     queue.write(regs::NQ_F_SIZE, size_bytes)
 }
 
-/// A constructor's refusal, with its parts.
-fn refuse<'d, R, M: Mmio, Z>(
-    error: Error,
-    mem: R,
-    placement: Placement<Z>,
-    queue: NqQueue<'d, M>,
-) -> RefusedRing<'d, R, M, Z> {
-    let zero = match placement {
-        Placement::Device(z) => Some(z),
-        Placement::Host => None,
-    };
-    RefusedRing::new(error, mem, queue, zero)
-}
-
 impl<K: ConsumeKind> NqConfig<K> {
     /// The checks [`NqRing::host`] and [`NqRing::device`] make on a ring of
     /// `mem_len` bytes, without memory or a token (a refused constructor
@@ -296,7 +276,7 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind> NqRing<'d, R, M, K> {
         queue: NqQueue<'d, M>,
         cfg: NqConfig<K>,
     ) -> Result<Self, RefusedRing<'d, R, M>> {
-        NqRing::build(mem, Placement::Host, queue, cfg, false)
+        NqRing::build(mem, None, queue, cfg, false)
     }
 
     /// `nq_configure` for a host ring: [`NqRing::host`], then
@@ -308,7 +288,7 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind> NqRing<'d, R, M, K> {
         queue: NqQueue<'d, M>,
         cfg: NqConfig<K>,
     ) -> Result<Self, RefusedRing<'d, R, M>> {
-        NqRing::build(mem, Placement::Host, queue, cfg, true)
+        NqRing::build(mem, None, queue, cfg, true)
     }
 }
 
@@ -324,7 +304,7 @@ impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Tail, Z> {
         queue: NqQueue<'d, M>,
         cfg: NqConfig<Tail>,
     ) -> Result<Self, RefusedRing<'d, R, M, Z>> {
-        NqRing::build(view, Placement::Device(zero), queue, cfg, false)
+        NqRing::build(view, Some(zero), queue, cfg, false)
     }
 
     /// `nq_configure` for a device ring: [`NqRing::device`], then
@@ -335,7 +315,7 @@ impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Tail, Z> {
         queue: NqQueue<'d, M>,
         cfg: NqConfig<Tail>,
     ) -> Result<Self, RefusedRing<'d, R, M, Z>> {
-        NqRing::build(view, Placement::Device(zero), queue, cfg, true)
+        NqRing::build(view, Some(zero), queue, cfg, true)
     }
 }
 
@@ -344,7 +324,7 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> NqRing<'d, R, M, 
     /// config's writes, and only then the ring.
     fn build(
         mem: R,
-        placement: Placement<Z>,
+        zero: Option<Z>,
         queue: NqQueue<'d, M>,
         cfg: NqConfig<K>,
         configure: bool,
@@ -357,11 +337,11 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> NqRing<'d, R, M, 
         };
         let (capacity, max_batch) = match checked {
             Ok(sizes) => sizes,
-            Err(error) => return Err(refuse(error, mem, placement, queue)),
+            Err(error) => return Err(RefusedRing::new(error, mem, queue, zero)),
         };
         Ok(NqRing {
             mem,
-            placement,
+            zero,
             queue,
             capacity,
             max_batch,
@@ -487,9 +467,9 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> NqRing<'d, R, M, 
         self.head_behind = false;
         self.queue.write_head(0)?;
         let size = self.size_bytes() as usize;
-        match &mut self.placement {
-            Placement::Device(z) => z.zero(self.mem.bus_addr(), size),
-            Placement::Host => zero_bytes(&self.mem, size),
+        match &mut self.zero {
+            Some(z) => z.zero(self.mem.bus_addr(), size),
+            None => zero_bytes(&self.mem, size),
         }?;
         if enable {
             engine.enable_queue(1u32 << index)?;
