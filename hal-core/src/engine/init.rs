@@ -19,7 +19,7 @@
 
 use super::ops::{ActOps, DveOps, PeOps, PoolingOps, StpbOps};
 use super::params::{Checked, EngineParams, PeParams, PoolingParams};
-use super::stpb::{RawStpbConfig, SpInit, StpbArgs, StpbConfig};
+use super::stpb::{sp_init_raw, RawStpbConfig, SpInit, StpbConfig};
 use crate::error::Result;
 use crate::ids::Engine;
 use crate::Mmio;
@@ -243,7 +243,7 @@ pub fn stpb_init_logged<A: StpbOps + InitSteps, M: Mmio + ?Sized, L: StepLog + ?
     cfg: &StpbConfig<'_>,
     log: &mut L,
 ) -> Result<()> {
-    logged::<A, M, L>(mmio, cfg.into(), log).map(drop)
+    stpb_init_logged_raw::<A, M, L>(mmio, &cfg.raw(), log).map(drop)
 }
 
 /// [`stpb_init_logged`] with the C's arguments, as [`stpb_init_raw`](super::stpb::stpb_init_raw)
@@ -253,18 +253,9 @@ pub fn stpb_init_logged_raw<'m, A: StpbOps + InitSteps, M: Mmio + ?Sized, L: Ste
     cfg: &RawStpbConfig<'_>,
     log: &mut L,
 ) -> Result<SpInit<'m, M>> {
-    logged::<A, M, L>(mmio, cfg.into(), log)
-}
-
-/// The body of [`stpb_init_logged`] and [`stpb_init_logged_raw`].
-fn logged<'m, A: StpbOps + InitSteps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
-    mmio: &'m M,
-    args: StpbArgs<'_>,
-    log: &mut L,
-) -> Result<SpInit<'m, M>> {
-    pooling_init::<A, M, L>(mmio, PoolingParams::check(args.pooling)?, log)?;
-    act_init::<A, M, L>(mmio, EngineParams::check(args.act)?, log)?;
-    dve_init::<A, M, L>(mmio, EngineParams::check(args.dve)?, log)?;
-    pe_init::<A, M, L>(mmio, PeParams::accept(args.pe), log)?;
-    args.sp_init::<A, M>(mmio)
+    pooling_init::<A, M, L>(mmio, PoolingParams::check(cfg.pooling)?, log)?;
+    act_init::<A, M, L>(mmio, EngineParams::check(cfg.act)?, log)?;
+    dve_init::<A, M, L>(mmio, EngineParams::check(cfg.dve)?, log)?;
+    pe_init::<A, M, L>(mmio, PeParams::accept(cfg.pe), log)?;
+    sp_init_raw::<A, M>(mmio, cfg.sp, cfg.notific, cfg.flag, cfg.init)
 }

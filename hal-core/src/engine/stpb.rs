@@ -71,36 +71,6 @@ pub struct SpInit<'m, M: Mmio + ?Sized> {
     pub notific_error: Option<Error>,
 }
 
-/// `sp_init`'s arguments as its body reads them: the handle (absent in the
-/// raw layer only) and the notification config (a raw flag already checked,
-/// its refusal the notification init's failure).
-#[derive(Clone, Copy)]
-struct SpArgs<'a> {
-    handle: Option<&'a SpHandle>,
-    init: bool,
-    notific: Option<Result<EngineConfig>>,
-}
-
-impl<'a> SpArgs<'a> {
-    fn typed(handle: &'a SpHandle) -> Self {
-        SpArgs {
-            handle: Some(handle),
-            init: true,
-            notific: None,
-        }
-    }
-
-    fn raw(handle: Option<&'a SpHandle>, notific: bool, flag: u8, init: bool) -> Self {
-        SpArgs {
-            handle,
-            init,
-            notific: notific.then(|| {
-                EngineConfig::from_raw(SP_NOTIFIC_QUEUES, u32::from(flag), SP_NOTIFIC_UART_MODE)
-            }),
-        }
-    }
-}
-
 /// `aws_hal_sp_init(handle, 0, 0, 1)` [002 §2], [FACTS §5]: the SP's
 /// checks and register bring-up.
 ///
@@ -118,7 +88,7 @@ impl<'a> SpArgs<'a> {
 /// owned like any other and its error is returned, not only logged.
 /// [`sp_init_raw`] takes the C's arguments as they are.
 pub fn sp_init<A: SpOps, M: Mmio + ?Sized>(mmio: &M, handle: &SpHandle) -> Result<()> {
-    sp_body::<A, M>(mmio, SpArgs::typed(handle)).map(drop)
+    sp_init_raw::<A, M>(mmio, Some(handle), false, 0, true).map(drop)
 }
 
 /// [`sp_init`] with the C's arguments [002 §2]: `handle` `None` (the C NULL)
@@ -133,13 +103,8 @@ pub fn sp_init_raw<'m, A: SpOps, M: Mmio + ?Sized>(
     flag: u8,
     init: bool,
 ) -> Result<SpInit<'m, M>> {
-    sp_body::<A, M>(mmio, SpArgs::raw(handle, notific, flag, init))
-}
-
-/// The body of [`sp_init`] and [`sp_init_raw`].
-fn sp_body<'m, A: SpOps, M: Mmio + ?Sized>(mmio: &'m M, args: SpArgs<'_>) -> Result<SpInit<'m, M>> {
-    let h = SpHandle::check(args.handle).inspect_err(|e| error!("sp_init: {:?}", e))?;
-    if args.init {
+    let h = SpHandle::check(handle).inspect_err(|e| error!("sp_init: {:?}", e))?;
+    if init {
         A::sp_regs_init(mmio, h)?;
         A::sp_ucode_seq_init(mmio, h)?;
         if let Err(e) = A::sp_dma_init(mmio, h) {
@@ -152,26 +117,27 @@ fn sp_body<'m, A: SpOps, M: Mmio + ?Sized>(mmio: &'m M, args: SpArgs<'_>) -> Res
             );
         }
     }
-    let mut out = SpInit {
-        notific: None,
-        notific_error: None,
-    };
-    if let Some(cfg) = args.notific {
+    let engine = notific.then(|| {
+        let cfg = EngineConfig::from_raw(SP_NOTIFIC_QUEUES, u32::from(flag), SP_NOTIFIC_UART_MODE);
         // The C entry point's checks in its order: the handle's possibly
         // absent ENS base (-14) before the mode (-1) [004 §1, §2].
-        let engine = match h.ens_regs {
+        match h.ens_regs {
             None => Err(Error::NoContext),
             Some(base) => cfg.and_then(|cfg| NotificEngine::init_at(mmio, base, cfg)),
-        };
-        match engine {
-            Ok(engine) => out.notific = Some(engine),
-            Err(e) => {
-                error!("Failed to initialize notific. {:?}", e);
-                out.notific_error = Some(e);
-            }
         }
-    }
-    Ok(out)
+    });
+    let (notific, notific_error) = match engine {
+        Some(Ok(engine)) => (Some(engine), None),
+        Some(Err(e)) => {
+            error!("Failed to initialize notific. {:?}", e);
+            (None, Some(e))
+        }
+        None => (None, None),
+    };
+    Ok(SpInit {
+        notific,
+        notific_error,
+    })
 }
 
 /// `aws_hal_sp_topsp_init`: the same call as [`sp_init`] (an 11-byte alias in
@@ -232,47 +198,20 @@ pub struct RawStpbConfig<'a> {
     pub init: bool,
 }
 
-/// A bring-up's inputs as its body reads them (typed or raw).
-#[derive(Clone, Copy)]
-pub(crate) struct StpbArgs<'a> {
-    pub(crate) pooling: Option<&'a PoolingParams<'a>>,
-    pub(crate) act: Option<&'a EngineParams<'a>>,
-    pub(crate) dve: Option<&'a EngineParams<'a>>,
-    pub(crate) pe: &'a PeParams<'a>,
-    sp: SpArgs<'a>,
-}
-
-impl<'a> From<&StpbConfig<'a>> for StpbArgs<'a> {
-    fn from(c: &StpbConfig<'a>) -> Self {
-        StpbArgs {
-            pooling: Some(c.pooling),
-            act: Some(c.act),
-            dve: Some(c.dve),
-            pe: c.pe,
-            sp: SpArgs::typed(c.sp),
+impl<'a> StpbConfig<'a> {
+    /// The same inputs as the C takes them: every config present, the SP
+    /// register bring-up run, its notification block left to the caller.
+    pub(crate) fn raw(&self) -> RawStpbConfig<'a> {
+        RawStpbConfig {
+            pooling: Some(self.pooling),
+            act: Some(self.act),
+            dve: Some(self.dve),
+            pe: self.pe,
+            sp: Some(self.sp),
+            notific: false,
+            flag: 0,
+            init: true,
         }
-    }
-}
-
-impl<'a> From<&RawStpbConfig<'a>> for StpbArgs<'a> {
-    fn from(c: &RawStpbConfig<'a>) -> Self {
-        StpbArgs {
-            pooling: c.pooling,
-            act: c.act,
-            dve: c.dve,
-            pe: c.pe,
-            sp: SpArgs::raw(c.sp, c.notific, c.flag, c.init),
-        }
-    }
-}
-
-impl StpbArgs<'_> {
-    /// The bring-up's last step, `sp_init` with these arguments.
-    pub(crate) fn sp_init<'m, A: SpOps, M: Mmio + ?Sized>(
-        &self,
-        mmio: &'m M,
-    ) -> Result<SpInit<'m, M>> {
-        sp_body::<A, M>(mmio, self.sp)
     }
 }
 
@@ -283,7 +222,7 @@ impl StpbArgs<'_> {
 /// the caller's next call, as after [`sp_init`]. [`stpb_init_raw`] takes the
 /// C's arguments.
 pub fn stpb_init<A: StpbOps, M: Mmio + ?Sized>(mmio: &M, cfg: &StpbConfig<'_>) -> Result<()> {
-    stpb_body::<A, M>(mmio, cfg.into()).map(drop)
+    stpb_init_raw::<A, M>(mmio, &cfg.raw()).map(drop)
 }
 
 /// [`stpb_init`] with the C's arguments ([`RawStpbConfig`]): the same
@@ -292,17 +231,9 @@ pub fn stpb_init_raw<'m, A: StpbOps, M: Mmio + ?Sized>(
     mmio: &'m M,
     cfg: &RawStpbConfig<'_>,
 ) -> Result<SpInit<'m, M>> {
-    stpb_body::<A, M>(mmio, cfg.into())
-}
-
-/// The body of [`stpb_init`] and [`stpb_init_raw`].
-fn stpb_body<'m, A: StpbOps, M: Mmio + ?Sized>(
-    mmio: &'m M,
-    args: StpbArgs<'_>,
-) -> Result<SpInit<'m, M>> {
-    pooling_init::<A, M>(mmio, args.pooling)?;
-    act_init::<A, M>(mmio, args.act)?;
-    dve_init::<A, M>(mmio, args.dve)?;
-    pe_init::<A, M>(mmio, args.pe)?;
-    args.sp_init::<A, M>(mmio)
+    pooling_init::<A, M>(mmio, cfg.pooling)?;
+    act_init::<A, M>(mmio, cfg.act)?;
+    dve_init::<A, M>(mmio, cfg.dve)?;
+    pe_init::<A, M>(mmio, cfg.pe)?;
+    sp_init_raw::<A, M>(mmio, cfg.sp, cfg.notific, cfg.flag, cfg.init)
 }
