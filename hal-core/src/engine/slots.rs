@@ -83,15 +83,6 @@ pub struct Slot {
     pub grade: SlotGrade,
 }
 
-const fn e(engine: Engine, op: &'static str, offset: u32) -> Slot {
-    Slot {
-        table: SubTable::Engine(engine),
-        op,
-        offset,
-        grade: SlotGrade::High,
-    }
-}
-
 const fn b(table: SubTable, op: &'static str, offset: u32, grade: SlotGrade) -> Slot {
     Slot {
         table,
@@ -101,6 +92,11 @@ const fn b(table: SubTable, op: &'static str, offset: u32, grade: SlotGrade) -> 
     }
 }
 
+const fn e(engine: Engine, op: &'static str, offset: u32) -> Slot {
+    b(SubTable::Engine(engine), op, offset, High)
+}
+
+use Engine::{Act, Dve, Pe, Pool, Sp};
 use SlotGrade::{High, Med};
 use SubTable::{KhalIntc, KhalNotific, NqRing, Q7};
 
@@ -108,73 +104,65 @@ use SubTable::{KhalIntc, KhalNotific, NqRing, Q7};
 /// engine, then the Q7, notific, NQ and INTC slots.
 pub const SLOTS: [Slot; 75] = [
     // DVE (fatal when NULL)
-    e(Engine::Dve, "reset_rng_seed", 0x1F8),
-    e(Engine::Dve, "instr_debug_level_set", 0x200),
-    e(Engine::Dve, "regs_init", 0x208),
-    e(Engine::Dve, "get_timestamp_inc", 0x278),
-    e(Engine::Dve, "ucode_seq_init", 0x280),
-    e(Engine::Dve, "release_run_stall", 0x288),
-    e(Engine::Dve, "dma_init", 0x290),
-    e(Engine::Dve, "write_parameter_ram", 0x298),
-    e(Engine::Dve, "write_tables", 0x2A0),
-    e(Engine::Dve, "hw_decode_table_init", 0x2A8),
-    e(Engine::Dve, "dve_init", 0x2B0),
+    e(Dve, "reset_rng_seed", 0x1F8),
+    e(Dve, "instr_debug_level_set", 0x200),
+    e(Dve, "regs_init", 0x208),
+    e(Dve, "get_timestamp_inc", 0x278),
+    e(Dve, "ucode_seq_init", 0x280),
+    e(Dve, "release_run_stall", 0x288),
+    e(Dve, "dma_init", 0x290),
+    e(Dve, "write_parameter_ram", 0x298),
+    e(Dve, "write_tables", 0x2A0),
+    e(Dve, "hw_decode_table_init", 0x2A8),
+    e(Dve, "dve_init", 0x2B0),
     // ACT (silent)
-    e(Engine::Act, "instr_debug_level_set", 0x210),
-    e(Engine::Act, "regs_init", 0x218),
-    e(Engine::Act, "ucode_seq_init", 0x2B8),
-    e(Engine::Act, "release_run_stall", 0x2C0),
-    e(Engine::Act, "dma_init", 0x2C8),
-    e(Engine::Act, "load_local", 0x2D0),
-    e(Engine::Act, "hw_decode_table_init", 0x2D8),
-    e(Engine::Act, "act_init", 0x2E0),
+    e(Act, "instr_debug_level_set", 0x210),
+    e(Act, "regs_init", 0x218),
+    e(Act, "ucode_seq_init", 0x2B8),
+    e(Act, "release_run_stall", 0x2C0),
+    e(Act, "dma_init", 0x2C8),
+    e(Act, "load_local", 0x2D0),
+    e(Act, "hw_decode_table_init", 0x2D8),
+    e(Act, "act_init", 0x2E0),
     // PE (silent)
-    e(Engine::Pe, "instr_debug_level_set", 0x2E8),
-    e(Engine::Pe, "regs_init", 0x2F0),
-    e(Engine::Pe, "ucode_seq_init", 0x2F8),
-    e(Engine::Pe, "release_run_stall", 0x300),
-    e(Engine::Pe, "dma_init", 0x308),
-    e(Engine::Pe, "hw_decode_table_init", 0x310),
-    e(Engine::Pe, "pe_init", 0x318),
-    e(Engine::Pe, "get_timestamp_inc", 0x320),
-    e(Engine::Pe, "bg_xpose_get_offset", 0x328),
+    e(Pe, "instr_debug_level_set", 0x2E8),
+    e(Pe, "regs_init", 0x2F0),
+    e(Pe, "ucode_seq_init", 0x2F8),
+    e(Pe, "release_run_stall", 0x300),
+    e(Pe, "dma_init", 0x308),
+    e(Pe, "hw_decode_table_init", 0x310),
+    e(Pe, "pe_init", 0x318),
+    e(Pe, "get_timestamp_inc", 0x320),
+    e(Pe, "bg_xpose_get_offset", 0x328),
     // Pooling (silent)
-    e(Engine::Pool, "instr_debug_level_set", 0x330),
-    e(Engine::Pool, "regs_init", 0x338),
-    e(Engine::Pool, "ucode_seq_init", 0x340),
-    e(Engine::Pool, "release_seq_run_stall", 0x348),
-    e(Engine::Pool, "release_eng_run_stall", 0x350),
-    e(Engine::Pool, "dma_init", 0x358),
-    e(Engine::Pool, "hw_decode_table_init", 0x360),
-    e(Engine::Pool, "pooling_init", 0x368),
-    e(Engine::Pool, "set_dge_dma_mapping", 0x370),
-    e(
-        Engine::Pool,
-        "get_dge_dma_mapping_register_offset_and_val",
-        0x378,
-    ),
-    e(Engine::Pool, "set_dge_carveout", 0x380),
-    e(
-        Engine::Pool,
-        "get_dge_carveout_register_offset_and_val",
-        0x388,
-    ),
+    e(Pool, "instr_debug_level_set", 0x330),
+    e(Pool, "regs_init", 0x338),
+    e(Pool, "ucode_seq_init", 0x340),
+    e(Pool, "release_seq_run_stall", 0x348),
+    e(Pool, "release_eng_run_stall", 0x350),
+    e(Pool, "dma_init", 0x358),
+    e(Pool, "hw_decode_table_init", 0x360),
+    e(Pool, "pooling_init", 0x368),
+    e(Pool, "set_dge_dma_mapping", 0x370),
+    e(Pool, "get_dge_dma_mapping_register_offset_and_val", 0x378),
+    e(Pool, "set_dge_carveout", 0x380),
+    e(Pool, "get_dge_carveout_register_offset_and_val", 0x388),
     // SP (silent) [002 §2]
-    e(Engine::Sp, "topsp_evsem_notif_hw_bp_enable", 0x6D8),
-    e(Engine::Sp, "regs_init", 0x6E0),
-    e(Engine::Sp, "ucode_seq_init", 0x6E8),
-    e(Engine::Sp, "release_run_stall", 0x6F0),
-    e(Engine::Sp, "topsp_set_init_signal", 0x6F8),
-    e(Engine::Sp, "topsp_set_tsync_signal", 0x700),
-    e(Engine::Sp, "topsp_set_host_trigger", 0x708),
-    e(Engine::Sp, "topsp_get_host_trigger_reg_offset", 0x710),
-    e(Engine::Sp, "topsp_set_stop_signal", 0x718),
-    e(Engine::Sp, "topsp_get_stop_signal_reg_offset", 0x720),
-    e(Engine::Sp, "topsp_get_basic_block_switch_reg_offset", 0x728),
-    e(Engine::Sp, "topsp_read_config_addr", 0x730),
-    e(Engine::Sp, "dma_init", 0x738),
-    e(Engine::Sp, "program_start", 0x740),
-    e(Engine::Sp, "check_run_state", 0x748),
+    e(Sp, "topsp_evsem_notif_hw_bp_enable", 0x6D8),
+    e(Sp, "regs_init", 0x6E0),
+    e(Sp, "ucode_seq_init", 0x6E8),
+    e(Sp, "release_run_stall", 0x6F0),
+    e(Sp, "topsp_set_init_signal", 0x6F8),
+    e(Sp, "topsp_set_tsync_signal", 0x700),
+    e(Sp, "topsp_set_host_trigger", 0x708),
+    e(Sp, "topsp_get_host_trigger_reg_offset", 0x710),
+    e(Sp, "topsp_set_stop_signal", 0x718),
+    e(Sp, "topsp_get_stop_signal_reg_offset", 0x720),
+    e(Sp, "topsp_get_basic_block_switch_reg_offset", 0x728),
+    e(Sp, "topsp_read_config_addr", 0x730),
+    e(Sp, "dma_init", 0x738),
+    e(Sp, "program_start", 0x740),
+    e(Sp, "check_run_state", 0x748),
     // The Q7 slots [FACTS §13.3]: the swap tables (MED), the loader.
     b(Q7, "q7_swap_table", 0x390, Med),
     b(Q7, "q7_swap_table_get_register_offsets", 0x398, Med),
