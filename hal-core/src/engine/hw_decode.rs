@@ -33,6 +33,11 @@ pub struct HwDecodeImages<'a> {
     pub profile: &'a [u8],
 }
 
+/// The refusal of a CAM image larger than its aperture (its C code NOT TRACED).
+const CAM_TOO_BIG: &str = "HW decode CAM table too big!";
+/// The refusal of a PROFILE image larger than its aperture.
+const PROFILE_TOO_BIG: &str = "HW decode PROFILE table too big!";
+
 /// `<eng>_hw_decode_table_init(mem, eng, images, disable)` [hw-decode §4].
 pub fn hw_decode_table_init<A: HwDecode + NxLocal, M: Mmio + ?Sized>(
     mmio: &M,
@@ -57,28 +62,18 @@ pub fn hw_decode_table_init<A: HwDecode + NxLocal, M: Mmio + ?Sized>(
             "hw decode control past 2^64 from its window",
         )?;
     }
-    if images.cam.len() as u64 > p.cam_size {
-        error!("{} HW decode CAM table too big!", eng.name());
-        return Err(Error::out_of_range(
-            "HW decode CAM table too big!",
-            images.cam.len() as u64,
-            p.cam_size + 1,
-        ));
+    // The CAM image, then the PROFILE image, each refused before its write
+    // when larger than its aperture [hw-decode §4].
+    let tables = [
+        (p.cam_base, images.cam, p.cam_size, CAM_TOO_BIG),
+        (p.table_base, images.profile, p.table_size, PROFILE_TOO_BIG),
+    ];
+    for (base, image, size, too_big) in tables {
+        if image.len() as u64 > size {
+            error!("{} {}", eng.name(), too_big);
+            return Err(Error::out_of_range(too_big, image.len() as u64, size + 1));
+        }
+        write_padded(mmio, mem.add(base.get()), image, size)?;
     }
-    write_padded(mmio, mem.add(p.cam_base.get()), images.cam, p.cam_size)?;
-    if images.profile.len() as u64 > p.table_size {
-        error!("{} HW decode PROFILE table too big!", eng.name());
-        return Err(Error::out_of_range(
-            "HW decode PROFILE table too big!",
-            images.profile.len() as u64,
-            p.table_size + 1,
-        ));
-    }
-    write_padded(
-        mmio,
-        mem.add(p.table_base.get()),
-        images.profile,
-        p.table_size,
-    )?;
     disable_hw_decode::<A, M>(mmio, window, disable)
 }
