@@ -33,24 +33,22 @@ pub fn write_padded<M: Mmio + ?Sized>(
         ));
     }
     dst.check_span(padded, "write_padded: image runs past 2^64")?;
+    // The image as little-endian dwords, its last dword zero-padded; past
+    // its end, zero dwords.
+    let mut image = data.chunks(4).map(|c| {
+        let mut le = [0u8; 4];
+        le.iter_mut().zip(c).for_each(|(d, s)| *d = *s);
+        u32::from_le_bytes(le)
+    });
     let total = padded / 4;
     let mut buf = [0u32; BURST_WORDS];
-    let mut word = 0u64;
-    while word < total {
+    for word in (0..total).step_by(BURST_WORDS) {
         let n = core::cmp::min(BURST_WORDS as u64, total - word) as usize;
-        for (i, w) in buf.iter_mut().enumerate().take(n) {
-            let at = (word as usize + i) * 4;
-            let mut le = [0u8; 4];
-            for (k, d) in le.iter_mut().enumerate() {
-                *d = data.get(at + k).copied().unwrap_or(0);
-            }
-            *w = u32::from_le_bytes(le);
-        }
         let words = buf
-            .get(..n)
+            .get_mut(..n)
             .ok_or(Error::InvalidArgument("write_padded burst"))?;
+        words.fill_with(|| image.next().unwrap_or(0));
         mmio.write_burst(dst.add(word * 4), words)?;
-        word += n as u64;
     }
     Ok(())
 }
