@@ -20,7 +20,7 @@
 use super::ops::{ActOps, DveOps, PeOps, PoolingOps, StpbOps};
 use super::params::{Checked, EngineParams, PeParams, PoolingParams};
 use super::stpb::{sp_init_raw, RawStpbConfig, SpInit, StpbConfig};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ids::Engine;
 use crate::Mmio;
 
@@ -157,21 +157,17 @@ fn run<L: StepLog + ?Sized>(
 }
 
 /// A step not in the engine's list (an arch's [`InitSteps`] is wrong).
-fn not_a_step(_: Step) -> Result<()> {
-    Err(crate::Error::InvalidArgument(
-        "step not in this engine's init",
-    ))
-}
+const NOT_A_STEP: Error = Error::InvalidArgument("step not in this engine's init");
 
-/// An engine's orchestrator: its [`InitSteps`] list run through the leaf each
-/// step names (a step the engine has no leaf for is [`not_a_step`]).
-macro_rules! orchestrator {
-    (
+/// The engines' orchestrators: each one's [`InitSteps`] list run through the
+/// leaf each step names (a step the engine has no leaf for is [`NOT_A_STEP`]).
+macro_rules! orchestrators {
+    ($(
         $(#[$doc:meta])*
         fn $name:ident<$ops:ident>($params:ident, $eng:expr, $steps:ident) {
             $($step:ident => $leaf:ident,)*
         }
-    ) => {
+    )*) => {$(
         $(#[$doc])*
         pub fn $name<A: $ops + InitSteps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
             mmio: &M,
@@ -181,13 +177,13 @@ macro_rules! orchestrator {
             debug!("{}: mem {:#x} regs {:#x}", stringify!($name), p.mem.get(), p.regs.get());
             run($eng, A::$steps, log, |s| match s {
                 $(Step::$step => A::$leaf(mmio, &p),)*
-                other => not_a_step(other),
+                _ => Err(NOT_A_STEP),
             })
         }
-    };
+    )*};
 }
 
-orchestrator! {
+orchestrators! {
     /// `act_init`'s body: [`InitSteps::ACT_STEPS`] through the ACT leaves.
     fn act_init<ActOps>(EngineParams, Engine::Act, ACT_STEPS) {
         RegsInit => act_regs_init,
@@ -196,9 +192,7 @@ orchestrator! {
         DmaInit => act_dma_init,
         ReleaseRunStall => act_release_run_stall,
     }
-}
 
-orchestrator! {
     /// `dve_init`'s body: [`InitSteps::DVE_STEPS`] through the DVE leaves.
     fn dve_init<DveOps>(EngineParams, Engine::Dve, DVE_STEPS) {
         RegsInit => dve_regs_init,
@@ -207,9 +201,7 @@ orchestrator! {
         DmaInit => dve_dma_init,
         ReleaseRunStall => dve_release_run_stall,
     }
-}
 
-orchestrator! {
     /// `pe_init`'s body: [`InitSteps::PE_STEPS`] through the PE leaves.
     fn pe_init<PeOps>(PeParams, Engine::Pe, PE_STEPS) {
         RegsInit => pe_regs_init,
@@ -218,9 +210,7 @@ orchestrator! {
         DmaInit => pe_dma_init,
         ReleaseRunStall => pe_release_run_stall,
     }
-}
 
-orchestrator! {
     /// `pooling_init`'s body: [`InitSteps::POOL_STEPS`] through the Pooling leaves.
     fn pooling_init<PoolingOps>(PoolingParams, Engine::Pool, POOL_STEPS) {
         RegsInit => pooling_regs_init,

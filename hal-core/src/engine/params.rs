@@ -154,11 +154,13 @@ impl<'a, P> Checked<'a, P> {
     }
 }
 
-const fn check_level(level: u32) -> Result<()> {
+/// The level check every `_init` shim ends with: `level > 8` → -22, else
+/// `cfg` checked [002 §1].
+const fn check_level<P>(cfg: &P, level: u32) -> Result<Checked<'_, P>> {
     if level > MAX_INST_DEBUG_LEVEL {
         return Err(Error::InvalidArgument("inst_debug_level > 8"));
     }
-    Ok(())
+    Ok(Checked(cfg))
 }
 
 impl<'p> EngineParams<'p> {
@@ -166,8 +168,7 @@ impl<'p> EngineParams<'p> {
     /// [002 §1].
     pub fn check<'a>(cfg: Option<&'a EngineParams<'p>>) -> Result<Checked<'a, EngineParams<'p>>> {
         let cfg = cfg.ok_or(Error::InvalidArgument("engine config absent"))?;
-        check_level(cfg.inst_debug_level)?;
-        Ok(Checked(cfg))
+        check_level(cfg, cfg.inst_debug_level)
     }
 }
 
@@ -175,8 +176,7 @@ impl<'p> PoolingParams<'p> {
     /// The check of `pooling_init`: absent → -22, level > 8 → -22 [002 §1].
     pub fn check<'a>(cfg: Option<&'a PoolingParams<'p>>) -> Result<Checked<'a, PoolingParams<'p>>> {
         let cfg = cfg.ok_or(Error::InvalidArgument("pooling config absent"))?;
-        check_level(cfg.inst_debug_level)?;
-        Ok(Checked(cfg))
+        check_level(cfg, cfg.inst_debug_level)
     }
 }
 
@@ -206,8 +206,7 @@ impl SpHandle {
         if h.sp_mem.is_none() || h.sp_regs.is_none() {
             return Err(Error::InvalidArgument("sp_mem_handle or sp_regs absent"));
         }
-        check_level(h.inst_debug_level)?;
-        Ok(Checked(h))
+        check_level(h, h.inst_debug_level)
     }
 }
 
