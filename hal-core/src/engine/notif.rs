@@ -16,12 +16,8 @@ use crate::regs::{Field, Reg};
 use crate::Mmio;
 
 /// The masked-update value of an enable: `en ? mask : 0` [002 §4].
-const fn enable_value(en: bool, mask: u32) -> u64 {
-    if en {
-        mask as u64
-    } else {
-        0
-    }
+fn enable_value(en: bool, mask: u32) -> u64 {
+    u64::from(if en { mask } else { 0 })
 }
 
 /// The `sw_queue_num3.errors_nt` field the error enable updates with the

@@ -58,7 +58,6 @@ pub fn program_start<A: NxLocal, M: Mmio + ?Sized>(
     starts: &[u64; 5],
 ) -> Result<()> {
     let mut windows = [None; 5];
-    let mut any = false;
     for (eng, w) in Engine::ALL.iter().zip(windows.iter_mut()) {
         if start_of(starts, *eng) == SKIP {
             continue;
@@ -69,9 +68,8 @@ pub fn program_start<A: NxLocal, M: Mmio + ?Sized>(
             ));
         }
         *w = Some(xt_local_window::<A>(mem, eng.index() as u32, OWNER_TPB)?);
-        any = true;
     }
-    if !any {
+    if windows.iter().all(Option::is_none) {
         return Ok(());
     }
     let layout = StartLayout {
