@@ -137,25 +137,6 @@ impl<F: FnMut(Engine, Step, Result<()>)> StepLog for F {
     }
 }
 
-/// Run `steps` of `eng` in order through `leaf`; the first error stops and is
-/// returned.
-fn run<L: StepLog + ?Sized>(
-    eng: Engine,
-    steps: &[Step],
-    log: &mut L,
-    mut leaf: impl FnMut(Step) -> Result<()>,
-) -> Result<()> {
-    for &s in steps {
-        let r = leaf(s);
-        log.step(eng, s, r);
-        if let Err(e) = r {
-            error!("{}_init: {} failed: {:?}", eng.name(), s.name(), e);
-            return Err(e);
-        }
-    }
-    Ok(())
-}
-
 /// A step not in the engine's list (an arch's [`InitSteps`] is wrong).
 const NOT_A_STEP: Error = Error::InvalidArgument("step not in this engine's init");
 
@@ -175,10 +156,19 @@ macro_rules! orchestrators {
             log: &mut L,
         ) -> Result<()> {
             debug!("{}: mem {:#x} regs {:#x}", stringify!($name), p.mem.get(), p.regs.get());
-            run($eng, A::$steps, log, |s| match s {
-                $(Step::$step => A::$leaf(mmio, &p),)*
-                _ => Err(NOT_A_STEP),
-            })
+            // The steps in order; the first error stops and is returned.
+            for &s in A::$steps {
+                let r = match s {
+                    $(Step::$step => A::$leaf(mmio, &p),)*
+                    _ => Err(NOT_A_STEP),
+                };
+                log.step($eng, s, r);
+                if let Err(e) = r {
+                    error!("{}_init: {} failed: {:?}", $eng.name(), s.name(), e);
+                    return Err(e);
+                }
+            }
+            Ok(())
         }
     )*};
 }
