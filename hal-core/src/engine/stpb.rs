@@ -125,18 +125,11 @@ pub fn sp_init_raw<'m, A: SpOps, M: Mmio + ?Sized>(
             None => Err(Error::NoContext),
             Some(base) => cfg.and_then(|cfg| NotificEngine::init_at(mmio, base, cfg)),
         }
+        .inspect_err(|e| error!("Failed to initialize notific. {:?}", e))
     });
-    let (notific, notific_error) = match engine {
-        Some(Ok(engine)) => (Some(engine), None),
-        Some(Err(e)) => {
-            error!("Failed to initialize notific. {:?}", e);
-            (None, Some(e))
-        }
-        None => (None, None),
-    };
     Ok(SpInit {
-        notific,
-        notific_error,
+        notific_error: engine.as_ref().and_then(|r| r.as_ref().err().copied()),
+        notific: engine.and_then(Result::ok),
     })
 }
 
