@@ -20,7 +20,7 @@ use super::stpb::{self, RawStpbConfig, SpInit, StpbConfig};
 use super::EngineOps;
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
-use crate::family::{Arch, Tile};
+use crate::family::Tile;
 use crate::ids::ArchId;
 use crate::notific::NotificEngine;
 use crate::Mmio;
@@ -66,17 +66,6 @@ impl<Su, Ca, Ma> defmt::Format for AnyArch<Su, Ca, Ma> {
     fn format(&self, f: defmt::Formatter<'_>) {
         defmt::write!(f, "AnyArch({=str})", self.id().name())
     }
-}
-
-struct Order<Su, Ca, Ma>(PhantomData<(Su, Ca, Ma)>);
-
-impl<Su: Arch, Ca: Arch, Ma: Arch> Order<Su, Ca, Ma> {
-    const OK: () = assert!(
-        matches!(Su::ID, ArchId::Sunda)
-            && matches!(Ca::ID, ArchId::Cayman)
-            && matches!(Ma::ID, ArchId::Mariana),
-        "AnyArch<Su, Ca, Ma> takes the SUNDA, CAYMAN and MARIANA types in that order"
-    );
 }
 
 /// One arm per arch, each calling the arch's own op `Arch::$f(args)`
@@ -125,7 +114,15 @@ impl<Su: EngineOps, Ca: EngineOps, Ma: EngineOps> AnyArch<Su, Ca, Ma> {
 
     /// Bind from a validated arch id.
     pub const fn from_arch(id: ArchId) -> Self {
-        let () = Order::<Su, Ca, Ma>::OK;
+        // The arch types' order, checked where this is instantiated.
+        const {
+            assert!(
+                matches!(Su::ID, ArchId::Sunda)
+                    && matches!(Ca::ID, ArchId::Cayman)
+                    && matches!(Ma::ID, ArchId::Mariana),
+                "AnyArch<Su, Ca, Ma> takes the SUNDA, CAYMAN and MARIANA types in that order"
+            )
+        };
         match id {
             ArchId::Sunda => AnyArch::Sunda(PhantomData),
             ArchId::Cayman => AnyArch::Cayman(PhantomData),
