@@ -43,8 +43,7 @@ pub fn error_notif_enable<A: NotificMasks, M: Mmio>(
     en: bool,
     q: u32,
 ) -> Result<()> {
-    let mask = A::notific_mask(NotificMask::Error)?;
-    error_notif_enable_with(nt, mask, en, q, None)
+    error_notif_enable_with(nt, A::notific_mask(NotificMask::Error)?, en, q, None)
 }
 
 /// The error-enable body with the mask injected: if `en`, read-modify-write
@@ -70,8 +69,7 @@ pub fn ham_notif_enable<A: NotificMasks, M: Mmio>(
     nt: &mut NotificEngine<'_, M>,
     en: bool,
 ) -> Result<()> {
-    let mask = A::notific_mask(NotificMask::Ham)?;
-    ham_notif_enable_with(nt, mask, en)
+    ham_notif_enable_with(nt, A::notific_mask(NotificMask::Ham)?, en)
 }
 
 /// The ham-enable body: `update_wr_buf_enable(en ? mask : 0, mask)` [002 §4].
@@ -89,8 +87,7 @@ pub fn evsem_notif_hw_bp_enable<A: NotificMasks, M: Mmio>(
     nt: &mut NotificEngine<'_, M>,
     en: bool,
 ) -> Result<()> {
-    let mask = A::notific_mask(NotificMask::Evsem)?;
-    evsem_notif_hw_bp_enable_with(nt, mask, en)
+    evsem_notif_hw_bp_enable_with(nt, A::notific_mask(NotificMask::Evsem)?, en)
 }
 
 /// The evsem-enable body: `update_hw_bp(en ? mask : 0, mask)` [002 §4].
@@ -130,8 +127,7 @@ pub fn dge_notif_enable<A: DgeNotif, M: Mmio + ?Sized>(
     regs: DeviceAddr,
     en: bool,
 ) -> Result<()> {
-    let reg = A::dge_notific_ctrl()?;
-    dge_notif_enable_at::<A, M>(mmio, reg.addr(regs), en)
+    dge_notif_enable_at::<A, M>(mmio, A::dge_notific_ctrl()?.addr(regs), en)
 }
 
 /// The DGE enable body at an explicit register address (still SUNDA only):

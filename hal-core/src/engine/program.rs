@@ -92,17 +92,14 @@ pub fn program_start_with<M: Mmio + ?Sized>(
     starts: &[u64; 5],
 ) -> Result<()> {
     let window = |eng: Engine| layout.windows.get(eng.index()).copied().flatten();
-    for eng in PROGRAM_START_ORDER {
-        if start_of(starts, eng) != SKIP && window(eng).is_none() {
-            return Err(Error::NotTraced("xt_local_reg_offset window"));
-        }
+    let launched = PROGRAM_START_ORDER.map(|eng| (start_of(starts, eng), window(eng)));
+    if launched.iter().any(|(s, w)| *s != SKIP && w.is_none()) {
+        return Err(Error::NotTraced("xt_local_reg_offset window"));
     }
-    for eng in PROGRAM_START_ORDER {
-        let start = start_of(starts, eng);
-        if start == SKIP {
+    for (start, w) in launched {
+        let Some(w) = w.filter(|_| start != SKIP) else {
             continue;
-        }
-        let w = window(eng).ok_or(Error::NotTraced("xt_local_reg_offset window"))?;
+        };
         layout.start_addr_lo.write(mmio, w, start as u32)?;
         layout.start_addr_hi.write(mmio, w, (start >> 32) as u32)?;
         layout.start_ctrl.write(mmio, w, 1)?;

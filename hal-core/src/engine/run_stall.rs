@@ -60,10 +60,9 @@ pub fn disable_hw_decode<A: NxLocal, M: Mmio + ?Sized>(
 ) -> Result<()> {
     match A::hw_decode_control()? {
         Gated::Absent => Ok(()),
-        Gated::Present(reg) => {
-            let r = reg.read(mmio, window)?;
-            reg.write(mmio, window, (r & 0xFFFF_FFFE) | u32::from(v != 0))
-        }
+        Gated::Present(reg) => reg
+            .modify(mmio, window, |r| (r & 0xFFFF_FFFE) | u32::from(v != 0))
+            .map(drop),
     }
 }
 
