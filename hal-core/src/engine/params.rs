@@ -203,9 +203,7 @@ impl SpHandle {
     /// `sp_mem_handle` or `sp_regs` absent → -22; level > 8 → -22 [002 §2].
     pub fn check(handle: Option<&SpHandle>) -> Result<Checked<'_, SpHandle>> {
         let h = handle.ok_or(Error::InvalidArgument("sp handle absent"))?;
-        if h.sp_mem.is_none() || h.sp_regs.is_none() {
-            return Err(Error::InvalidArgument("sp_mem_handle or sp_regs absent"));
-        }
+        Checked(h).regs()?;
         check_level(h, h.inst_debug_level)
     }
 }
