@@ -107,15 +107,13 @@ pub fn sp_init_raw<'m, A: SpOps, M: Mmio + ?Sized>(
     if init {
         A::sp_regs_init(mmio, h)?;
         A::sp_ucode_seq_init(mmio, h)?;
-        if let Err(e) = A::sp_dma_init(mmio, h) {
-            warn!("sp_init: dma_init failed (ignored, as in C): {:?}", e);
-        }
-        if let Err(e) = A::sp_release_run_stall(mmio, h) {
-            warn!(
-                "sp_init: release_run_stall failed (ignored, as in C): {:?}",
-                e
-            );
-        }
+        let ignored = |step: &str, r: Result<()>| {
+            if let Err(e) = r {
+                warn!("sp_init: {} failed (ignored, as in C): {:?}", step, e);
+            }
+        };
+        ignored("dma_init", A::sp_dma_init(mmio, h));
+        ignored("release_run_stall", A::sp_release_run_stall(mmio, h));
     }
     let engine = notific.then(|| {
         let cfg = EngineConfig::from_raw(SP_NOTIFIC_QUEUES, u32::from(flag), SP_NOTIFIC_UART_MODE);
