@@ -58,12 +58,10 @@ pub fn disable_hw_decode<A: NxLocal, M: Mmio + ?Sized>(
     window: DeviceAddr,
     v: u32,
 ) -> Result<()> {
-    match A::hw_decode_control()? {
-        Gated::Absent => Ok(()),
-        Gated::Present(reg) => reg
-            .modify(mmio, window, |r| (r & 0xFFFF_FFFE) | u32::from(v != 0))
-            .map(drop),
+    if let Gated::Present(reg) = A::hw_decode_control()? {
+        reg.modify(mmio, window, |r| (r & 0xFFFF_FFFE) | u32::from(v != 0))?;
     }
+    Ok(())
 }
 
 /// The release program of one engine, as `khal trace release-run-stall`

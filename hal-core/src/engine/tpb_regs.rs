@@ -222,14 +222,12 @@ pub fn force_rspcomb_eight_deep<A: TpbRegGates, M: Mmio + ?Sized>(
     regs: DeviceAddr,
     v: u32,
 ) -> Result<()> {
-    match A::RSPCOMB_EIGHT_DEEP {
-        Gated::Absent => Ok(()),
-        Gated::Present(off) => {
-            let addr = off.at(regs);
-            let r = mmio.read32(addr)?;
-            mmio.write32(addr, dve_rspcomb::EIGHT_DEEP.set(r, v & 1))
-        }
+    if let Gated::Present(off) = A::RSPCOMB_EIGHT_DEEP {
+        let addr = off.at(regs);
+        let r = mmio.read32(addr)?;
+        mmio.write32(addr, dve_rspcomb::EIGHT_DEEP.set(r, v & 1))?;
     }
+    Ok(())
 }
 
 /// The engines with stochastic-rounding registers in `tpb_regs`.
