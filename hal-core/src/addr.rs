@@ -102,33 +102,8 @@ impl HostVisible {
     }
 }
 
-impl core::fmt::Display for DeviceAddr {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{:#x}", self.0)
-    }
-}
-
-impl core::fmt::Display for HostVisible {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{:#x}", self.0)
-    }
-}
-
-/// Hex, as `Display` prints it.
-#[cfg(feature = "defmt")]
-impl defmt::Format for DeviceAddr {
-    fn format(&self, f: defmt::Formatter<'_>) {
-        defmt::write!(f, "{=u64:#x}", self.0)
-    }
-}
-
-/// Hex, as `Display` prints it.
-#[cfg(feature = "defmt")]
-impl defmt::Format for HostVisible {
-    fn format(&self, f: defmt::Formatter<'_>) {
-        defmt::write!(f, "{=u64:#x}", self.0)
-    }
-}
+hex_fmt!(DeviceAddr: Display; "{:#x}", "{=u64:#x}");
+hex_fmt!(HostVisible: Display; "{:#x}", "{=u64:#x}");
 
 #[cfg(test)]
 mod tests {

@@ -382,29 +382,11 @@ impl PartialEq<u64> for ErrorAddr {
     }
 }
 
-impl core::fmt::Debug for ErrorAddr {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{:#x}", self.get())
-    }
-}
-
-impl core::fmt::Display for ErrorAddr {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{:#x}", self.get())
-    }
-}
+hex_fmt!(ErrorAddr: Debug, Display; "{:#x}", "{=u64:#x}");
 
 impl core::fmt::LowerHex for ErrorAddr {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         core::fmt::LowerHex::fmt(&self.get(), f)
-    }
-}
-
-/// In hex, like `Debug`.
-#[cfg(feature = "defmt")]
-impl defmt::Format for ErrorAddr {
-    fn format(&self, f: defmt::Formatter<'_>) {
-        defmt::write!(f, "{=u64:#x}", self.get())
     }
 }
 

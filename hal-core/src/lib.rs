@@ -51,6 +51,28 @@ macro_rules! default_fns {
     };
 }
 
+/// `core::fmt` traits (`Display`, `Debug`) and `defmt::Format` of a type
+/// that prints as the one `u64` of its `get()`: `$fmt` is the `core::fmt`
+/// format string, `$dfmt` the same in defmt's grammar.
+macro_rules! hex_fmt {
+    ($ty:ty: $($tr:ident),+; $fmt:literal, $dfmt:literal) => {
+        $(
+            impl core::fmt::$tr for $ty {
+                fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                    write!(f, $fmt, self.get())
+                }
+            }
+        )+
+
+        #[cfg(feature = "defmt")]
+        impl defmt::Format for $ty {
+            fn format(&self, f: defmt::Formatter<'_>) {
+                defmt::write!(f, $dfmt, self.get())
+            }
+        }
+    };
+}
+
 // `fmt` must come first: its macros are used by every later module.
 #[macro_use]
 mod fmt;

@@ -170,19 +170,7 @@ impl Offset {
     }
 }
 
-impl core::fmt::Display for Offset {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "+{:#x}", self.0)
-    }
-}
-
-/// `+0x…`, as `Display` prints it.
-#[cfg(feature = "defmt")]
-impl defmt::Format for Offset {
-    fn format(&self, f: defmt::Formatter<'_>) {
-        defmt::write!(f, "+{=u64:#x}", self.0)
-    }
-}
+hex_fmt!(Offset: Display; "+{:#x}", "+{=u64:#x}");
 
 /// A chip generation: every register family, plus its identity.
 ///
