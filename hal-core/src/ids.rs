@@ -65,11 +65,7 @@ impl TryFrom<u32> for ArchId {
     }
 }
 
-impl core::fmt::Display for ArchId {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+display_name!(ArchId);
 
 /// A TPB compute engine; 5 on every arch (AL_HAL_TPB_MAX_ENG = 5) [FACTS §1].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -127,11 +123,7 @@ impl TryFrom<u32> for Engine {
     }
 }
 
-impl core::fmt::Display for Engine {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+display_name!(Engine);
 
 /// An index known to be below `N`: validated once at construction, so code
 /// that holds one never re-checks and never panics.

@@ -73,6 +73,19 @@ macro_rules! hex_fmt {
     };
 }
 
+/// `Display` of each type as its `name()`.
+macro_rules! display_name {
+    ($($ty:ty),+) => {
+        $(
+            impl core::fmt::Display for $ty {
+                fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                    f.write_str(self.name())
+                }
+            }
+        )+
+    };
+}
+
 // `fmt` must come first: its macros are used by every later module.
 #[macro_use]
 mod fmt;

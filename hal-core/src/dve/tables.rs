@@ -51,11 +51,7 @@ impl TableId {
     }
 }
 
-impl fmt::Display for TableId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+display_name!(TableId);
 
 /// The caller's DVE tables. The notes do not give the default opcode, control
 /// and datapath contents (`get_dve_default_bins` is not traced), so the caller
