@@ -53,15 +53,22 @@ impl DeviceAddr {
         DeviceAddr(self.0.wrapping_add(off))
     }
 
+    /// `self + off`, refused with [`Error::InvalidArgument`] (`what`) past
+    /// `u64::MAX` instead of wrapping.
+    pub(crate) const fn checked_add(self, off: u64, what: &'static str) -> Result<DeviceAddr> {
+        match self.0.checked_add(off) {
+            Some(a) => Ok(DeviceAddr(a)),
+            None => Err(Error::InvalidArgument(what)),
+        }
+    }
+
     /// Refuse `bytes` from `self` that do not fit below 2^64 with
     /// [`Error::InvalidArgument`] (`what`): the accesses past the top would
     /// wrap to low addresses. Every multi-access program that offsets from a
     /// caller's base checks its whole span with this before its first access.
     pub(crate) const fn check_span(self, bytes: u64, what: &'static str) -> Result<()> {
-        match self.0.checked_add(bytes.saturating_sub(1)) {
-            Some(_) => Ok(()),
-            None => Err(Error::InvalidArgument(what)),
-        }
+        const_try!(self.checked_add(bytes.saturating_sub(1), what));
+        Ok(())
     }
 
     /// The same address in the second mesh half (sets bit 47).

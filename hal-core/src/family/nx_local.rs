@@ -185,10 +185,7 @@ pub trait NxLocal {
 /// a sum past 2^64 is refused (`InvalidArgument`), not wrapped.
 pub fn xt_local_window<A: NxLocal>(base: DeviceAddr, eng: u32, owner: u8) -> Result<DeviceAddr> {
     let off = A::xt_local_reg_offset(eng, owner)?.get();
-    base.get()
-        .checked_add(off)
-        .map(DeviceAddr)
-        .ok_or(Error::InvalidArgument("xt/nx window past 2^64"))
+    base.checked_add(off, "xt/nx window past 2^64")
 }
 
 /// `eng_to_xt`: engines 0..4 map to themselves, anything else to 6 (logged)
