@@ -183,12 +183,14 @@ impl<B: DmaMemory> DveLoader<B> {
         // From here on the device is (about to be) overwritten.
         self.resident = None;
 
+        // One slot per table in `TableId` order; SUNDA's control_slow stays empty.
         let mut staged: [Option<B>; 5] = [None, None, None, None, None];
         let mut ring = OneShotRing::<RING_SLOTS>::new();
-        for ((id, bytes), slot) in tables.iter().zip(staged.iter_mut()) {
-            let dst = placement
-                .dest(id)
-                .ok_or(Error::InvalidArgument("DVE table without a destination"))?;
+        for (id, slot) in TableId::ALL.into_iter().zip(staged.iter_mut()) {
+            let Some(bytes) = tables.get(id) else {
+                continue;
+            };
+            let dst = dest(placement, id)?;
             let buf = alloc.alloc(MemLocation::DeviceDram, bytes.len(), STAGING_ALIGN)?;
             buf.write(0, bytes)?;
             ring.add_transfer(buf.bus_addr(), dst, len_u32(bytes)?)?;
@@ -208,23 +210,14 @@ impl<B: DmaMemory> DveLoader<B> {
             }
         };
 
-        let count = placement.table_count();
-        let [a, b, c, d, e] = staged;
-        // `tables.iter()` yields 4 or 5 tables, in order; SUNDA's four fill
-        // slots a, b, c (datapath), d (param RAM).
-        let (opcode_table, control_fast_table, control_slow_table, datapath_table, bn_param_ram) =
-            if count == 5 {
-                (a, b, c, d, e)
-            } else {
-                (a, b, None, c, d)
-            };
+        let [opcode, control_fast, control_slow_table, datapath, param_ram] = staged;
         let missing = || Error::InvalidArgument("DVE table buffer missing");
         self.resident = Some(DveConfigDmaState {
-            opcode_table: opcode_table.ok_or_else(missing)?,
-            control_fast_table: control_fast_table.ok_or_else(missing)?,
+            opcode_table: opcode.ok_or_else(missing)?,
+            control_fast_table: control_fast.ok_or_else(missing)?,
             control_slow_table,
-            datapath_table: datapath_table.ok_or_else(missing)?,
-            bn_param_ram: bn_param_ram.ok_or_else(missing)?,
+            datapath_table: datapath.ok_or_else(missing)?,
+            bn_param_ram: param_ram.ok_or_else(missing)?,
             fingerprint,
             queue: queue.info(),
             placement: *placement,
@@ -232,7 +225,7 @@ impl<B: DmaMemory> DveLoader<B> {
         info!("dve config loaded");
         Ok(LoadOutcome::Loaded {
             fingerprint,
-            tables: count,
+            tables: placement.table_count(),
             bytes: ring.total_bytes(),
             sleeps,
         })
@@ -243,21 +236,23 @@ fn len_u32(t: &[u8]) -> Result<u32> {
     u32::try_from(t.len()).map_err(|_| Error::InvalidArgument("DVE table larger than 4 GiB"))
 }
 
+/// The destination of table `id` in `p`.
+fn dest(p: &DvePlacement, id: TableId) -> Result<DeviceAddr> {
+    p.dest(id)
+        .ok_or(Error::InvalidArgument("DVE table without a destination"))
+}
+
 /// Every check that needs no device: see [`DveLoader::load`].
 fn validate(p: &DvePlacement, t: &DveTableSet<'_>) -> Result<()> {
     match (p.control_slow.is_some(), t.control_slow.is_some()) {
-        (true, false) => {
-            return Err(Error::InvalidArgument(
-                "control_slow table missing (this arch loads five DVE tables)",
-            ))
-        }
-        (false, true) => {
-            return Err(Error::InvalidArgument(
-                "control_slow table given on an arch without one (SUNDA)",
-            ))
-        }
-        _ => {}
-    }
+        (true, false) => Err(Error::InvalidArgument(
+            "control_slow table missing (this arch loads five DVE tables)",
+        )),
+        (false, true) => Err(Error::InvalidArgument(
+            "control_slow table given on an arch without one (SUNDA)",
+        )),
+        _ => Ok(()),
+    }?;
     if t.param_ram.len() as u64 != p.param_ram_size {
         return Err(Error::InvalidArgument(
             "param_ram size differs from the arch's parameter-RAM size (0x400)",
@@ -270,13 +265,9 @@ fn validate(p: &DvePlacement, t: &DveTableSet<'_>) -> Result<()> {
             return Err(Error::InvalidArgument("empty DVE table"));
         }
         let len = u64::from(len_u32(bytes)?);
-        let DeviceAddr(start) = p
-            .dest(id)
-            .ok_or(Error::InvalidArgument("DVE table without a destination"))?;
-        let end = start
-            .checked_add(len)
-            .ok_or(Error::InvalidArgument("DVE table wraps the address space"))?;
-        *r = (start, end);
+        let start = dest(p, id)?;
+        let end = start.checked_add(len, "DVE table wraps the address space")?;
+        *r = (start.get(), end.get());
         n += 1;
     }
     // The table sizes are known (FACTS §12.1 MED, §13.9), but whether the C

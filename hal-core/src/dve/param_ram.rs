@@ -29,21 +29,15 @@ pub const fn reciprocal_entry(i: u32) -> f32 {
 /// little-endian f32 [000 §4]. Computed at compile time.
 pub const DEFAULT_PARAM_RAM: [u8; PARAM_RAM_BYTES] = build();
 
+// Its one indexing is byte `i % 4` of entry `i / 4` into `out[i]`, with
+// `i < 0x400 = out.len()` and `i % 4 < 4`: a const fn cannot use `get_mut`,
+// and the bounds are the loop's.
+#[allow(clippy::indexing_slicing)]
 const fn build() -> [u8; PARAM_RAM_BYTES] {
     let mut out = [0u8; PARAM_RAM_BYTES];
     let mut i = 0;
-    while i < PARAM_RAM_ENTRIES {
-        let b = reciprocal_entry(i as u32).to_bits().to_le_bytes();
-        let mut k = 0;
-        while k < 4 {
-            // `i < 256` and `k < 4`, so `4 * i + k < 0x400 = out.len()`: a
-            // const fn cannot use `get_mut`, and the bound is the loop's.
-            #[allow(clippy::indexing_slicing)]
-            {
-                out[4 * i + k] = b[k];
-            }
-            k += 1;
-        }
+    while i < PARAM_RAM_BYTES {
+        out[i] = reciprocal_entry((i / 4) as u32).to_bits().to_le_bytes()[i % 4];
         i += 1;
     }
     out

@@ -72,18 +72,14 @@ impl DvePlacement {
         datapath: Offset,
     ) -> Result<Self> {
         match (A::DVE_LOADS_CONTROL_SLOW, control_slow.is_some()) {
-            (true, false) => {
-                return Err(Error::InvalidArgument(
-                    "control_slow offset missing (this arch loads five DVE tables)",
-                ))
-            }
-            (false, true) => {
-                return Err(Error::InvalidArgument(
-                    "control_slow offset given on an arch without a control-slow table (SUNDA)",
-                ))
-            }
-            _ => {}
-        }
+            (true, false) => Err(Error::InvalidArgument(
+                "control_slow offset missing (this arch loads five DVE tables)",
+            )),
+            (false, true) => Err(Error::InvalidArgument(
+                "control_slow offset given on an arch without a control-slow table (SUNDA)",
+            )),
+            _ => Ok(()),
+        }?;
         Self::from_parts(
             A::tpb_base(tile),
             [opcode, control_fast],
@@ -105,22 +101,13 @@ impl DvePlacement {
         param_ram_size: u64,
     ) -> Result<Self> {
         let at = |o: Offset| {
-            axi_base
-                .get()
-                .checked_add(o.get())
-                .map(DeviceAddr)
-                .ok_or(Error::InvalidArgument(
-                    "DVE table offset overflows the TPB AXI base",
-                ))
+            axi_base.checked_add(o.get(), "DVE table offset overflows the TPB AXI base")
         };
         Ok(DvePlacement {
             axi_base,
             opcode: at(opcode)?,
             control_fast: at(control_fast)?,
-            control_slow: match control_slow {
-                Some(o) => Some(at(o)?),
-                None => None,
-            },
+            control_slow: control_slow.map(at).transpose()?,
             datapath: at(datapath)?,
             param_ram: at(param_ram)?,
             param_ram_size,
@@ -140,10 +127,6 @@ impl DvePlacement {
 
     /// Number of tables this placement loads (4 on SUNDA, 5 otherwise).
     pub const fn table_count(&self) -> usize {
-        if self.control_slow.is_some() {
-            5
-        } else {
-            4
-        }
+        4 + self.control_slow.is_some() as usize
     }
 }

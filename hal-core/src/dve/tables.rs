@@ -90,11 +90,8 @@ impl<'a> DveTableSet<'a> {
         datapath: &'a [u8],
     ) -> Self {
         DveTableSet {
-            opcode,
-            control_fast,
             control_slow: Some(control_slow),
-            datapath,
-            param_ram: &DEFAULT_PARAM_RAM,
+            ..Self::four(opcode, control_fast, datapath)
         }
     }
 
