@@ -168,6 +168,20 @@ impl<M> CsrWindow<'_, M> {
     pub const fn device_addr(&self) -> DeviceAddr {
         self.block.device_addr()
     }
+
+    /// An access at `addr` through the inner backend: the window's check of
+    /// `addr`, then `access` at its translation, its refusal named in the CSR
+    /// address space. Inlined: each caller's access compiles to the check and
+    /// the access alone.
+    #[inline(always)]
+    fn via_inner<T>(
+        &self,
+        addr: DeviceAddr,
+        access: impl FnOnce(&M, DeviceAddr) -> Result<T>,
+    ) -> Result<T> {
+        let d = self.block.translate(addr)?;
+        access(self.inner, d).map_err(|e| in_csr_space(e, self.block.delta()))
+    }
 }
 
 impl<M: Mmio> Mmio for CsrWindow<'_, M> {
@@ -178,12 +192,7 @@ impl<M: Mmio> Mmio for CsrWindow<'_, M> {
     fn read32(&self, addr: DeviceAddr) -> Result<u32> {
         match &self.part {
             Some(w) => w.read32(addr),
-            None => {
-                let d = self.block.translate(addr)?;
-                self.inner
-                    .read32(d)
-                    .map_err(|e| in_csr_space(e, self.block.delta()))
-            }
+            None => self.via_inner(addr, |m, d| m.read32(d)),
         }
     }
 
@@ -191,12 +200,7 @@ impl<M: Mmio> Mmio for CsrWindow<'_, M> {
     fn write32(&self, addr: DeviceAddr, value: u32) -> Result<()> {
         match &self.part {
             Some(w) => w.write32(addr, value),
-            None => {
-                let d = self.block.translate(addr)?;
-                self.inner
-                    .write32(d, value)
-                    .map_err(|e| in_csr_space(e, self.block.delta()))
-            }
+            None => self.via_inner(addr, |m, d| m.write32(d, value)),
         }
     }
 
@@ -204,7 +208,8 @@ impl<M: Mmio> Mmio for CsrWindow<'_, M> {
     /// a dword of it leaves the window; an empty burst checks `addr` alone.
     fn write_burst(&self, addr: DeviceAddr, words: &[u32]) -> Result<()> {
         let n = words.len().max(1) as u64;
-        let d = self.block.translate(addr)?;
+        // `addr` first: a refused `addr` names itself, whatever the run.
+        self.block.translate(addr)?;
         // The burst's last dword names the refusal, wrapped past `u64::MAX`
         // too (the table's run names `addr` then).
         let last = addr.get().wrapping_add((n - 1) * 4);
@@ -215,10 +220,7 @@ impl<M: Mmio> Mmio for CsrWindow<'_, M> {
         match &self.part {
             _ if words.is_empty() => Ok(()),
             Some(w) => w.write_burst(addr, words),
-            None => self
-                .inner
-                .write_burst(d, words)
-                .map_err(|e| in_csr_space(e, self.block.delta())),
+            None => self.via_inner(addr, |m, d| m.write_burst(d, words)),
         }
     }
 }
