@@ -44,6 +44,7 @@ use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
 use crate::family::mailbox::{NqBlock, NqQueue};
 use crate::family::NqMailboxMap;
+use crate::ids::Bounded;
 use crate::notific::regs::{NQ_BASE_ADDR_HI, NQ_BASE_ADDR_LO};
 use crate::regs::{check_block_base, Reg};
 use crate::Mmio;
@@ -98,14 +99,8 @@ impl<T: Copy> PerBlock<T> {
     /// Record `v` for `block`; `block >= ERRTRIG_BLOCKS` (56) → `OutOfRange`
     /// named `what`, nothing recorded.
     fn record(&mut self, block: u32, v: T, what: &'static str) -> Result<()> {
-        let slot = self
-            .values
-            .get_mut(block as usize)
-            .ok_or(Error::out_of_range(
-                what,
-                block as u64,
-                ERRTRIG_BLOCKS as u64,
-            ))?;
+        let oor = Error::out_of_range(what, block.into(), ERRTRIG_BLOCKS as u64);
+        let slot = self.values.get_mut(block as usize).ok_or(oor)?;
         *slot = v;
         self.set |= 1 << block;
         Ok(())
@@ -209,13 +204,6 @@ impl MsixIntc {
         critical_section::with(|cs| self.vec_mask.borrow(cs).get())
     }
 
-    fn check_vector(vec: u32) -> Result<()> {
-        if vec > MAX_VECTOR {
-            return Err(Error::InvalidArgument("msi-x vector > 7"));
-        }
-        Ok(())
-    }
-
     /// Mask MSI-X vector `vec`: shadow `|= 1 << vec`, write the shadow to
     /// set-mask (`+16`), then 1 to the vector's control word
     /// (`+2060 + 16 * vec`). `vec > 7` → `InvalidArgument` (-22), nothing
@@ -234,7 +222,9 @@ impl MsixIntc {
     /// The mask (`masked`) or unmask program of vector `vec`: the shadow's
     /// bit, the shadow to set-mask or clear-mask, then the control word.
     fn set_vector_masked<M: Mmio + ?Sized>(&self, mmio: &M, vec: u32, masked: bool) -> Result<()> {
-        Self::check_vector(vec)?;
+        if vec > MAX_VECTOR {
+            return Err(Error::InvalidArgument("msi-x vector > 7"));
+        }
         let ctrl = VECTOR_CTRL.at(vec)?;
         let (publish, bit) = if masked {
             (SET_MASK, 1 << vec)
@@ -254,13 +244,7 @@ impl MsixIntc {
     /// [004 §4]. The other bits, the reset bit `0x10` (MED, [FACTS §12.3])
     /// among them, are kept.
     pub fn set_mod_timer_period<M: Mmio + ?Sized>(&self, mmio: &M, period: u32) -> Result<()> {
-        if period >= MOD_TIMER_PERIODS {
-            return Err(Error::out_of_range(
-                "moderation timer period",
-                period as u64,
-                MOD_TIMER_PERIODS as u64,
-            ));
-        }
+        let period = Bounded::<MOD_TIMER_PERIODS>::new(period, "moderation timer period")?.get();
         critical_section::with(|_| {
             MOD_TIMER_CTRL
                 .modify(mmio, self.msix, |r| mod_timer_ctrl::PERIOD.set(r, period))
@@ -283,14 +267,9 @@ impl MsixIntc {
         value: u32,
     ) -> Result<()> {
         let reg = GROUP_INTERVAL.at(grp)?;
-        if value > GROUP_INTERVAL_FIELD.mask() {
-            return Err(Error::out_of_range(
-                "intc group interval",
-                value.into(),
-                u64::from(GROUP_INTERVAL_FIELD.mask()) + 1,
-            ));
-        }
-        reg.write(mmio, self.msix, GROUP_INTERVAL_FIELD.set(0, value))
+        let value =
+            Bounded::<{ GROUP_INTERVAL_FIELD.mask() + 1 }>::new(value, "intc group interval")?;
+        reg.write(mmio, self.msix, GROUP_INTERVAL_FIELD.set(0, value.get()))
     }
 
     fn unit(&self, line: ErrtrigLine) -> Result<DeviceAddr> {
