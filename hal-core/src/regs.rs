@@ -255,9 +255,7 @@ impl BlockDesc {
                     .saturating_add(4),
                 None => r.offset.saturating_add(4),
             };
-            if last > end {
-                end = last;
-            }
+            end = if last > end { last } else { end };
             regs = rest;
         }
         end
@@ -311,11 +309,16 @@ impl<A: AccessType> Reg<A> {
         if desc.array.is_some() {
             return Err(Error::InvalidArgument("register description is an array's"));
         }
-        Ok(Reg {
-            offset: desc.offset,
+        Ok(Reg::at_offset(desc, desc.offset))
+    }
+
+    /// The handle of `desc`'s register at `offset` (an array's instance).
+    const fn at_offset(desc: &'static RegDesc, offset: u64) -> Reg<A> {
+        Reg {
+            offset,
             desc,
             _access: PhantomData,
-        })
+        }
     }
 
     /// Byte offset from the block base.
@@ -418,11 +421,10 @@ impl<A: AccessType> RegArray<A> {
     #[inline(always)]
     pub const fn at(self, i: u32) -> Result<Reg<A>> {
         if i < self.count {
-            Ok(Reg {
-                offset: self.desc.offset + i as u64 * self.stride,
-                desc: self.desc,
-                _access: PhantomData,
-            })
+            Ok(Reg::at_offset(
+                self.desc,
+                self.desc.offset + i as u64 * self.stride,
+            ))
         } else {
             Err(Error::out_of_range(
                 self.desc.name,
@@ -435,11 +437,7 @@ impl<A: AccessType> RegArray<A> {
     /// Instance 0 without a stride: the layout of a single-instance flavour of
     /// the block (e.g. the single-queue notific engine [004 §3]).
     pub const fn flat(self) -> Reg<A> {
-        Reg {
-            offset: self.desc.offset,
-            desc: self.desc,
-            _access: PhantomData,
-        }
+        Reg::at_offset(self.desc, self.desc.offset)
     }
 }
 
@@ -447,14 +445,8 @@ impl<A: AccessType> RegArray<A> {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __khal_access {
-    (rw) => {
-        $crate::regs::Access::ReadWrite
-    };
-    (ro) => {
-        $crate::regs::Access::ReadOnly
-    };
-    (wo) => {
-        $crate::regs::Access::WriteOnly
+    ($acc:ident) => {
+        <$crate::__khal_access_ty!($acc) as $crate::regs::AccessType>::ACCESS
     };
 }
 
@@ -497,19 +489,16 @@ macro_rules! __khal_reg {
     // the constructor's refusal is never met; were it met, evaluating the
     // `const` would fail the build, not a run.
     ($(#[$m:meta])* $reg:ident, $acc:ident, $desc:expr, []) => {
-        $(#[$m])*
-        #[allow(clippy::panic)]
-        pub const $reg: $crate::regs::Reg<$crate::__khal_access_ty!($acc)> =
-            match $crate::regs::Reg::new(&$desc) {
-                Ok(r) => r,
-                Err(_) => panic!("register_block!: a handle unlike its description"),
-            };
+        $crate::__khal_reg!(@handle Reg, $(#[$m])* $reg, $acc, $desc);
     };
     ($(#[$m:meta])* $reg:ident, $acc:ident, $desc:expr, [$arr:literal, $cnt:literal, $stride:literal]) => {
+        $crate::__khal_reg!(@handle RegArray, $(#[$m])* $reg, $acc, $desc);
+    };
+    (@handle $handle:ident, $(#[$m:meta])* $reg:ident, $acc:ident, $desc:expr) => {
         $(#[$m])*
         #[allow(clippy::panic)]
-        pub const $reg: $crate::regs::RegArray<$crate::__khal_access_ty!($acc)> =
-            match $crate::regs::RegArray::new(&$desc) {
+        pub const $reg: $crate::regs::$handle<$crate::__khal_access_ty!($acc)> =
+            match $crate::regs::$handle::new(&$desc) {
                 Ok(r) => r,
                 Err(_) => panic!("register_block!: a handle unlike its description"),
             };
