@@ -71,17 +71,14 @@ pub trait DveTables {
     /// slot stays 0) [000 §4].
     const DVE_LOADS_CONTROL_SLOW: bool;
 
-    /// The table offsets (same as the constant).
-    fn dve_table_offsets() -> Option<DveTableOffsets> {
-        Self::DVE_TABLE_OFFSETS
-    }
-
     /// The table sizes. Every arch has the getter (SUNDA too, though its
     /// loader skips control_slow) [000r1 §3], [FACTS §12.1].
     const DVE_TABLE_SIZES: DveTableSizes;
 
-    /// The table sizes (same as the constant).
-    fn dve_table_sizes() -> DveTableSizes {
-        Self::DVE_TABLE_SIZES
+    default_fns! {
+        /// The table offsets (same as the constant).
+        fn dve_table_offsets() -> Option<DveTableOffsets> = Self::DVE_TABLE_OFFSETS;
+        /// The table sizes (same as the constant).
+        fn dve_table_sizes() -> DveTableSizes = Self::DVE_TABLE_SIZES;
     }
 }

@@ -38,15 +38,13 @@ impl HwDecodeParams {
     /// The outs for an engine whose device-full base is `base`: the bit-35
     /// fold always applied [hw-decode §3a].
     pub const fn from_device_base(base: DeviceAddr) -> Result<Self> {
-        match base.to_host_visible() {
-            Ok(cam_base) => Ok(HwDecodeParams {
-                cam_base,
-                cam_size: CAM_SIZE,
-                table_base: HostVisible(cam_base.0 + TABLE_DELTA),
-                table_size: TABLE_SIZE,
-            }),
-            Err(e) => Err(e),
-        }
+        let cam_base = const_try!(base.to_host_visible());
+        Ok(HwDecodeParams {
+            cam_base,
+            cam_size: CAM_SIZE,
+            table_base: HostVisible(cam_base.0 + TABLE_DELTA),
+            table_size: TABLE_SIZE,
+        })
     }
 }
 

@@ -43,15 +43,10 @@ macro_rules! indexed_base {
             $(#[$new_doc])*
             pub fn new(index: u32) -> $crate::Result<Self> {
                 let bases = A::$table;
-                match usize::try_from(index).ok().and_then(|i| bases.get(i)) {
-                    // A base table holds at most 8 entries: the index fits a u8.
-                    Some(&base) => Ok(Self::at(index as usize, base)),
-                    None => Err($crate::Error::out_of_range(
-                        $what,
-                        index as u64,
-                        bases.len() as u64,
-                    )),
-                }
+                let oor = || $crate::Error::out_of_range($what, index.into(), bases.len() as u64);
+                let base = usize::try_from(index).ok().and_then(|i| bases.get(i));
+                // A base table holds at most 8 entries: the index fits a u8.
+                base.map(|&base| Self::at(index as usize, base)).ok_or_else(oor)
             }
 
             $(#[$all_doc])*

@@ -72,18 +72,14 @@ impl XtWindows {
     /// The window offset of engine `eng` with owner byte `owner`; only eng 4
     /// reads the owner; an index past the table → `OutOfRange` (the C assert).
     pub fn offset(&self, eng: u32, owner: u8) -> Result<Offset> {
+        // The C asserts `eng < 5`, or `eng < 6` where window 5 exists.
+        let limit = 5 + self.eng5.is_some() as u64;
         let v = match (eng, self.eng5) {
             (0..=3, _) => self.engines.get(eng as usize).copied().unwrap_or(0),
             (4, _) if owner == OWNER_TOPSP => self.topsp,
             (4, _) => self.sp,
             (5, Some(eng5)) => eng5?,
-            _ => {
-                return Err(Error::out_of_range(
-                    self.assert_what,
-                    eng as u64,
-                    if self.eng5.is_some() { 6 } else { 5 },
-                ))
-            }
+            _ => return Err(Error::out_of_range(self.assert_what, eng.into(), limit)),
         };
         Ok(Offset(v))
     }
@@ -151,15 +147,8 @@ pub trait NxLocal {
         fn notific_ctrl() -> Result<Reg> = Err(Error::NotTraced("events_semaphores notific_ctrl"));
         /// NX `DMA_CTRL` (CAYMAN `+0x10A0`).
         fn dma_ctrl() -> Result<Reg> = Err(Error::NotTraced("nx dma_ctrl"));
-    }
-
-    /// One of the NX `DMA_REGS`.
-    fn dma_reg(which: DmaReg) -> Result<Reg> {
-        let _ = which;
-        Err(Error::NotTraced("nx dma_regs"))
-    }
-
-    default_fns! {
+        /// One of the NX `DMA_REGS`.
+        fn dma_reg(_which: DmaReg) -> Result<Reg> = Err(Error::NotTraced("nx dma_regs"));
         /// The XT `memcopy_queues` offset (pure getter).
         fn memcopy_queues_offset() -> Result<Offset>
             = Err(Error::NotTraced("xt memcopy_queues offset"));

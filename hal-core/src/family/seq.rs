@@ -2,7 +2,8 @@
 //! rebase (`get_seq_params(eng, host_visible)`) [000 §2, §3], [FACTS §3.2].
 
 use crate::addr::{DeviceAddr, HostVisible};
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::family::Offset;
 use crate::ids::Engine;
 
 /// `seqtop = base + 0x2_0000` [000 §2].
@@ -69,17 +70,13 @@ pub trait SeqParams {
     /// The host-visible triple (`host_visible = true`).
     fn seq_params_host_visible(eng: Engine) -> Result<SeqTriple<HostVisible>>;
 
-    /// The sizes (same for every engine).
-    fn seq_sizes() -> SeqSizes {
-        Self::SEQ_SIZES
-    }
-
-    /// The PE-sequencer TopSP host-visible relbase: SUNDA `0x5B_0000`,
-    /// CAYMAN `0x14_0000` (MED [000r1 §3], [FACTS §12.1]); MARIANA's is not in
-    /// that band (NOT TRACED, the default).
-    fn pe_seq_topsp_relbase() -> Result<crate::family::Offset> {
-        Err(crate::error::Error::NotTraced(
-            "pe-sequencer topsp host-visible relbase",
-        ))
+    default_fns! {
+        /// The sizes (same for every engine).
+        fn seq_sizes() -> SeqSizes = Self::SEQ_SIZES;
+        /// The PE-sequencer TopSP host-visible relbase: SUNDA `0x5B_0000`,
+        /// CAYMAN `0x14_0000` (MED [000r1 §3], [FACTS §12.1]); MARIANA's is not in
+        /// that band (NOT TRACED, the default).
+        fn pe_seq_topsp_relbase() -> Result<Offset>
+            = Err(Error::NotTraced("pe-sequencer topsp host-visible relbase"));
     }
 }

@@ -99,15 +99,11 @@ pub trait TopSpNx {
         fn topsp_init_signal() -> Result<Offset> = Self::TOPSP.init_signal;
         /// The `tsync_signal` register.
         fn topsp_tsync_signal() -> Result<Offset> = Self::TOPSP.tsync_signal;
-    }
-
-    /// The value a doorbell writes: 1, except where the arch's setter writes
-    /// the caller's value (SUNDA host_trigger, MED) [FACTS §13.2];
-    /// `Err(NotTraced)` where no source gives the arch's setter body (SUNDA
-    /// init_signal).
-    fn topsp_doorbell_value(which: Doorbell, caller: u32) -> Result<u32> {
-        let _ = (which, caller);
-        Ok(1)
+        /// The value a doorbell writes: 1, except where the arch's setter writes
+        /// the caller's value (SUNDA host_trigger, MED) [FACTS §13.2];
+        /// `Err(NotTraced)` where no source gives the arch's setter body (SUNDA
+        /// init_signal).
+        fn topsp_doorbell_value(_which: Doorbell, _caller: u32) -> Result<u32> = Ok(1);
     }
 
     /// The register of a doorbell.
