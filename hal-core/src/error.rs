@@ -245,9 +245,7 @@ impl Error {
             | Error::WrongEngine => None,
         }
     }
-}
 
-impl Error {
     /// [`Error::OutOfRange`] from the full 64-bit value and exclusive bound,
     /// each saturated to `u32::MAX` ("`u32::MAX` or more") if it does not fit.
     ///

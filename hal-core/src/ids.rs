@@ -86,13 +86,7 @@ pub enum Engine {
 
 impl Engine {
     /// All engines in ordinal order.
-    pub const ALL: [Engine; 5] = [
-        Engine::Pe,
-        Engine::Act,
-        Engine::Pool,
-        Engine::Dve,
-        Engine::Sp,
-    ];
+    pub const ALL: [Engine; 5] = [Self::Pe, Self::Act, Self::Pool, Self::Dve, Self::Sp];
     /// Number of engines on every arch.
     pub const COUNT: usize = 5;
 

@@ -61,13 +61,8 @@ pub fn swap_table_at<A: NxLocal, M: Mmio + ?Sized>(
     lo_hi: u64,
     b: u32,
 ) -> Result<()> {
-    let mut regs = [None; 3];
-    for (i, slot) in regs.iter_mut().enumerate() {
-        *slot = Some(A::nx_rsvd_space(Bounded::new(i as u32, "nx_rsvd_space")?)?);
-    }
-    let [Some(r0), Some(r1), Some(r2)] = regs else {
-        return Err(Error::NotTraced("nx_rsvd_space0..2"));
-    };
+    let reg = |i| A::nx_rsvd_space(Bounded::new(i, "nx_rsvd_space")?);
+    let (r0, r1, r2) = (reg(0)?, reg(1)?, reg(2)?);
     // The three dwords, the last one highest, checked before the first write.
     window.check_span(
         r2.offset().saturating_add(4),

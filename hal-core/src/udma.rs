@@ -37,9 +37,7 @@ pub fn build_rx_descriptor<B: M2mRxBuilder>(
     builder: &mut B,
     params: Option<&mut RxDescriptorParams<'_, B::Queue>>,
 ) -> Result<()> {
-    let Some(p) = params else {
-        return Err(Error::InvalidArgument("udma rx params absent"));
-    };
+    let p = params.ok_or(Error::InvalidArgument("udma rx params absent"))?;
     let Some(q) = p.queue.as_deref_mut() else {
         return Err(Error::InvalidArgument("udma rx params queue absent"));
     };
@@ -50,10 +48,7 @@ pub fn build_rx_descriptor<B: M2mRxBuilder>(
 /// answer, unchanged [004 §5]. The hook's argument list is not traced, so it
 /// is generic here.
 pub fn addr_check<T: ?Sized>(hook: Option<&dyn Fn(&T) -> i32>, args: &T) -> i32 {
-    match hook {
-        None => 0,
-        Some(h) => h(args),
-    }
+    hook.map_or(0, |h| h(args))
 }
 
 #[cfg(test)]
