@@ -107,17 +107,6 @@ pub trait InitSteps {
     const DVE_STEPS: &'static [Step];
     /// `pooling_init`'s steps.
     const POOL_STEPS: &'static [Step];
-
-    /// The steps of `eng`'s init (SP: none, `sp_init` is its own body).
-    fn steps(eng: Engine) -> &'static [Step] {
-        match eng {
-            Engine::Pe => Self::PE_STEPS,
-            Engine::Act => Self::ACT_STEPS,
-            Engine::Dve => Self::DVE_STEPS,
-            Engine::Pool => Self::POOL_STEPS,
-            Engine::Sp => &[],
-        }
-    }
 }
 
 /// Sees each step an orchestrator ran, with its outcome.

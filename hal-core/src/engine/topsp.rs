@@ -29,11 +29,7 @@ pub fn topsp_doorbell<A: TopSpNx + NxLocal, M: Mmio + ?Sized>(
         .get()
         .checked_sub(A::topsp_window_base()?.get())
         .ok_or(Error::InvalidArgument("topsp doorbell below its window"))?;
-    let addr = window
-        .get()
-        .checked_add(rel)
-        .map(DeviceAddr)
-        .ok_or(Error::InvalidArgument("topsp doorbell past 2^64"))?;
+    let addr = window.checked_add(rel, "topsp doorbell past 2^64")?;
     mmio.write32(addr, A::topsp_doorbell_value(which, value)?)?;
     Ok(addr)
 }

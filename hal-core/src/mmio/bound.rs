@@ -91,11 +91,7 @@ impl VolatileWindow {
     /// [`Error::OutOfWindow`]; past 2^64 it is [`Error::InvalidArgument`]
     /// (it would wrap to a low address).
     pub fn bind<A: AccessType>(&self, base: DeviceAddr, r: Reg<A>) -> Result<BoundReg<'_, A>> {
-        let addr = base
-            .get()
-            .checked_add(r.offset())
-            .ok_or(Error::InvalidArgument("register address past 2^64"))?;
-        let off = self.offset(DeviceAddr(addr))?;
+        let off = self.offset(base.checked_add(r.offset(), "register address past 2^64")?)?;
         Ok(BoundReg {
             ptr: self.checked_dword(off),
             _window: PhantomData,

@@ -215,6 +215,15 @@ pub const fn masked_update(old: u64, val: u64, mask: u64) -> u64 {
     old ^ (mask & (old ^ val))
 }
 
+/// `shadow` with bit `bit` set (`on`) or cleared.
+const fn with_bit(shadow: u32, bit: u32, on: bool) -> u32 {
+    if on {
+        shadow | 1 << bit
+    } else {
+        shadow & !(1 << bit)
+    }
+}
+
 /// Source of engine identities: each [`NotificEngine`] takes the next value,
 /// so a ring can tell its own engine from another on the same base.
 static NEXT_ENGINE_ID: AtomicU32 = AtomicU32::new(0);
@@ -301,7 +310,7 @@ impl<'d, M: Mmio> NotificEngine<'d, M> {
             e.stream_shadow = regs::STREAM_SHADOW_SEED;
         }
         e.set_wr_buf_enable(u64::MAX)?;
-        e.apply_bp_config(cfg.bp_mode())?;
+        e.set_bp_config(cfg.bp_mode())?;
         Ok(e)
     }
 
@@ -405,6 +414,12 @@ impl<'d, M: Mmio> NotificEngine<'d, M> {
         reg.write(&self.mmio, self.base, value)
     }
 
+    /// A 64-bit value to its `lo` register, then its `hi` one [004 §2].
+    fn write_pair<A: Writable>(&self, lo: Reg<A>, hi: Reg<A>, value: u64) -> Result<()> {
+        self.write(lo, value as u32)?;
+        self.write(hi, (value >> 32) as u32)
+    }
+
     fn read<A: Readable>(&self, reg: Reg<A>) -> Result<u32> {
         reg.read(&self.mmio, self.base)
     }
@@ -458,8 +473,7 @@ impl<'d, M: Mmio> NotificEngine<'d, M> {
     /// shadow, write `wr_buf_enable_lo` then `_hi`, store the shadow [004 §2].
     pub fn update_wr_buf_enable(&mut self, val: u64, mask: u64) -> Result<()> {
         let new = masked_update(self.wr_buf_shadow, val, mask);
-        self.write(regs::WR_BUF_ENABLE_LO, new as u32)?;
-        self.write(regs::WR_BUF_ENABLE_HI, (new >> 32) as u32)?;
+        self.write_pair(regs::WR_BUF_ENABLE_LO, regs::WR_BUF_ENABLE_HI, new)?;
         self.wr_buf_shadow = new;
         Ok(())
     }
@@ -474,8 +488,7 @@ impl<'d, M: Mmio> NotificEngine<'d, M> {
     /// the hw-bp shadow [004 §2].
     pub fn update_hw_bp(&mut self, val: u64, mask: u64) -> Result<()> {
         let new = masked_update(self.hw_bp_shadow, val, mask);
-        self.write(regs::HW_BACKPRESSURE_LO, new as u32)?;
-        self.write(regs::HW_BACKPRESSURE_HI, (new >> 32) as u32)?;
+        self.write_pair(regs::HW_BACKPRESSURE_LO, regs::HW_BACKPRESSURE_HI, new)?;
         self.hw_bp_shadow = new;
         Ok(())
     }
@@ -485,10 +498,6 @@ impl<'d, M: Mmio> NotificEngine<'d, M> {
     /// the hw-bp shadow all ones [004 §2]. (The C's other modes, -1 with
     /// nothing written, are refused by [`BpMode::from_raw`].)
     pub fn set_bp_config(&mut self, mode: BpMode) -> Result<()> {
-        self.apply_bp_config(mode)
-    }
-
-    fn apply_bp_config(&mut self, mode: BpMode) -> Result<()> {
         self.write(regs::SW_BACKPRESSURE, mode.sw_backpressure())?;
         // Every lane: the masked update of all 64 bits to ones.
         self.update_hw_bp(u64::MAX, u64::MAX)
@@ -512,12 +521,7 @@ impl<'d, M: Mmio> NotificEngine<'d, M> {
         if stream >= MAX_COALESCER_STREAMS || stream >= self.num_queues {
             return Err(Error::InvalidArgument("coalescer stream"));
         }
-        let bit = 1u32 << stream;
-        let shadow = if enable {
-            self.stream_shadow | bit
-        } else {
-            self.stream_shadow & !bit
-        };
+        let shadow = with_bit(self.stream_shadow, stream, enable);
         regs::COAL_CTRL.modify(&self.mmio, self.base, |r| {
             coal_ctrl::STREAM_EN.set(r, shadow)
         })?;
@@ -545,12 +549,7 @@ impl<'d, M: Mmio> NotificEngine<'d, M> {
     /// single-queue flavour) before anything is written.
     pub fn set_nq_ignore_full(&mut self, idx: u32, enable: bool) -> Result<()> {
         self.nq_reg(regs::NQ_TAIL_PTR, idx)?;
-        let bit = 1u32 << idx;
-        let shadow = if enable {
-            self.overflow_shadow | bit
-        } else {
-            self.overflow_shadow & !bit
-        };
+        let shadow = with_bit(self.overflow_shadow, idx, enable);
         self.write(regs::SW_OVERFLOW, shadow)?;
         self.overflow_shadow = shadow;
         Ok(())

@@ -55,11 +55,11 @@ impl NqEntry {
 
     /// Dword `i` (0..4) read little-endian, `None` past the entry.
     pub fn dword_le(&self, i: usize) -> Option<u32> {
-        let b = self
-            .raw
-            .get(i.checked_mul(4)?..i.checked_mul(4)?.checked_add(4)?)?;
-        let w: [u8; 4] = b.try_into().ok()?;
-        Some(u32::from_le_bytes(w))
+        self.raw
+            .as_chunks()
+            .0
+            .get(i)
+            .map(|w| u32::from_le_bytes(*w))
     }
 }
 
