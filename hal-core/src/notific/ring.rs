@@ -610,9 +610,24 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> NqRing<'d, R, M, 
     }
 }
 
-/// Zero the first `len` bytes of `mem` (a host ring's reset [004 §3]),
-/// 64 bytes a write; `len` is the ring's validated size, within `mem`.
+/// Zero the first `len` bytes of `mem` (a host ring's reset [004 §3]);
+/// `len` is the ring's validated size, a multiple of 16 within `mem`.
+///
+/// A backend that hands out its words gets one zero store per word: what
+/// its provided [`DmaMemory::write`] stores for these bytes, without the
+/// partial-word merge a write of arbitrary bytes needs. Any other backend
+/// gets its own `write`, 64 bytes at a time.
 fn zero_bytes<R: DmaMemory>(mem: &R, len: usize) -> Result<()> {
+    if let Some(words) = mem.words() {
+        let run =
+            words
+                .get(..len / 4)
+                .ok_or(Error::out_of_range("dma offset", 0, mem.len() as u64))?;
+        for w in run {
+            w.store(0, core::sync::atomic::Ordering::Relaxed);
+        }
+        return Ok(());
+    }
     const ZEROS: [u8; 64] = [0; 64];
     let mut off = 0;
     while off < len {
