@@ -24,23 +24,14 @@ pub async fn poll_until<D, F>(
     delay: &mut D,
     budget: Budget,
     what: &'static str,
-    mut cond: F,
+    cond: F,
 ) -> Result<u32>
 where
     D: DelayNs + ?Sized,
     F: FnMut() -> Result<bool>,
 {
-    let mut sleeps = 0u32;
-    loop {
-        if cond()? {
-            return Ok(sleeps);
-        }
-        if sleeps >= budget.polls {
-            return Err(Error::Timeout(what));
-        }
-        delay.delay_us(budget.period_us).await;
-        sleeps += 1;
-    }
+    // A signal nobody raises: each wait is the whole period.
+    poll_until_signalled(&NqSignal::new(), delay, budget, what, cond).await
 }
 
 /// [`poll_until`], but each wait also ends when `signal` is raised (an

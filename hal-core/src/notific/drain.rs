@@ -114,24 +114,15 @@ fn past_memory<R: DmaMemory>(mem: &R, slot: u32) -> Error {
 }
 
 impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> NqRing<'d, R, M, K, Z> {
-    /// The slot `k <= capacity` entries past the cursor, and whether it is
-    /// past the wrap.
-    fn slot_of(&self, k: u32) -> (u32, bool) {
-        // `next < capacity` and `k <= capacity <= 2^28`: no overflow.
-        let slot = self.next + k;
-        if slot >= self.capacity {
-            (slot - self.capacity, true)
-        } else {
-            (slot, false)
-        }
-    }
-
     /// Whether the entry `k` slots past the cursor is new: one load of its
     /// phase (its first word, or its phase byte), nothing consumed.
     pub(crate) fn is_new(&self, k: u32) -> Result<bool> {
-        let (slot, wrapped) = self.slot_of(k);
-        // Not new: the consumer phase before the wrap, the other past it [FACTS §11].
-        let old = self.phase ^ if wrapped { PHASE_WORD } else { 0 };
+        // `next < capacity` and `k <= capacity <= 2^28`: no overflow. Not
+        // new: the consumer phase before the wrap, the other past it [FACTS §11].
+        let (slot, old) = match self.next + k {
+            s if s >= self.capacity => (s - self.capacity, self.phase ^ PHASE_WORD),
+            s => (s, self.phase),
+        };
         let first = self.mem.words().and_then(|w| w.get(slot as usize * 4));
         if let Some(w) = first {
             return Ok((w.load(Relaxed) ^ old) & PHASE_WORD != 0);
