@@ -23,7 +23,6 @@ NOT_MET = {
     "host: phase drain, 1 per call, Ir/entry <= C-style consumer": DRAIN,
     "host: phase drain, 64 per call, Ir/entry <= C-style consumer":
         "per entry: the slot's bounds and wrap tests, four 4-byte atomic loads (one word size)",
-    "host: idle poll, Ir <= C-style idle poll": DRAIN,
     "thumbv7em: one-entry drain, instructions <= 1.15x C phase consumer": DRAIN,
     "riscv32imac: one-entry drain, instructions <= 1.15x C phase consumer": DRAIN,
     "riscv32imac: idle poll, instructions <= 2x C take-one poll":

@@ -128,6 +128,29 @@ fn a_dropped_iterator_whose_head_write_is_refused_is_not_redelivered() {
     assert!(!r.head_is_behind());
 }
 
+/// A phase drain on an empty ring hands nothing out, so it leaves a head
+/// behind as it is (no register access: the idle poll is one load); the
+/// first drain with something new writes the head before it takes.
+#[test]
+fn an_idle_phase_drain_leaves_a_head_behind_for_the_next_take() {
+    rig!(t, m, r, 1, NqConfig::phase);
+    post(&r, 0..2);
+    {
+        let mut it = r.drain_iter(8).unwrap();
+        assert_eq!(it.by_ref().count(), 2);
+    }
+    assert_eq!((r.next_index(), r.head_is_behind()), (2, true));
+    let mut out = [NqEntry::default(); 8];
+    assert_eq!(r.drain(&mut out), Ok(0));
+    assert_eq!(t.ops(), vec![]);
+    assert!(r.head_is_behind());
+    post(&r, 2..3);
+    assert_eq!(r.drain(&mut out), Ok(1));
+    assert_eq!(seqs(&out[..1]), [2]);
+    assert_eq!(t.ops(), vec![(W, HEAD, 2 * 16), (W, HEAD, 3 * 16)]);
+    assert!(!r.head_is_behind());
+}
+
 /// `finish` refused: its error, the entries consumed; the next
 /// `drain_iter` writes the head before its first item (tail mode: no tail
 /// read while the entries known remain).

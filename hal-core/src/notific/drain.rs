@@ -180,7 +180,8 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> NqRing<'d, R, M, 
 
     /// Write the head if it lags the cursor (a refused write after entries
     /// were handed out): the step every drain takes before it hands out
-    /// anything. Its error is that write's; the head stays behind.
+    /// anything (a phase drain once it sees something new). Its error is
+    /// that write's; the head stays behind.
     pub fn write_head_behind(&mut self) -> Result<()> {
         if self.head_behind {
             self.queue.write_head(self.next * NQ_ENTRY_BYTES as u32)?;
@@ -232,21 +233,28 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> NqRing<'d, R, M, 
         delay: &mut D,
         out: &mut [NqEntry],
     ) -> Result<usize> {
-        if K::MODE == ConsumeMode::Tail || self.head_behind {
-            return self.drain_other(delay, out);
+        match K::MODE {
+            ConsumeMode::Phase => self.drain_phase(out),
+            ConsumeMode::Tail => self.drain_other(delay, out),
         }
-        self.drain_phase(out)
     }
 
     /// Phase mode: the take, then one head write if it took anything. The
-    /// load of the cursor entry's first word is the whole idle poll.
+    /// load of the cursor entry's phase is the whole idle poll: nothing new,
+    /// nothing handed out, so a head left behind waits for the next take.
     #[inline(always)]
     fn drain_phase(&mut self, out: &mut [NqEntry]) -> Result<usize> {
-        if let Some(w) = self.mem.words().and_then(|w| w.get(self.next as usize * 4)) {
-            if (w.load(Relaxed) ^ self.phase) & PHASE_WORD == 0 {
-                return Ok(0);
-            }
+        // A slot past the words (a backend that lies) is the take's error.
+        let new = match self.mem.words() {
+            Some(w) => w
+                .get(self.next as usize * 4)
+                .is_none_or(|w| (w.load(Relaxed) ^ self.phase) & PHASE_WORD != 0),
+            None => self.is_new(0)?,
+        };
+        if !new {
+            return Ok(0);
         }
+        self.write_head_behind()?;
         let want = out.len().min(self.max_batch as usize);
         let (n, slot, phase) = self.take(out.get_mut(..want).unwrap_or_default())?;
         if n > 0 {
@@ -255,8 +263,8 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> NqRing<'d, R, M, 
         Ok(n)
     }
 
-    /// Tail mode, or the head behind the cursor (written first). Out of line:
-    /// phase mode's calls stay small.
+    /// Tail mode: a head left behind written first, then the drain. Out of
+    /// line: phase mode's calls stay small.
     #[inline(never)]
     fn drain_other<D: DelayNs + ?Sized>(
         &mut self,
@@ -264,10 +272,7 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> NqRing<'d, R, M, 
         out: &mut [NqEntry],
     ) -> Result<usize> {
         self.write_head_behind()?;
-        match K::MODE {
-            ConsumeMode::Phase => self.drain_phase(out),
-            ConsumeMode::Tail => self.drain_tail(delay, out),
-        }
+        self.drain_tail(delay, out)
     }
 
     /// [`NqRing::drain`] in tail mode: the budget, the take (every entry
@@ -344,7 +349,9 @@ impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Phase, Z> {
     /// waits: the entries' phase bits say what is new. Writes the head once
     /// if any were drained, nothing otherwise. Errors: a refused head write
     /// (nothing consumed), or the refusal of a head write left behind by a
-    /// [`Drain`] ([`NqRing::write_head_behind`]: nothing read).
+    /// [`Drain`] ([`NqRing::write_head_behind`]), written once the entry at
+    /// the cursor is new, before the take (nothing handed out; an empty
+    /// ring's poll leaves it behind and writes nothing).
     ///
     /// Hostile device: an entry is taken only if its phase says new when it
     /// is loaded, its bytes loaded after that (the device writes the phase
