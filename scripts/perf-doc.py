@@ -146,9 +146,10 @@ w("**The gates the one drain does not meet yet.** The drain is one implementatio
   "figures do. Tried and measured (commit bodies): a head register checked once at ring "
   "construction cost more `.text` and instructions than the 64-bit address check it saved; "
   "an out-of-line take made the idle poll 7 Ir but the one-entry drain 25%% slower; handing the "
-  "idle test's entry to the take (no second test of the first entry) made the one-entry drain "
-  "63 Ir but 64 per call 27.6 and the idle poll 18, and with the ring's fields copied to locals "
-  "before the loop (the fence reloads them) 66 / 29.7 / 18; a u64 word "
+  "idle test's entry to the take (no second test of the first entry) gave 63 Ir at one entry "
+  "per call, 27.6 at 64 and an idle poll of 18 where the drain then gave 67 / 25.7 / 17, and "
+  "with the ring's fields copied to locals before the loop (the fence reloads them) "
+  "66 / 29.7 / 18; a u64 word "
   "path for hosts (the 64-per-call gate seems to need it) would be a second word size, so a "
   "second drain the firmware does not run.\n"
   % (f(nq["1"]["phase"]), f(nq["1"]["c_style"]), f(nq["64"]["phase"]), f(nq["64"]["c_style"]),
