@@ -372,9 +372,7 @@ pub fn record(arch: ArchId, op: &TraceOp) -> khal::Result<Vec<Access>> {
         TraceOp::NotificInit {
             bp_mode, uart_mode, ..
         } => {
-            let blocks = NotificBlocks::new();
-            let mut block = blocks.take(NOTIFIC_BASE)?;
-            NotificEngine::init_raw(&t, Some(&mut block), queues, bp_mode, uart_mode)?;
+            NotificEngine::init_raw(&t, Some(&mut ens), queues, bp_mode, uart_mode)?;
         }
         TraceOp::NqConfigure {
             index, base, size, ..
