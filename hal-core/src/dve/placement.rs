@@ -45,17 +45,11 @@ impl DvePlacement {
     /// SUNDA (no offset getter): [`Error::NotTraced`]; use
     /// [`DvePlacement::for_tile_with`].
     pub fn for_tile<A: Arch>(tile: Tile<A>) -> Result<Self> {
-        let off = A::DVE_TABLE_OFFSETS.ok_or(Error::NotTraced(
+        let o = A::DVE_TABLE_OFFSETS.ok_or(Error::NotTraced(
             "DVE table offsets on this arch (SUNDA has no offset getter [000 §3])",
         ))?;
-        let control_slow = A::DVE_LOADS_CONTROL_SLOW.then_some(off.control_slow);
-        Self::for_tile_with(
-            tile,
-            off.opcode,
-            off.control_fast,
-            control_slow,
-            off.datapath,
-        )
+        let slow = A::DVE_LOADS_CONTROL_SLOW.then_some(o.control_slow);
+        Self::for_tile_with(tile, o.opcode, o.control_fast, slow, o.datapath)
     }
 
     /// The placement on `tile` from caller-supplied table offsets (relative to

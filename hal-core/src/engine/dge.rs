@@ -60,10 +60,10 @@ pub fn get_dge_carveout_register_offset_and_val<A: DgeRegs>(
     size: u32,
     offset: u32,
 ) -> Result<DgeWrite> {
-    let value = dge_carveout_value::<A>(size, offset)?;
+    // The checks first, then the register.
     Ok(DgeWrite {
+        value: dge_carveout_value::<A>(size, offset)?,
         offset: Offset(A::sw_dge_carveout()?.offset()),
-        value,
     })
 }
 

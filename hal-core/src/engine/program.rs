@@ -97,12 +97,11 @@ pub fn program_start_with<M: Mmio + ?Sized>(
         return Err(Error::NotTraced("xt_local_reg_offset window"));
     }
     for (start, w) in launched {
-        let Some(w) = w.filter(|_| start != SKIP) else {
-            continue;
-        };
-        layout.start_addr_lo.write(mmio, w, start as u32)?;
-        layout.start_addr_hi.write(mmio, w, (start >> 32) as u32)?;
-        layout.start_ctrl.write(mmio, w, 1)?;
+        if let Some(w) = w.filter(|_| start != SKIP) {
+            layout.start_addr_lo.write(mmio, w, start as u32)?;
+            layout.start_addr_hi.write(mmio, w, (start >> 32) as u32)?;
+            layout.start_ctrl.write(mmio, w, 1)?;
+        }
     }
     Ok(())
 }

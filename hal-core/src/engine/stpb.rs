@@ -119,11 +119,10 @@ pub fn sp_init_raw<'m, A: SpOps, M: Mmio + ?Sized>(
         let cfg = EngineConfig::from_raw(SP_NOTIFIC_QUEUES, u32::from(flag), SP_NOTIFIC_UART_MODE);
         // The C entry point's checks in its order: the handle's possibly
         // absent ENS base (-14) before the mode (-1) [004 §1, §2].
-        match h.ens_regs {
-            None => Err(Error::NoContext),
-            Some(base) => cfg.and_then(|cfg| NotificEngine::init_at(mmio, base, cfg)),
-        }
-        .inspect_err(|e| error!("Failed to initialize notific. {:?}", e))
+        h.ens_regs
+            .ok_or(Error::NoContext)
+            .and_then(|base| cfg.and_then(|cfg| NotificEngine::init_at(mmio, base, cfg)))
+            .inspect_err(|e| error!("Failed to initialize notific. {:?}", e))
     });
     Ok(SpInit {
         notific_error: engine.as_ref().and_then(|r| r.as_ref().err().copied()),

@@ -100,8 +100,7 @@ impl<T: Copy> PerBlock<T> {
     /// named `what`, nothing recorded.
     fn record(&mut self, block: u32, v: T, what: &'static str) -> Result<()> {
         let oor = Error::out_of_range(what, block.into(), ERRTRIG_BLOCKS as u64);
-        let slot = self.values.get_mut(block as usize).ok_or(oor)?;
-        *slot = v;
+        *self.values.get_mut(block as usize).ok_or(oor)? = v;
         self.set |= 1 << block;
         Ok(())
     }
@@ -306,8 +305,7 @@ impl MsixIntc {
 
     /// Read `int_cause_grp` (`+0`) of the line's unit [004 §4].
     pub fn read_cause<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<u32> {
-        let unit = self.unit(line)?;
-        CAUSE.flat().read(mmio, unit)
+        CAUSE.flat().read(mmio, self.unit(line)?)
     }
 
     /// Mask the line's interrupt: `int_mask_grp |= 1 << bit` (read-modify-write;
