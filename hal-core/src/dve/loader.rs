@@ -244,15 +244,13 @@ fn dest(p: &DvePlacement, id: TableId) -> Result<DeviceAddr> {
 
 /// Every check that needs no device: see [`DveLoader::load`].
 fn validate(p: &DvePlacement, t: &DveTableSet<'_>) -> Result<()> {
-    match (p.control_slow.is_some(), t.control_slow.is_some()) {
-        (true, false) => Err(Error::InvalidArgument(
-            "control_slow table missing (this arch loads five DVE tables)",
-        )),
-        (false, true) => Err(Error::InvalidArgument(
-            "control_slow table given on an arch without one (SUNDA)",
-        )),
-        _ => Ok(()),
-    }?;
+    if p.control_slow.is_some() != t.control_slow.is_some() {
+        return Err(Error::InvalidArgument(if t.control_slow.is_none() {
+            "control_slow table missing (this arch loads five DVE tables)"
+        } else {
+            "control_slow table given on an arch without one (SUNDA)"
+        }));
+    }
     if t.param_ram.len() as u64 != p.param_ram_size {
         return Err(Error::InvalidArgument(
             "param_ram size differs from the arch's parameter-RAM size (0x400)",

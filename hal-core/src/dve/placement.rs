@@ -65,15 +65,13 @@ impl DvePlacement {
         control_slow: Option<Offset>,
         datapath: Offset,
     ) -> Result<Self> {
-        match (A::DVE_LOADS_CONTROL_SLOW, control_slow.is_some()) {
-            (true, false) => Err(Error::InvalidArgument(
-                "control_slow offset missing (this arch loads five DVE tables)",
-            )),
-            (false, true) => Err(Error::InvalidArgument(
-                "control_slow offset given on an arch without a control-slow table (SUNDA)",
-            )),
-            _ => Ok(()),
-        }?;
+        if A::DVE_LOADS_CONTROL_SLOW != control_slow.is_some() {
+            return Err(Error::InvalidArgument(if control_slow.is_none() {
+                "control_slow offset missing (this arch loads five DVE tables)"
+            } else {
+                "control_slow offset given on an arch without a control-slow table (SUNDA)"
+            }));
+        }
         Self::from_parts(
             A::tpb_base(tile),
             [opcode, control_fast],
