@@ -96,8 +96,13 @@ pub trait CapCfg {
 
     /// `eng_fp8_cfg_offset` (`+0x98`) of engine `eng`.
     fn eng_fp8_cfg_offset(eng: Engine) -> Result<Gated<Offset>> {
-        // Every engine's index is below 5: the fallback is never taken.
-        let fp8 = Self::CAP_CFG.eng_fp8;
-        fp8.get(eng.index()).copied().unwrap_or(Ok(Gated::Absent))
+        let [pe, act, pool, dve, sp] = Self::CAP_CFG.eng_fp8;
+        match eng {
+            Engine::Pe => pe,
+            Engine::Act => act,
+            Engine::Pool => pool,
+            Engine::Dve => dve,
+            Engine::Sp => sp,
+        }
     }
 }
