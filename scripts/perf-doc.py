@@ -149,7 +149,9 @@ w("**The gates the one drain does not meet yet.** The drain is one implementatio
   "idle test's entry to the take (no second test of the first entry) gave 63 Ir at one entry "
   "per call, 27.6 at 64 and an idle poll of 18 where the drain then gave 67 / 25.7 / 17, and "
   "with the ring's fields copied to locals before the loop (the fence reloads them) "
-  "66 / 29.7 / 18; a u64 word "
+  "66 / 29.7 / 18; the take out of line behind the inlined idle test made the idle poll 4 Ir "
+  "(16 / 16 target instructions) but the one-entry drain 90 Ir and 110 / 132 on the targets; "
+  "a u64 word "
   "path for hosts (the 64-per-call gate seems to need it) would be a second word size, so a "
   "second drain the firmware does not run.\n"
   % (f(nq["1"]["phase"]), f(nq["1"]["c_style"]), f(nq["64"]["phase"]), f(nq["64"]["c_style"]),
