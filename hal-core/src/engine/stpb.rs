@@ -124,9 +124,14 @@ pub fn sp_init_raw<'m, A: SpOps, M: Mmio + ?Sized>(
             .and_then(|base| cfg.and_then(|cfg| NotificEngine::init_at(mmio, base, cfg)))
             .inspect_err(|e| error!("Failed to initialize notific. {:?}", e))
     });
+    let (notific, notific_error) = match engine {
+        None => (None, None),
+        Some(Ok(e)) => (Some(e), None),
+        Some(Err(e)) => (None, Some(e)),
+    };
     Ok(SpInit {
-        notific_error: engine.as_ref().and_then(|r| r.as_ref().err().copied()),
-        notific: engine.and_then(Result::ok),
+        notific,
+        notific_error,
     })
 }
 

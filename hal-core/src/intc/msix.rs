@@ -99,8 +99,8 @@ impl<T: Copy> PerBlock<T> {
     /// Record `v` for `block`; `block >= ERRTRIG_BLOCKS` (56) → `OutOfRange`
     /// named `what`, nothing recorded.
     fn record(&mut self, block: u32, v: T, what: &'static str) -> Result<()> {
-        let oor = Error::out_of_range(what, block.into(), ERRTRIG_BLOCKS as u64);
-        *self.values.get_mut(block as usize).ok_or(oor)? = v;
+        let oor = || Error::out_of_range(what, block.into(), ERRTRIG_BLOCKS as u64);
+        *self.values.get_mut(block as usize).ok_or_else(oor)? = v;
         self.set |= 1 << block;
         Ok(())
     }
