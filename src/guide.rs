@@ -4,7 +4,8 @@
 //! # Bind an arch and read the register matrix
 //!
 //! ```
-//! use khal::family::{DveTables, TpbBases};
+//! use khal::engine::{self, ArchFn, EngineOps};
+//! use khal::family::{DveTables, Tile, TpbBases};
 //! use khal::{AnyArch, ArchId, Cayman, DeviceAddr, Error};
 //!
 //! // Static: the arch is a type; a tile index is validated once.
@@ -21,7 +22,15 @@
 //! let any = AnyArch::new(4)?;
 //! assert_eq!(any.id(), ArchId::Mariana);
 //! assert!(AnyArch::new(0).is_err());
-//! assert_eq!(any.get_axi_offset(0, 0x100)?, DeviceAddr(0x20_0000_0100));
+//! // An operation written once over the arch runs on the bound one.
+//! struct AxiOffset(u32, u64);
+//! impl ArchFn for AxiOffset {
+//!     type Output = khal::Result<DeviceAddr>;
+//!     fn call<A: EngineOps>(self) -> Self::Output {
+//!         Ok(engine::get_axi_offset(Tile::<A>::new(self.0)?, self.1))
+//!     }
+//! }
+//! assert_eq!(any.dispatch(AxiOffset(0, 0x100))?, DeviceAddr(0x20_0000_0100));
 //! # Ok::<(), Error>(())
 //! ```
 //!

@@ -9,8 +9,8 @@
 //! traits. Those traits must be in scope for their methods to resolve.
 
 pub use khal_core::dma::{DmaAllocator, DmaMemory, DmaQueue};
-pub use khal_core::engine::{init::InitSteps, notif::DgeNotif};
-pub use khal_core::engine::{ActOps, DveOps, EngineOps, PeOps, PoolingOps, SpOps, StpbOps};
+pub use khal_core::engine::notif::DgeNotif;
+pub use khal_core::engine::{EngineOps, StpbOps};
 pub use khal_core::family::hw_decode::HwDecode;
 pub use khal_core::family::{
     Arch, CapCfg, DgeRegs, DveTables, HbmMap, IramSizes, NotificMasks, NqMailboxMap, NxLocal,

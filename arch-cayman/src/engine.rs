@@ -8,7 +8,7 @@
 //! [000r1 §3], or derived by arithmetic).
 
 use khal_core::engine::tpb_regs::{
-    sw_queue_num2, sw_queue_num3, sw_queue_num4, SW_QUEUE_NUM2, SW_QUEUE_NUM4,
+    EVENTS_SEMAPHORES, HAM_THROTTLE, HAM_THROTTLE_EN, SW_QUEUE_NUM2, SW_QUEUE_NUM4,
 };
 use khal_core::family::hw_decode::HwDecode;
 use khal_core::family::{
@@ -165,10 +165,9 @@ pub mod regs {
 
 // The SW-queue selectors `+0xA08..+0xA10` sit in `tpb_regs`, not in the XT/NX
 // window (FACTS §13.10 #8, MED); their fields as [000 §2], [000r1 §3] give them.
-static_assertions::const_assert_eq!(sw_queue_num2::EVENTS_SEMAPHORES.mask(), 0xF_0000);
-static_assertions::const_assert_eq!(sw_queue_num3::ERRORS.mask(), 0xF);
-static_assertions::const_assert_eq!(sw_queue_num4::HAM_THROTTLE.mask(), 0xF0);
-static_assertions::const_assert_eq!(sw_queue_num4::HAM_THROTTLE_EN.mask(), 0x10_0000);
+static_assertions::const_assert_eq!(EVENTS_SEMAPHORES.mask(), 0xF_0000);
+static_assertions::const_assert_eq!(HAM_THROTTLE.mask(), 0xF0);
+static_assertions::const_assert_eq!(HAM_THROTTLE_EN.mask(), 0x10_0000);
 
 /// The `DMA_REGS` register of a selector.
 fn dma_reg(which: DmaReg) -> Reg {
@@ -246,7 +245,7 @@ impl NxLocal for Cayman {
     }
     /// `EVENTS_SEMAPHORES_NT`: mask `0xF_0000`, shift 16 [000 §2].
     fn events_semaphores_nt() -> Result<Field> {
-        Ok(sw_queue_num2::EVENTS_SEMAPHORES)
+        Ok(EVENTS_SEMAPHORES)
     }
     fn release_run_stall() -> Result<Reg> {
         Ok(regs::RELEASE_RUN_STALL)
@@ -270,7 +269,7 @@ impl NxLocal for Cayman {
     }
     /// `HAM_THROTTLE` `0xF0` / 4, `HAM_THROTTLE_EN` `0x10_0000` / 20 (MED [000r1 §3]).
     fn ham_throttle_fields() -> Result<(Field, Field)> {
-        Ok((sw_queue_num4::HAM_THROTTLE, sw_queue_num4::HAM_THROTTLE_EN))
+        Ok((HAM_THROTTLE, HAM_THROTTLE_EN))
     }
     fn notific_ctrl() -> Result<Reg> {
         Ok(regs::NOTIFIC_CTRL)

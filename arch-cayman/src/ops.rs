@@ -4,29 +4,20 @@
 //! The CAYMAN registrar (`kaena_khal_register_funcs_v3`) installs real
 //! backends, `pooling_hw_decode_table_init` included [002 §3]; which other
 //! slots it fills is NOT TRACED [FACTS §12.2]: khal installs the leaves §13
-//! describes. The five op traits come from `khal_core::engine::arch_ops` over
-//! CAYMAN's [`EngineLeaves`]: the `_init` ops are the orchestrators of
-//! [`init`]; each leaf is the §13 program where the sources give it whole
+//! describes. Its `StpbOps` comes from `khal_core::engine` over CAYMAN's
+//! [`EngineLeaves`]: the inits run every step, HW decode included
+//! [FACTS §13.6]; each leaf is the §13 program where the sources give it whole
 //! (POOL's run-stall releases, the HW-decode table init, the Q7 ucode load) and
 //! a `NotTraced` naming the missing piece, before any access, where they do not.
 //!
 //! Q7: the swap table is a successful no-op that touches nothing, whose offset
 //! getter answers zeros [004 §5 QUIRK].
 
-use khal_core::engine::init::{self, InitSteps, Step};
 use khal_core::engine::{EngineLeaves, HwDecodeLeaves};
 use khal_core::q7::Q7SwapTable;
 use khal_core::{DeviceAddr, Error, Mmio, Result};
 
 use crate::Cayman;
-
-/// PE/ACT/DVE run the HW-decode step, POOL too [FACTS §13.6].
-impl InitSteps for Cayman {
-    const PE_STEPS: &'static [Step] = &init::STEPS_WITH_HW_DECODE;
-    const ACT_STEPS: &'static [Step] = &init::STEPS_WITH_HW_DECODE;
-    const DVE_STEPS: &'static [Step] = &init::STEPS_WITH_HW_DECODE;
-    const POOL_STEPS: &'static [Step] = &init::POOL_STEPS_WITH_HW_DECODE;
-}
 
 /// CAYMAN's leaf data [FACTS §13.4–§13.6, §13.11].
 impl EngineLeaves for Cayman {

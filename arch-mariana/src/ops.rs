@@ -1,8 +1,8 @@
 //! MARIANA's engine op table [002 §1, §3], [002r1 §3], its engine-init
 //! leaves [FACTS §13.4–§13.6] and its INTC op table [004 §4].
 //!
-//! The engine ops are CAYMAN's shapes on MARIANA's data (the op traits come
-//! from `khal_core::engine::arch_ops` over its [`EngineLeaves`]): the POOL run-stall
+//! The engine ops are CAYMAN's shapes on MARIANA's data (its `StpbOps` comes
+//! from `khal_core::engine` over its [`EngineLeaves`]): the POOL run-stall
 //! releases are MARIANA's own decode [hw-decode §5b, §7]; the HW-decode step
 //! answers `NotTraced` (MARIANA's bases are not printed, §13.11); which slots
 //! the registrar fills beyond [002 §3] is NOT TRACED [FACTS §12.2]. MARIANA's
@@ -12,20 +12,11 @@
 //! the generic MSI-X program of `khal_core::intc` with MARIANA's mailbox map.
 
 use khal_arch_cayman::Cayman;
-use khal_core::engine::init::{self, InitSteps, Step};
 use khal_core::engine::{EngineLeaves, HwDecodeLeaves};
 use khal_core::intc::{ErrtrigLine, IntcOps, MsixIntc};
 use khal_core::{DeviceAddr, Error, Mmio, Result};
 
 use crate::Mariana;
-
-/// PE/ACT/DVE run the HW-decode step, POOL too [FACTS §13.6].
-impl InitSteps for Mariana {
-    const PE_STEPS: &'static [Step] = &init::STEPS_WITH_HW_DECODE;
-    const ACT_STEPS: &'static [Step] = &init::STEPS_WITH_HW_DECODE;
-    const DVE_STEPS: &'static [Step] = &init::STEPS_WITH_HW_DECODE;
-    const POOL_STEPS: &'static [Step] = &init::POOL_STEPS_WITH_HW_DECODE;
-}
 
 /// MARIANA's leaf data [FACTS §13.4–§13.6, §13.11].
 impl EngineLeaves for Mariana {

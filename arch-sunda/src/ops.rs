@@ -12,10 +12,10 @@
 //! run-stall release is a no-op [FACTS §13.4]. A leaf the sources do not give
 //! whole answers `NotTraced` naming the missing piece, before any access.
 //!
-//! The five op traits come from `khal_core::engine::arch_ops` over SUNDA's
-//! [`EngineLeaves`]: the answers below, and no HW-decode program.
+//! Its `StpbOps` comes from `khal_core::engine` over SUNDA's
+//! [`EngineLeaves`]: the answers below, and no HW-decode program, so the PE,
+//! ACT and POOL inits skip that step and DVE's calls its stub [FACTS §13.6].
 
-use khal_core::engine::init::{self, InitSteps, Step};
 use khal_core::engine::notif::DgeNotif;
 use khal_core::engine::{EngineLeaves, HwDecodeLeaves};
 use khal_core::q7::{self, Q7SwapTable};
@@ -23,14 +23,6 @@ use khal_core::regs::Reg;
 use khal_core::{DeviceAddr, Error, Mmio, Result};
 
 use crate::Sunda;
-
-/// No HW-decode step for PE, ACT, POOL; DVE calls its stub [FACTS §13.6].
-impl InitSteps for Sunda {
-    const PE_STEPS: &'static [Step] = &init::STEPS_WITHOUT_HW_DECODE;
-    const ACT_STEPS: &'static [Step] = &init::STEPS_WITHOUT_HW_DECODE;
-    const DVE_STEPS: &'static [Step] = &init::STEPS_WITH_HW_DECODE;
-    const POOL_STEPS: &'static [Step] = &init::POOL_STEPS_WITHOUT_HW_DECODE;
-}
 
 /// SUNDA's leaf data [FACTS §13.4–§13.6, §13.11].
 impl EngineLeaves for Sunda {

@@ -53,10 +53,9 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 use khal::dma::{DmaAllocator, MemLocation};
 use khal::dve::{DveLoader, DvePlacement, DveTableSet, LoadOutcome, DVE_QUEUE_NAME};
-use khal::engine::init::Step;
 use khal::engine::{
-    dge, program_start, run_stall, topsp, EngineOps, EngineParams, PeParams, PoolingParams,
-    SpHandle, StpbConfig, SKIP,
+    self, dge, program_start, ArchFn, EngineOps, EngineParams, PeParams, PoolingParams, SpHandle,
+    Step, StepLog, StpbConfig, SKIP,
 };
 use khal::family::{Arch, Doorbell, Gated, NxLocal, Offset};
 use khal::family::{OWNER_TOPSP, OWNER_TPB};
@@ -428,7 +427,7 @@ fn bring_up_engines<'m>(
         };
         ran.push(format!("{init}.{}", st.name()));
     };
-    let stpb = match arch.stpb_init_logged(meter, &cfg, &mut log) {
+    let stpb = match arch.dispatch(StpbInitLogged(meter, &cfg, &mut log)) {
         Ok(()) => "ok".to_string(),
         Err(Error::NotTraced(what)) => format!(
             "stopped at {} (steps run: {}): not traced: {what}; the traced leaves run below",
@@ -439,6 +438,20 @@ fn bring_up_engines<'m>(
     };
     let engine = NotificEngine::init(meter, ens, EngineConfig::tpb(BpMode::None))?;
     Ok((stpb, engine))
+}
+
+/// `stpb_init_logged` on the arch an [`AnyArch`] is bound to.
+pub(crate) struct StpbInitLogged<'a, M: ?Sized, L: ?Sized>(
+    pub(crate) &'a M,
+    pub(crate) &'a StpbConfig<'a>,
+    pub(crate) &'a mut L,
+);
+
+impl<M: Mmio + ?Sized, L: StepLog + ?Sized> ArchFn for StpbInitLogged<'_, M, L> {
+    type Output = khal::Result<()>;
+    fn call<A: EngineOps>(self) -> khal::Result<()> {
+        engine::stpb_init_logged::<A, M, L>(self.0, self.1, self.2)
+    }
 }
 
 /// The XT/NX window layout of `A` for the model: the run-stall, HW-decode
@@ -521,22 +534,22 @@ fn engine_leaves<A: EngineOps>(dev: &DeviceModel, meter: &Meter<'_>) -> Vec<(Str
 
     // POOL: the sequencer, then the Q7 cores [FACTS §13.4].
     let r =
-        run_stall::release_run_stall::<A, _>(meter, TPB_MEM, khal::Engine::Pool).map(
-            |()| match pool.and_then(read) {
-                Some((_, seq, q7, _)) => format!(
-                    "sequencer stalled: {}; q7 cores stalled: {}",
-                    seq.map_or("-".to_string(), |b| b.to_string()),
-                    q7.map_or("no register (the sequencer frees them)".to_string(), |m| {
-                        format!("{m:#04x}")
-                    })
-                ),
-                None => "released".to_string(),
-            },
-        );
+        engine::release_run_stall::<A, _>(meter, TPB_MEM, khal::Engine::Pool).map(|()| match pool
+            .and_then(read)
+        {
+            Some((_, seq, q7, _)) => format!(
+                "sequencer stalled: {}; q7 cores stalled: {}",
+                seq.map_or("-".to_string(), |b| b.to_string()),
+                q7.map_or("no register (the sequencer frees them)".to_string(), |m| {
+                    format!("{m:#04x}")
+                })
+            ),
+            None => "released".to_string(),
+        });
     lines.push(("release_run_stall pool".to_string(), show(r)));
 
-    let r = run_stall::pool_window::<A>(TPB_MEM)
-        .and_then(|w| run_stall::disable_hw_decode::<A, _>(meter, w, 1))
+    let r = engine::pool_window::<A>(TPB_MEM)
+        .and_then(|w| engine::disable_hw_decode::<A, _>(meter, w, 1))
         .map(|()| match pool.and_then(read).and_then(|st| st.3) {
             Some((d, reg)) => {
                 format!("disabled: {d} (hw_decode_control {reg:#x}, other bits kept)")
@@ -549,7 +562,7 @@ fn engine_leaves<A: EngineOps>(dev: &DeviceModel, meter: &Meter<'_>) -> Vec<(Str
         .map(|()| "size 0x100 at offset 0x20 written (0x00100002)".to_string());
     lines.push(("set_dge_carveout".to_string(), show(r)));
 
-    let r = topsp::topsp_doorbell::<A, _>(meter, TPB_MEM, Doorbell::HostTrigger, 1)
+    let r = engine::topsp_doorbell::<A, _>(meter, TPB_MEM, Doorbell::HostTrigger, 1)
         .map(|a| format!("rung at tpb_mem + {:#x}", a.get() - TPB_MEM.get()));
     lines.push(("topsp host_trigger".to_string(), show(r)));
     lines

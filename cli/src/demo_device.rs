@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use khal::dma::DmaMemory;
-use khal::engine::init::Step;
+use khal::engine::Step;
 use khal::family::TpbBases;
 use khal::intc::{ErrtrigLine, Intc, MsixIntc};
 use khal::notific::{
@@ -326,7 +326,7 @@ fn bring_up<'d, S: NeuronSys>(
         ran += 1;
         last = format!("{e:?}.{}", st.name());
     };
-    let stpb = match arch.stpb_init_logged(dev, &cfg, &mut log) {
+    let stpb = match arch.dispatch(crate::demo::StpbInitLogged(dev, &cfg, &mut log)) {
         Ok(()) => "ok".to_string(),
         Err(Error::NotTraced(what)) => {
             format!("stopped at {last} (steps run: {ran}): not traced: {what}")

@@ -5,8 +5,8 @@
 //! - `direct`: the body written by hand with CAYMAN's constants (what a C
 //!   leaf does once the slot is loaded);
 //! - `static`: the single-arch path, `op::<Cayman, _>(..)`;
-//! - `any`: run-time dispatch, `AnyArch::new(3)?.op(..)` (the id comes from a
-//!   `black_box`, so the match is really taken at run time).
+//! - `any`: run-time dispatch, `AnyArch::new(3)?.dispatch(op)` (the id comes
+//!   from a `black_box`, so the match is really taken at run time).
 //!
 //! Two ops: `get_axi_offset` (pure address arithmetic, tile validated) and the
 //! `EVENTS_SEMAPHORES_NT` read-modify-write on a heap register file. Each
@@ -18,8 +18,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use khal::engine;
-use khal::family::TpbBases;
+use khal::engine::{self, ArchFn, EngineOps};
+use khal::family::{Tile, TpbBases};
 use khal::{AnyArch, Cayman};
 use khal::{DeviceAddr, Mmio};
 use khal_std::HeapMmio;
@@ -45,6 +45,26 @@ fn measure<A: FnMut(), B: FnMut(), C: FnMut()>(a: &mut A, b: &mut B, c: &mut C) 
         best[2] = best[2].min(round_ns(c));
     }
     best
+}
+
+/// `get_axi_offset` from a raw tile number, validated for the bound arch.
+struct Axi(u32, u64);
+
+impl ArchFn for Axi {
+    type Output = khal::Result<DeviceAddr>;
+    fn call<A: EngineOps>(self) -> Self::Output {
+        Ok(engine::get_axi_offset(Tile::<A>::new(self.0)?, self.1))
+    }
+}
+
+/// `update_events_semaphores_nt(mmio, regs, value)`.
+struct EvSem<'a>(&'a HeapMmio, DeviceAddr, u32);
+
+impl ArchFn for EvSem<'_> {
+    type Output = khal::Result<u32>;
+    fn call<A: EngineOps>(self) -> Self::Output {
+        engine::update_events_semaphores_nt::<A, _>(self.0, self.1, self.2)
+    }
 }
 
 fn main() {
@@ -82,7 +102,7 @@ fn main() {
     let mut sink3 = 0u64;
     let mut any_axi = || {
         k = (k + 1) & 7;
-        if let Ok(a) = any.get_axi_offset(black_box(k), black_box(0x2B8_7000)) {
+        if let Ok(a) = any.dispatch(Axi(black_box(k), black_box(0x2B8_7000))) {
             sink3 = sink3.wrapping_add(a.get());
         }
     };
@@ -109,7 +129,7 @@ fn main() {
     let mut any_rmw = || {
         v3 = v3.wrapping_add(1);
         let v = v3;
-        let _ = any.update_events_semaphores_nt(&m, regs, black_box(v));
+        let _ = any.dispatch(EvSem(&m, regs, black_box(v)));
     };
     let rmw = measure(&mut direct_rmw, &mut static_rmw, &mut any_rmw);
 

@@ -16,10 +16,9 @@ use std::cell::RefCell;
 
 use khal_arch_cayman::Cayman;
 use khal_arch_sunda::Sunda;
-use khal_core::engine::hw_decode::{hw_decode_table_init, HwDecodeImages};
-use khal_core::engine::padded::write_padded;
-use khal_core::engine::topsp::topsp_doorbell;
-use khal_core::engine::{sp_init_raw, SpHandle};
+use khal_core::engine::{
+    hw_decode_table_init, sp_init_raw, topsp_doorbell, HwDecodeImages, SpHandle,
+};
 use khal_core::family::xt_local_window;
 use khal_core::family::Doorbell;
 use khal_core::family::Q7Params;
@@ -163,20 +162,6 @@ fn errtrig_base_refuses_a_wrapping_base() {
         *m.0.borrow(),
         vec![(true, base.get() + line.unit_offset() + 8)]
     );
-}
-
-#[test]
-fn write_padded_refuses_an_image_past_the_top() {
-    let m = Rec::default();
-    assert!(refused(write_padded(
-        &m,
-        DeviceAddr(u64::MAX - 7),
-        &[1; 8],
-        16
-    )));
-    assert_eq!(m.accesses(), 0);
-    write_padded(&m, DeviceAddr(u64::MAX - 15), &[1; 8], 16).unwrap();
-    assert_eq!(m.0.borrow().last(), Some(&(true, u64::MAX - 3)));
 }
 
 #[test]

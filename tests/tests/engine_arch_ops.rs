@@ -1,4 +1,4 @@
-//! The op tables every arch gets from `khal_core::engine::arch_ops`: each
+//! The op tables every arch gets from its `EngineLeaves`: each
 //! leaf slot's exact answer on each arch, before any access, and where each
 //! `_init` orchestrator stops [002 §1, §3], [FACTS §13.4, §13.6, §13.11]; the
 //! checked SP handle's windows [002 §2]. Fast where `engine_dispatch` (which
@@ -7,14 +7,9 @@
 
 use std::cell::RefCell;
 
-use khal::engine::hw_decode::HwDecodeImages;
-use khal::engine::leaves::{
-    ACT_REGS_INIT, DMA_INIT, PE_REGS_INIT, RELEASE_RUN_STALL, UCODE_SEQ_INIT,
-};
-use khal::engine::SpRegs;
 use khal::engine::{
-    ActOps, DveOps, EngInfo, EngineLeaves, EngineParams, HwDecodeLeaves, PeOps, PeParams,
-    PoolingOps, PoolingParams, SpHandle, SpOps,
+    self, EngInfo, EngineLeaves, EngineParams, HwDecodeImages, HwDecodeLeaves, PeParams,
+    PoolingParams, SpHandle, SpRegs, Step, StpbOps,
 };
 use khal::{Cayman, Mariana, Sunda};
 use khal::{DeviceAddr, Error, Mmio, Result};
@@ -59,6 +54,15 @@ const SP: SpHandle = SpHandle {
     inst_debug_level: 8,
 };
 
+// The answers every arch shares [FACTS §13.6, §13.11].
+const UCODE_SEQ_INIT: Error =
+    Error::NotTraced("ucode_seq_init: capacities, destinations, init_nx_registers");
+const DMA_INIT: Error = Error::NotTraced("dma_init: the rx/tx triple -> register map");
+const RELEASE_RUN_STALL: Error = Error::NotTraced("pe/act/dve release_run_stall offset (only MED)");
+const PE_REGS_INIT: Error = Error::NotTraced("pe regs_init: +0xA00 masks and the rest");
+const ACT_REGS_INIT: Error =
+    Error::NotTraced("act regs_init: +0xA04 masks and sources, ACT level set");
+
 /// One slot called with its params.
 type Op = Box<dyn FnOnce(&Log) -> Result<()>>;
 
@@ -74,109 +78,121 @@ fn run(op: impl FnOnce(&Log) -> Result<()>) -> (Result<()>, Vec<(u64, Option<u32
 /// nothing.
 fn untraced_leaves<A>()
 where
-    A: EngineLeaves + DveOps + ActOps + PeOps + PoolingOps + SpOps,
+    A: EngineLeaves + StpbOps,
 {
+    use Step::*;
     let sp = || SpHandle::check(Some(&SP)).unwrap();
     let cases: [(&str, Result<()>, Op); 19] = [
         (
             "dve_regs_init",
             Err(A::DVE_REGS_INIT),
-            Box::new(|m| A::dve_regs_init(m, &ENG)),
+            Box::new(|m| A::dve_step(m, RegsInit, &ENG)),
         ),
         (
             "dve_ucode_seq_init",
             Err(UCODE_SEQ_INIT),
-            Box::new(|m| A::dve_ucode_seq_init(m, &ENG)),
+            Box::new(|m| A::dve_step(m, UcodeSeqInit, &ENG)),
         ),
         (
             "dve_release_run_stall",
             Err(RELEASE_RUN_STALL),
-            Box::new(|m| A::dve_release_run_stall(m, &ENG)),
+            Box::new(|m| A::dve_step(m, ReleaseRunStall, &ENG)),
         ),
         (
             "dve_dma_init",
             Err(DMA_INIT),
-            Box::new(|m| A::dve_dma_init(m, &ENG)),
+            Box::new(|m| A::dve_step(m, DmaInit, &ENG)),
         ),
         (
             "act_regs_init",
             Err(ACT_REGS_INIT),
-            Box::new(|m| A::act_regs_init(m, &ENG)),
+            Box::new(|m| A::act_step(m, RegsInit, &ENG)),
         ),
         (
             "act_ucode_seq_init",
             Err(UCODE_SEQ_INIT),
-            Box::new(|m| A::act_ucode_seq_init(m, &ENG)),
+            Box::new(|m| A::act_step(m, UcodeSeqInit, &ENG)),
         ),
         (
             "act_release_run_stall",
             Err(RELEASE_RUN_STALL),
-            Box::new(|m| A::act_release_run_stall(m, &ENG)),
+            Box::new(|m| A::act_step(m, ReleaseRunStall, &ENG)),
         ),
         (
             "act_dma_init",
             Err(DMA_INIT),
-            Box::new(|m| A::act_dma_init(m, &ENG)),
+            Box::new(|m| A::act_step(m, DmaInit, &ENG)),
         ),
         (
             "pe_regs_init",
             Err(PE_REGS_INIT),
-            Box::new(|m| A::pe_regs_init(m, &PE)),
+            Box::new(|m| A::pe_step(m, RegsInit, &PE)),
         ),
         (
             "pe_ucode_seq_init",
             Err(UCODE_SEQ_INIT),
-            Box::new(|m| A::pe_ucode_seq_init(m, &PE)),
+            Box::new(|m| A::pe_step(m, UcodeSeqInit, &PE)),
         ),
         (
             "pe_release_run_stall",
             Err(RELEASE_RUN_STALL),
-            Box::new(|m| A::pe_release_run_stall(m, &PE)),
+            Box::new(|m| A::pe_step(m, ReleaseRunStall, &PE)),
         ),
         (
             "pe_dma_init",
             Err(DMA_INIT),
-            Box::new(|m| A::pe_dma_init(m, &PE)),
+            Box::new(|m| A::pe_step(m, DmaInit, &PE)),
         ),
         (
             "pooling_regs_init",
             Err(A::POOLING_REGS_INIT),
-            Box::new(|m| A::pooling_regs_init(m, &POOL)),
+            Box::new(|m| A::pooling_step(m, RegsInit, &POOL)),
         ),
         (
             "pooling_ucode_seq_init",
             Err(UCODE_SEQ_INIT),
-            Box::new(|m| A::pooling_ucode_seq_init(m, &POOL)),
+            Box::new(|m| A::pooling_step(m, UcodeSeqInit, &POOL)),
         ),
         (
             "pooling_dma_init",
             Err(DMA_INIT),
-            Box::new(|m| A::pooling_dma_init(m, &POOL)),
+            Box::new(|m| A::pooling_step(m, DmaInit, &POOL)),
         ),
         (
             "sp_regs_init",
             Err(A::SP_REGS_INIT),
-            Box::new(move |m| A::sp_regs_init(m, sp())),
+            Box::new(move |m| A::sp_step(m, RegsInit, sp())),
         ),
         (
             "sp_ucode_seq_init",
             Err(A::SP_UCODE_SEQ_INIT),
-            Box::new(move |m| A::sp_ucode_seq_init(m, sp())),
+            Box::new(move |m| A::sp_step(m, UcodeSeqInit, sp())),
         ),
         (
             "sp_release_run_stall",
             Err(A::SP_RELEASE_RUN_STALL),
-            Box::new(move |m| A::sp_release_run_stall(m, sp())),
+            Box::new(move |m| A::sp_step(m, ReleaseRunStall, sp())),
         ),
         (
             "sp_dma_init",
             Err(A::SP_DMA_INIT),
-            Box::new(move |m| A::sp_dma_init(m, sp())),
+            Box::new(move |m| A::sp_step(m, DmaInit, sp())),
         ),
     ];
     for (name, want, op) in cases {
         assert!(matches!(want, Err(Error::NotTraced(_))), "{name}: {want:?}");
         assert_eq!(run(op), (want, vec![]), "{name}");
+    }
+    // A step that is not the engine's: refused, nothing touched.
+    let not_a_step = Err(Error::InvalidArgument("step not in this engine's init"));
+    let others: [Op; 4] = [
+        Box::new(|m| A::dve_step(m, Q7UcodeEngInit, &ENG)),
+        Box::new(|m| A::act_step(m, ReleaseSeqRunStall, &ENG)),
+        Box::new(|m| A::pooling_step(m, ReleaseRunStall, &POOL)),
+        Box::new(move |m| A::sp_step(m, HwDecodeTableInit, sp())),
+    ];
+    for op in others {
+        assert_eq!(run(op), (not_a_step, vec![]));
     }
 }
 
@@ -191,27 +207,37 @@ fn untraced_leaves_answer_their_named_not_traced_before_any_access() {
 fn only_sunda_lacks_the_hw_decode_silicon() {
     // [FACTS §3.3, §13.6]: SUNDA's HW-decode slots are no-ops; CAYMAN and
     // MARIANA run the program.
-    assert_eq!(Sunda::HW_DECODE, HwDecodeLeaves::NoOp);
-    assert_eq!(Cayman::HW_DECODE, HwDecodeLeaves::Program);
-    assert_eq!(Mariana::HW_DECODE, HwDecodeLeaves::Program);
+    assert_eq!(<Sunda as EngineLeaves>::HW_DECODE, HwDecodeLeaves::NoOp);
+    assert_eq!(<Cayman as EngineLeaves>::HW_DECODE, HwDecodeLeaves::Program);
+    assert_eq!(
+        <Mariana as EngineLeaves>::HW_DECODE,
+        HwDecodeLeaves::Program
+    );
+    // It is what decides the inits' steps.
+    assert_eq!(<Sunda as StpbOps>::HW_DECODE, HwDecodeLeaves::NoOp);
+    assert_eq!(<Cayman as StpbOps>::HW_DECODE, HwDecodeLeaves::Program);
 }
 
 /// Each `_init` orchestrator stops at its first step, `regs_init`, whose
 /// answer it returns, before any access [FACTS §13.6].
 fn inits_stop_at_regs_init<A>()
 where
-    A: EngineLeaves + DveOps + ActOps + PeOps + PoolingOps,
+    A: EngineLeaves + StpbOps,
 {
-    let eng = || EngineParams::check(Some(&ENG)).unwrap();
-    let pool = PoolingParams::check(Some(&POOL)).unwrap();
     assert_eq!(
-        run(|m| A::dve_init(m, eng())),
+        run(|m| engine::dve_init::<A, _>(m, Some(&ENG))),
         (Err(A::DVE_REGS_INIT), vec![])
     );
-    assert_eq!(run(|m| A::act_init(m, eng())), (Err(ACT_REGS_INIT), vec![]));
-    assert_eq!(run(|m| A::pe_init(m, &PE)), (Err(PE_REGS_INIT), vec![]));
     assert_eq!(
-        run(|m| A::pooling_init(m, pool)),
+        run(|m| engine::act_init::<A, _>(m, Some(&ENG))),
+        (Err(ACT_REGS_INIT), vec![])
+    );
+    assert_eq!(
+        run(|m| engine::pe_init::<A, _>(m, &PE)),
+        (Err(PE_REGS_INIT), vec![])
+    );
+    assert_eq!(
+        run(|m| engine::pooling_init::<A, _>(m, Some(&POOL))),
         (Err(A::POOLING_REGS_INIT), vec![])
     );
 }
@@ -230,11 +256,11 @@ fn pooling_run_stall_slots_write_the_facts_13_4_programs() {
     // sequencer release writes 0 at NX +0x04 (SUNDA) / +0x00, the Q7 release
     // 0 at +0x3000 (a no-op on SUNDA).
     let mem = MEM.get();
-    fn seq<A: PoolingOps>() -> (Result<()>, Vec<(u64, Option<u32>)>) {
-        run(|m| A::pooling_release_seq_run_stall(m, &POOL))
+    fn seq<A: StpbOps>() -> (Result<()>, Vec<(u64, Option<u32>)>) {
+        run(|m| A::pooling_step(m, Step::ReleaseSeqRunStall, &POOL))
     }
-    fn eng<A: PoolingOps>() -> (Result<()>, Vec<(u64, Option<u32>)>) {
-        run(|m| A::pooling_release_eng_run_stall(m, &POOL))
+    fn eng<A: StpbOps>() -> (Result<()>, Vec<(u64, Option<u32>)>) {
+        run(|m| A::pooling_step(m, Step::ReleaseEngRunStall, &POOL))
     }
     assert_eq!(seq::<Sunda>(), (Ok(()), vec![(mem + 0x296_0004, Some(0))]));
     assert_eq!(eng::<Sunda>(), (Ok(()), vec![]));
@@ -264,13 +290,25 @@ fn sunda_hw_decode_slots_succeed_without_an_access_even_with_images() {
     let pe = PeParams { info, ..PE };
     let pool = PoolingParams { info, ..POOL };
     let none = (Ok(()), vec![]);
-    assert_eq!(run(|m| Sunda::dve_hw_decode_table_init(m, &eng)), none);
-    assert_eq!(run(|m| Sunda::act_hw_decode_table_init(m, &eng)), none);
-    assert_eq!(run(|m| Sunda::pe_hw_decode_table_init(m, &pe)), none);
-    assert_eq!(run(|m| Sunda::pooling_hw_decode_table_init(m, &pool)), none);
+    assert_eq!(
+        run(|m| Sunda::dve_step(m, Step::HwDecodeTableInit, &eng)),
+        none
+    );
+    assert_eq!(
+        run(|m| Sunda::act_step(m, Step::HwDecodeTableInit, &eng)),
+        none
+    );
+    assert_eq!(
+        run(|m| Sunda::pe_step(m, Step::HwDecodeTableInit, &pe)),
+        none
+    );
+    assert_eq!(
+        run(|m| Sunda::pooling_step(m, Step::HwDecodeTableInit, &pool)),
+        none
+    );
     // CAYMAN runs the program with the same images (its trace is pinned in
     // `engine_leaves`): it writes.
-    let (r, w) = run(|m| Cayman::dve_hw_decode_table_init(m, &eng));
+    let (r, w) = run(|m| Cayman::dve_step(m, Step::HwDecodeTableInit, &eng));
     assert_eq!(r, Ok(()));
     assert!(!w.is_empty());
 }
@@ -280,7 +318,6 @@ fn a_checked_sp_handle_yields_its_two_windows() {
     // [002 §2]: sp_init reads sp_mem_handle (+0x00) and sp_regs (+0x08), both
     // present after the check.
     let c = SpHandle::check(Some(&SP)).unwrap();
-    assert_eq!(c.get(), &SP);
     assert_eq!(*c, SP);
     assert_eq!(
         c.regs(),

@@ -8,13 +8,10 @@
 use std::cell::RefCell;
 
 use khal::engine::dge::{self, DgeWrite};
-use khal::engine::hw_decode::{hw_decode_table_init, HwDecodeImages};
-use khal::engine::init::{self, InitSteps, Step};
-use khal::engine::padded;
 use khal::engine::tpb_regs::{self, RndEngine};
 use khal::engine::{
-    self, run_stall, topsp, ActOps, Checked, DveOps, EngineOps, EngineParams, PeOps, PeParams,
-    PoolingOps, PoolingParams, RawStpbConfig, SpHandle, SpOps, StpbConfig,
+    self, hw_decode_table_init, Checked, EngineOps, EngineParams, HwDecodeImages, PeParams,
+    PoolingParams, RawStpbConfig, SpHandle, Step, StpbConfig, StpbOps,
 };
 use khal::family::{Doorbell, NxLocal, Offset};
 use khal::{Cayman, Engine, Mariana, Sunda};
@@ -100,12 +97,12 @@ fn release_run_stall_per_arch() {
     // [hw-decode §5-§7], [FACTS §13.4]: SUNDA W +0x04 = 0 only; CAYMAN and
     // MARIANA W +0x00 = 0, then W +0x3000 = 0; in the POOL window.
     let m = traced_at::<Sunda>(0x296_0000);
-    run_stall::release_run_stall::<Sunda, _>(&m, DeviceAddr(MEM), Engine::Pool).unwrap();
+    engine::release_run_stall::<Sunda, _>(&m, DeviceAddr(MEM), Engine::Pool).unwrap();
     assert_eq!(abs(&m), vec![(Write, MEM + 0x296_0004, 0)]);
     assert_eq!(names(&m), ["tpb_nx_local.release_run_stall"]);
     fn cayman_like<A: NxLocal>() {
         let m = traced_at::<A>(0x306_0000);
-        run_stall::release_run_stall::<A, _>(&m, DeviceAddr(MEM), Engine::Pool).unwrap();
+        engine::release_run_stall::<A, _>(&m, DeviceAddr(MEM), Engine::Pool).unwrap();
         assert_eq!(
             abs(&m),
             vec![(Write, MEM + 0x306_0000, 0), (Write, MEM + 0x306_3000, 0)]
@@ -119,7 +116,7 @@ fn release_run_stall_per_arch() {
         );
         for eng in [Engine::Pe, Engine::Act, Engine::Dve, Engine::Sp] {
             let m = traced_at::<A>(0x306_0000);
-            let r = run_stall::release_run_stall::<A, _>(&m, DeviceAddr(MEM), eng);
+            let r = engine::release_run_stall::<A, _>(&m, DeviceAddr(MEM), eng);
             assert!(matches!(r, Err(Error::NotTraced(_))), "{eng}: {r:?}");
             assert!(abs(&m).is_empty());
         }
@@ -140,7 +137,7 @@ fn disable_hw_decode_keeps_every_other_bit() {
         ] {
             let m = traced_at::<A>(0x306_0000);
             m.inner().write32(w.add(0x4000), preset).unwrap();
-            run_stall::disable_hw_decode::<A, _>(&m, w, v).unwrap();
+            engine::disable_hw_decode::<A, _>(&m, w, v).unwrap();
             assert_eq!(
                 abs(&m),
                 vec![
@@ -154,7 +151,7 @@ fn disable_hw_decode_keeps_every_other_bit() {
     check::<Mariana>();
     // SUNDA: no-op, no access.
     let m = traced_at::<Sunda>(0x296_0000);
-    run_stall::disable_hw_decode::<Sunda, _>(&m, DeviceAddr(MEM + 0x296_0000), 1).unwrap();
+    engine::disable_hw_decode::<Sunda, _>(&m, DeviceAddr(MEM + 0x296_0000), 1).unwrap();
     assert!(abs(&m).is_empty());
 }
 
@@ -343,7 +340,7 @@ fn topsp_doorbells_per_arch() {
     // [topsp §3a, §8], [FACTS §13.2]: W(xt_local(mem, 4, 0) + off, 1).
     let m = traced_at::<Cayman>(0x6_0000);
     for d in Doorbell::ALL {
-        topsp::topsp_doorbell::<Cayman, _>(&m, DeviceAddr(MEM), d, 9).unwrap();
+        engine::topsp_doorbell::<Cayman, _>(&m, DeviceAddr(MEM), d, 9).unwrap();
     }
     let t = MEM + 0x6_0000;
     assert_eq!(
@@ -368,25 +365,25 @@ fn topsp_doorbells_per_arch() {
     // init_signal's offset is known (MED), the value its setter writes is not.
     let m = traced_at::<Sunda>(0x6_0000);
     for d in [Doorbell::HostTrigger, Doorbell::StopSignal] {
-        topsp::topsp_doorbell::<Sunda, _>(&m, DeviceAddr(MEM), d, 7).unwrap();
+        engine::topsp_doorbell::<Sunda, _>(&m, DeviceAddr(MEM), d, 7).unwrap();
     }
     for d in [Doorbell::TsyncSignal, Doorbell::InitSignal] {
         assert!(matches!(
-            topsp::topsp_doorbell::<Sunda, _>(&m, DeviceAddr(MEM), d, 7),
+            engine::topsp_doorbell::<Sunda, _>(&m, DeviceAddr(MEM), d, 7),
             Err(Error::NotTraced(_))
         ));
     }
     assert_eq!(abs(&m), vec![(Write, t + 0x848, 7), (Write, t + 0x84C, 1)]);
     // MARIANA: host_trigger only (init/tsync/stop rest on "as CAYMAN").
     let m = traced_at::<Mariana>(0x6_0000);
-    topsp::topsp_doorbell::<Mariana, _>(&m, DeviceAddr(MEM), Doorbell::HostTrigger, 7).unwrap();
+    engine::topsp_doorbell::<Mariana, _>(&m, DeviceAddr(MEM), Doorbell::HostTrigger, 7).unwrap();
     for d in [
         Doorbell::InitSignal,
         Doorbell::TsyncSignal,
         Doorbell::StopSignal,
     ] {
         assert!(matches!(
-            topsp::topsp_doorbell::<Mariana, _>(&m, DeviceAddr(MEM), d, 7),
+            engine::topsp_doorbell::<Mariana, _>(&m, DeviceAddr(MEM), d, 7),
             Err(Error::NotTraced(_))
         ));
     }
@@ -487,7 +484,7 @@ fn dve_seed_debug_level_rspcomb_and_rounding_writers() {
 #[test]
 fn stpb_init_on_every_arch_stops_at_pooling_regs_init_before_any_write() {
     // [FACTS §13.6, §13.11]: every regs_init needs masks nobody traced.
-    fn check<A: EngineOps>(steps: &[Step]) {
+    fn check<A: EngineOps>() {
         let eng = EngineParams::new(DeviceAddr(0x1000), DeviceAddr(MEM));
         let pool = PoolingParams::new(DeviceAddr(0x2000), DeviceAddr(MEM));
         let pe = PeParams::new(DeviceAddr(0x3000), DeviceAddr(MEM));
@@ -503,14 +500,17 @@ fn stpb_init_on_every_arch_stops_at_pooling_regs_init_before_any_write() {
         };
         let m = Trace::new(HeapMmio::new(DeviceAddr(MEM), 0x1000));
         let mut log = Vec::new();
-        let r = init::stpb_init_logged_raw::<A, _, _>(&m, &cfg, &mut |e, s, o| log.push((e, s, o)))
+        let r = engine::stpb_init_raw::<A, _, _>(&m, &cfg, &mut |e, s, o| log.push((e, s, o)))
             .map(|_| ());
         assert!(matches!(r, Err(Error::NotTraced(w)) if w.contains("pooling regs_init")));
         assert_eq!(log.len(), 1);
         assert_eq!((log[0].0, log[0].1), (Engine::Pool, Step::RegsInit));
         assert!(abs(&m).is_empty());
         // The plain stpb_init answers the same, raw or typed.
-        assert_eq!(khal::engine::stpb_init_raw::<A, _>(&m, &cfg).map(|_| ()), r);
+        assert_eq!(
+            engine::stpb_init_raw::<A, _, _>(&m, &cfg, &mut ()).map(|_| ()),
+            r
+        );
         let sp = SpHandle {
             sp_mem: Some(DeviceAddr(MEM)),
             sp_regs: Some(DeviceAddr(0x4000)),
@@ -526,17 +526,13 @@ fn stpb_init_on_every_arch_stops_at_pooling_regs_init_before_any_write() {
         };
         assert_eq!(khal::engine::stpb_init::<A, _>(&m, &typed).map(|_| ()), r);
         assert_eq!(
-            init::stpb_init_logged::<A, _, _>(&m, &typed, &mut ()).map(|_| ()),
+            engine::stpb_init_logged::<A, _, _>(&m, &typed, &mut ()).map(|_| ()),
             r
         );
-        assert_eq!(A::POOL_STEPS, steps);
     }
-    check::<Sunda>(&init::POOL_STEPS_WITHOUT_HW_DECODE);
-    check::<Cayman>(&init::POOL_STEPS_WITH_HW_DECODE);
-    check::<Mariana>(&init::POOL_STEPS_WITH_HW_DECODE);
-    assert_eq!(Sunda::PE_STEPS, init::STEPS_WITHOUT_HW_DECODE);
-    assert_eq!(Sunda::DVE_STEPS, init::STEPS_WITH_HW_DECODE);
-    assert_eq!(Cayman::ACT_STEPS, init::STEPS_WITH_HW_DECODE);
+    check::<Sunda>();
+    check::<Cayman>();
+    check::<Mariana>();
 }
 
 // A test arch whose leaves record their calls: the orchestrators' order and
@@ -554,87 +550,30 @@ fn call(name: &str) -> Result<()> {
     }
 }
 
+/// Records `<eng>.<step>` for the leaves given here; PE's ucode_seq_init
+/// and dma_init and every SP leaf but regs_init keep the default.
 enum Steps {}
-impl InitSteps for Steps {
-    const PE_STEPS: &'static [Step] = &init::STEPS_WITH_HW_DECODE;
-    const ACT_STEPS: &'static [Step] = &init::STEPS_WITHOUT_HW_DECODE;
-    const DVE_STEPS: &'static [Step] = &init::STEPS_WITH_HW_DECODE;
-    const POOL_STEPS: &'static [Step] = &init::POOL_STEPS_WITH_HW_DECODE;
-}
-impl DveOps for Steps {
-    fn dve_regs_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        call("dve.regs_init")
+impl StpbOps for Steps {
+    fn dve_step<M: Mmio + ?Sized>(_: &M, step: Step, _: &EngineParams<'_>) -> Result<()> {
+        call(&format!("dve.{}", step.name()))
     }
-    fn dve_ucode_seq_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        call("dve.ucode_seq_init")
+    fn act_step<M: Mmio + ?Sized>(_: &M, step: Step, _: &EngineParams<'_>) -> Result<()> {
+        call(&format!("act.{}", step.name()))
     }
-    fn dve_release_run_stall<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        call("dve.release_run_stall")
+    fn pe_step<M: Mmio + ?Sized>(_: &M, step: Step, _: &PeParams<'_>) -> Result<()> {
+        match step {
+            Step::UcodeSeqInit | Step::DmaInit => Ok(()),
+            _ => call(&format!("pe.{}", step.name())),
+        }
     }
-    fn dve_dma_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        call("dve.dma_init")
+    fn pooling_step<M: Mmio + ?Sized>(_: &M, step: Step, _: &PoolingParams<'_>) -> Result<()> {
+        call(&format!("pool.{}", step.name()))
     }
-    fn dve_hw_decode_table_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        call("dve.hw_decode_table_init")
-    }
-    fn dve_init<M: Mmio + ?Sized>(m: &M, p: Checked<'_, EngineParams<'_>>) -> Result<()> {
-        init::dve_init::<Steps, M, ()>(m, p, &mut ())
-    }
-}
-impl ActOps for Steps {
-    fn act_regs_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        call("act.regs_init")
-    }
-    fn act_ucode_seq_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        call("act.ucode_seq_init")
-    }
-    fn act_release_run_stall<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        call("act.release_run_stall")
-    }
-    fn act_dma_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        call("act.dma_init")
-    }
-    fn act_hw_decode_table_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        call("act.hw_decode_table_init")
-    }
-}
-impl PeOps for Steps {
-    fn pe_regs_init<M: Mmio + ?Sized>(_: &M, _: &PeParams<'_>) -> Result<()> {
-        call("pe.regs_init")
-    }
-    fn pe_hw_decode_table_init<M: Mmio + ?Sized>(_: &M, _: &PeParams<'_>) -> Result<()> {
-        call("pe.hw_decode_table_init")
-    }
-    fn pe_release_run_stall<M: Mmio + ?Sized>(_: &M, _: &PeParams<'_>) -> Result<()> {
-        call("pe.release_run_stall")
-    }
-}
-impl PoolingOps for Steps {
-    fn pooling_regs_init<M: Mmio + ?Sized>(_: &M, _: &PoolingParams<'_>) -> Result<()> {
-        call("pool.regs_init")
-    }
-    fn pooling_ucode_seq_init<M: Mmio + ?Sized>(_: &M, _: &PoolingParams<'_>) -> Result<()> {
-        call("pool.ucode_seq_init")
-    }
-    fn pooling_q7_ucode_eng_init<M: Mmio + ?Sized>(_: &M, _: &PoolingParams<'_>) -> Result<()> {
-        call("pool.q7_ucode_eng_init")
-    }
-    fn pooling_hw_decode_table_init<M: Mmio + ?Sized>(_: &M, _: &PoolingParams<'_>) -> Result<()> {
-        call("pool.hw_decode_table_init")
-    }
-    fn pooling_dma_init<M: Mmio + ?Sized>(_: &M, _: &PoolingParams<'_>) -> Result<()> {
-        call("pool.dma_init")
-    }
-    fn pooling_release_seq_run_stall<M: Mmio + ?Sized>(_: &M, _: &PoolingParams<'_>) -> Result<()> {
-        call("pool.release_seq_run_stall")
-    }
-    fn pooling_release_eng_run_stall<M: Mmio + ?Sized>(_: &M, _: &PoolingParams<'_>) -> Result<()> {
-        call("pool.release_eng_run_stall")
-    }
-}
-impl SpOps for Steps {
-    fn sp_regs_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, SpHandle>) -> Result<()> {
-        call("sp.regs_init")
+    fn sp_step<M: Mmio + ?Sized>(_: &M, step: Step, _: Checked<'_, SpHandle>) -> Result<()> {
+        match step {
+            Step::RegsInit => call("sp.regs_init"),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -661,13 +600,10 @@ fn orchestrators_run_their_steps_in_order_and_stop_at_the_first_error() {
     FAIL.with(|f| *f.borrow_mut() = None);
     take();
     let mut log = Vec::new();
-    let r = init::stpb_init_logged_raw::<Steps, _, _>(
-        &m,
-        &cfg,
-        &mut |e: Engine, s: Step, o: Result<()>| {
+    let r =
+        engine::stpb_init_raw::<Steps, _, _>(&m, &cfg, &mut |e: Engine, s: Step, o: Result<()>| {
             log.push(format!("{e}.{}:{}", s.name(), o.is_ok()))
-        },
-    );
+        });
     // sp_init without a handle: -22 after every engine ran.
     assert_eq!(
         r.map(|_| ()),
@@ -683,6 +619,7 @@ fn orchestrators_run_their_steps_in_order_and_stop_at_the_first_error() {
         "pool.release_eng_run_stall",
         "act.regs_init",
         "act.ucode_seq_init",
+        "act.hw_decode_table_init",
         "act.dma_init",
         "act.release_run_stall",
         "dve.regs_init",
@@ -713,7 +650,7 @@ fn orchestrators_run_their_steps_in_order_and_stop_at_the_first_error() {
     };
     // Typed, with a handle: the same steps, then the SP's register bring-up
     // (its one step with a body here); sp_init answers Ok.
-    init::stpb_init_logged::<Steps, _, _>(&m, &typed, &mut ()).unwrap();
+    engine::stpb_init_logged::<Steps, _, _>(&m, &typed, &mut ()).unwrap();
     assert_eq!(take(), [&all[..], &["sp.regs_init"]].concat());
     // A failing step stops its engine and the whole stpb_init.
     for at in [
@@ -722,7 +659,7 @@ fn orchestrators_run_their_steps_in_order_and_stop_at_the_first_error() {
         "dve.hw_decode_table_init",
     ] {
         FAIL.with(|f| *f.borrow_mut() = Some(at.to_string()));
-        let r = init::stpb_init_logged_raw::<Steps, _, _>(&m, &cfg, &mut ());
+        let r = engine::stpb_init_raw::<Steps, _, _>(&m, &cfg, &mut ());
         assert_eq!(r.map(|_| ()), Err(Error::NotTraced("injected")));
         let calls = take();
         assert_eq!(calls.last().map(String::as_str), Some(at));
@@ -808,35 +745,4 @@ fn dge_dma_mapping_keeps_the_bits_of_lo_above_15() {
             value: 0x0001_0001
         })
     );
-}
-
-#[test]
-fn write_padded_refuses_an_unaligned_destination_or_length_alone() {
-    // [q7 §4d], [FACTS §13.3]: the burst needs dst AND length 4-aligned; either
-    // one unaligned is refused with nothing written, as is padded < size.
-    let m = Trace::new(HeapMmio::new(DeviceAddr(MEM), 0x1000));
-    let align = Err(Error::InvalidArgument(
-        "write_padded: dst and length must be 4-aligned",
-    ));
-    assert_eq!(
-        padded::write_padded(&m, DeviceAddr(MEM + 2), &[1, 2, 3, 4], 8),
-        align
-    );
-    assert_eq!(
-        padded::write_padded(&m, DeviceAddr(MEM), &[1, 2, 3, 4], 6),
-        align
-    );
-    assert_eq!(
-        padded::write_padded(&m, DeviceAddr(MEM), &[1, 2, 3, 4, 5], 4),
-        Err(Error::InvalidArgument("write_padded: padded < size"))
-    );
-    assert!(abs(&m).is_empty());
-    // Aligned: the image as little-endian dwords, zero-padded, over two
-    // bursts (64 + 2 dwords) at consecutive addresses.
-    padded::write_padded(&m, DeviceAddr(MEM), &[1, 2, 3, 4, 5], 4 * 66).unwrap();
-    let mut expect = vec![(Write, MEM, 0x0403_0201), (Write, MEM + 4, 0x05)];
-    for i in 2..66 {
-        expect.push((Write, MEM + 4 * i, 0));
-    }
-    assert_eq!(abs(&m), expect);
 }

@@ -6,8 +6,8 @@
 use std::cell::RefCell;
 
 use khal::engine::{
-    self, ActOps, Checked, DveOps, EngineParams, PeOps, PeParams, PoolingOps, PoolingParams,
-    RawStpbConfig, SpHandle, SpOps, StpbConfig,
+    self, Checked, EngineOps, EngineParams, PeParams, PoolingParams, RawStpbConfig, SpHandle, Step,
+    StpbConfig, StpbOps,
 };
 use khal::{AnyArch, ArchId, Cayman, Mariana, Sunda};
 use khal::{DeviceAddr, Error, Mmio, Result};
@@ -47,7 +47,7 @@ fn any_arch_only_from_a_validated_id() {
     assert_eq!(AnyArch::new(2).map(|a| a.id()), Ok(ArchId::Sunda));
     assert_eq!(AnyArch::new(3).map(|a| a.id()), Ok(ArchId::Cayman));
     assert_eq!(AnyArch::new(4).map(|a| a.id()), Ok(ArchId::Mariana));
-    assert_eq!(AnyArch::from_arch(ArchId::Mariana).id(), ArchId::Mariana);
+    assert_eq!(AnyArch::from(ArchId::Mariana).id(), ArchId::Mariana);
 }
 
 /// One optional op, called on a traced register file.
@@ -58,80 +58,91 @@ type OptionalOp = Box<dyn Fn(&Trace<HeapMmio>) -> Result<()>>;
 /// is a no-op on the arch); `not traced` = `NotTraced` with no access; `writes`
 /// = a §13 program that wrote; `refused` = a §13 program that refused its
 /// input (absent images) with no access.
-fn optional_ops<A: ActOps + PeOps + PoolingOps + SpOps>() -> Vec<(&'static str, &'static str)> {
-    let eng = EngineParams::check(Some(&ENG)).unwrap();
-    let pool = PoolingParams::check(Some(&POOL)).unwrap();
+fn optional_ops<A: StpbOps>() -> Vec<(&'static str, &'static str)> {
+    use Step::*;
     let sp = SpHandle::check(Some(&SP)).unwrap();
     let ops: Vec<(&'static str, OptionalOp)> = vec![
-        ("act_regs_init", Box::new(|m| A::act_regs_init(m, &ENG))),
+        (
+            "act_regs_init",
+            Box::new(|m| A::act_step(m, RegsInit, &ENG)),
+        ),
         (
             "act_ucode_seq_init",
-            Box::new(|m| A::act_ucode_seq_init(m, &ENG)),
+            Box::new(|m| A::act_step(m, UcodeSeqInit, &ENG)),
         ),
         (
             "act_hw_decode_table_init",
-            Box::new(|m| A::act_hw_decode_table_init(m, &ENG)),
+            Box::new(|m| A::act_step(m, HwDecodeTableInit, &ENG)),
         ),
-        ("act_dma_init", Box::new(|m| A::act_dma_init(m, &ENG))),
+        ("act_dma_init", Box::new(|m| A::act_step(m, DmaInit, &ENG))),
         (
             "act_release_run_stall",
-            Box::new(|m| A::act_release_run_stall(m, &ENG)),
+            Box::new(|m| A::act_step(m, ReleaseRunStall, &ENG)),
         ),
-        ("act_init", Box::new(move |m| A::act_init(m, eng))),
-        ("pe_regs_init", Box::new(|m| A::pe_regs_init(m, &PE))),
+        (
+            "act_init",
+            Box::new(|m| engine::act_init::<A, _>(m, Some(&ENG))),
+        ),
+        ("pe_regs_init", Box::new(|m| A::pe_step(m, RegsInit, &PE))),
         (
             "pe_ucode_seq_init",
-            Box::new(|m| A::pe_ucode_seq_init(m, &PE)),
+            Box::new(|m| A::pe_step(m, UcodeSeqInit, &PE)),
         ),
         (
             "pe_hw_decode_table_init",
-            Box::new(|m| A::pe_hw_decode_table_init(m, &PE)),
+            Box::new(|m| A::pe_step(m, HwDecodeTableInit, &PE)),
         ),
-        ("pe_dma_init", Box::new(|m| A::pe_dma_init(m, &PE))),
+        ("pe_dma_init", Box::new(|m| A::pe_step(m, DmaInit, &PE))),
         (
             "pe_release_run_stall",
-            Box::new(|m| A::pe_release_run_stall(m, &PE)),
+            Box::new(|m| A::pe_step(m, ReleaseRunStall, &PE)),
         ),
-        ("pe_init", Box::new(|m| A::pe_init(m, &PE))),
+        ("pe_init", Box::new(|m| engine::pe_init::<A, _>(m, &PE))),
         (
             "pooling_regs_init",
-            Box::new(|m| A::pooling_regs_init(m, &POOL)),
+            Box::new(|m| A::pooling_step(m, RegsInit, &POOL)),
         ),
         (
             "pooling_ucode_seq_init",
-            Box::new(|m| A::pooling_ucode_seq_init(m, &POOL)),
+            Box::new(|m| A::pooling_step(m, UcodeSeqInit, &POOL)),
         ),
         (
             "pooling_q7_ucode_eng_init",
-            Box::new(|m| A::pooling_q7_ucode_eng_init(m, &POOL)),
+            Box::new(|m| A::pooling_step(m, Q7UcodeEngInit, &POOL)),
         ),
         (
             "pooling_hw_decode_table_init",
-            Box::new(|m| A::pooling_hw_decode_table_init(m, &POOL)),
+            Box::new(|m| A::pooling_step(m, HwDecodeTableInit, &POOL)),
         ),
         (
             "pooling_dma_init",
-            Box::new(|m| A::pooling_dma_init(m, &POOL)),
+            Box::new(|m| A::pooling_step(m, DmaInit, &POOL)),
         ),
         (
             "pooling_release_seq_run_stall",
-            Box::new(|m| A::pooling_release_seq_run_stall(m, &POOL)),
+            Box::new(|m| A::pooling_step(m, ReleaseSeqRunStall, &POOL)),
         ),
         (
             "pooling_release_eng_run_stall",
-            Box::new(|m| A::pooling_release_eng_run_stall(m, &POOL)),
+            Box::new(|m| A::pooling_step(m, ReleaseEngRunStall, &POOL)),
         ),
-        ("pooling_init", Box::new(move |m| A::pooling_init(m, pool))),
-        ("sp_regs_init", Box::new(move |m| A::sp_regs_init(m, sp))),
+        (
+            "pooling_init",
+            Box::new(|m| engine::pooling_init::<A, _>(m, Some(&POOL))),
+        ),
+        (
+            "sp_regs_init",
+            Box::new(move |m| A::sp_step(m, RegsInit, sp)),
+        ),
         (
             "sp_ucode_seq_init",
-            Box::new(move |m| A::sp_ucode_seq_init(m, sp)),
+            Box::new(move |m| A::sp_step(m, UcodeSeqInit, sp)),
         ),
         (
             "sp_release_run_stall",
-            Box::new(move |m| A::sp_release_run_stall(m, sp)),
+            Box::new(move |m| A::sp_step(m, ReleaseRunStall, sp)),
         ),
-        ("sp_dma_init", Box::new(move |m| A::sp_dma_init(m, sp))),
+        ("sp_dma_init", Box::new(move |m| A::sp_step(m, DmaInit, sp))),
     ];
     ops.into_iter()
         .map(|(name, op)| {
@@ -198,26 +209,23 @@ fn mariana_optional_ops() {
 
 #[test]
 fn mandatory_dve_ops_answer_not_traced_on_every_arch() {
-    fn check<A: DveOps>() {
+    fn check<A: StpbOps>() {
         let m = mmio();
-        let c = EngineParams::check(Some(&ENG)).unwrap();
+        for step in [
+            Step::RegsInit,
+            Step::UcodeSeqInit,
+            Step::ReleaseRunStall,
+            Step::DmaInit,
+        ] {
+            assert!(matches!(
+                A::dve_step(&m, step, &ENG),
+                Err(Error::NotTraced(_))
+            ));
+        }
         assert!(matches!(
-            A::dve_regs_init(&m, &ENG),
+            engine::dve_init::<A, _>(&m, Some(&ENG)),
             Err(Error::NotTraced(_))
         ));
-        assert!(matches!(
-            A::dve_ucode_seq_init(&m, &ENG),
-            Err(Error::NotTraced(_))
-        ));
-        assert!(matches!(
-            A::dve_release_run_stall(&m, &ENG),
-            Err(Error::NotTraced(_))
-        ));
-        assert!(matches!(
-            A::dve_dma_init(&m, &ENG),
-            Err(Error::NotTraced(_))
-        ));
-        assert!(matches!(A::dve_init(&m, c), Err(Error::NotTraced(_))));
         assert!(m.ops().is_empty());
     }
     check::<Sunda>();
@@ -225,105 +233,63 @@ fn mandatory_dve_ops_answer_not_traced_on_every_arch() {
     check::<Mariana>();
 }
 
-// A test arch: DVE ops (mandatory) implemented, every optional op left to its
-// default, and a call log to check orders.
+// Test arches: a call log to check orders, and a leaf to fail at.
 thread_local! {
-    static CALLS: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
+    static CALLS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
     static FAIL: RefCell<Option<&'static str>> = const { RefCell::new(None) };
 }
 
-fn log(name: &'static str) -> Result<()> {
+/// Log `<eng>_<step>` and fail with `NotTraced` if it is the leaf to fail at.
+fn log(eng: &str, step: Step) -> Result<()> {
+    let name = format!("{eng}_{}", step.name());
+    let fail = FAIL.with(|f| *f.borrow()).filter(|n| *n == name);
     CALLS.with(|c| c.borrow_mut().push(name));
-    match FAIL.with(|f| *f.borrow()) {
-        Some(n) if n == name => Err(Error::NotTraced(name)),
-        _ => Ok(()),
-    }
+    fail.map_or(Ok(()), |n| Err(Error::NotTraced(n)))
 }
 
-fn take_calls() -> Vec<&'static str> {
+fn take_calls() -> Vec<String> {
     CALLS.with(|c| std::mem::take(&mut *c.borrow_mut()))
+}
+
+/// The engines whose leaves ran, in order (consecutive calls merged).
+fn engines(calls: &[String]) -> Vec<&str> {
+    let mut out: Vec<&str> = calls
+        .iter()
+        .map(|c| c.split('_').next().unwrap_or(""))
+        .collect();
+    out.dedup();
+    out
 }
 
 fn fail_at(name: Option<&'static str>) {
     FAIL.with(|f| *f.borrow_mut() = name);
 }
 
-/// Only the mandatory ops: every optional op takes its default.
+/// Only the mandatory (DVE) leaves: every optional op takes its default.
 enum Bare {}
-impl DveOps for Bare {
-    fn dve_regs_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        log("dve_regs_init")
-    }
-    fn dve_ucode_seq_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        log("dve_ucode_seq_init")
-    }
-    fn dve_release_run_stall<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        log("dve_release_run_stall")
-    }
-    fn dve_dma_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        log("dve_dma_init")
-    }
-    fn dve_hw_decode_table_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        log("dve_hw_decode_table_init")
-    }
-    fn dve_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, EngineParams<'_>>) -> Result<()> {
-        log("dve_init")
+impl StpbOps for Bare {
+    fn dve_step<M: Mmio + ?Sized>(_: &M, step: Step, _: &EngineParams<'_>) -> Result<()> {
+        log("dve", step)
     }
 }
-impl ActOps for Bare {}
-impl PeOps for Bare {}
-impl PoolingOps for Bare {}
-impl SpOps for Bare {}
 
-/// Every op overridden, recording.
+/// Every leaf overridden, recording.
 enum Rec {}
-impl DveOps for Rec {
-    fn dve_regs_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        log("dve_regs_init")
+impl StpbOps for Rec {
+    fn dve_step<M: Mmio + ?Sized>(_: &M, step: Step, _: &EngineParams<'_>) -> Result<()> {
+        log("dve", step)
     }
-    fn dve_ucode_seq_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        log("dve_ucode_seq_init")
+    fn act_step<M: Mmio + ?Sized>(_: &M, step: Step, _: &EngineParams<'_>) -> Result<()> {
+        log("act", step)
     }
-    fn dve_release_run_stall<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        log("dve_release_run_stall")
+    fn pe_step<M: Mmio + ?Sized>(_: &M, step: Step, _: &PeParams<'_>) -> Result<()> {
+        log("pe", step)
     }
-    fn dve_dma_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        log("dve_dma_init")
+    fn pooling_step<M: Mmio + ?Sized>(_: &M, step: Step, _: &PoolingParams<'_>) -> Result<()> {
+        log("pooling", step)
     }
-    fn dve_hw_decode_table_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        log("dve_hw_decode_table_init")
-    }
-    fn dve_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, EngineParams<'_>>) -> Result<()> {
-        log("dve_init")
-    }
-}
-impl ActOps for Rec {
-    fn act_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, EngineParams<'_>>) -> Result<()> {
-        log("act_init")
-    }
-}
-impl PeOps for Rec {
-    fn pe_init<M: Mmio + ?Sized>(_: &M, _: &PeParams<'_>) -> Result<()> {
-        log("pe_init")
-    }
-}
-impl PoolingOps for Rec {
-    fn pooling_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, PoolingParams<'_>>) -> Result<()> {
-        log("pooling_init")
-    }
-}
-impl SpOps for Rec {
-    fn sp_regs_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, SpHandle>) -> Result<()> {
-        log("sp_regs_init")
-    }
-    fn sp_ucode_seq_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, SpHandle>) -> Result<()> {
-        log("sp_ucode_seq_init")
-    }
-    fn sp_release_run_stall<M: Mmio + ?Sized>(_: &M, _: Checked<'_, SpHandle>) -> Result<()> {
-        log("sp_release_run_stall")
-    }
-    fn sp_dma_init<M: Mmio + ?Sized>(_: &M, _: Checked<'_, SpHandle>) -> Result<()> {
-        log("sp_dma_init")
+    fn sp_step<M: Mmio + ?Sized>(_: &M, step: Step, _: Checked<'_, SpHandle>) -> Result<()> {
+        log("sp", step)
     }
 }
 
@@ -346,8 +312,18 @@ fn optional_defaults_succeed_without_touching_hardware() {
     fail_at(None);
     take_calls();
     engine::stpb_init::<Bare, _>(&m, &cfg()).unwrap();
-    // Only the mandatory DVE op ran; nothing was written.
-    assert_eq!(take_calls(), vec!["dve_init"]);
+    // Only the mandatory DVE leaves ran, in dve_init's order; nothing was
+    // written.
+    assert_eq!(
+        take_calls(),
+        [
+            "dve_regs_init",
+            "dve_ucode_seq_init",
+            "dve_hw_decode_table_init",
+            "dve_dma_init",
+            "dve_release_run_stall"
+        ]
+    );
     assert!(m.ops().is_empty());
 }
 
@@ -357,13 +333,11 @@ fn stpb_init_order_pooling_act_dve_pe_sp() {
     fail_at(None);
     take_calls();
     engine::stpb_init::<Rec, _>(&m, &cfg()).unwrap();
+    let calls = take_calls();
+    assert_eq!(engines(&calls), ["pooling", "act", "dve", "pe", "sp"]);
     assert_eq!(
-        take_calls(),
-        vec![
-            "pooling_init",
-            "act_init",
-            "dve_init",
-            "pe_init",
+        calls[calls.len() - 4..],
+        [
             "sp_regs_init",
             "sp_ucode_seq_init",
             "sp_dma_init",
@@ -381,29 +355,32 @@ fn stpb_init_order_pooling_act_dve_pe_sp() {
         flag: 0,
         init: false,
     };
-    engine::stpb_init_raw::<Rec, _>(&m, &raw).unwrap();
-    assert_eq!(
-        take_calls(),
-        vec!["pooling_init", "act_init", "dve_init", "pe_init"]
-    );
+    engine::stpb_init_raw::<Rec, _, _>(&m, &raw, &mut ()).unwrap();
+    assert_eq!(engines(&take_calls()), ["pooling", "act", "dve", "pe"]);
 }
 
 #[test]
 fn stpb_init_stops_at_the_first_error() {
     let m = mmio();
-    for (at, ran) in [
-        ("pooling_init", 1),
-        ("act_init", 2),
-        ("dve_init", 3),
-        ("pe_init", 4),
-    ] {
+    let order = ["pooling", "act", "dve", "pe"];
+    for (i, at) in [
+        "pooling_regs_init",
+        "act_ucode_seq_init",
+        "dve_dma_init",
+        "pe_release_run_stall",
+    ]
+    .into_iter()
+    .enumerate()
+    {
         fail_at(Some(at));
         take_calls();
         assert_eq!(
             engine::stpb_init::<Rec, _>(&m, &cfg()).map(|_| ()),
             Err(Error::NotTraced(at))
         );
-        assert_eq!(take_calls().len(), ran);
+        let calls = take_calls();
+        assert_eq!(calls.last().map(String::as_str), Some(at));
+        assert_eq!(engines(&calls), order[..=i]);
     }
     fail_at(None);
     // A bad DVE config stops after pooling and act ran.
@@ -418,7 +395,7 @@ fn stpb_init_stops_at_the_first_error() {
         engine::stpb_init::<Rec, _>(&m, &c).map(|_| ()),
         Err(Error::InvalidArgument("inst_debug_level > 8"))
     );
-    assert_eq!(take_calls(), vec!["pooling_init", "act_init"]);
+    assert_eq!(engines(&take_calls()), ["pooling", "act"]);
     // The raw layer: an absent DVE config stops at the same place.
     let raw = RawStpbConfig {
         pooling: Some(&POOL),
@@ -431,10 +408,10 @@ fn stpb_init_stops_at_the_first_error() {
         init: true,
     };
     assert_eq!(
-        engine::stpb_init_raw::<Rec, _>(&m, &raw).map(|_| ()),
+        engine::stpb_init_raw::<Rec, _, _>(&m, &raw, &mut ()).map(|_| ()),
         Err(Error::InvalidArgument("engine config absent"))
     );
-    assert_eq!(take_calls(), vec!["pooling_init", "act_init"]);
+    assert_eq!(engines(&take_calls()), ["pooling", "act"]);
 }
 
 #[test]
@@ -448,7 +425,7 @@ fn sp_init_returns_regs_and_ucode_errors_but_not_dma_or_stall() {
             Err(Error::NotTraced(at))
         );
         // Nothing after the failing step ran.
-        assert_eq!(take_calls().last(), Some(&at));
+        assert_eq!(take_calls().last().map(String::as_str), Some(at));
         assert!(m.ops().is_empty());
     }
     for at in ["sp_dma_init", "sp_release_run_stall"] {
@@ -484,7 +461,7 @@ fn sp_init_notific_failure_is_reported_not_returned() {
     let out = engine::sp_init_raw::<Rec, _>(&m, Some(&no_ens), true, 2, false).unwrap();
     assert_eq!(out.notific_error, Some(Error::NoContext));
     // An unknown back-pressure flag: -1, nothing written, still Ok.
-    let out = engine::topsp_init_raw::<Rec, _>(&m, Some(&SP), true, 2, false).unwrap();
+    let out = engine::sp_init_raw::<Rec, _>(&m, Some(&SP), true, 2, false).unwrap();
     assert_eq!(out.notific_error, Some(Error::UnknownMode(2)));
     assert!(m.ops().is_empty());
 }
@@ -506,53 +483,50 @@ fn real_arches_stop_at_the_first_untraced_leaf_before_any_write() {
     check::<Mariana>();
 }
 
+/// The bodies `any_arch_dispatches_to_the_same_bodies` runs, in order.
+fn bodies<A: EngineOps>(m: &Trace<HeapMmio>) -> Vec<Result<()>> {
+    vec![
+        engine::stpb_init::<A, _>(m, &cfg()),
+        engine::dve_init::<A, _>(m, Some(&ENG)),
+        A::dve_step(m, Step::RegsInit, &ENG),
+        A::dve_step(m, Step::UcodeSeqInit, &ENG),
+        engine::act_init::<A, _>(m, Some(&ENG)),
+        engine::pe_init::<A, _>(m, &PE),
+        A::pe_step(m, Step::RegsInit, &PE),
+        engine::pooling_init::<A, _>(m, Some(&POOL)),
+        A::pooling_step(m, Step::HwDecodeTableInit, &POOL),
+        engine::program_start::<A, _>(m, DeviceAddr(0), &[u64::MAX; 5]),
+        // The checks run before the arch's leaves on every arch.
+        engine::act_init::<A, _>(m, None),
+    ]
+}
+
 #[test]
 fn any_arch_dispatches_to_the_same_bodies() {
     for id in [2, 3, 4] {
-        let any = AnyArch::new(id).unwrap();
-        let m = mmio();
-        assert!(matches!(
-            any.stpb_init(&m, &cfg()).map(|_| ()),
-            Err(Error::NotTraced(_))
-        ));
-        assert!(matches!(
-            any.dve_init(&m, Some(&ENG)),
-            Err(Error::NotTraced(_))
-        ));
-        assert!(matches!(
-            any.dve_regs_init(&m, &ENG),
-            Err(Error::NotTraced(_))
-        ));
-        assert!(matches!(
-            any.dve_ucode_seq_init(&m, &ENG),
-            Err(Error::NotTraced(_))
-        ));
-        assert!(matches!(
-            any.act_init(&m, Some(&ENG)),
-            Err(Error::NotTraced(_))
-        ));
-        assert!(matches!(any.pe_init(&m, &PE), Err(Error::NotTraced(_))));
-        assert!(matches!(
-            any.pe_regs_init(&m, &PE),
-            Err(Error::NotTraced(_))
-        ));
-        assert!(matches!(
-            any.pooling_init(&m, Some(&POOL)),
-            Err(Error::NotTraced(_))
-        ));
-        assert_eq!(
-            any.pooling_hw_decode_table_init(&m, &POOL).is_ok(),
-            id == 2,
-            "only SUNDA's slot is empty"
-        );
-        assert_eq!(any.program_start(&m, DeviceAddr(0), &[u64::MAX; 5]), Ok(()));
-        assert!(m.ops().is_empty());
-        // The checks run before dispatch on every arch.
-        assert_eq!(
-            any.act_init(&m, None),
-            Err(Error::InvalidArgument("engine config absent"))
-        );
+        let (m, s) = (mmio(), mmio());
+        let got = khal_tests::on_arch!(AnyArch::new(id).unwrap(), |A| (m: &'a Trace<HeapMmio> = &m) -> Vec<Result<()>> {
+            bodies::<A>(m)
+        });
+        let want = match id {
+            2 => bodies::<Sunda>(&s),
+            3 => bodies::<Cayman>(&s),
+            _ => bodies::<Mariana>(&s),
+        };
+        assert_eq!(got, want);
+        assert!(m.ops().is_empty() && s.ops().is_empty());
+        let nt = |r: &Result<()>| matches!(r, Err(Error::NotTraced(_)));
+        assert!(got[..8].iter().all(nt), "{got:?}");
+        assert_eq!(got[8].is_ok(), id == 2, "only SUNDA's slot is empty");
+        assert_eq!(got[9], Ok(()));
+        assert_eq!(got[10], Err(Error::InvalidArgument("engine config absent")));
     }
+}
+
+fn program_start_on(id: u32, m: &Trace<HeapMmio>, starts: &[u64; 5]) -> Result<()> {
+    khal_tests::on_arch!(AnyArch::new(id).unwrap(), |A| (m: &'a Trace<HeapMmio> = m, starts: &'a [u64; 5] = starts) -> Result<()> {
+        engine::program_start::<A, _>(m, DeviceAddr(0), starts)
+    })
 }
 
 #[test]
@@ -568,8 +542,7 @@ fn any_arch_program_start_writes_the_bound_arch_s_trace() {
         u64::MAX,              // SP skipped
     ];
     let m = mmio();
-    let any = AnyArch::new(3).unwrap();
-    assert_eq!(any.program_start(&m, DeviceAddr(0), &starts), Ok(()));
+    assert_eq!(program_start_on(3, &m, &starts), Ok(()));
     let want: Vec<(u64, u32)> = [
         (0x306_0000u64, 0x20u32, 3u32), // POOL
         (0x246_0000, 0x10, 2),          // ACT
@@ -589,9 +562,7 @@ fn any_arch_program_start_writes_the_bound_arch_s_trace() {
     fn same<A: khal::family::NxLocal>(id: u32, starts: &[u64; 5]) {
         let (a, s) = (mmio(), mmio());
         assert_eq!(
-            AnyArch::new(id)
-                .unwrap()
-                .program_start(&a, DeviceAddr(0), starts),
+            program_start_on(id, &a, starts),
             engine::program_start::<A, _>(&s, DeviceAddr(0), starts)
         );
         assert_eq!(a.ops(), s.ops());

@@ -74,13 +74,12 @@ fn check<A: EngineOps>() {
         },
     ] {
         assert_eq!(engine::sp_init::<A, _>(&m, &h).map(|_| ()), Err(windows));
-        assert_eq!(engine::topsp_init::<A, _>(&m, &h).map(|_| ()), Err(windows));
         assert_eq!(
             engine::sp_init_raw::<A, _>(&m, Some(&h), true, 0, true).map(|_| ()),
             Err(windows)
         );
         assert_eq!(
-            engine::topsp_init_raw::<A, _>(&m, Some(&h), true, 0, false).map(|_| ()),
+            engine::sp_init_raw::<A, _>(&m, Some(&h), true, 0, false).map(|_| ()),
             Err(windows)
         );
     }
@@ -100,7 +99,7 @@ fn check<A: EngineOps>() {
         init: true,
     };
     assert_eq!(
-        engine::stpb_init_raw::<A, _>(&m, &cfg).map(|_| ()),
+        engine::stpb_init_raw::<A, _, _>(&m, &cfg, &mut ()).map(|_| ()),
         Err(Error::InvalidArgument("pooling config absent"))
     );
     // The typed stpb_init: a pooling level above 8 is the first error.
@@ -130,36 +129,33 @@ fn invalid_arguments_on_every_arch_write_nothing() {
 #[test]
 fn invalid_arguments_through_any_arch_write_nothing() {
     for id in [2, 3, 4] {
-        let any = AnyArch::new(id).unwrap();
         let m = traced();
-        let bad = EngineParams {
-            inst_debug_level: 9,
-            ..EngineParams::new(DeviceAddr(0), DeviceAddr(0))
-        };
-        assert_eq!(any.dve_init(&m, Some(&bad)), Err(LEVEL));
+        let got = khal_tests::on_arch!(AnyArch::new(id).unwrap(), |A| (m: &'a Trace<HeapMmio> = &m) -> Vec<khal::Result<()>> {
+            let bad = EngineParams {
+                inst_debug_level: 9,
+                ..EngineParams::new(DeviceAddr(0), DeviceAddr(0))
+            };
+            let no_regs = SpHandle {
+                sp_regs: None,
+                ..SP
+            };
+            vec![
+                engine::dve_init::<A, _>(m, Some(&bad)),
+                engine::act_init::<A, _>(m, None),
+                engine::pooling_init::<A, _>(m, None),
+                engine::sp_init_raw::<A, _>(m, None, true, 0, true).map(|_| ()),
+                engine::sp_init::<A, _>(m, &no_regs),
+            ]
+        });
         assert_eq!(
-            any.act_init(&m, None),
-            Err(Error::InvalidArgument("engine config absent"))
-        );
-        assert_eq!(
-            any.pooling_init(&m, None),
-            Err(Error::InvalidArgument("pooling config absent"))
-        );
-        assert_eq!(
-            any.sp_init_raw(&m, None, true, 0, true).map(|_| ()),
-            Err(Error::InvalidArgument("sp handle absent"))
-        );
-        assert_eq!(
-            any.topsp_init_raw(&m, None, true, 0, true).map(|_| ()),
-            Err(Error::InvalidArgument("sp handle absent"))
-        );
-        let no_regs = SpHandle {
-            sp_regs: None,
-            ..SP
-        };
-        assert_eq!(
-            any.sp_init(&m, &no_regs).map(|_| ()),
-            Err(Error::InvalidArgument("sp_mem_handle or sp_regs absent"))
+            got,
+            [
+                Err(LEVEL),
+                Err(Error::InvalidArgument("engine config absent")),
+                Err(Error::InvalidArgument("pooling config absent")),
+                Err(Error::InvalidArgument("sp handle absent")),
+                Err(Error::InvalidArgument("sp_mem_handle or sp_regs absent")),
+            ]
         );
         assert!(m.ops().is_empty());
     }

@@ -2,15 +2,13 @@
 //! exact offsets, values and order, on every arch where the op exists; and
 //! `NotTraced` with nothing written where a value is not traced.
 
-use khal::engine::notif::{self, ErrorsNt};
-use khal::engine::StartLayout;
+use khal::engine::notif;
 use khal::engine::{self, EngineOps, SpHandle};
-use khal::family::{NxLocal, TpbBases};
+use khal::family::{NxLocal, Tile, TpbBases};
 use khal::notific::regs::NOTIFIC;
 use khal::notific::{BpMode, EngineConfig, NotificBlocks, NotificEngine};
-use khal::{register_block, DeviceAddr, Error, Mmio};
 use khal::{AnyArch, Cayman, Mariana, Sunda};
-use khal_std::model::tpb::{StartRegs, TpbWindow};
+use khal::{DeviceAddr, Error, Mmio};
 use khal_std::model::DeviceModel;
 use khal_std::Op::{Read, Write};
 use khal_std::{HeapMmio, Trace};
@@ -55,10 +53,6 @@ fn sp_init_notific_bring_up_on_every_arch() {
             assert_eq!(nt.num_queues(), 10);
             assert_eq!(nt.base(), ENS);
             assert!(out.notific_error.is_none());
-            // topsp_init is the same call.
-            let m2 = traced();
-            engine::topsp_init_raw::<A, _>(&m2, Some(&SP), true, flag, false).unwrap();
-            assert_eq!(m2.ops(), m.ops());
             // Typed, the step is the caller's engine init on the ENS block:
             // the same writes.
             let m3 = traced();
@@ -76,9 +70,6 @@ fn sp_init_notific_bring_up_on_every_arch() {
         let r = engine::sp_init_raw::<A, _>(&raw, Some(&SP), false, 0, true).map(|_| ());
         assert_eq!(engine::sp_init::<A, _>(&typed, &SP), r);
         assert_eq!(typed.ops(), raw.ops());
-        let top = traced();
-        assert_eq!(engine::topsp_init::<A, _>(&top, &SP), r);
-        assert_eq!(top.ops(), raw.ops());
     }
     check::<Sunda>();
     check::<Cayman>();
@@ -86,130 +77,22 @@ fn sp_init_notific_bring_up_on_every_arch() {
     // The same through AnyArch.
     for id in [2, 3, 4] {
         let arch = AnyArch::new(id).unwrap();
-        let m = traced();
-        arch.sp_init_raw(&m, Some(&SP), true, 0, false).unwrap();
-        assert_eq!(m.ops(), notific_init_trace(0x3FF));
-        let (typed, raw) = (traced(), traced());
-        let r = arch
-            .sp_init_raw(&raw, Some(&SP), false, 0, true)
-            .map(|_| ());
-        assert_eq!(arch.sp_init(&typed, &SP), r);
-        assert_eq!(typed.ops(), raw.ops());
-    }
-}
-
-// A test layout for the launch registers: the real offsets are NOT TRACED on
-// every arch [FACTS §3.6], so the body is exercised with injected ones.
-register_block! {
-    /// Injected NX launch registers (test only, not an arch's numbers).
-    pub TEST_NX: "test_nx" {
-        /// start_addr_lo (injected)
-        LO @ 0x10, rw, "start_addr_lo";
-        /// start_addr_hi (injected)
-        HI @ 0x14, rw, "start_addr_hi";
-        /// START_CTRL (CAYMAN's traced +0x004)
-        CTRL @ 0x04, rw, "start_ctrl";
-        /// sw_queue_num3 (injected)
-        NUM3 @ 0x40, rw, "sw_queue_num3", fields num3 {
-            /// errors_nt (injected)
-            ERRORS_NT: 4..=7,
+        let raw = |m: &Trace<HeapMmio>, nt: bool, init: bool| {
+            khal_tests::on_arch!(arch, |A| (m: &'a Trace<HeapMmio> = m, nt: bool = nt, init: bool = init) -> khal::Result<()> {
+                engine::sp_init_raw::<A, _>(m, Some(&SP), nt, 0, init).map(|_| ())
+            })
         };
+        let m = traced();
+        raw(&m, true, false).unwrap();
+        assert_eq!(m.ops(), notific_init_trace(0x3FF));
+        let (typed, untyped) = (traced(), traced());
+        let r = raw(&untyped, false, true);
+        let t = khal_tests::on_arch!(arch, |A| (m: &'a Trace<HeapMmio> = &typed) -> khal::Result<()> {
+            engine::sp_init::<A, _>(m, &SP)
+        });
+        assert_eq!(t, r);
+        assert_eq!(typed.ops(), untyped.ops());
     }
-}
-
-const WINDOWS: [u64; 5] = [0x10_0000, 0x11_0000, 0x12_0000, 0x13_0000, 0x14_0000];
-
-fn layout() -> StartLayout {
-    StartLayout {
-        windows: WINDOWS.map(|w| Some(DeviceAddr(w))),
-        start_addr_lo: LO,
-        start_addr_hi: HI,
-        start_ctrl: CTRL,
-    }
-}
-
-#[test]
-fn program_start_order_and_values_with_an_injected_layout() {
-    let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x20_0000));
-    // starts indexed by engine number: PE, ACT, POOL, DVE, SP.
-    let starts = [
-        0x0000_0001_0000_0000,
-        0x0000_0002_0000_0010,
-        0x0000_0003_0000_0020,
-        u64::MAX,
-        0x0000_0005_0000_0040,
-    ];
-    engine::program_start_with(&m, &layout(), &starts).unwrap();
-    let w = |e: usize, off: u64| WINDOWS[e] + off;
-    let expect: Vec<_> = [
-        (2, 0x0000_0020, 3), // POOL
-        (1, 0x0000_0010, 2), // ACT
-        (0, 0x0000_0000, 1), // PE
-        // DVE skipped
-        (4, 0x0000_0040, 5), // SP
-    ]
-    .into_iter()
-    .flat_map(|(e, lo, hi)| {
-        [
-            (Write, w(e, 0x10), lo),
-            (Write, w(e, 0x14), hi),
-            (Write, w(e, 0x04), 1),
-        ]
-    })
-    .collect();
-    assert_eq!(m.ops(), expect);
-
-    // All skipped: nothing.
-    let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x20_0000));
-    engine::program_start_with(&m, &layout(), &[u64::MAX; 5]).unwrap();
-    assert!(m.ops().is_empty());
-
-    // A launched engine without a window: NotTraced, checked before any write.
-    let mut l = layout();
-    l.windows[3] = None; // DVE, launched after POOL, ACT, PE
-    let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x20_0000));
-    assert_eq!(
-        engine::program_start_with(&m, &l, &[1, 2, 3, 4, 5]),
-        Err(Error::NotTraced("xt_local_reg_offset window"))
-    );
-    assert!(m.ops().is_empty());
-}
-
-#[test]
-fn program_start_on_the_device_model_launches_each_engine_once() {
-    let dev = DeviceModel::new();
-    let regs = StartRegs {
-        lo: 0x10,
-        hi: 0x14,
-        ctrl: 0x04,
-    };
-    for (i, w) in WINDOWS.iter().enumerate() {
-        let name = ["tpb.pe", "tpb.act", "tpb.pool", "tpb.dve", "tpb.sp"][i];
-        dev.mount(
-            DeviceAddr(*w),
-            TpbWindow::new(name, 0x1000).with_start_regs(regs),
-        )
-        .unwrap();
-    }
-    let starts = [0xA0, 0xA1, u64::MAX, 0x1_0000_00A3, 0xA4];
-    engine::program_start_with(&dev, &layout(), &starts).unwrap();
-    let launches: Vec<Vec<u64>> = WINDOWS
-        .iter()
-        .map(|w| {
-            dev.with_block(DeviceAddr(*w), |t: &mut TpbWindow, _| t.launches().to_vec())
-                .unwrap()
-        })
-        .collect();
-    assert_eq!(
-        launches,
-        vec![
-            vec![0xA0],
-            vec![0xA1],
-            vec![],
-            vec![0x1_0000_00A3],
-            vec![0xA4]
-        ]
-    );
 }
 
 #[test]
@@ -249,20 +132,22 @@ fn get_axi_offset_adds_the_tile_base() {
         engine::get_axi_offset(Sunda::tile(1).unwrap(), rel),
         DeviceAddr(0xFFF_C000_0000 + 0x400_0000 + rel)
     );
-    let any = AnyArch::new(2).unwrap();
-    assert_eq!(any.get_axi_offset(0, 4), Ok(DeviceAddr(0xFFF_C000_0004)));
+    // Through AnyArch, the tile validated for the bound arch first.
+    let axi = |id: u32, tile: u32, rel: u64| {
+        khal_tests::on_arch!(AnyArch::new(id).unwrap(), |A| (tile: u32 = tile, rel: u64 = rel) -> khal::Result<DeviceAddr> {
+            Ok(engine::get_axi_offset(Tile::<A>::new(tile)?, rel))
+        })
+    };
+    assert_eq!(axi(2, 0, 4), Ok(DeviceAddr(0xFFF_C000_0004)));
     assert!(matches!(
-        any.get_axi_offset(2, 0),
+        axi(2, 2, 0),
         Err(Error::OutOfRange {
             value: 2,
             limit: 2,
             ..
         })
     ));
-    assert_eq!(
-        AnyArch::new(4).unwrap().get_axi_offset(7, 0x10),
-        Ok(DeviceAddr(0x8070_0000_0010))
-    );
+    assert_eq!(axi(4, 7, 0x10), Ok(DeviceAddr(0x8070_0000_0010)));
 }
 
 #[test]
@@ -278,9 +163,9 @@ fn events_semaphores_nt_read_modify_write_on_cayman() {
     );
     // Bits beyond the 4-bit field are dropped, as the C (v << 16) & 0xF0000.
     assert_eq!(
-        AnyArch::new(3)
-            .unwrap()
-            .update_events_semaphores_nt(&m, regs, 0x13),
+        khal_tests::on_arch!(AnyArch::new(3).unwrap(), |A| (m: &'a Trace<HeapMmio> = &m, regs: DeviceAddr = regs) -> khal::Result<u32> {
+            engine::update_events_semaphores_nt::<A, _>(m, regs, 0x13)
+        }),
         Ok(0x1233_5678)
     );
     assert_eq!(
@@ -320,57 +205,6 @@ fn engine(m: &Trace<HeapMmio>) -> NotificEngine<'_, &Trace<HeapMmio>> {
 }
 
 #[test]
-fn notification_enables_with_injected_masks() {
-    let m = traced();
-    let mut nt = engine(&m);
-    // error, disable: update(0, mask) of wr_buf_enable from the all-ones shadow.
-    notif::error_notif_enable_with(&mut nt, 0x0000_00F0, false, 3, None).unwrap();
-    // error, enable: errors_nt = q (read-modify-write), then update(mask, mask).
-    let num3 = ErrorsNt {
-        regs: ENS,
-        reg: NUM3,
-        field: num3::ERRORS_NT,
-    };
-    m.inner().write32(ENS.add(0x40), 0xFFFF_FF0F).unwrap();
-    notif::error_notif_enable_with(&mut nt, 0x0000_00F0, true, 3, Some(num3)).unwrap();
-    // ham: wr_buf_enable again, with its own mask.
-    notif::ham_notif_enable_with(&mut nt, 0x8000_0001, false).unwrap();
-    notif::ham_notif_enable_with(&mut nt, 0x8000_0001, true).unwrap();
-    // evsem: the hw back-pressure pair, from its all-ones shadow.
-    notif::evsem_notif_hw_bp_enable_with(&mut nt, 0x3, false).unwrap();
-    notif::evsem_notif_hw_bp_enable_with(&mut nt, 0x3, true).unwrap();
-    assert_eq!(
-        m.ops(),
-        vec![
-            (Write, 0x30, 0xFFFF_FF0F),
-            (Write, 0x34, 0xFFFF_FFFF),
-            (Read, 0x40, 0xFFFF_FF0F),
-            (Write, 0x40, 0xFFFF_FF3F),
-            (Write, 0x30, 0xFFFF_FFFF),
-            (Write, 0x34, 0xFFFF_FFFF),
-            (Write, 0x30, 0x7FFF_FFFE),
-            (Write, 0x34, 0xFFFF_FFFF),
-            (Write, 0x30, 0xFFFF_FFFF),
-            (Write, 0x34, 0xFFFF_FFFF),
-            (Write, 0x0C, 0xFFFF_FFFC),
-            (Write, 0x10, 0xFFFF_FFFF),
-            (Write, 0x0C, 0xFFFF_FFFF),
-            (Write, 0x10, 0xFFFF_FFFF),
-        ]
-    );
-    assert_eq!(nt.wr_buf_shadow(), u64::MAX);
-    assert_eq!(nt.hw_bp_shadow(), u64::MAX);
-    // Enabling the error notification without the (not traced) num3 register:
-    // NotTraced before any write.
-    m.clear();
-    assert_eq!(
-        notif::error_notif_enable_with(&mut nt, 0xF0, true, 3, None),
-        Err(Error::NotTraced("tpb notific sw_queue_num3.errors_nt"))
-    );
-    assert!(m.ops().is_empty());
-}
-
-#[test]
 fn notification_enables_through_the_arches_are_not_traced() {
     fn check<A: EngineOps>() {
         let m = traced();
@@ -398,65 +232,30 @@ fn notification_enables_through_the_arches_are_not_traced() {
     for id in [2, 3, 4] {
         let m = traced();
         let mut nt = engine(&m);
-        let any = AnyArch::new(id).unwrap();
-        assert!(matches!(
-            any.error_notif_enable(&mut nt, true, 0),
-            Err(Error::NotTraced(_))
-        ));
-        assert!(matches!(
-            any.ham_notif_enable(&mut nt, true),
-            Err(Error::NotTraced(_))
-        ));
-        assert!(matches!(
-            any.evsem_notif_hw_bp_enable(&mut nt, true),
-            Err(Error::NotTraced(_))
-        ));
+        type Nt<'n> = NotificEngine<'n, &'n Trace<HeapMmio>>;
+        let r = khal_tests::on_arch!(AnyArch::new(id).unwrap(), |A| (nt: &'a mut Nt<'a> = &mut nt) -> [khal::Result<()>; 3] {
+            [
+                notif::error_notif_enable::<A, _>(nt, true, 0),
+                notif::ham_notif_enable::<A, _>(nt, true),
+                notif::evsem_notif_hw_bp_enable::<A, _>(nt, true),
+            ]
+        });
+        assert!(r.iter().all(|r| matches!(r, Err(Error::NotTraced(_)))));
         assert!(m.ops().is_empty());
     }
 }
 
 #[test]
 fn dge_notif_enable_is_sunda_only() {
-    let ctrl = DeviceAddr(0x300);
+    // (On another arch it does not compile: compile-fail/tests/ui/dge_on_cayman.rs;
+    // its body's bit-1 read-modify-write is notif's unit test.)
     let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x1000));
     // The register's offset is not traced: nothing accessed.
     assert_eq!(
         notif::dge_notif_enable::<Sunda, _>(&m, DeviceAddr(0), true),
         Err(Error::NotTraced("sunda tpb dge_notific_ctrl offset"))
     );
-    assert_eq!(
-        AnyArch::new(2)
-            .unwrap()
-            .dge_notif_enable(&m, DeviceAddr(0), true),
-        Err(Error::NotTraced("sunda tpb dge_notific_ctrl offset"))
-    );
-    // Another arch through AnyArch: Unsupported (statically: does not compile,
-    // see compile-fail/tests/ui/dge_on_cayman.rs).
-    for (id, arch) in [(3, khal::ArchId::Cayman), (4, khal::ArchId::Mariana)] {
-        assert_eq!(
-            AnyArch::new(id)
-                .unwrap()
-                .dge_notif_enable(&m, DeviceAddr(0), true),
-            Err(Error::Unsupported {
-                what: "dge_notif_enable (SUNDA only)",
-                arch
-            })
-        );
-    }
     assert!(m.ops().is_empty());
-    // The body at an explicit address: read, then bit 1 set (|= 2) / cleared.
-    m.inner().write32(ctrl, 0x5).unwrap();
-    notif::dge_notif_enable_at::<Sunda, _>(&m, ctrl, true).unwrap();
-    notif::dge_notif_enable_at::<Sunda, _>(&m, ctrl, false).unwrap();
-    assert_eq!(
-        m.ops(),
-        vec![
-            (Read, 0x300, 0x5),
-            (Write, 0x300, 0x7),
-            (Read, 0x300, 0x7),
-            (Write, 0x300, 0x5),
-        ]
-    );
 }
 
 #[test]
@@ -486,8 +285,9 @@ fn sp_init_then_intc_queue_base_end_to_end_on_the_device_model() {
         ],
         [0, 1, 0xAAE60, 0xFFFF_FFFF, 0xFFFF_FFFF, 0]
     );
-    // The error enable (mask injected) lands in the model's wr_buf_enable.
-    notif::error_notif_enable_with(&mut nt, 0xF, false, 0, None).unwrap();
+    // The error enable's body (disabling, a mask 0xF: no arch traces it)
+    // lands in the model's wr_buf_enable.
+    nt.update_wr_buf_enable(0, 0xF).unwrap();
     assert_eq!(reg(0x30), 0xFFFF_FFF0);
     // MARIANA's INTC points NQ 1 of this engine at block 6, queue 2's mailbox.
     // The NQ comes from the handle's ENS of the block [004 §4], [FACTS §12.3].

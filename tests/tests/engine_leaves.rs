@@ -1,15 +1,15 @@
 //! The engine-init pieces the real arches' orchestrators never reach (they stop
-//! at an earlier untraced step): the step names, a step outside an engine's
-//! list, the HW-decode and Q7 steps through the arches' own op slots, and the
-//! slots' NULL policy [002 §3], [FACTS §12.2, §13.3, §13.5, §13.6].
+//! at an earlier untraced step): the step names, the HW-decode and Q7 steps
+//! through the arches' own op slots, and the slots' NULL policy [002 §3],
+//! [FACTS §12.2, §13.3, §13.5, §13.6]. (A step outside an engine's list:
+//! `engine::init`'s unit test and `engine_arch_ops`.)
 
 use std::cell::RefCell;
 
-use khal::engine::hw_decode::{hw_decode_table_init, HwDecodeImages};
-use khal::engine::init::{self, InitSteps, Step};
 use khal::engine::slots::{self, NullPolicy, SubTable, SLOTS};
 use khal::engine::{
-    ActOps, Checked, DveOps, EngInfo, EngineParams, PeOps, PeParams, PoolingOps, PoolingParams,
+    hw_decode_table_init, EngInfo, EngineParams, HwDecodeImages, PeParams, PoolingParams, Step,
+    StpbOps,
 };
 use khal::q7::{self, Q7Ucode};
 use khal::{Cayman, Engine, Mariana, Sunda};
@@ -69,75 +69,6 @@ fn step_names_are_the_c_leaves_without_the_engine_prefix() {
     );
 }
 
-/// A test arch whose step lists name steps its engines do not have; every
-/// leaf is the ops traits' default (0, no access).
-enum WrongSteps {}
-impl InitSteps for WrongSteps {
-    const PE_STEPS: &'static [Step] = &[Step::RegsInit, Step::Q7UcodeEngInit, Step::DmaInit];
-    const ACT_STEPS: &'static [Step] = &[Step::ReleaseSeqRunStall];
-    const DVE_STEPS: &'static [Step] = &[Step::ReleaseEngRunStall];
-    const POOL_STEPS: &'static [Step] = &[Step::ReleaseRunStall];
-}
-impl PeOps for WrongSteps {}
-impl ActOps for WrongSteps {}
-impl PoolingOps for WrongSteps {}
-impl DveOps for WrongSteps {
-    fn dve_regs_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Ok(())
-    }
-    fn dve_ucode_seq_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Ok(())
-    }
-    fn dve_release_run_stall<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Ok(())
-    }
-    fn dve_dma_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Ok(())
-    }
-    fn dve_hw_decode_table_init<M: Mmio + ?Sized>(_: &M, _: &EngineParams<'_>) -> Result<()> {
-        Ok(())
-    }
-    fn dve_init<M: Mmio + ?Sized>(m: &M, p: Checked<'_, EngineParams<'_>>) -> Result<()> {
-        init::dve_init::<WrongSteps, M, ()>(m, p, &mut ())
-    }
-}
-
-#[test]
-fn a_step_outside_the_engines_list_is_refused_and_stops_the_init() {
-    const NOT_A_STEP: Error = Error::InvalidArgument("step not in this engine's init");
-    let m = Writes::default();
-    let mut log = Vec::new();
-    let mut record = |e: Engine, s: Step, o: Result<()>| log.push((e, s, o));
-    let pe = PeParams::new(DeviceAddr(0), MEM);
-    let r = init::pe_init::<WrongSteps, _, _>(&m, PeParams::accept(&pe), &mut record);
-    assert_eq!(r, Err(NOT_A_STEP));
-    let eng = EngineParams::new(DeviceAddr(0), MEM);
-    let checked = || EngineParams::check(Some(&eng)).unwrap();
-    let r = init::act_init::<WrongSteps, _, _>(&m, checked(), &mut record);
-    assert_eq!(r, Err(NOT_A_STEP));
-    let r = init::dve_init::<WrongSteps, _, _>(&m, checked(), &mut record);
-    assert_eq!(r, Err(NOT_A_STEP));
-    let pool = PoolingParams::new(DeviceAddr(0), MEM);
-    let r = init::pooling_init::<WrongSteps, _, _>(
-        &m,
-        PoolingParams::check(Some(&pool)).unwrap(),
-        &mut record,
-    );
-    assert_eq!(r, Err(NOT_A_STEP));
-    // PE's regs_init ran, its Q7 step was refused, its dma_init never ran.
-    assert_eq!(
-        log,
-        [
-            (Engine::Pe, Step::RegsInit, Ok(())),
-            (Engine::Pe, Step::Q7UcodeEngInit, Err(NOT_A_STEP)),
-            (Engine::Act, Step::ReleaseSeqRunStall, Err(NOT_A_STEP)),
-            (Engine::Dve, Step::ReleaseEngRunStall, Err(NOT_A_STEP)),
-            (Engine::Pool, Step::ReleaseRunStall, Err(NOT_A_STEP)),
-        ]
-    );
-    assert_eq!(m.take(), []);
-}
-
 fn image(n: usize) -> Vec<u8> {
     (0..n).map(|i| (i % 251) as u8).collect()
 }
@@ -168,32 +99,32 @@ fn hw_decode_slots_run_the_hw_decode_step_with_the_eng_info_images() {
         info,
         ..PeParams::new(DeviceAddr(0), MEM)
     };
-    <Cayman as PeOps>::pe_hw_decode_table_init(&m, &pe).unwrap();
+    Cayman::pe_step(&m, Step::HwDecodeTableInit, &pe).unwrap();
     assert_eq!(m.take(), want(Engine::Pe));
     let eng = EngineParams {
         info,
         ..EngineParams::new(DeviceAddr(0), MEM)
     };
-    <Cayman as ActOps>::act_hw_decode_table_init(&m, &eng).unwrap();
+    Cayman::act_step(&m, Step::HwDecodeTableInit, &eng).unwrap();
     assert_eq!(m.take(), want(Engine::Act));
-    <Cayman as DveOps>::dve_hw_decode_table_init(&m, &eng).unwrap();
+    Cayman::dve_step(&m, Step::HwDecodeTableInit, &eng).unwrap();
     assert_eq!(m.take(), want(Engine::Dve));
     let pool = PoolingParams {
         info,
         ..PoolingParams::new(DeviceAddr(0), MEM)
     };
-    <Cayman as PoolingOps>::pooling_hw_decode_table_init(&m, &pool).unwrap();
+    Cayman::pooling_step(&m, Step::HwDecodeTableInit, &pool).unwrap();
     assert_eq!(m.take(), want(Engine::Pool));
 
     // No images in eng_info: khal's own refusal, nothing written.
     let bare = PeParams::new(DeviceAddr(0), MEM);
     assert_eq!(
-        <Cayman as PeOps>::pe_hw_decode_table_init(&m, &bare),
+        Cayman::pe_step(&m, Step::HwDecodeTableInit, &bare),
         Err(Error::InvalidArgument("eng_info hw_decode images absent"))
     );
     // MARIANA: the table bases are not printed; the arch's answer comes first.
     assert!(matches!(
-        <Mariana as PeOps>::pe_hw_decode_table_init(&m, &pe),
+        Mariana::pe_step(&m, Step::HwDecodeTableInit, &pe),
         Err(Error::NotTraced(_))
     ));
     assert_eq!(m.take(), []);
@@ -207,7 +138,7 @@ fn pooling_q7_slot_loads_the_pooling_owners_ucode() {
         iram: &[1, 2, 3, 4, 5, 6],
         dram: &[7, 8, 9],
     };
-    fn check<A: PoolingOps + khal::family::Q7Params>() {
+    fn check<A: StpbOps + khal::family::Q7Params>() {
         let want = Writes::default();
         q7::q7_ucode_eng_init::<A, _>(&want, MEM, UCODE, 0).unwrap();
         let want = want.take();
@@ -217,12 +148,12 @@ fn pooling_q7_slot_loads_the_pooling_owners_ucode() {
             q7: Some(UCODE),
             ..PoolingParams::new(DeviceAddr(0), MEM)
         };
-        A::pooling_q7_ucode_eng_init(&m, &pool).unwrap();
+        A::pooling_step(&m, Step::Q7UcodeEngInit, &pool).unwrap();
         assert!(m.take() == want, "the owner-0 load");
         // No images: khal's own refusal, nothing written.
         let bare = PoolingParams::new(DeviceAddr(0), MEM);
         assert_eq!(
-            A::pooling_q7_ucode_eng_init(&m, &bare),
+            A::pooling_step(&m, Step::Q7UcodeEngInit, &bare),
             Err(Error::InvalidArgument("pooling q7 ucode images absent"))
         );
         assert_eq!(m.take(), []);

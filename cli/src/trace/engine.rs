@@ -10,10 +10,9 @@
 //! HW-decode images) is printed relative to `TPB_MEM` ("tpb_mem").
 
 use clap::Args;
-use khal::engine::init::{self, Step};
 use khal::engine::{
-    program_start, run_stall, topsp, EngineOps, EngineParams, PeParams, PoolingParams,
-    RawStpbConfig, SKIP,
+    self, program_start, EngineOps, EngineParams, PeParams, PoolingParams, RawStpbConfig, Step,
+    SKIP,
 };
 use khal::family::{Arch, Doorbell};
 use khal::family::{OWNER_TOPSP, OWNER_TPB};
@@ -245,7 +244,7 @@ fn run<A: EngineOps>(op: &EngineOp) -> khal::Result<Report> {
                 init: true,
             };
             let mut steps = Vec::new();
-            let r = init::stpb_init_logged_raw::<A, _, _>(
+            let r = engine::stpb_init_raw::<A, _, _>(
                 &t,
                 &cfg,
                 &mut |e: Engine, s: Step, o: khal::Result<()>| {
@@ -260,17 +259,17 @@ fn run<A: EngineOps>(op: &EngineOp) -> khal::Result<Report> {
             report.stopped = r.err();
         }
         EngineOp::ReleaseRunStall(a) => {
-            run_stall::release_run_stall::<A, _>(&t, TPB_MEM, a.engine)?;
+            engine::release_run_stall::<A, _>(&t, TPB_MEM, a.engine)?;
         }
         EngineOp::DisableHwDecode(a) => {
-            let w = run_stall::pool_window::<A>(TPB_MEM)?;
-            run_stall::disable_hw_decode::<A, _>(&t, w, a.value)?;
+            let w = engine::pool_window::<A>(TPB_MEM)?;
+            engine::disable_hw_decode::<A, _>(&t, w, a.value)?;
         }
         EngineOp::DgeCarveout(a) => {
-            khal::engine::dge::set_dge_carveout::<A, _>(&t, TPB_MEM, a.size, a.offset)?;
+            engine::dge::set_dge_carveout::<A, _>(&t, TPB_MEM, a.size, a.offset)?;
         }
         EngineOp::TopspDoorbell(a) => {
-            topsp::topsp_doorbell::<A, _>(&t, TPB_MEM, a.which, a.value)?;
+            engine::topsp_doorbell::<A, _>(&t, TPB_MEM, a.which, a.value)?;
         }
         EngineOp::Q7UcodeLoad(a) => {
             let iram = demo_image(a.iram_size, 0)?;

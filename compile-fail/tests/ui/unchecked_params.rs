@@ -1,12 +1,12 @@
-//! An arch's `dve_init` leaf only takes a config that passed the shim's check
-//! [002 §1]: a `Checked` cannot be built outside khal-core.
-use khal::engine::{Checked, DveOps, EngineParams};
+//! An arch's SP leaves only take a handle that passed `sp_init`'s check
+//! [002 §2]: a `Checked` cannot be built outside khal-core.
+use khal::engine::{Checked, SpHandle, Step, StpbOps};
 use khal::DeviceAddr;
 use khal::Cayman;
 use khal_std::HeapMmio;
 
 fn main() {
     let m = HeapMmio::new(DeviceAddr(0), 0x1000);
-    let p = EngineParams { inst_debug_level: 99, ..EngineParams::new(DeviceAddr(0), DeviceAddr(0)) };
-    let _ = Cayman::dve_init(&m, Checked(&p));
+    let h = SpHandle { sp_mem: None, sp_regs: None, ens_regs: None, inst_debug_level: 99 };
+    let _ = Cayman::sp_step(&m, Step::RegsInit, Checked(&h));
 }

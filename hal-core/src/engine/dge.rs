@@ -40,7 +40,7 @@ impl defmt::Format for DgeWrite {
 }
 
 /// The carveout value after the checks [FACTS §13.8].
-pub fn dge_carveout_value<A: DgeRegs>(size: u32, offset: u32) -> Result<u32> {
+fn dge_carveout_value<A: DgeRegs>(size: u32, offset: u32) -> Result<u32> {
     if u64::from(offset) + u64::from(size) > u64::from(A::DGE_CARVEOUT_CAP) {
         error!("dge carveout: offset + size above the cap");
         return Err(Error::InvalidArgument("dge carveout: offset + size > cap"));
@@ -81,7 +81,7 @@ pub fn set_dge_carveout<A: DgeRegs + NxLocal, M: Mmio + ?Sized>(
 
 /// The DMA-mapping value `(hi << 16) | lo`, no checks (bits of `lo` above 15
 /// are kept, as the C `|`).
-pub const fn dge_dma_mapping_value(hi: u32, lo: u32) -> u32 {
+const fn dge_dma_mapping_value(hi: u32, lo: u32) -> u32 {
     (hi << 16) | lo
 }
 

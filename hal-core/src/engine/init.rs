@@ -11,15 +11,15 @@
 //!   hw_decode_table_init (CAYMAN/MARIANA; §13.10 #10: SUNDA's call list omits
 //!   it) → dma_init → release_seq_run_stall → release_eng_run_stall.
 //!
-//! Each step is the arch's leaf (the op traits). A leaf whose program the
+//! Each step is the arch's leaf ([`StpbOps`]). A leaf whose program the
 //! sources do not give whole answers `NotTraced` naming the step before it
 //! writes anything, so an orchestrator goes exactly as far as the knowledge
 //! does and stops there. A [`StepLog`] sees every step that ran and its
 //! outcome: `khal trace stpb-init` and `khal demo` print it.
 
-use super::ops::{ActOps, DveOps, PeOps, PoolingOps, StpbOps};
+use super::arch_ops::HwDecodeLeaves;
+use super::ops::StpbOps;
 use super::params::{Checked, EngineParams, PeParams, PoolingParams};
-use super::stpb::{sp_init_raw, RawStpbConfig, SpInit, StpbConfig};
 use crate::error::{Error, Result};
 use crate::ids::Engine;
 use crate::Mmio;
@@ -63,7 +63,7 @@ impl Step {
 }
 
 /// PE / ACT / DVE with the HW-decode step [FACTS §13.6].
-pub const STEPS_WITH_HW_DECODE: [Step; 5] = [
+const STEPS_WITH_HW_DECODE: [Step; 5] = [
     Step::RegsInit,
     Step::UcodeSeqInit,
     Step::HwDecodeTableInit,
@@ -71,14 +71,14 @@ pub const STEPS_WITH_HW_DECODE: [Step; 5] = [
     Step::ReleaseRunStall,
 ];
 /// PE / ACT on SUNDA: the HW-decode call skipped [FACTS §13.6].
-pub const STEPS_WITHOUT_HW_DECODE: [Step; 4] = [
+const STEPS_WITHOUT_HW_DECODE: [Step; 4] = [
     Step::RegsInit,
     Step::UcodeSeqInit,
     Step::DmaInit,
     Step::ReleaseRunStall,
 ];
 /// POOL with the HW-decode step (CAYMAN, MARIANA) [FACTS §13.6].
-pub const POOL_STEPS_WITH_HW_DECODE: [Step; 7] = [
+const POOL_STEPS_WITH_HW_DECODE: [Step; 7] = [
     Step::RegsInit,
     Step::UcodeSeqInit,
     Step::Q7UcodeEngInit,
@@ -88,7 +88,7 @@ pub const POOL_STEPS_WITH_HW_DECODE: [Step; 7] = [
     Step::ReleaseEngRunStall,
 ];
 /// POOL on SUNDA: the call list omits HW decode (§13.10 #10).
-pub const POOL_STEPS_WITHOUT_HW_DECODE: [Step; 6] = [
+const POOL_STEPS_WITHOUT_HW_DECODE: [Step; 6] = [
     Step::RegsInit,
     Step::UcodeSeqInit,
     Step::Q7UcodeEngInit,
@@ -97,16 +97,16 @@ pub const POOL_STEPS_WITHOUT_HW_DECODE: [Step; 6] = [
     Step::ReleaseEngRunStall,
 ];
 
-/// Which steps each engine's init runs on an arch.
-pub trait InitSteps {
-    /// `pe_init`'s steps.
-    const PE_STEPS: &'static [Step];
-    /// `act_init`'s steps.
-    const ACT_STEPS: &'static [Step];
-    /// `dve_init`'s steps.
-    const DVE_STEPS: &'static [Step];
-    /// `pooling_init`'s steps.
-    const POOL_STEPS: &'static [Step];
+/// The steps `eng`'s init runs on an arch whose HW-decode slots do `hw`:
+/// DVE's list has the HW-decode step on every arch (SUNDA's leaf is a stub),
+/// the others only with the HW-decode program [FACTS §13.6].
+pub(crate) const fn init_steps(eng: Engine, hw: HwDecodeLeaves) -> &'static [Step] {
+    match (eng, hw) {
+        (Engine::Pool, HwDecodeLeaves::Program) => &POOL_STEPS_WITH_HW_DECODE,
+        (Engine::Pool, HwDecodeLeaves::NoOp) => &POOL_STEPS_WITHOUT_HW_DECODE,
+        (Engine::Dve, _) | (_, HwDecodeLeaves::Program) => &STEPS_WITH_HW_DECODE,
+        (_, HwDecodeLeaves::NoOp) => &STEPS_WITHOUT_HW_DECODE,
+    }
 }
 
 /// Sees each step an orchestrator ran, with its outcome.
@@ -126,105 +126,101 @@ impl<F: FnMut(Engine, Step, Result<()>)> StepLog for F {
     }
 }
 
-/// A step not in the engine's list (an arch's [`InitSteps`] is wrong).
-const NOT_A_STEP: Error = Error::InvalidArgument("step not in this engine's init");
+/// A step not in the engine's list: the leaf a step names does not exist
+/// for that engine.
+pub(crate) const NOT_A_STEP: Error = Error::InvalidArgument("step not in this engine's init");
 
-/// The engines' orchestrators: each one's [`InitSteps`] list run through the
-/// leaf each step names (a step the engine has no leaf for is [`NOT_A_STEP`]).
+/// An orchestrator's body: `steps` in order through `leaf`, each logged; the
+/// first error stops and is returned.
+fn run<L: StepLog + ?Sized>(
+    eng: Engine,
+    steps: &[Step],
+    log: &mut L,
+    mut leaf: impl FnMut(Step) -> Result<()>,
+) -> Result<()> {
+    for &s in steps {
+        let r = leaf(s);
+        log.step(eng, s, r);
+        if let Err(e) = r {
+            error!("{}_init: {} failed: {:?}", eng.name(), s.name(), e);
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// The engines' orchestrators: each one's step list run through its leaf.
 macro_rules! orchestrators {
     ($(
         $(#[$doc:meta])*
-        fn $name:ident<$ops:ident>($params:ident, $eng:expr, $steps:ident) {
-            $($step:ident => $leaf:ident,)*
-        }
+        fn $name:ident($params:ident, $eng:expr, $leaf:ident);
     )*) => {$(
         $(#[$doc])*
-        pub fn $name<A: $ops + InitSteps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
+        pub(crate) fn $name<A: StpbOps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
             mmio: &M,
             p: Checked<'_, $params<'_>>,
             log: &mut L,
         ) -> Result<()> {
             debug!("{}: mem {:#x} regs {:#x}", stringify!($name), p.mem.get(), p.regs.get());
-            // The steps in order; the first error stops and is returned.
-            for &s in A::$steps {
-                let r = match s {
-                    $(Step::$step => A::$leaf(mmio, &p),)*
-                    _ => Err(NOT_A_STEP),
-                };
-                log.step($eng, s, r);
-                if let Err(e) = r {
-                    error!("{}_init: {} failed: {:?}", $eng.name(), s.name(), e);
-                    return Err(e);
-                }
-            }
-            Ok(())
+            run($eng, init_steps($eng, A::HW_DECODE), log, |s| A::$leaf(mmio, s, &p))
         }
     )*};
 }
 
 orchestrators! {
-    /// `act_init`'s body: [`InitSteps::ACT_STEPS`] through the ACT leaves.
-    fn act_init<ActOps>(EngineParams, Engine::Act, ACT_STEPS) {
-        RegsInit => act_regs_init,
-        UcodeSeqInit => act_ucode_seq_init,
-        HwDecodeTableInit => act_hw_decode_table_init,
-        DmaInit => act_dma_init,
-        ReleaseRunStall => act_release_run_stall,
-    }
-
-    /// `dve_init`'s body: [`InitSteps::DVE_STEPS`] through the DVE leaves.
-    fn dve_init<DveOps>(EngineParams, Engine::Dve, DVE_STEPS) {
-        RegsInit => dve_regs_init,
-        UcodeSeqInit => dve_ucode_seq_init,
-        HwDecodeTableInit => dve_hw_decode_table_init,
-        DmaInit => dve_dma_init,
-        ReleaseRunStall => dve_release_run_stall,
-    }
-
-    /// `pe_init`'s body: [`InitSteps::PE_STEPS`] through the PE leaves.
-    fn pe_init<PeOps>(PeParams, Engine::Pe, PE_STEPS) {
-        RegsInit => pe_regs_init,
-        UcodeSeqInit => pe_ucode_seq_init,
-        HwDecodeTableInit => pe_hw_decode_table_init,
-        DmaInit => pe_dma_init,
-        ReleaseRunStall => pe_release_run_stall,
-    }
-
-    /// `pooling_init`'s body: [`InitSteps::POOL_STEPS`] through the Pooling leaves.
-    fn pooling_init<PoolingOps>(PoolingParams, Engine::Pool, POOL_STEPS) {
-        RegsInit => pooling_regs_init,
-        UcodeSeqInit => pooling_ucode_seq_init,
-        Q7UcodeEngInit => pooling_q7_ucode_eng_init,
-        HwDecodeTableInit => pooling_hw_decode_table_init,
-        DmaInit => pooling_dma_init,
-        ReleaseSeqRunStall => pooling_release_seq_run_stall,
-        ReleaseEngRunStall => pooling_release_eng_run_stall,
-    }
+    /// `act_init`'s body (slot `+0x2E0`): its steps through the ACT leaves.
+    fn act_init(EngineParams, Engine::Act, act_step);
+    /// `dve_init`'s body (slot `+0x2B0`): its steps through the DVE leaves.
+    fn dve_init(EngineParams, Engine::Dve, dve_step);
+    /// `pe_init`'s body (slot `+0x318`): its steps through the PE leaves.
+    fn pe_init(PeParams, Engine::Pe, pe_step);
+    /// `pooling_init`'s body (slot `+0x368`): its steps through the Pooling leaves.
+    fn pooling_init(PoolingParams, Engine::Pool, pooling_step);
 }
 
-/// `stpb_init` with every engine step logged: the shims' checks, then
-/// [`pooling_init`], [`act_init`], [`dve_init`], [`pe_init`] and `sp_init`,
-/// in the order of [`stpb_init`](super::stpb::stpb_init). For an arch whose `_init` ops are
-/// these orchestrators (the three real arches) it does exactly what
-/// `stpb_init` does, and tells which step stopped it.
-pub fn stpb_init_logged<A: StpbOps + InitSteps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
-    mmio: &M,
-    cfg: &StpbConfig<'_>,
-    log: &mut L,
-) -> Result<()> {
-    stpb_init_logged_raw::<A, M, L>(mmio, &cfg.raw(), log).map(drop)
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// [`stpb_init_logged`] with the C's arguments, as [`stpb_init_raw`](super::stpb::stpb_init_raw)
-/// takes them (`khal trace stpb-init`).
-pub fn stpb_init_logged_raw<'m, A: StpbOps + InitSteps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
-    mmio: &'m M,
-    cfg: &RawStpbConfig<'_>,
-    log: &mut L,
-) -> Result<SpInit<'m, M>> {
-    pooling_init::<A, M, L>(mmio, PoolingParams::check(cfg.pooling)?, log)?;
-    act_init::<A, M, L>(mmio, EngineParams::check(cfg.act)?, log)?;
-    dve_init::<A, M, L>(mmio, EngineParams::check(cfg.dve)?, log)?;
-    pe_init::<A, M, L>(mmio, PeParams::accept(cfg.pe), log)?;
-    sp_init_raw::<A, M>(mmio, cfg.sp, cfg.notific, cfg.flag, cfg.init)
+    /// A step outside the engine's list stops the init with its refusal,
+    /// logged, and the steps after it do not run.
+    #[test]
+    fn a_refused_step_stops_the_init() {
+        let mut ran = std::vec::Vec::new();
+        let mut log = |e: Engine, s: Step, o: Result<()>| ran.push((e, s, o));
+        let r = run(Engine::Dve, &STEPS_WITH_HW_DECODE, &mut log, |s| match s {
+            Step::HwDecodeTableInit => Err(NOT_A_STEP),
+            _ => Ok(()),
+        });
+        assert_eq!(r, Err(NOT_A_STEP));
+        assert_eq!(
+            ran,
+            [
+                (Engine::Dve, Step::RegsInit, Ok(())),
+                (Engine::Dve, Step::UcodeSeqInit, Ok(())),
+                (Engine::Dve, Step::HwDecodeTableInit, Err(NOT_A_STEP)),
+            ]
+        );
+    }
+
+    /// The lists of [FACTS §13.6]: SUNDA (no HW-decode program) skips the
+    /// step for PE, ACT and POOL, not DVE.
+    #[test]
+    fn step_lists_per_hw_decode() {
+        use HwDecodeLeaves::{NoOp, Program};
+        for eng in [Engine::Pe, Engine::Act, Engine::Dve] {
+            assert_eq!(init_steps(eng, Program), &STEPS_WITH_HW_DECODE);
+        }
+        assert_eq!(
+            init_steps(Engine::Pool, Program),
+            &POOL_STEPS_WITH_HW_DECODE
+        );
+        assert_eq!(init_steps(Engine::Pe, NoOp), &STEPS_WITHOUT_HW_DECODE);
+        assert_eq!(init_steps(Engine::Act, NoOp), &STEPS_WITHOUT_HW_DECODE);
+        assert_eq!(init_steps(Engine::Dve, NoOp), &STEPS_WITH_HW_DECODE);
+        assert_eq!(
+            init_steps(Engine::Pool, NoOp),
+            &POOL_STEPS_WITHOUT_HW_DECODE
+        );
+    }
 }

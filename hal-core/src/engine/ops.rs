@@ -6,29 +6,34 @@
 //! empty the two policies differ [002 §3 GOTCHA]:
 //!
 //! - **mandatory** (every DVE op; every notific and INTC op): a missing backend
-//!   aborts. Here they are *required* trait methods ([`DveOps`]; INTC:
-//!   [`crate::intc::IntcOps`]): an arch without one does not compile.
+//!   aborts. Here the DVE leaves are a *required* trait method
+//!   ([`StpbOps::dve_step`]; INTC: [`crate::intc::IntcOps`]): an arch without
+//!   them does not compile.
 //! - **optional** (PE, Pooling, ACT-family, SP): a missing backend returns 0.
-//!   Here they are *default* methods that succeed without touching hardware
-//!   ([`PeOps`], [`PoolingOps`], [`ActOps`], [`SpOps`]). SUNDA's
-//!   `pooling_hw_decode_table_init` answers that default's no-op success, as
-//!   its registrar leaves that slot NULL [002 §3]. Which other slots each arch fills is NOT TRACED
-//!   [FACTS §12.2]: khal assumes every arch installs the engine-init leaves
-//!   §13 describes, and says so where an arch's leaf is a no-op.
+//!   Here they are *default* methods that succeed without touching hardware.
+//!   SUNDA's `pooling_hw_decode_table_init` answers that default's no-op
+//!   success, as its registrar leaves that slot NULL [002 §3]. Which other
+//!   slots each arch fills is NOT TRACED [FACTS §12.2]: khal assumes every
+//!   arch installs the engine-init leaves §13 describes, and says so where an
+//!   arch's leaf is a no-op.
 //!
-//! The three arches implement these traits through one set of impls over
-//! their leaf data ([`super::arch_ops`]); a test arch implements them itself.
+//! An engine's leaves are one op keyed by the [`Step`] they implement: the
+//! slots of each step are in [`super::slots`]. The `_init` ops (slots
+//! `+0x2B0`, `+0x2E0`, `+0x318`, `+0x368`) are the engines' orchestrators,
+//! which run those steps ([`super::init`]); every arch installs them, so they
+//! are not an arch's to replace.
+//!
+//! The three arches implement [`StpbOps`] through one impl over their leaf
+//! data ([`super::arch_ops`]); a test arch implements it itself.
 //!
 //! Binding is a type: every op is an associated function of an arch type
-//! (`Cayman::dve_init(..)`, or through [`super::AnyArch`] built from a
-//! validated id). There is no "called before bind" state.
-//!
-//! Each op's doc names its dispatch slot (`kaena_khal + offset`, the full
-//! lists in [`super::slots`]). The `_init` ops are the engines' orchestrators
-//! ([`super::init`]); the step ops are their leaves. A leaf whose program the
-//! sources do not give whole answers [`crate::Error::NotTraced`] naming the
-//! missing piece, before any access.
+//! (`Cayman::dve_step(..)`, or through [`super::AnyArch`] built from a
+//! validated id). There is no "called before bind" state. A leaf whose
+//! program the sources do not give whole answers [`crate::Error::NotTraced`]
+//! naming the missing piece, before any access.
 
+use super::arch_ops::HwDecodeLeaves;
+use super::init::Step;
 use super::params::{Checked, EngineParams, PeParams, PoolingParams, SpHandle};
 use crate::error::Result;
 use crate::family::Arch;
@@ -40,111 +45,52 @@ macro_rules! optional_ops {
     ($($(#[$doc:meta])* fn $name:ident($p:ident: $ty:ty);)*) => {
         $(
             $(#[$doc])*
-            fn $name<M: Mmio + ?Sized>(mmio: &M, $p: $ty) -> Result<()> {
-                let _ = (mmio, $p);
+            fn $name<M: Mmio + ?Sized>(mmio: &M, step: Step, $p: $ty) -> Result<()> {
+                let _ = (mmio, step, $p);
                 Ok(())
             }
         )*
     };
 }
 
-/// DVE ops: mandatory on every arch (a NULL slot aborts in C) [002 §3].
-pub trait DveOps {
-    /// `dve_regs_init`, slot `+0x208`.
-    fn dve_regs_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()>;
-    /// `dve_ucode_seq_init`, slot `+0x280`.
-    fn dve_ucode_seq_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()>;
-    /// `dve_release_run_stall`, slot `+0x288`.
-    fn dve_release_run_stall<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()>;
-    /// `dve_dma_init`, slot `+0x290`.
-    fn dve_dma_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()>;
-    /// `dve_hw_decode_table_init`, slot `+0x2A8` (SUNDA: its stub, 0).
-    fn dve_hw_decode_table_init<M: Mmio + ?Sized>(mmio: &M, p: &EngineParams<'_>) -> Result<()>;
-    /// `dve_init`, slot `+0x2B0`, after the shim's config check.
-    fn dve_init<M: Mmio + ?Sized>(mmio: &M, p: Checked<'_, EngineParams<'_>>) -> Result<()>;
-}
+/// The engine leaves of an arch: what `stpb_init` and the per-engine inits
+/// run, one op per engine keyed by its [`Step`].
+pub trait StpbOps {
+    /// Whether the arch has HW-decode silicon. `NoOp`: the PE, ACT and POOL
+    /// inits skip the HW-decode step, DVE's runs its leaf (SUNDA [FACTS §13.6],
+    /// §13.10 #10); `Program`: every init runs it.
+    const HW_DECODE: HwDecodeLeaves = HwDecodeLeaves::Program;
 
-/// ACT-family ops: optional (a NULL slot returns 0) [002 §3], [002r1 §3].
-pub trait ActOps {
+    /// The DVE leaf of `step`, mandatory (a NULL slot aborts in C) [002 §3]:
+    /// `regs_init` `+0x208`, `ucode_seq_init` `+0x280`, `release_run_stall`
+    /// `+0x288`, `dma_init` `+0x290`, `hw_decode_table_init` `+0x2A8`
+    /// (SUNDA: its stub, 0).
+    fn dve_step<M: Mmio + ?Sized>(mmio: &M, step: Step, p: &EngineParams<'_>) -> Result<()>;
+
     optional_ops! {
-        /// `act_regs_init`, slot `+0x218`.
-        fn act_regs_init(p: &EngineParams<'_>);
-        /// `act_ucode_seq_init`, slot `+0x2B8`.
-        fn act_ucode_seq_init(p: &EngineParams<'_>);
-        /// `act_release_run_stall`, slot `+0x2C0`.
-        fn act_release_run_stall(p: &EngineParams<'_>);
-        /// `act_dma_init`, slot `+0x2C8`.
-        fn act_dma_init(p: &EngineParams<'_>);
-        /// `act_hw_decode_table_init`, slot `+0x2D8`.
-        fn act_hw_decode_table_init(p: &EngineParams<'_>);
-        /// `act_init`, slot `+0x2E0`, after the shim's config check.
-        fn act_init(p: Checked<'_, EngineParams<'_>>);
+        /// The ACT leaf of `step`, optional [002 §3], [002r1 §3]: `regs_init`
+        /// `+0x218`, `ucode_seq_init` `+0x2B8`, `release_run_stall` `+0x2C0`,
+        /// `dma_init` `+0x2C8`, `hw_decode_table_init` `+0x2D8`.
+        fn act_step(p: &EngineParams<'_>);
+        /// The PE leaf of `step`, optional: `regs_init` `+0x2F0`,
+        /// `ucode_seq_init` `+0x2F8`, `release_run_stall` `+0x300`, `dma_init`
+        /// `+0x308`, `hw_decode_table_init` `+0x310`.
+        fn pe_step(p: &PeParams<'_>);
+        /// The Pooling leaf of `step`, optional: `regs_init` `+0x338`,
+        /// `ucode_seq_init` `+0x340`, `release_seq_run_stall` `+0x348`,
+        /// `release_eng_run_stall` `+0x350`, `dma_init` `+0x358`,
+        /// `hw_decode_table_init` `+0x360` (SUNDA: NULL slot → the default
+        /// no-op success), and `q7_ucode_eng_init` (kaena_khal `+0x3A8`) with
+        /// `owner_idx` 0, as `pooling_init` calls it [q7 §7].
+        fn pooling_step(p: &PoolingParams<'_>);
+        /// The SP leaf of `step` (the `khal_sp` sub-table), optional [002 §2]:
+        /// `regs_init` `+0x6E0`, `ucode_seq_init` `+0x6E8`,
+        /// `release_run_stall` `+0x6F0`, `dma_init` `+0x738`.
+        fn sp_step(h: Checked<'_, SpHandle>);
     }
 }
-
-/// PE ops: optional [002 §3], [002r1 §3].
-pub trait PeOps {
-    optional_ops! {
-        /// `pe_regs_init`, slot `+0x2F0`.
-        fn pe_regs_init(p: &PeParams<'_>);
-        /// `pe_ucode_seq_init`, slot `+0x2F8`.
-        fn pe_ucode_seq_init(p: &PeParams<'_>);
-        /// `pe_release_run_stall`, slot `+0x300`.
-        fn pe_release_run_stall(p: &PeParams<'_>);
-        /// `pe_dma_init`, slot `+0x308`.
-        fn pe_dma_init(p: &PeParams<'_>);
-        /// `pe_hw_decode_table_init`, slot `+0x310`.
-        fn pe_hw_decode_table_init(p: &PeParams<'_>);
-        /// `pe_init`, slot `+0x318` (no shim check).
-        fn pe_init(p: &PeParams<'_>);
-    }
-}
-
-/// Pooling ops: optional [002 §3], [002r1 §3].
-pub trait PoolingOps {
-    optional_ops! {
-        /// `pooling_regs_init`, slot `+0x338`.
-        fn pooling_regs_init(p: &PoolingParams<'_>);
-        /// `pooling_ucode_seq_init`, slot `+0x340`.
-        fn pooling_ucode_seq_init(p: &PoolingParams<'_>);
-        /// `pooling_release_seq_run_stall`, slot `+0x348`.
-        fn pooling_release_seq_run_stall(p: &PoolingParams<'_>);
-        /// `pooling_release_eng_run_stall`, slot `+0x350`.
-        fn pooling_release_eng_run_stall(p: &PoolingParams<'_>);
-        /// `pooling_dma_init`, slot `+0x358`.
-        fn pooling_dma_init(p: &PoolingParams<'_>);
-        /// `pooling_hw_decode_table_init`, slot `+0x360` (SUNDA: NULL slot → the
-        /// default no-op success).
-        fn pooling_hw_decode_table_init(p: &PoolingParams<'_>);
-        /// `pooling_q7_ucode_eng_init`: `q7_ucode_eng_init` (kaena_khal `+0x3A8`)
-        /// with `owner_idx` 0, as `pooling_init` calls it [q7 §7].
-        fn pooling_q7_ucode_eng_init(p: &PoolingParams<'_>);
-        /// `pooling_init`, slot `+0x368`, after the shim's config check.
-        fn pooling_init(p: Checked<'_, PoolingParams<'_>>);
-    }
-}
-
-/// SP ops (the `khal_sp` sub-table, `+0x6D8..+0x748`): optional [002 §2].
-pub trait SpOps {
-    optional_ops! {
-        /// `sp_regs_init`, slot `+0x6E0`.
-        fn sp_regs_init(h: Checked<'_, SpHandle>);
-        /// `sp_ucode_seq_init`, slot `+0x6E8`.
-        fn sp_ucode_seq_init(h: Checked<'_, SpHandle>);
-        /// `sp_release_run_stall`, slot `+0x6F0`.
-        fn sp_release_run_stall(h: Checked<'_, SpHandle>);
-        /// `sp_dma_init`, slot `+0x738`.
-        fn sp_dma_init(h: Checked<'_, SpHandle>);
-    }
-}
-
-/// Every engine op: what `stpb_init` needs. Implemented automatically for
-/// every type that implements the five op traits.
-pub trait StpbOps: DveOps + ActOps + PeOps + PoolingOps + SpOps {}
-
-impl<T: DveOps + ActOps + PeOps + PoolingOps + SpOps> StpbOps for T {}
 
 /// A bound arch with every engine op: what [`super::AnyArch`] dispatches to.
-pub trait EngineOps: Arch + StpbOps + super::init::InitSteps {}
+pub trait EngineOps: Arch + StpbOps {}
 
-impl<T: Arch + StpbOps + super::init::InitSteps> EngineOps for T {}
+impl<T: Arch + StpbOps> EngineOps for T {}

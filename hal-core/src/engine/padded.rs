@@ -52,3 +52,54 @@ pub fn write_padded<M: Mmio + ?Sized>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::test_mmio::Log;
+    use crate::engine::test_mmio::Op::Write;
+
+    /// [q7 §4d], [FACTS §13.3]: the burst needs dst AND length 4-aligned;
+    /// either one unaligned is refused with nothing written, as is
+    /// padded < size.
+    #[test]
+    fn write_padded_refuses_an_unaligned_destination_or_length_alone() {
+        const MEM: u64 = 0x20_0000_0000;
+        let m = Log::default();
+        let align = Err(Error::InvalidArgument(
+            "write_padded: dst and length must be 4-aligned",
+        ));
+        assert_eq!(
+            write_padded(&m, DeviceAddr(MEM + 2), &[1, 2, 3, 4], 8),
+            align
+        );
+        assert_eq!(write_padded(&m, DeviceAddr(MEM), &[1, 2, 3, 4], 6), align);
+        assert_eq!(
+            write_padded(&m, DeviceAddr(MEM), &[1, 2, 3, 4, 5], 4),
+            Err(Error::InvalidArgument("write_padded: padded < size"))
+        );
+        assert!(m.ops().is_empty());
+        // Aligned: the image as little-endian dwords, zero-padded, over two
+        // bursts (64 + 2 dwords) at consecutive addresses.
+        write_padded(&m, DeviceAddr(MEM), &[1, 2, 3, 4, 5], 4 * 66).unwrap();
+        let mut expect = std::vec![(Write, MEM, 0x0403_0201), (Write, MEM + 4, 0x05)];
+        for i in 2..66 {
+            expect.push((Write, MEM + 4 * i, 0));
+        }
+        assert_eq!(m.ops(), expect);
+    }
+
+    /// An image whose padded length runs past 2^64 is refused before any
+    /// write; one that ends exactly at the top is written.
+    #[test]
+    fn write_padded_refuses_an_image_past_the_top() {
+        let m = Log::default();
+        assert!(matches!(
+            write_padded(&m, DeviceAddr(u64::MAX - 7), &[1; 8], 16),
+            Err(Error::InvalidArgument(_))
+        ));
+        assert!(m.ops().is_empty());
+        write_padded(&m, DeviceAddr(u64::MAX - 15), &[1; 8], 16).unwrap();
+        assert_eq!(m.ops().last().map(|o| o.1), Some(u64::MAX - 3));
+    }
+}

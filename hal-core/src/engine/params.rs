@@ -7,8 +7,8 @@
 //! [002 §3 QUIRK]: here they are four distinct types, so a Pooling config
 //! cannot be handed to `dve_init`. A missing config (the C `NULL`) is `None`.
 //!
-//! The `_init` ops of the per-arch traits receive a [`Checked`] config, which
-//! only this module can build: an arch leaf can never be reached with a config
+//! The orchestrators and the SP leaves receive a [`Checked`] config, which
+//! only this module can build: an SP leaf can never be reached with a handle
 //! that skipped the check.
 
 use core::ops::Deref;
@@ -20,7 +20,7 @@ use crate::q7::Q7Ucode;
 
 /// Highest accepted `inst_debug_level`; above it the `_init` shims return
 /// -22 [002 §1], [FACTS §4].
-pub const MAX_INST_DEBUG_LEVEL: u32 = 8;
+const MAX_INST_DEBUG_LEVEL: u32 = 8;
 
 /// The parts of `eng_info` (`0xD0` B) the §13 leaves read [arch-stpb §1],
 /// [FACTS §13.6]. The leaves whose programs are not traced (regs_init,
@@ -36,7 +36,7 @@ pub struct EngInfo<'a> {
 
 impl EngInfo<'_> {
     /// No images, `disable_hw_decode = 0`.
-    pub const NONE: EngInfo<'static> = EngInfo {
+    pub(crate) const NONE: EngInfo<'static> = EngInfo {
         hw_decode: None,
         disable_hw_decode: 0,
     };
@@ -147,13 +147,6 @@ impl<P> Deref for Checked<'_, P> {
     }
 }
 
-impl<'a, P> Checked<'a, P> {
-    /// The checked config.
-    pub const fn get(self) -> &'a P {
-        self.0
-    }
-}
-
 /// The level check every `_init` shim ends with: `level > 8` → -22, else
 /// `cfg` checked [002 §1].
 const fn check_level<P>(cfg: &P, level: u32) -> Result<Checked<'_, P>> {
@@ -166,7 +159,9 @@ const fn check_level<P>(cfg: &P, level: u32) -> Result<Checked<'_, P>> {
 impl<'p> EngineParams<'p> {
     /// The check of `act_init` / `dve_init`: absent → -22, level > 8 → -22
     /// [002 §1].
-    pub fn check<'a>(cfg: Option<&'a EngineParams<'p>>) -> Result<Checked<'a, EngineParams<'p>>> {
+    pub(crate) fn check<'a>(
+        cfg: Option<&'a EngineParams<'p>>,
+    ) -> Result<Checked<'a, EngineParams<'p>>> {
         let cfg = cfg.ok_or(Error::InvalidArgument("engine config absent"))?;
         check_level(cfg, cfg.inst_debug_level)
     }
@@ -174,7 +169,9 @@ impl<'p> EngineParams<'p> {
 
 impl<'p> PoolingParams<'p> {
     /// The check of `pooling_init`: absent → -22, level > 8 → -22 [002 §1].
-    pub fn check<'a>(cfg: Option<&'a PoolingParams<'p>>) -> Result<Checked<'a, PoolingParams<'p>>> {
+    pub(crate) fn check<'a>(
+        cfg: Option<&'a PoolingParams<'p>>,
+    ) -> Result<Checked<'a, PoolingParams<'p>>> {
         let cfg = cfg.ok_or(Error::InvalidArgument("pooling config absent"))?;
         check_level(cfg, cfg.inst_debug_level)
     }
@@ -182,7 +179,7 @@ impl<'p> PoolingParams<'p> {
 
 impl<'p> PeParams<'p> {
     /// The PE shims make no check [002 §3]: every PE config is accepted.
-    pub fn accept<'a>(cfg: &'a PeParams<'p>) -> Checked<'a, PeParams<'p>> {
+    pub(crate) fn accept<'a>(cfg: &'a PeParams<'p>) -> Checked<'a, PeParams<'p>> {
         Checked(cfg)
     }
 }

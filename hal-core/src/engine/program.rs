@@ -12,7 +12,7 @@ use crate::Mmio;
 
 /// The launch order of `program_start`: POOL, ACT, PE, DVE, SP (arg
 /// constants 2, 1, 0, 3, 4) [002 §4].
-pub const PROGRAM_START_ORDER: [Engine; 5] = [
+const PROGRAM_START_ORDER: [Engine; 5] = [
     Engine::Pool,
     Engine::Act,
     Engine::Pe,
@@ -28,16 +28,16 @@ pub const SKIP: u64 = u64::MAX;
 /// engine's XT-local window and the three NX registers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct StartLayout {
+pub(crate) struct StartLayout {
     /// The XT-local window of each engine, by engine number; `None` for an
     /// engine that is skipped (or whose window is unknown).
-    pub windows: [Option<DeviceAddr>; 5],
+    pub(crate) windows: [Option<DeviceAddr>; 5],
     /// NX `start_addr_lo`.
-    pub start_addr_lo: Reg,
+    pub(crate) start_addr_lo: Reg,
     /// NX `start_addr_hi`.
-    pub start_addr_hi: Reg,
+    pub(crate) start_addr_hi: Reg,
     /// NX `START_CTRL`.
-    pub start_ctrl: Reg,
+    pub(crate) start_ctrl: Reg,
 }
 
 fn start_of(starts: &[u64; 5], eng: Engine) -> u64 {
@@ -86,7 +86,7 @@ pub fn program_start<A: NxLocal, M: Mmio + ?Sized>(
 /// `start_addr_lo = start as u32`, `start_addr_hi = start >> 32`,
 /// `START_CTRL = 1`, at that engine's window [002 §4]. A launched engine
 /// without a window → `NotTraced`, checked for every engine before any write.
-pub fn program_start_with<M: Mmio + ?Sized>(
+fn program_start_with<M: Mmio + ?Sized>(
     mmio: &M,
     layout: &StartLayout,
     starts: &[u64; 5],
@@ -127,4 +127,85 @@ pub fn update_events_semaphores_nt<A: NxLocal, M: Mmio + ?Sized>(
     let reg = A::notific_sw_queue_num2()?;
     let field = A::events_semaphores_nt()?;
     reg.modify(mmio, regs, |r| field.set(r, value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::test_mmio::Log;
+    use crate::engine::test_mmio::Op::Write;
+
+    crate::register_block! {
+        /// Injected NX launch registers (test only, not an arch's numbers):
+        /// the real offsets are NOT TRACED on every arch [FACTS §3.6].
+        #[expect(dead_code, reason = "the test uses the block's registers")]
+        TEST_NX: "test_nx" {
+            /// start_addr_lo (injected)
+            LO @ 0x10, rw, "start_addr_lo";
+            /// start_addr_hi (injected)
+            HI @ 0x14, rw, "start_addr_hi";
+            /// START_CTRL (CAYMAN's traced +0x004)
+            CTRL @ 0x04, rw, "start_ctrl";
+        }
+    }
+
+    const WINDOWS: [u64; 5] = [0x10_0000, 0x11_0000, 0x12_0000, 0x13_0000, 0x14_0000];
+
+    fn layout() -> StartLayout {
+        StartLayout {
+            windows: WINDOWS.map(|w| Some(DeviceAddr(w))),
+            start_addr_lo: LO,
+            start_addr_hi: HI,
+            start_ctrl: CTRL,
+        }
+    }
+
+    /// POOL, ACT, PE, DVE, SP; per engine lo, hi, then START_CTRL = 1
+    /// [002 §4]; a skipped engine is not written.
+    #[test]
+    fn program_start_order_and_values_with_an_injected_layout() {
+        let m = Log::default();
+        // starts indexed by engine number: PE, ACT, POOL, DVE, SP.
+        let starts = [
+            0x0000_0001_0000_0000,
+            0x0000_0002_0000_0010,
+            0x0000_0003_0000_0020,
+            u64::MAX,
+            0x0000_0005_0000_0040,
+        ];
+        program_start_with(&m, &layout(), &starts).unwrap();
+        let w = |e: usize, off: u64| WINDOWS[e] + off;
+        let expect: std::vec::Vec<_> = [
+            (2, 0x0000_0020, 3), // POOL
+            (1, 0x0000_0010, 2), // ACT
+            (0, 0x0000_0000, 1), // PE
+            // DVE skipped
+            (4, 0x0000_0040, 5), // SP
+        ]
+        .into_iter()
+        .flat_map(|(e, lo, hi)| {
+            [
+                (Write, w(e, 0x10), lo),
+                (Write, w(e, 0x14), hi),
+                (Write, w(e, 0x04), 1),
+            ]
+        })
+        .collect();
+        assert_eq!(m.ops(), expect);
+
+        // All skipped: nothing.
+        let m = Log::default();
+        program_start_with(&m, &layout(), &[u64::MAX; 5]).unwrap();
+        assert!(m.ops().is_empty());
+
+        // A launched engine without a window: NotTraced, checked before any write.
+        let mut l = layout();
+        l.windows[3] = None; // DVE, launched after POOL, ACT, PE
+        let m = Log::default();
+        assert_eq!(
+            program_start_with(&m, &l, &[1, 2, 3, 4, 5]),
+            Err(Error::NotTraced("xt_local_reg_offset window"))
+        );
+        assert!(m.ops().is_empty());
+    }
 }

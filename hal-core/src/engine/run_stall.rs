@@ -65,7 +65,7 @@ pub fn disable_hw_decode<A: NxLocal, M: Mmio + ?Sized>(
 }
 
 /// The release program of one engine, as `khal trace release-run-stall`
-/// runs it: POOL = [`release_seq_run_stall`] then [`release_eng_run_stall`];
+/// runs it: POOL = `release_seq_run_stall` then `release_eng_run_stall`;
 /// PE/ACT/DVE/SP → `NotTraced` (their offsets are §13.11), nothing written.
 pub fn release_run_stall<A: NxLocal, M: Mmio + ?Sized>(
     mmio: &M,

@@ -1,5 +1,5 @@
 //! The checked `_init` shims and the real bring-up bodies: `stpb_init`,
-//! `sp_init`, `topsp_init` [002 §1, §2, §3], [FACTS §4, §5].
+//! `sp_init` (also `topsp_init`'s body) [002 §1, §2, §3], [FACTS §4, §5].
 //!
 //! Two layers over one body each. The typed one takes what a caller must
 //! give by type: `&SpHandle`, each engine's params by reference; it runs the
@@ -13,52 +13,78 @@
 //! raw number (other than 0 or 1: the notification init fails with -1,
 //! logged as in C).
 
-use super::ops::{ActOps, DveOps, PeOps, PoolingOps, SpOps, StpbOps};
+use super::init::{self, Step, StepLog};
+use super::ops::StpbOps;
 use super::params::{EngineParams, PeParams, PoolingParams, SpHandle};
 use crate::error::{Error, Result};
 use crate::notific::{EngineConfig, NotificEngine};
 use crate::Mmio;
 
 /// Queues of the SP's notification block: `sp_init` passes `0xA` [002 §2].
-pub const SP_NOTIFIC_QUEUES: u32 = 10;
+const SP_NOTIFIC_QUEUES: u32 = 10;
 
 /// The `uart_mode` `sp_init` passes to the notific init (`0`) [002 §2].
-pub const SP_NOTIFIC_UART_MODE: u32 = 0;
+const SP_NOTIFIC_UART_MODE: u32 = 0;
 
 /// `aws_hal_stpb_act_init`: config absent or `inst_debug_level > 8` →
-/// `InvalidArgument` (-22) before anything is written; then the arch's
-/// `act_init` (optional: default no-op) [002 §1].
-pub fn act_init<A: ActOps, M: Mmio + ?Sized>(
+/// `InvalidArgument` (-22) before anything is written; then the ACT
+/// orchestrator over the arch's leaves [002 §1].
+pub fn act_init<A: StpbOps, M: Mmio + ?Sized>(
     mmio: &M,
     cfg: Option<&EngineParams<'_>>,
 ) -> Result<()> {
-    let cfg = EngineParams::check(cfg).inspect_err(|e| error!("act_init: {:?}", e))?;
-    A::act_init(mmio, cfg)
+    act_init_logged::<A, M, ()>(mmio, cfg, &mut ())
 }
 
-/// `aws_hal_stpb_dve_init`: same checks as [`act_init`], then the arch's
-/// mandatory `dve_init` [002 §1].
-pub fn dve_init<A: DveOps, M: Mmio + ?Sized>(
+fn act_init_logged<A: StpbOps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
+    mmio: &M,
+    cfg: Option<&EngineParams<'_>>,
+    log: &mut L,
+) -> Result<()> {
+    let cfg = EngineParams::check(cfg).inspect_err(|e| error!("act_init: {:?}", e))?;
+    init::act_init::<A, M, L>(mmio, cfg, log)
+}
+
+/// `aws_hal_stpb_dve_init`: same checks as [`act_init`], then the DVE
+/// orchestrator over the arch's mandatory leaves [002 §1].
+pub fn dve_init<A: StpbOps, M: Mmio + ?Sized>(
     mmio: &M,
     cfg: Option<&EngineParams<'_>>,
 ) -> Result<()> {
+    dve_init_logged::<A, M, ()>(mmio, cfg, &mut ())
+}
+
+fn dve_init_logged<A: StpbOps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
+    mmio: &M,
+    cfg: Option<&EngineParams<'_>>,
+    log: &mut L,
+) -> Result<()> {
     let cfg = EngineParams::check(cfg).inspect_err(|e| error!("dve_init: {:?}", e))?;
-    A::dve_init(mmio, cfg)
+    init::dve_init::<A, M, L>(mmio, cfg, log)
 }
 
 /// `aws_hal_stpb_pooling_init`: the same checks on the Pooling params (level
-/// read at another place in C), then the arch's `pooling_init` [002 §1].
-pub fn pooling_init<A: PoolingOps, M: Mmio + ?Sized>(
+/// read at another place in C), then the Pooling orchestrator [002 §1].
+pub fn pooling_init<A: StpbOps, M: Mmio + ?Sized>(
     mmio: &M,
     cfg: Option<&PoolingParams<'_>>,
 ) -> Result<()> {
-    let cfg = PoolingParams::check(cfg).inspect_err(|e| error!("pooling_init: {:?}", e))?;
-    A::pooling_init(mmio, cfg)
+    pooling_init_logged::<A, M, ()>(mmio, cfg, &mut ())
 }
 
-/// `aws_hal_stpb_pe_init`: no argument check in the shim [002 §3].
-pub fn pe_init<A: PeOps, M: Mmio + ?Sized>(mmio: &M, cfg: &PeParams<'_>) -> Result<()> {
-    A::pe_init(mmio, cfg)
+fn pooling_init_logged<A: StpbOps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
+    mmio: &M,
+    cfg: Option<&PoolingParams<'_>>,
+    log: &mut L,
+) -> Result<()> {
+    let cfg = PoolingParams::check(cfg).inspect_err(|e| error!("pooling_init: {:?}", e))?;
+    init::pooling_init::<A, M, L>(mmio, cfg, log)
+}
+
+/// `aws_hal_stpb_pe_init`: no argument check in the shim [002 §3], then the
+/// PE orchestrator.
+pub fn pe_init<A: StpbOps, M: Mmio + ?Sized>(mmio: &M, cfg: &PeParams<'_>) -> Result<()> {
+    init::pe_init::<A, M, ()>(mmio, PeParams::accept(cfg), &mut ())
 }
 
 /// What `sp_init` brought up besides the SP registers.
@@ -86,8 +112,9 @@ pub struct SpInit<'m, M: Mmio + ?Sized> {
 /// block taken once from the device's
 /// [`NotificBlocks`](crate::notific::NotificBlocks), so the SP's engine is
 /// owned like any other and its error is returned, not only logged.
-/// [`sp_init_raw`] takes the C's arguments as they are.
-pub fn sp_init<A: SpOps, M: Mmio + ?Sized>(mmio: &M, handle: &SpHandle) -> Result<()> {
+/// [`sp_init_raw`] takes the C's arguments as they are; `aws_hal_sp_topsp_init`
+/// is the same call (an 11-byte alias in C).
+pub fn sp_init<A: StpbOps, M: Mmio + ?Sized>(mmio: &M, handle: &SpHandle) -> Result<()> {
     sp_init_raw::<A, M>(mmio, Some(handle), false, 0, true).map(drop)
 }
 
@@ -96,7 +123,7 @@ pub fn sp_init<A: SpOps, M: Mmio + ?Sized>(mmio: &M, handle: &SpHandle) -> Resul
 /// (0 or 1; another value makes the notification init fail with -1, which
 /// is logged and kept in [`SpInit::notific_error`], as any notific failure).
 /// For `khal trace` and the tests of the C codes.
-pub fn sp_init_raw<'m, A: SpOps, M: Mmio + ?Sized>(
+pub fn sp_init_raw<'m, A: StpbOps, M: Mmio + ?Sized>(
     mmio: &'m M,
     handle: Option<&SpHandle>,
     notific: bool,
@@ -105,15 +132,18 @@ pub fn sp_init_raw<'m, A: SpOps, M: Mmio + ?Sized>(
 ) -> Result<SpInit<'m, M>> {
     let h = SpHandle::check(handle).inspect_err(|e| error!("sp_init: {:?}", e))?;
     if init {
-        A::sp_regs_init(mmio, h)?;
-        A::sp_ucode_seq_init(mmio, h)?;
+        A::sp_step(mmio, Step::RegsInit, h)?;
+        A::sp_step(mmio, Step::UcodeSeqInit, h)?;
         let ignored = |step: &str, r: Result<()>| {
             if let Err(e) = r {
                 warn!("sp_init: {} failed (ignored, as in C): {:?}", step, e);
             }
         };
-        ignored("dma_init", A::sp_dma_init(mmio, h));
-        ignored("release_run_stall", A::sp_release_run_stall(mmio, h));
+        ignored("dma_init", A::sp_step(mmio, Step::DmaInit, h));
+        ignored(
+            "release_run_stall",
+            A::sp_step(mmio, Step::ReleaseRunStall, h),
+        );
     }
     let engine = notific.then(|| {
         let cfg = EngineConfig::from_raw(SP_NOTIFIC_QUEUES, u32::from(flag), SP_NOTIFIC_UART_MODE);
@@ -133,24 +163,6 @@ pub fn sp_init_raw<'m, A: SpOps, M: Mmio + ?Sized>(
         notific,
         notific_error,
     })
-}
-
-/// `aws_hal_sp_topsp_init`: the same call as [`sp_init`] (an 11-byte alias in
-/// C) [002 §2].
-pub fn topsp_init<A: SpOps, M: Mmio + ?Sized>(mmio: &M, handle: &SpHandle) -> Result<()> {
-    sp_init::<A, M>(mmio, handle)
-}
-
-/// `aws_hal_sp_topsp_init` with the C's arguments: the same call as
-/// [`sp_init_raw`] [002 §2].
-pub fn topsp_init_raw<'m, A: SpOps, M: Mmio + ?Sized>(
-    mmio: &'m M,
-    handle: Option<&SpHandle>,
-    notific: bool,
-    flag: u8,
-    init: bool,
-) -> Result<SpInit<'m, M>> {
-    sp_init_raw::<A, M>(mmio, handle, notific, flag, init)
 }
 
 /// The inputs of `aws_hal_stpb_init`: one config per engine (each engine's own
@@ -214,21 +226,33 @@ impl<'a> StpbConfig<'a> {
 /// `sp_init`, in that order [002 §3], [FACTS §5]. The first error is returned
 /// and stops the sequence (interpretation MED: the notes give the order, not
 /// the error handling of the 2231-byte body). The SP's notification block is
-/// the caller's next call, as after [`sp_init`]. [`stpb_init_raw`] takes the
-/// C's arguments.
+/// the caller's next call, as after [`sp_init`]. [`stpb_init_logged`] tells
+/// which step stopped it; [`stpb_init_raw`] takes the C's arguments.
 pub fn stpb_init<A: StpbOps, M: Mmio + ?Sized>(mmio: &M, cfg: &StpbConfig<'_>) -> Result<()> {
-    stpb_init_raw::<A, M>(mmio, &cfg.raw()).map(drop)
+    stpb_init_logged::<A, M, ()>(mmio, cfg, &mut ())
 }
 
-/// [`stpb_init`] with the C's arguments ([`RawStpbConfig`]): the same
-/// order, a `None` config stops it with its shim's -22.
-pub fn stpb_init_raw<'m, A: StpbOps, M: Mmio + ?Sized>(
+/// [`stpb_init`] with every engine step it ran shown to `log` with its
+/// outcome.
+pub fn stpb_init_logged<A: StpbOps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
+    mmio: &M,
+    cfg: &StpbConfig<'_>,
+    log: &mut L,
+) -> Result<()> {
+    stpb_init_raw::<A, M, L>(mmio, &cfg.raw(), log).map(drop)
+}
+
+/// [`stpb_init_logged`] with the C's arguments ([`RawStpbConfig`]): the same
+/// order, a `None` config stops it with its shim's -22 (`khal trace
+/// stpb-init`; `&mut ()` for no log).
+pub fn stpb_init_raw<'m, A: StpbOps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
     mmio: &'m M,
     cfg: &RawStpbConfig<'_>,
+    log: &mut L,
 ) -> Result<SpInit<'m, M>> {
-    pooling_init::<A, M>(mmio, cfg.pooling)?;
-    act_init::<A, M>(mmio, cfg.act)?;
-    dve_init::<A, M>(mmio, cfg.dve)?;
-    pe_init::<A, M>(mmio, cfg.pe)?;
+    pooling_init_logged::<A, M, L>(mmio, cfg.pooling, log)?;
+    act_init_logged::<A, M, L>(mmio, cfg.act, log)?;
+    dve_init_logged::<A, M, L>(mmio, cfg.dve, log)?;
+    init::pe_init::<A, M, L>(mmio, PeParams::accept(cfg.pe), log)?;
     sp_init_raw::<A, M>(mmio, cfg.sp, cfg.notific, cfg.flag, cfg.init)
 }

@@ -16,151 +16,166 @@ use crate::error::{Error, Result};
 use crate::family::{Gated, TpbRegGates};
 use crate::Mmio;
 
-crate::register_block! {
-    /// The `tpb_regs` registers the engine leaves touch [arch-stpb §1–§4],
-    /// [FACTS §13.6, §13.7], and the SW-queue selectors `+0xA00…+0xA18` with
-    /// their fields [FACTS §15.1] (the CAYMAN schema's layout; SUNDA's and
-    /// MARIANA's may differ, and no schema value is a write program here).
-    /// Access kinds are not traced; `rw` is recorded.
-    pub TPB_REGS: "tpb_regs" {
-        /// POOL stochastic rounding [arch-stpb §4].
-        POOL_STOCHASTIC_RND @ 0x10C, rw, "pool_stochastic_rnd";
-        /// POOL rounding mode [arch-stpb §4].
-        POOL_RND_MODE @ 0x110, rw, "pool_rnd_mode";
-        /// ACT stochastic rounding [arch-stpb §4].
-        ACT_STOCHASTIC_RND @ 0x20C, rw, "act_stochastic_rnd";
-        /// ACT rounding mode [arch-stpb §4].
-        ACT_RND_MODE @ 0x210, rw, "act_rnd_mode";
-        /// DVE instruction-debug control; low nibble = level [arch-stpb §2].
-        DVE_INSTR_DBG @ 0x304, rw, "dve_instr_dbg", fields dve_instr_dbg {
-            /// The (mapped) level, `& 0xF` (MED that the leaf is only this).
-            LEVEL: 0..=3,
-        };
-        /// DVE timestamp increment (read) [arch-stpb §2].
-        DVE_TIMESTAMP_INC @ 0x308, rw, "dve_timestamp_inc";
-        /// DVE stochastic rounding [arch-stpb §2].
-        DVE_STOCHASTIC_RND @ 0x30C, rw, "dve_stochastic_rnd";
-        /// DVE rounding mode [arch-stpb §2].
-        DVE_RND_MODE @ 0x310, rw, "dve_rnd_mode";
-        /// DVE LFSR seed (`write_lfsr`: any value) [arch-stpb §2].
-        DVE_LFSR_SEED @ 0x314, rw, "dve_lfsr_seed";
-        /// DVE xorwow increment [arch-stpb §2].
-        DVE_XORWOW_INC @ 0x324, rw, "dve_xorwow_inc";
-        /// DVE `rspcomb` control, bit 0 = eight deep (MARIANA) [arch-stpb §4].
-        DVE_RSPCOMB @ 0x3C0, rw, "dve_rspcomb", fields dve_rspcomb {
-            /// Bit 0: force the response combiner eight deep.
-            EIGHT_DEEP: 0..=0,
-        };
-        /// DVE pool-arbiter chicken bit, bit 1 (RMW `|= 2`) [arch-stpb §2].
-        DVE_POOL_ARB @ 0x3F0, rw, "dve_pool_arbiter";
-        /// `sw_queue_num0`: PE and POOL SW-queue selectors [schema tpb]
-        /// (CAYMAN's field layout; FACTS §15.1). PE regs_init and POOL
-        /// regs_init read-modify-write it [arch-stpb §1]; their masks and
-        /// sources are derived (MED) or NOT TRACED (FACTS §13.11).
-        SW_QUEUE_NUM0 @ 0xA00, rw, "sw_queue_num0", fields sw_queue_num0 {
-            /// PE NX queue.
-            PE_NX: 0..=3,
-            /// PE explicit queue.
-            PE_EXPLICIT: 4..=7,
-            /// PE engine queue.
-            PE_ENGINE: 8..=11,
-            /// POOL NX queue.
-            POOL_NX: 16..=19,
-            /// POOL explicit queue.
-            POOL_EXPLICIT: 20..=23,
-            /// POOL engine queue.
-            POOL_ENGINE: 24..=27,
-        };
-        /// `sw_queue_num1`: ACT and DVE SW-queue selectors [schema tpb]
-        /// (ACT regs_init: `+0xA04` RMW [arch-stpb §1]).
-        SW_QUEUE_NUM1 @ 0xA04, rw, "sw_queue_num1", fields sw_queue_num1 {
-            /// ACT NX queue.
-            ACT_NX: 0..=3,
-            /// ACT explicit queue (`impl_nq_index << 4`, derived MED).
-            ACT_EXPLICIT: 4..=7,
-            /// ACT engine queue.
-            ACT_ENGINE: 8..=11,
-            /// DVE NX queue.
-            DVE_NX: 16..=19,
-            /// DVE explicit queue.
-            DVE_EXPLICIT: 20..=23,
-            /// DVE engine queue.
-            DVE_ENGINE: 24..=27,
-        };
-        /// `sw_queue_num2` (the `NOTIFIC_SW_QUEUE_NUM2` of [000 §2]; its base
-        /// is `tpb_regs`, FACTS §13.10 #8) [schema tpb].
-        SW_QUEUE_NUM2 @ 0xA08, rw, "sw_queue_num2", fields sw_queue_num2 {
-            /// SP NX queue.
-            SP_NX: 0..=3,
-            /// SP explicit queue.
-            SP_EXPLICIT: 4..=7,
-            /// Events / semaphores queue (`EVENTS_SEMAPHORES_NT` [000 §2]).
-            EVENTS_SEMAPHORES: 16..=19,
-        };
-        /// `sw_queue_num3` (`NOTIFIC_SW_QUEUE_NUM3`, MED [000r1 §3]) [schema tpb].
-        SW_QUEUE_NUM3 @ 0xA0C, rw, "sw_queue_num3", fields sw_queue_num3 {
-            /// Errors queue (`ERRORS_NT`, mask `0xF`).
-            ERRORS: 0..=3,
-        };
-        /// `sw_queue_num4` (`NOTIFIC_SW_QUEUE_NUM4`, MED [000r1 §3]) [schema tpb].
-        SW_QUEUE_NUM4 @ 0xA10, rw, "sw_queue_num4", fields sw_queue_num4 {
-            /// HAM periodic queue.
-            HAM_PERIODIC: 0..=3,
-            /// HAM throttle queue (`HAM_THROTTLE`, mask `0xF0`).
-            HAM_THROTTLE: 4..=7,
-            /// HAM periodic enable.
-            HAM_PERIODIC_EN: 16..=16,
-            /// HAM throttle enable (`HAM_THROTTLE_EN`, mask `0x10_0000`).
-            HAM_THROTTLE_EN: 20..=20,
-        };
-        /// `sw_queue_num5`: one nibble per Q7 core, the Q7 cores' SW-queue
-        /// number [schema tpb]; CAYMAN/MARIANA POOL regs_init writes a 4-bit
-        /// value to all 8 nibbles [arch-stpb §1] (its source NOT TRACED).
-        SW_QUEUE_NUM5 @ 0xA14, rw, "sw_queue_num5", fields sw_queue_num5 {
-            /// Q7 core 0.
-            Q7_0: 0..=3,
-            /// Q7 core 1.
-            Q7_1: 4..=7,
-            /// Q7 core 2.
-            Q7_2: 8..=11,
-            /// Q7 core 3.
-            Q7_3: 12..=15,
-            /// Q7 core 4.
-            Q7_4: 16..=19,
-            /// Q7 core 5.
-            Q7_5: 20..=23,
-            /// Q7 core 6.
-            Q7_6: 24..=27,
-            /// Q7 core 7.
-            Q7_7: 28..=31,
-        };
-        /// `queue_idx_ctrl`: per engine, "queue index from instruction"
-        /// [schema tpb]. No HAL program of the sources writes it.
-        QUEUE_IDX_CTRL @ 0xA18, rw, "queue_idx_ctrl", fields queue_idx_ctrl {
-            /// PE.
-            PE: 0..=0,
-            /// POOL.
-            POOL: 1..=1,
-            /// ACT.
-            ACT: 2..=2,
-            /// DVE.
-            DVE: 3..=3,
-            /// SP.
-            SP: 4..=4,
-        };
-        /// MARIANA PSUM rounding value [arch-stpb §4].
-        PSUM_RND_VALUE @ 0xF10, rw, "psum_rnd_value";
-        /// MARIANA PSUM rounding control [arch-stpb §4].
-        PSUM_RND_CTRL @ 0xF14, rw, "psum_rnd_ctrl";
+/// The block, described once; what the arches name of it is re-exported
+/// below. The field modules record the schema's fields; the code names few
+/// of them ([`TPB_REGS`] carries them all, for decoding).
+#[allow(dead_code, reason = "the schema's fields are recorded whole")]
+mod block {
+    crate::register_block! {
+        /// The `tpb_regs` registers the engine leaves touch [arch-stpb §1–§4],
+        /// [FACTS §13.6, §13.7], and the SW-queue selectors `+0xA00…+0xA18` with
+        /// their fields [FACTS §15.1] (the CAYMAN schema's layout; SUNDA's and
+        /// MARIANA's may differ, and no schema value is a write program here).
+        /// Access kinds are not traced; `rw` is recorded.
+        pub TPB_REGS: "tpb_regs" {
+            /// POOL stochastic rounding [arch-stpb §4].
+            POOL_STOCHASTIC_RND @ 0x10C, rw, "pool_stochastic_rnd";
+            /// POOL rounding mode [arch-stpb §4].
+            POOL_RND_MODE @ 0x110, rw, "pool_rnd_mode";
+            /// ACT stochastic rounding [arch-stpb §4].
+            ACT_STOCHASTIC_RND @ 0x20C, rw, "act_stochastic_rnd";
+            /// ACT rounding mode [arch-stpb §4].
+            ACT_RND_MODE @ 0x210, rw, "act_rnd_mode";
+            /// DVE instruction-debug control; low nibble = level [arch-stpb §2].
+            DVE_INSTR_DBG @ 0x304, rw, "dve_instr_dbg", fields dve_instr_dbg {
+                /// The (mapped) level, `& 0xF` (MED that the leaf is only this).
+                LEVEL: 0..=3,
+            };
+            /// DVE timestamp increment (read) [arch-stpb §2].
+            DVE_TIMESTAMP_INC @ 0x308, rw, "dve_timestamp_inc";
+            /// DVE stochastic rounding [arch-stpb §2].
+            DVE_STOCHASTIC_RND @ 0x30C, rw, "dve_stochastic_rnd";
+            /// DVE rounding mode [arch-stpb §2].
+            DVE_RND_MODE @ 0x310, rw, "dve_rnd_mode";
+            /// DVE LFSR seed (`write_lfsr`: any value) [arch-stpb §2].
+            DVE_LFSR_SEED @ 0x314, rw, "dve_lfsr_seed";
+            /// DVE xorwow increment [arch-stpb §2].
+            DVE_XORWOW_INC @ 0x324, rw, "dve_xorwow_inc";
+            /// DVE `rspcomb` control, bit 0 = eight deep (MARIANA) [arch-stpb §4].
+            DVE_RSPCOMB @ 0x3C0, rw, "dve_rspcomb", fields dve_rspcomb {
+                /// Bit 0: force the response combiner eight deep.
+                EIGHT_DEEP: 0..=0,
+            };
+            /// DVE pool-arbiter chicken bit, bit 1 (RMW `|= 2`) [arch-stpb §2].
+            DVE_POOL_ARB @ 0x3F0, rw, "dve_pool_arbiter";
+            /// `sw_queue_num0`: PE and POOL SW-queue selectors [schema tpb]
+            /// (CAYMAN's field layout; FACTS §15.1). PE regs_init and POOL
+            /// regs_init read-modify-write it [arch-stpb §1]; their masks and
+            /// sources are derived (MED) or NOT TRACED (FACTS §13.11).
+            SW_QUEUE_NUM0 @ 0xA00, rw, "sw_queue_num0", fields sw_queue_num0 {
+                /// PE NX queue.
+                PE_NX: 0..=3,
+                /// PE explicit queue.
+                PE_EXPLICIT: 4..=7,
+                /// PE engine queue.
+                PE_ENGINE: 8..=11,
+                /// POOL NX queue.
+                POOL_NX: 16..=19,
+                /// POOL explicit queue.
+                POOL_EXPLICIT: 20..=23,
+                /// POOL engine queue.
+                POOL_ENGINE: 24..=27,
+            };
+            /// `sw_queue_num1`: ACT and DVE SW-queue selectors [schema tpb]
+            /// (ACT regs_init: `+0xA04` RMW [arch-stpb §1]).
+            SW_QUEUE_NUM1 @ 0xA04, rw, "sw_queue_num1", fields sw_queue_num1 {
+                /// ACT NX queue.
+                ACT_NX: 0..=3,
+                /// ACT explicit queue (`impl_nq_index << 4`, derived MED).
+                ACT_EXPLICIT: 4..=7,
+                /// ACT engine queue.
+                ACT_ENGINE: 8..=11,
+                /// DVE NX queue.
+                DVE_NX: 16..=19,
+                /// DVE explicit queue.
+                DVE_EXPLICIT: 20..=23,
+                /// DVE engine queue.
+                DVE_ENGINE: 24..=27,
+            };
+            /// `sw_queue_num2` (the `NOTIFIC_SW_QUEUE_NUM2` of [000 §2]; its base
+            /// is `tpb_regs`, FACTS §13.10 #8) [schema tpb].
+            SW_QUEUE_NUM2 @ 0xA08, rw, "sw_queue_num2", fields sw_queue_num2 {
+                /// SP NX queue.
+                SP_NX: 0..=3,
+                /// SP explicit queue.
+                SP_EXPLICIT: 4..=7,
+                /// Events / semaphores queue (`EVENTS_SEMAPHORES_NT` [000 §2]).
+                EVENTS_SEMAPHORES: 16..=19,
+            };
+            /// `sw_queue_num3` (`NOTIFIC_SW_QUEUE_NUM3`, MED [000r1 §3]) [schema tpb].
+            SW_QUEUE_NUM3 @ 0xA0C, rw, "sw_queue_num3", fields sw_queue_num3 {
+                /// Errors queue (`ERRORS_NT`, mask `0xF`).
+                ERRORS: 0..=3,
+            };
+            /// `sw_queue_num4` (`NOTIFIC_SW_QUEUE_NUM4`, MED [000r1 §3]) [schema tpb].
+            SW_QUEUE_NUM4 @ 0xA10, rw, "sw_queue_num4", fields sw_queue_num4 {
+                /// HAM periodic queue.
+                HAM_PERIODIC: 0..=3,
+                /// HAM throttle queue (`HAM_THROTTLE`, mask `0xF0`).
+                HAM_THROTTLE: 4..=7,
+                /// HAM periodic enable.
+                HAM_PERIODIC_EN: 16..=16,
+                /// HAM throttle enable (`HAM_THROTTLE_EN`, mask `0x10_0000`).
+                HAM_THROTTLE_EN: 20..=20,
+            };
+            /// `sw_queue_num5`: one nibble per Q7 core, the Q7 cores' SW-queue
+            /// number [schema tpb]; CAYMAN/MARIANA POOL regs_init writes a 4-bit
+            /// value to all 8 nibbles [arch-stpb §1] (its source NOT TRACED).
+            SW_QUEUE_NUM5 @ 0xA14, rw, "sw_queue_num5", fields sw_queue_num5 {
+                /// Q7 core 0.
+                Q7_0: 0..=3,
+                /// Q7 core 1.
+                Q7_1: 4..=7,
+                /// Q7 core 2.
+                Q7_2: 8..=11,
+                /// Q7 core 3.
+                Q7_3: 12..=15,
+                /// Q7 core 4.
+                Q7_4: 16..=19,
+                /// Q7 core 5.
+                Q7_5: 20..=23,
+                /// Q7 core 6.
+                Q7_6: 24..=27,
+                /// Q7 core 7.
+                Q7_7: 28..=31,
+            };
+            /// `queue_idx_ctrl`: per engine, "queue index from instruction"
+            /// [schema tpb]. No HAL program of the sources writes it.
+            QUEUE_IDX_CTRL @ 0xA18, rw, "queue_idx_ctrl", fields queue_idx_ctrl {
+                /// PE.
+                PE: 0..=0,
+                /// POOL.
+                POOL: 1..=1,
+                /// ACT.
+                ACT: 2..=2,
+                /// DVE.
+                DVE: 3..=3,
+                /// SP.
+                SP: 4..=4,
+            };
+            /// MARIANA PSUM rounding value [arch-stpb §4].
+            PSUM_RND_VALUE @ 0xF10, rw, "psum_rnd_value";
+            /// MARIANA PSUM rounding control [arch-stpb §4].
+            PSUM_RND_CTRL @ 0xF14, rw, "psum_rnd_ctrl";
+        }
     }
 }
 
+pub use block::sw_queue_num2::EVENTS_SEMAPHORES;
+pub use block::sw_queue_num4::{HAM_THROTTLE, HAM_THROTTLE_EN};
+pub(crate) use block::{
+    dve_instr_dbg, dve_rspcomb, sw_queue_num3, ACT_RND_MODE, ACT_STOCHASTIC_RND, DVE_INSTR_DBG,
+    DVE_LFSR_SEED, DVE_POOL_ARB, DVE_RND_MODE, DVE_STOCHASTIC_RND, DVE_TIMESTAMP_INC,
+    POOL_RND_MODE, POOL_STOCHASTIC_RND, PSUM_RND_CTRL, PSUM_RND_VALUE, SW_QUEUE_NUM3,
+};
+pub use block::{SW_QUEUE_NUM2, SW_QUEUE_NUM4, TPB_REGS};
+
 /// The seed `reset_rng_seed` writes: `0xCD9E_8D57` [arch-stpb §2], [FACTS §13.6].
-pub const DVE_RNG_SEED: u32 = 0xCD9E_8D57;
+const DVE_RNG_SEED: u32 = 0xCD9E_8D57;
 
 /// The PSUM control value the MARIANA rounding writer stores first: 2
 /// [arch-stpb §4], [FACTS §13.7].
-pub const PSUM_RND_CTRL_VALUE: u32 = 2;
+const PSUM_RND_CTRL_VALUE: u32 = 2;
 
 /// `dve_reset_rng_seed(regs)`: W `+0x314` = `0xCD9E_8D57`, on every arch
 /// [arch-stpb §2], [FACTS §13.6].
@@ -196,7 +211,7 @@ pub fn dve_write_debug_level<M: Mmio + ?Sized>(
 
 /// The value the pool-arbiter chicken bit ORs into `+0x3F0`: bit 1
 /// [arch-stpb §2], [FACTS §13.7].
-pub const DVE_POOL_ARB_CHICKEN_BIT: u32 = 2;
+const DVE_POOL_ARB_CHICKEN_BIT: u32 = 2;
 
 /// The DVE pool-arbiter chicken bit: RMW `+0x3F0 |= 2`, every other bit kept
 /// [arch-stpb §2], [FACTS §13.7]. MARIANA's `dve_regs_init` and CAYMAN's
@@ -321,5 +336,12 @@ mod tests {
         assert_eq!(shadow_with_seed(0, 0xFFFF_FFFF), 0x1F_FFFF);
         assert_eq!(shadow_with_dtype(0xFFFF_FFFF, 0x3), 0x3FFF_FFFF);
         assert_eq!(shadow_with_dtype(0, 0x1F), 0xF000_0000);
+    }
+
+    /// `sw_queue_num3.errors_nt`: mask `0xF` (MED [000r1 §3]).
+    #[test]
+    fn errors_nt_field() {
+        assert_eq!(sw_queue_num3::ERRORS.mask(), 0xF);
+        assert_eq!(SW_QUEUE_NUM3.offset(), 0xA0C);
     }
 }
