@@ -5,7 +5,7 @@
 //!
 //! ```
 //! use khal::engine::{self, ArchFn, EngineOps};
-//! use khal::family::{DveTables, Tile, TpbBases};
+//! use khal::family::{DveTables, TpbBases};
 //! use khal::{AnyArch, ArchId, Cayman, DeviceAddr, Error};
 //!
 //! // Static: the arch is a type; a tile index is validated once.
@@ -27,7 +27,7 @@
 //! impl ArchFn for AxiOffset {
 //!     type Output = khal::Result<DeviceAddr>;
 //!     fn call<A: EngineOps>(self) -> Self::Output {
-//!         Ok(engine::get_axi_offset(Tile::<A>::new(self.0)?, self.1))
+//!         Ok(engine::get_axi_offset(A::tile(self.0)?, self.1))
 //!     }
 //! }
 //! assert_eq!(any.dispatch(AxiOffset(0, 0x100))?, DeviceAddr(0x20_0000_0100));

@@ -11,10 +11,9 @@
 pub use khal_core::dma::{DmaAllocator, DmaMemory, DmaQueue};
 pub use khal_core::engine::notif::DgeNotif;
 pub use khal_core::engine::{EngineOps, StpbOps};
-pub use khal_core::family::hw_decode::HwDecode;
 pub use khal_core::family::{
-    Arch, CapCfg, DgeRegs, DveTables, HbmMap, IramSizes, NotificMasks, NqMailboxMap, NxLocal,
-    Q7Params, Sdma, SeqParams, TopSpNx, TpbBases, TpbRegGates,
+    Arch, CapCfg, DgeRegs, DveTables, HbmMap, HwDecode, IramSizes, NotificMasks, NqMailboxMap,
+    NxLocal, Q7Params, Sdma, SeqParams, TopSpNx, TpbBases, TpbRegGates,
 };
 pub use khal_core::intc::IntcOps;
 pub use khal_core::q7::Q7SwapTable;

@@ -10,13 +10,11 @@
 use khal_core::engine::tpb_regs::{
     EVENTS_SEMAPHORES, HAM_THROTTLE, HAM_THROTTLE_EN, SW_QUEUE_NUM2, SW_QUEUE_NUM4,
 };
-use khal_core::family::hw_decode::HwDecode;
 use khal_core::family::{
-    DgeRegs, Gated, IramSizes, NxLocal, Offset, Q7Owner, Q7Param, Q7Params, Sdma, SdmaLimits,
-    TopSpNx, TopSpTable, TpbRegGates,
+    DgeRegs, Gated, HwDecode, IramSizes, NxLocal, NxLocalRegs, Offset, Q7Owner, Q7Param, Q7Params,
+    Sdma, SdmaLimits, TopSpNx, TopSpTable, TpbRegGates, XtWindows,
 };
-use khal_core::family::{DmaReg, RsvdSpace, XtWindows};
-use khal_core::regs::{BlockDesc, Field, Reg};
+use khal_core::regs::BlockDesc;
 use khal_core::DeviceAddr;
 use khal_core::Engine;
 use khal_core::{Error, Result};
@@ -79,7 +77,10 @@ pub const Q7_COMPUTE_CLUSTER: Q7Param = Q7Param {
     ..Q7_POOLING
 };
 static_assertions::const_assert_eq!(Q7_POOLING.stride(), 0x10_0000);
-static_assertions::const_assert_eq!(Q7_POOLING.dram_delta(), 0x8_0000);
+static_assertions::const_assert_eq!(
+    Q7_POOLING.dram(0).get() - Q7_POOLING.iram(0).get(),
+    0x8_0000
+);
 
 /// The `owner_idx` → owner map of CAYMAN/MARIANA's loader [q7 §4].
 pub(crate) fn q7_owner(owner_idx: u32) -> Result<Q7Owner> {
@@ -169,15 +170,6 @@ static_assertions::const_assert_eq!(EVENTS_SEMAPHORES.mask(), 0xF_0000);
 static_assertions::const_assert_eq!(HAM_THROTTLE.mask(), 0xF0);
 static_assertions::const_assert_eq!(HAM_THROTTLE_EN.mask(), 0x10_0000);
 
-/// The `DMA_REGS` register of a selector.
-fn dma_reg(which: DmaReg) -> Reg {
-    match which {
-        DmaReg::LoA => regs::DMA_REGS_LO_A,
-        DmaReg::LoB => regs::DMA_REGS_LO_B,
-        DmaReg::Hi => regs::DMA_REGS_HI,
-    }
-}
-
 impl IramSizes for Cayman {
     /// `0x2_0000` (MED [000r1 §3], [FACTS §12.1]).
     const IRAM_SIZE_PE: u64 = 0x2_0000;
@@ -236,70 +228,38 @@ impl NxLocal for Cayman {
         assert_what: "xt_local engine (cayman asserts eng > 5)",
     };
 
-    fn start_ctrl() -> Result<Reg> {
-        Ok(regs::START_CTRL)
-    }
-    /// `tpb_regs + 0xA08` [000 §2] (its base: FACTS §13.10 #8, MED).
-    fn notific_sw_queue_num2() -> Result<Reg> {
-        Ok(SW_QUEUE_NUM2)
-    }
-    /// `EVENTS_SEMAPHORES_NT`: mask `0xF_0000`, shift 16 [000 §2].
-    fn events_semaphores_nt() -> Result<Field> {
-        Ok(EVENTS_SEMAPHORES)
-    }
-    fn release_run_stall() -> Result<Reg> {
-        Ok(regs::RELEASE_RUN_STALL)
-    }
-    fn nx_rsvd_space(_i: RsvdSpace) -> Result<Reg> {
+    const NX_LOCAL_REGS: NxLocalRegs = NxLocalRegs {
+        start_ctrl: Ok(regs::START_CTRL),
+        start_addr_lo: Ok(regs::START_ADDR_LO),
+        start_addr_hi: Ok(regs::START_ADDR_HI),
+        // `tpb_regs + 0xA08` [000 §2] (its base: FACTS §13.10 #8, MED).
+        notific_sw_queue_num2: Ok(SW_QUEUE_NUM2),
+        // `EVENTS_SEMAPHORES_NT`: mask `0xF_0000`, shift 16 [000 §2].
+        events_semaphores_nt: Ok(EVENTS_SEMAPHORES),
+        // `tpb_regs + 0xA10` (MED [000r1 §3]).
+        notific_sw_queue_num4: Ok(SW_QUEUE_NUM4),
+        // `HAM_THROTTLE` `0xF0` / 4, `HAM_THROTTLE_EN` `0x10_0000` / 20 (MED [000r1 §3]).
+        ham_throttle_fields: Ok((HAM_THROTTLE, HAM_THROTTLE_EN)),
+        release_run_stall: Ok(regs::RELEASE_RUN_STALL),
         // CAYMAN's Q7 swap table is a no-op: these registers are not traced here [004 §5].
-        Err(Error::NotTraced("cayman nx_rsvd_space registers"))
-    }
-    fn memcopy_dmas_offset() -> Result<Offset> {
-        Ok(Offset(regs::MEMCOPY_DMAS.offset()))
-    }
-    fn start_addr_lo() -> Result<Reg> {
-        Ok(regs::START_ADDR_LO)
-    }
-    fn start_addr_hi() -> Result<Reg> {
-        Ok(regs::START_ADDR_HI)
-    }
-    /// `tpb_regs + 0xA10` (MED [000r1 §3]).
-    fn notific_sw_queue_num4() -> Result<Reg> {
-        Ok(SW_QUEUE_NUM4)
-    }
-    /// `HAM_THROTTLE` `0xF0` / 4, `HAM_THROTTLE_EN` `0x10_0000` / 20 (MED [000r1 §3]).
-    fn ham_throttle_fields() -> Result<(Field, Field)> {
-        Ok((HAM_THROTTLE, HAM_THROTTLE_EN))
-    }
-    fn notific_ctrl() -> Result<Reg> {
-        Ok(regs::NOTIFIC_CTRL)
-    }
-    fn dma_ctrl() -> Result<Reg> {
-        Ok(regs::DMA_CTRL)
-    }
-    fn dma_reg(which: DmaReg) -> Result<Reg> {
-        Ok(dma_reg(which))
-    }
-    fn memcopy_queues_offset() -> Result<Offset> {
-        Ok(Offset(regs::MEMCOPY_QUEUES.offset()))
-    }
-    fn memcopy_all_offset() -> Result<Offset> {
-        Ok(Offset(regs::MEMCOPY_ALL.offset()))
-    }
-    fn iram_cache_block_size() -> Result<Reg> {
-        Ok(regs::IRAM_CACHE_BLOCK_SIZE)
-    }
-    fn q7_release_run_stall() -> Result<Gated<Reg>> {
-        Ok(Gated::Present(regs::Q7_RELEASE_RUN_STALL))
-    }
-    fn hw_decode_control() -> Result<Gated<Reg>> {
-        Ok(Gated::Present(regs::HW_DECODE_CONTROL))
-    }
+        nx_rsvd_space: Err(Error::NotTraced("cayman nx_rsvd_space registers")),
+        notific_ctrl: Ok(regs::NOTIFIC_CTRL),
+        dma_ctrl: Ok(regs::DMA_CTRL),
+        dma_regs: Ok([regs::DMA_REGS_LO_A, regs::DMA_REGS_LO_B, regs::DMA_REGS_HI]),
+        memcopy_dmas_offset: Ok(Offset(regs::MEMCOPY_DMAS.offset())),
+        memcopy_queues_offset: Ok(Offset(regs::MEMCOPY_QUEUES.offset())),
+        memcopy_all_offset: Ok(Offset(regs::MEMCOPY_ALL.offset())),
+        iram_cache_block_size: Ok(regs::IRAM_CACHE_BLOCK_SIZE),
+        q7_release_run_stall: Ok(Gated::Present(regs::Q7_RELEASE_RUN_STALL)),
+        hw_decode_control: Ok(Gated::Present(regs::HW_DECODE_CONTROL)),
+        // `+0x14E0` / `+0x1500` (MED [000r1 §3]).
+        sw_dge_carveout: Ok(regs::SW_DGE_CARVEOUT),
+        sw_dge_dma_mapping: Ok(regs::SW_DGE_DMA_MAPPING),
+        ..NxLocalRegs::DEFAULTS
+    };
 }
 
 impl Q7Params for Cayman {
-    const Q7_OWNERS: &'static [Q7Owner] = &[Q7Owner::Pooling, Q7Owner::ComputeCluster];
-
     fn q7_params(owner: Q7Owner) -> Result<Q7Param> {
         Ok(match owner {
             Q7Owner::Pooling => Q7_POOLING,
@@ -312,15 +272,9 @@ impl Q7Params for Cayman {
 }
 
 /// DGE carveout cap `0x3_8000` [arch-stpb §3], [FACTS §13.8]; the registers
-/// `+0x14E0` / `+0x1500` (MED [000r1 §3]).
+/// are in [`NxLocal::NX_LOCAL_REGS`].
 impl DgeRegs for Cayman {
     const DGE_CARVEOUT_CAP: u32 = 0x3_8000;
-    fn sw_dge_carveout() -> Result<Reg> {
-        Ok(regs::SW_DGE_CARVEOUT)
-    }
-    fn sw_dge_dma_mapping() -> Result<Reg> {
-        Ok(regs::SW_DGE_DMA_MAPPING)
-    }
 }
 
 /// SDMA limits 16 / 2048 / 2 [hal-registers §4], [FACTS §13.9].

@@ -5,9 +5,9 @@
 //! `khal-arch-mariana` reuses them through these impls.
 
 use khal_core::family::{
-    ActTableParams, ActTables, Arch, CapCfg, CapCfgTable, DveTableOffsets, DveTableSizes,
-    DveTables, HbmBarWindow, HbmMap, HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams,
-    SeqSizes, SeqTriple, Tile, TpbBases, PSUM_DELTA,
+    ActTables, Arch, CapCfg, DveTableOffsets, DveTableSizes, DveTables, HbmBarWindow, HbmMap,
+    HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams, SeqSizes, SeqTriple, Tile,
+    TpbBases,
 };
 use khal_core::{ArchId, Engine};
 use khal_core::{DeviceAddr, HostVisible, MESH_HIGH_BIT};
@@ -49,6 +49,10 @@ static_assertions::const_assert_eq!(PREPROC_BASES.len(), 4);
 
 /// PREPROC window size `0x34C_0000` [kdrv v3].
 const PREPROC_SIZE: u64 = 0x34C_0000;
+
+/// The PSUM aperture delta: PSUM base = TPB base + `0x8_0200_0000`, per tile,
+/// verified across all eight slots [000 §3 NOTE].
+const PSUM_DELTA: u64 = 0x8_0200_0000;
 
 /// HBM channel bases; channels 2..3 = 0..1 + the mesh bit [kdrv v3], mesh mirror [000 §3].
 const HBM_CHANNEL_BASES: [DeviceAddr; 4] = [
@@ -112,40 +116,20 @@ const DVE_TABLE_SIZES: DveTableSizes = DveTableSizes {
 
 /// `get_act_table_params`' four out-params, in order: `0x250_0000,
 /// 0x252_0000, 0x254_0000, 0x258_0000`, MED [000r1 §3], [FACTS §12.1].
-const ACT_TABLE_PARAMS: ActTableParams =
-    ActTableParams([0x250_0000, 0x252_0000, 0x254_0000, 0x258_0000]);
+const ACT_TABLE_PARAMS: [u64; 4] = [0x250_0000, 0x252_0000, 0x254_0000, 0x258_0000];
 
 impl Arch for Cayman {
     /// CAYMAN = 3 [002 §1].
     const ID: ArchId = ArchId::Cayman;
-    const NAME: &'static str = "cayman";
 }
 
 impl TpbBases for Cayman {
     const TPB_BASES: &'static [DeviceAddr] = &TPB_BASES;
+    const PREPROC_BASES: Result<&'static [DeviceAddr]> = Ok(&PREPROC_BASES);
+    const PREPROC_SIZE: Result<u64> = Ok(PREPROC_SIZE);
 
     fn psum_base(tile: Tile<Self>) -> Result<DeviceAddr> {
-        Ok(tile.base().add(PSUM_DELTA))
-    }
-
-    fn preproc_count() -> Result<u32> {
-        Ok(PREPROC_BASES.len() as u32)
-    }
-
-    fn preproc_base(index: u32) -> Result<DeviceAddr> {
-        usize::try_from(index)
-            .ok()
-            .and_then(|i| PREPROC_BASES.get(i))
-            .copied()
-            .ok_or(Error::out_of_range(
-                "preproc window",
-                index as u64,
-                PREPROC_BASES.len() as u64,
-            ))
-    }
-
-    fn preproc_size() -> Result<u64> {
-        Ok(PREPROC_SIZE)
+        Ok(Self::tpb_base(tile).add(PSUM_DELTA))
     }
 }
 
@@ -193,16 +177,14 @@ impl DveTables for Cayman {
 }
 
 impl ActTables for Cayman {
-    fn act_table_params() -> Result<ActTableParams> {
+    fn act_table_params() -> Result<[u64; 4]> {
         Ok(ACT_TABLE_PARAMS)
     }
 }
 
 /// All five SDMA / FP8 / EMAX getters return the 0 sentinel on CAYMAN
 /// [000 §3], [000r1 §3].
-impl CapCfg for Cayman {
-    const CAP_CFG: CapCfgTable = CapCfgTable::ABSENT;
-}
+impl CapCfg for Cayman {}
 
 /// Notification masks: the trait's NOT TRACED default [FACTS §5].
 impl NotificMasks for Cayman {}

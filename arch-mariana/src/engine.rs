@@ -14,13 +14,11 @@
 
 use khal_arch_cayman::engine as cayman;
 use khal_arch_cayman::Cayman;
-use khal_core::family::hw_decode::HwDecode;
 use khal_core::family::{
-    DgeRegs, Gated, IramSizes, NxLocal, Offset, Q7Owner, Q7Param, Q7Params, Sdma, SdmaLimits,
-    TopSpNx, TopSpTable, TpbRegGates,
+    DgeRegs, Gated, HwDecode, IramSizes, NxLocal, NxLocalRegs, Offset, Q7Owner, Q7Param, Q7Params,
+    Sdma, SdmaLimits, TopSpNx, TopSpTable, TpbRegGates, XtWindows,
 };
-use khal_core::family::{RsvdSpace, XtWindows};
-use khal_core::regs::{BlockDesc, Field, Reg};
+use khal_core::regs::BlockDesc;
 use khal_core::DeviceAddr;
 use khal_core::Engine;
 use khal_core::{Error, Result};
@@ -128,39 +126,22 @@ impl NxLocal for Mariana {
         ..<Cayman as NxLocal>::XT_WINDOW_TABLE
     };
 
-    fn start_ctrl() -> Result<Reg> {
-        Err(Error::NotTraced("mariana nx start_ctrl"))
-    }
-    fn notific_sw_queue_num2() -> Result<Reg> {
-        Err(Error::NotTraced("mariana notific_sw_queue_num2"))
-    }
-    fn events_semaphores_nt() -> Result<Field> {
-        Err(Error::NotTraced("mariana events_semaphores_nt field"))
-    }
-    fn release_run_stall() -> Result<Reg> {
-        Ok(regs::RELEASE_RUN_STALL)
-    }
-    fn nx_rsvd_space(_i: RsvdSpace) -> Result<Reg> {
-        Err(Error::NotTraced("mariana nx_rsvd_space registers"))
-    }
-    fn memcopy_dmas_offset() -> Result<Offset> {
-        Err(Error::NotTraced("mariana xt memcopy_dmas offset"))
-    }
-    fn iram_cache_block_size() -> Result<Reg> {
-        Ok(regs::IRAM_CACHE_BLOCK_SIZE)
-    }
-    fn q7_release_run_stall() -> Result<Gated<Reg>> {
-        Ok(Gated::Present(regs::Q7_RELEASE_RUN_STALL))
-    }
-    fn hw_decode_control() -> Result<Gated<Reg>> {
-        Ok(Gated::Present(regs::HW_DECODE_CONTROL))
-    }
+    const NX_LOCAL_REGS: NxLocalRegs = NxLocalRegs {
+        start_ctrl: Err(Error::NotTraced("mariana nx start_ctrl")),
+        notific_sw_queue_num2: Err(Error::NotTraced("mariana notific_sw_queue_num2")),
+        events_semaphores_nt: Err(Error::NotTraced("mariana events_semaphores_nt field")),
+        release_run_stall: Ok(regs::RELEASE_RUN_STALL),
+        nx_rsvd_space: Err(Error::NotTraced("mariana nx_rsvd_space registers")),
+        memcopy_dmas_offset: Err(Error::NotTraced("mariana xt memcopy_dmas offset")),
+        iram_cache_block_size: Ok(regs::IRAM_CACHE_BLOCK_SIZE),
+        q7_release_run_stall: Ok(Gated::Present(regs::Q7_RELEASE_RUN_STALL)),
+        hw_decode_control: Ok(Gated::Present(regs::HW_DECODE_CONTROL)),
+        ..NxLocalRegs::DEFAULTS
+    };
 }
 
 /// Byte-identical to CAYMAN's getter [q7 §3], [FACTS §13.3].
 impl Q7Params for Mariana {
-    const Q7_OWNERS: &'static [Q7Owner] = <Cayman as Q7Params>::Q7_OWNERS;
-
     fn q7_params(owner: Q7Owner) -> Result<Q7Param> {
         <Cayman as Q7Params>::q7_params(owner)
     }
@@ -170,7 +151,7 @@ impl Q7Params for Mariana {
 }
 
 /// DGE carveout cap `0x4_0000` [arch-stpb §3], [FACTS §13.8]; the register
-/// offsets are NOT TRACED on MARIANA (the trait's defaults).
+/// offsets are NOT TRACED on MARIANA ([`NxLocalRegs::DEFAULTS`]).
 impl DgeRegs for Mariana {
     const DGE_CARVEOUT_CAP: u32 = 0x4_0000;
 }

@@ -8,9 +8,9 @@
 
 use khal_arch_cayman::Cayman;
 use khal_core::family::{
-    ActTableParams, ActTables, Arch, CapCfg, CapCfgTable, DveTableOffsets, DveTableSizes,
-    DveTables, FlagSelected, Gated, HbmBarWindow, HbmMap, HbmUsableSize, NotificMasks,
-    NqMailboxMap, Offset, SeqParams, SeqSizes, SeqTriple, Tile, TpbBases,
+    ActTables, Arch, CapCfg, CapCfgTable, DveTableOffsets, DveTableSizes, DveTables, FlagSelected,
+    Gated, HbmBarWindow, HbmMap, HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams,
+    SeqSizes, SeqTriple, Tile, TpbBases,
 };
 use khal_core::{ArchId, Engine};
 use khal_core::{DeviceAddr, HostVisible, MESH_HIGH_BIT};
@@ -65,25 +65,17 @@ const_assert!(NQ_MAILBOX_MAP[0].0 == 0x85_8000_0400 && NQ_MAILBOX_MAP[8].0 == 0x
 impl Arch for Mariana {
     /// MARIANA = 4 [002 §1].
     const ID: ArchId = ArchId::Mariana;
-    const NAME: &'static str = "mariana";
 }
 
 /// Shared with CAYMAN (identical `.rodata` tables) [000 §3].
 impl TpbBases for Mariana {
     const TPB_BASES: &'static [DeviceAddr] = <Cayman as TpbBases>::TPB_BASES;
+    const PREPROC_BASES: Result<&'static [DeviceAddr]> = <Cayman as TpbBases>::PREPROC_BASES;
+    const PREPROC_SIZE: Result<u64> = <Cayman as TpbBases>::PREPROC_SIZE;
 
     fn psum_base(tile: Tile<Self>) -> Result<DeviceAddr> {
         let same = <Cayman as TpbBases>::tile(tile.index())?;
         <Cayman as TpbBases>::psum_base(same)
-    }
-    fn preproc_count() -> Result<u32> {
-        <Cayman as TpbBases>::preproc_count()
-    }
-    fn preproc_base(index: u32) -> Result<DeviceAddr> {
-        <Cayman as TpbBases>::preproc_base(index)
-    }
-    fn preproc_size() -> Result<u64> {
-        <Cayman as TpbBases>::preproc_size()
     }
 }
 
@@ -122,7 +114,7 @@ impl DveTables for Mariana {
 
 /// "Same as CAYMAN" (MED) [000r1 §3], [FACTS §12.1].
 impl ActTables for Mariana {
-    fn act_table_params() -> Result<ActTableParams> {
+    fn act_table_params() -> Result<[u64; 4]> {
         <Cayman as ActTables>::act_table_params()
     }
 }

@@ -5,13 +5,11 @@
 //! Grades: unmarked = HIGH; MED where marked (the sibling pages' INFERRED, the
 //! earlier revision's table [000r1 §3], or derived by arithmetic).
 
-use khal_core::family::hw_decode::HwDecode;
 use khal_core::family::{
-    DgeRegs, Gated, IramSizes, NxLocal, Offset, Q7Owner, Q7Param, Q7Params, Sdma, SdmaLimits,
-    TopSpNx, TopSpTable, TpbRegGates,
+    DgeRegs, Doorbell, Gated, HwDecode, IramSizes, NxLocal, NxLocalRegs, Offset, Q7Owner, Q7Param,
+    Q7Params, Sdma, SdmaLimits, TopSpNx, TopSpTable, TpbRegGates, XtWindows,
 };
-use khal_core::family::{RsvdSpace, XtWindows};
-use khal_core::regs::{BlockDesc, Field, Reg};
+use khal_core::regs::BlockDesc;
 use khal_core::DeviceAddr;
 use khal_core::{ArchId, Engine};
 use khal_core::{Error, Result};
@@ -54,7 +52,10 @@ pub const Q7_POOLING: Q7Param = Q7Param {
     num_q7: 8,
 };
 const_assert_eq!(Q7_POOLING.stride(), 0x2_0000);
-const_assert_eq!(Q7_POOLING.dram_delta(), 0x1_0000);
+const_assert_eq!(
+    Q7_POOLING.dram(0).get() - Q7_POOLING.iram(0).get(),
+    0x1_0000
+);
 
 /// SUNDA's one compact XT/NX window (no SUNDA device schema ships [q7 §6d],
 /// [csr §11]): the registers the notes and sibling pages decode, offsets from
@@ -159,12 +160,10 @@ impl TopSpNx for Sunda {
     /// no source ([000r1 §3] gives only the offset `+0x83C`; the sibling pages
     /// do not give the setter, [FACTS §13.2, §13.11]): `NotTraced`, nothing
     /// written.
-    fn topsp_doorbell_value(which: khal_core::family::Doorbell, caller: u32) -> Result<u32> {
+    fn topsp_doorbell_value(which: Doorbell, caller: u32) -> Result<u32> {
         match which {
-            khal_core::family::Doorbell::HostTrigger => Ok(caller),
-            khal_core::family::Doorbell::InitSignal => {
-                Err(Error::NotTraced("sunda topsp init_signal value"))
-            }
+            Doorbell::HostTrigger => Ok(caller),
+            Doorbell::InitSignal => Err(Error::NotTraced("sunda topsp init_signal value")),
             _ => Ok(1),
         }
     }
@@ -185,51 +184,30 @@ impl NxLocal for Sunda {
         assert_what: "xt_local engine (sunda asserts eng > 4)",
     };
 
-    fn start_ctrl() -> Result<Reg> {
-        Err(Error::NotTraced("sunda nx start_ctrl"))
-    }
-    fn notific_sw_queue_num2() -> Result<Reg> {
-        Err(Error::NotTraced("sunda notific_sw_queue_num2"))
-    }
-    fn events_semaphores_nt() -> Result<Field> {
-        Err(Error::NotTraced("sunda events_semaphores_nt field"))
-    }
-    fn release_run_stall() -> Result<Reg> {
-        Ok(regs::RELEASE_RUN_STALL)
-    }
-    fn nx_rsvd_space(i: RsvdSpace) -> Result<Reg> {
-        Ok(match i.get() {
-            0 => regs::NX_RSVD_SPACE0,
-            1 => regs::NX_RSVD_SPACE1,
-            _ => regs::NX_RSVD_SPACE2,
-        })
-    }
-    fn memcopy_dmas_offset() -> Result<Offset> {
-        Err(Error::NotTraced("sunda xt memcopy_dmas offset"))
-    }
-    fn notific_ctrl() -> Result<Reg> {
-        Ok(regs::NOTIFIC_CTRL)
-    }
-    fn dma_ctrl() -> Result<Reg> {
-        Ok(regs::DMA_CTRL)
-    }
-    fn iram_cache_block_size() -> Result<Reg> {
-        Ok(regs::IRAM_CACHE_BLOCK_SIZE)
-    }
-    /// SUNDA's release_eng_run_stall is a no-op: the sequencer frees the 8
-    /// cores through event semaphores [hw-decode §6].
-    fn q7_release_run_stall() -> Result<Gated<Reg>> {
-        Ok(Gated::Absent)
-    }
-    /// SUNDA's disable_hw_decode is a no-op (no HW-decode silicon) [hw-decode §7].
-    fn hw_decode_control() -> Result<Gated<Reg>> {
-        Ok(Gated::Absent)
-    }
+    const NX_LOCAL_REGS: NxLocalRegs = NxLocalRegs {
+        start_ctrl: Err(Error::NotTraced("sunda nx start_ctrl")),
+        notific_sw_queue_num2: Err(Error::NotTraced("sunda notific_sw_queue_num2")),
+        events_semaphores_nt: Err(Error::NotTraced("sunda events_semaphores_nt field")),
+        release_run_stall: Ok(regs::RELEASE_RUN_STALL),
+        nx_rsvd_space: Ok([
+            regs::NX_RSVD_SPACE0,
+            regs::NX_RSVD_SPACE1,
+            regs::NX_RSVD_SPACE2,
+        ]),
+        memcopy_dmas_offset: Err(Error::NotTraced("sunda xt memcopy_dmas offset")),
+        notific_ctrl: Ok(regs::NOTIFIC_CTRL),
+        dma_ctrl: Ok(regs::DMA_CTRL),
+        iram_cache_block_size: Ok(regs::IRAM_CACHE_BLOCK_SIZE),
+        // SUNDA's release_eng_run_stall is a no-op: the sequencer frees the 8
+        // cores through event semaphores [hw-decode §6].
+        q7_release_run_stall: Ok(Gated::Absent),
+        // SUNDA's disable_hw_decode is a no-op (no HW-decode silicon) [hw-decode §7].
+        hw_decode_control: Ok(Gated::Absent),
+        ..NxLocalRegs::DEFAULTS
+    };
 }
 
 impl Q7Params for Sunda {
-    const Q7_OWNERS: &'static [Q7Owner] = &[Q7Owner::Pooling];
-
     fn q7_params(owner: Q7Owner) -> Result<Q7Param> {
         match owner {
             Q7Owner::Pooling => Ok(Q7_POOLING),
@@ -248,7 +226,7 @@ impl Q7Params for Sunda {
 }
 
 /// DGE carveout cap `0x3_0000` [arch-stpb §3], [FACTS §13.8]; the register
-/// offsets are NOT TRACED on SUNDA (the trait's defaults).
+/// offsets are NOT TRACED on SUNDA ([`NxLocalRegs::DEFAULTS`]).
 impl DgeRegs for Sunda {
     const DGE_CARVEOUT_CAP: u32 = 0x3_0000;
 }

@@ -4,9 +4,9 @@
 //! no HW-decode silicon, no DVE table-offset getter, and its own TopSP origin.
 
 use khal_core::family::{
-    ActTables, Arch, CapCfg, CapCfgTable, DveTableOffsets, DveTableSizes, DveTables, HbmBarWindow,
-    HbmMap, HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams, SeqSizes, SeqTriple,
-    Tile, TpbBases,
+    ActTables, Arch, CapCfg, DveTableOffsets, DveTableSizes, DveTables, HbmBarWindow, HbmMap,
+    HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams, SeqSizes, SeqTriple, Tile,
+    TpbBases,
 };
 use khal_core::{ArchId, Engine};
 use khal_core::{DeviceAddr, HostVisible};
@@ -74,24 +74,17 @@ const DVE_TABLE_SIZES: DveTableSizes = DveTableSizes {
 impl Arch for Sunda {
     /// SUNDA = 2 [002 §1].
     const ID: ArchId = ArchId::Sunda;
-    const NAME: &'static str = "sunda";
 }
 
 impl TpbBases for Sunda {
     const TPB_BASES: &'static [DeviceAddr] = &TPB_BASES;
+    const PREPROC_BASES: Result<&'static [DeviceAddr]> =
+        Err(Error::NotTraced("sunda preproc table"));
+    const PREPROC_SIZE: Result<u64> = Err(Error::NotTraced("sunda preproc size"));
 
     fn psum_base(_tile: Tile<Self>) -> Result<DeviceAddr> {
         // "not in this band" [000 §3]: nobody traced SUNDA's PSUM table.
         Err(Error::NotTraced("sunda psum base"))
-    }
-    fn preproc_count() -> Result<u32> {
-        Err(Error::NotTraced("sunda preproc table"))
-    }
-    fn preproc_base(_index: u32) -> Result<DeviceAddr> {
-        Err(Error::NotTraced("sunda preproc base"))
-    }
-    fn preproc_size() -> Result<u64> {
-        Err(Error::NotTraced("sunda preproc size"))
     }
 }
 
@@ -147,9 +140,7 @@ impl ActTables for Sunda {}
 
 /// All five SDMA / FP8 / EMAX getters return the 0 sentinel on SUNDA
 /// [000 §3], [000r1 §3].
-impl CapCfg for Sunda {
-    const CAP_CFG: CapCfgTable = CapCfgTable::ABSENT;
-}
+impl CapCfg for Sunda {}
 
 /// Notification masks: the trait's NOT TRACED default [FACTS §5].
 impl NotificMasks for Sunda {}
@@ -166,14 +157,14 @@ mod tests {
 
     #[test]
     fn two_tiles_two_channels() {
-        assert_eq!(Sunda::tpb_count(), 2);
-        assert_eq!(Sunda::hbm_channel_count(), 2);
+        assert_eq!(Sunda::TPB_BASES.len(), 2);
+        assert_eq!(Sunda::HBM_CHANNEL_BASES.len(), 2);
         assert!(Sunda::tile(2).is_err());
     }
 
     #[test]
     fn no_hw_decode() {
-        use khal_core::family::hw_decode::HwDecode;
+        use khal_core::family::HwDecode;
         assert!(matches!(
             Sunda::hw_decode_table_params(Engine::Pe),
             Err(Error::Unsupported { .. })

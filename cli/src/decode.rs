@@ -15,9 +15,8 @@
 use std::fmt::Write as _;
 
 use clap::{Args, ValueEnum};
-use khal::family::hw_decode::{CAM_SIZE, TABLE_DELTA, TABLE_SIZE};
 use khal::family::OWNER_TPB;
-use khal::family::{Arch, HbmChannel, Q7Owner, Tile};
+use khal::family::{Arch, Q7Owner, Tile};
 use khal::regs::BlockDesc;
 use khal::HOST_VISIBLE_REBASE;
 use khal::{ArchId, Cayman, DeviceAddr, Engine, Mariana, Sunda};
@@ -212,33 +211,31 @@ fn regions_of<A: Arch>() -> Vec<Region> {
         .collect();
 
     // PREPROC windows: base .. base + size [kdrv v3].
-    if let (Ok(n), Ok(size)) = (A::preproc_count(), A::preproc_size()) {
-        for i in 0..n {
-            if let Ok(b) = A::preproc_base(i) {
-                v.push(Region {
-                    family: "preproc",
-                    item: format!("preproc[{i}]"),
-                    index: Some(("window", i)),
-                    form: Form::Device,
-                    start: b.get(),
-                    len: size,
-                    what: "inside the window",
-                    device_twin: None,
-                });
-            }
+    if let (Ok(bases), Ok(size)) = (A::PREPROC_BASES, A::PREPROC_SIZE) {
+        for (i, b) in (0u32..).zip(bases) {
+            v.push(Region {
+                family: "preproc",
+                item: format!("preproc[{i}]"),
+                index: Some(("window", i)),
+                form: Form::Device,
+                start: b.get(),
+                len: size,
+                what: "inside the window",
+                device_twin: None,
+            });
         }
     }
     // HBM: channel base .. base + the usable size. The BAR window per channel
     // is a size (the PCIe aperture), not a range of device addresses beyond
     // the usable size [000 §3 GOTCHA]: it decodes nothing.
-    let usable = A::get_hbm_size().bytes();
-    for c in HbmChannel::<A>::all() {
+    let usable = A::HBM_SIZE.0;
+    for (i, base) in (0u32..).zip(A::HBM_CHANNEL_BASES) {
         v.push(Region {
             family: "hbm",
-            item: format!("hbm[{}]", c.index()),
-            index: Some(("channel", c.index())),
+            item: format!("hbm[{i}]"),
+            index: Some(("channel", i)),
             form: Form::Device,
-            start: c.base().get(),
+            start: base.get(),
             len: usable,
             what: "usable HBM (get_hbm_size)",
             device_twin: None,
@@ -246,7 +243,7 @@ fn regions_of<A: Arch>() -> Vec<Region> {
     }
     // DVE tables and parameter RAM: TPB AXI base + offset, per tile [FACTS §8].
     // A table spans its size from the table-size getter [000r1 §3].
-    let sizes = A::dve_table_sizes();
+    let sizes = A::DVE_TABLE_SIZES;
     for t in Tile::<A>::all() {
         let idx = Some(("tile", t.index()));
         if let Some(o) = A::DVE_TABLE_OFFSETS {
@@ -261,7 +258,7 @@ fn regions_of<A: Arch>() -> Vec<Region> {
                     item: format!("tpb[{}] + dve table {n}", t.index()),
                     index: idx,
                     form: Form::Device,
-                    start: off.at(t.base()).get(),
+                    start: off.at(A::tpb_base(t)).get(),
                     len,
                     what: "DVE table",
                     device_twin: None,
@@ -274,7 +271,7 @@ fn regions_of<A: Arch>() -> Vec<Region> {
             item: format!("tpb[{}] + dve param ram", t.index()),
             index: idx,
             form: Form::Device,
-            start: A::DVE_PARAM_RAM_BASE.at(t.base()).get(),
+            start: A::DVE_PARAM_RAM_BASE.at(A::tpb_base(t)).get(),
             len: A::DVE_PARAM_RAM_SIZE,
             what: "parameter RAM",
             device_twin: None,
@@ -292,7 +289,8 @@ fn engine_places<A: Arch>(v: &mut Vec<Region>, t: Tile<A>, rebase: u64) {
     if A::ID == ArchId::Sunda {
         return;
     }
-    let dev = t.base().get().wrapping_add(rebase);
+    let tpb = A::tpb_base(t).get();
+    let dev = tpb.wrapping_add(rebase);
     let idx = Some(("tile", t.index()));
     let mut push = |item: String, start: u64, len: u64, what: &'static str| {
         v.push(Region {
@@ -316,15 +314,17 @@ fn engine_places<A: Arch>(v: &mut Vec<Region>, t: Tile<A>, rebase: u64) {
                 "XT/NX local window",
             );
         }
-        if let Ok(b) = A::hw_decode_device_base(e) {
-            let cam = t.base().get().wrapping_add(b.get());
+        // The device-full CAM base, and the table's extents and distance
+        // from the CAM that the getter's four outs give [FACTS §13.5].
+        if let (Ok(b), Ok(p)) = (A::hw_decode_device_base(e), A::hw_decode_table_params(e)) {
+            let cam = tpb.wrapping_add(b.get());
             let item = format!("tpb[{}] + hw_decode cam {e}", t.index());
-            push(item, cam, CAM_SIZE, "HW-decode CAM");
+            push(item, cam, p.cam_size, "HW-decode CAM");
             let item = format!("tpb[{}] + hw_decode profile {e}", t.index());
             push(
                 item,
-                cam.wrapping_add(TABLE_DELTA),
-                TABLE_SIZE,
+                cam.wrapping_add(p.table_base.get().wrapping_sub(p.cam_base.get())),
+                p.table_size,
                 "HW-decode PROFILE table",
             );
         }

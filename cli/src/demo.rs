@@ -462,7 +462,8 @@ fn xt_layout<A: NxLocal>() -> XtLayout {
         Ok(Gated::Present(r)) => Some(r.offset()),
         _ => None,
     };
-    let start = match (A::start_addr_lo(), A::start_addr_hi(), A::start_ctrl()) {
+    let nx = A::NX_LOCAL_REGS;
+    let start = match (nx.start_addr_lo, nx.start_addr_hi, nx.start_ctrl) {
         (Ok(lo), Ok(hi), Ok(ctrl)) => Some(StartRegs {
             lo: lo.offset(),
             hi: hi.offset(),
@@ -471,9 +472,9 @@ fn xt_layout<A: NxLocal>() -> XtLayout {
         _ => None,
     };
     XtLayout {
-        seq_release: reg(A::release_run_stall()),
-        q7_release: gated(A::q7_release_run_stall()),
-        hw_decode_control: gated(A::hw_decode_control()),
+        seq_release: reg(nx.release_run_stall),
+        q7_release: gated(nx.q7_release_run_stall),
+        hw_decode_control: gated(nx.hw_decode_control),
         start,
     }
 }

@@ -14,10 +14,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use clap::Args;
-use khal::family::{
-    Arch, DmaReg, Doorbell, FlagSelected, Gated, HbmChannel, NotificMask, Offset, Q7Owner,
-    RsvdSpace, Tile,
-};
+use khal::family::{Arch, Doorbell, FlagSelected, Gated, NotificMask, Offset, Q7Owner, Tile};
 use khal::regs::{Field, Reg};
 use khal::MeshHalf;
 use khal::{ArchId, Cayman, Engine, Error, Mariana, Sunda};
@@ -588,7 +585,7 @@ fn tpb<A: Arch>(r: &mut Rows) {
         "tpb",
         "tpb count",
         None,
-        Val::Count(A::tpb_count().into()),
+        Val::Count(A::TPB_BASES.len() as u64),
         s("tpb.count"),
     );
     for t in Tile::<A>::all() {
@@ -606,22 +603,21 @@ fn tpb<A: Arch>(r: &mut Rows) {
         let v = res(A::psum_base(t), |a| Val::Addr(a.get(), Form::Device));
         r.push("psum", format!("psum[{}]", t.index()), idx, v, s("psum"));
     }
-    match A::preproc_count() {
-        Ok(n) => {
+    match A::PREPROC_BASES {
+        Ok(bases) => {
             r.push(
                 "preproc",
                 "preproc count (kdrv windows)",
                 None,
-                Val::Count(n.into()),
+                Val::Count(bases.len() as u64),
                 s("preproc"),
             );
-            for i in 0..n {
-                let v = res(A::preproc_base(i), |a| Val::Addr(a.get(), Form::Device));
+            for (i, a) in (0u32..).zip(bases) {
                 r.push(
                     "preproc",
                     format!("preproc[{i}]"),
                     Some(("window", i)),
-                    v,
+                    Val::Addr(a.get(), Form::Device),
                     s("preproc"),
                 );
             }
@@ -638,7 +634,7 @@ fn tpb<A: Arch>(r: &mut Rows) {
         "preproc",
         "preproc size",
         None,
-        res(A::preproc_size(), Val::Size),
+        res(A::PREPROC_SIZE, Val::Size),
         s("preproc"),
     );
     r.push(
@@ -657,16 +653,15 @@ fn hbm<A: Arch>(r: &mut Rows) {
         "hbm",
         "hbm channels",
         None,
-        Val::Count(A::hbm_channel_count().into()),
+        Val::Count(A::HBM_CHANNEL_BASES.len() as u64),
         s("hbm"),
     );
-    for c in HbmChannel::<A>::all() {
-        let idx = Some(("channel", c.index()));
+    for (i, base) in (0u32..).zip(A::HBM_CHANNEL_BASES) {
         r.push(
             "hbm",
-            format!("hbm[{}]", c.index()),
-            idx,
-            Val::Addr(A::hbm_channel_base(c).get(), Form::Device),
+            format!("hbm[{i}]"),
+            Some(("channel", i)),
+            Val::Addr(base.get(), Form::Device),
             s("hbm"),
         );
     }
@@ -674,14 +669,14 @@ fn hbm<A: Arch>(r: &mut Rows) {
         "hbm",
         "get_hbm_size (usable per channel)",
         None,
-        Val::Size(A::get_hbm_size().bytes()),
+        Val::Size(A::HBM_SIZE.0),
         s("hbm.size"),
     );
     r.push(
         "hbm",
         "bar window per channel",
         None,
-        res(A::hbm_bar_window(), |w| Val::Size(w.bytes())),
+        res(A::HBM_BAR_WINDOW, |w| Val::Size(w.0)),
         s("hbm.bar"),
     );
 }
@@ -757,8 +752,8 @@ fn seq<A: Arch>(r: &mut Rows) {
             ),
         }
     }
-    r.push("seq", "sz1", None, Val::Size(A::seq_sizes().sz1), s("seq"));
-    r.push("seq", "sz2", None, Val::Size(A::seq_sizes().sz2), s("seq"));
+    r.push("seq", "sz1", None, Val::Size(A::SEQ_SIZES.sz1), s("seq"));
+    r.push("seq", "sz2", None, Val::Size(A::SEQ_SIZES.sz2), s("seq"));
 }
 
 /// The HW-decode CAM and table of each engine: the four outs, bit 35 always
@@ -830,7 +825,7 @@ fn dve<A: Arch>(r: &mut Rows) {
             s("dve"),
         ),
     }
-    let sizes = A::dve_table_sizes();
+    let sizes = A::DVE_TABLE_SIZES;
     for (n, size) in [
         ("opcode", sizes.opcode),
         ("control_fast", sizes.control_fast),
@@ -873,7 +868,7 @@ fn act<A: Arch>(r: &mut Rows) {
     let s = |f| src(f, A::ID);
     match A::act_table_params() {
         Ok(p) => {
-            for (i, v) in p.0.iter().enumerate() {
+            for (i, v) in p.iter().enumerate() {
                 r.push(
                     "act",
                     format!("act table param[{i}]"),
@@ -894,28 +889,28 @@ fn cap_cfg<A: Arch>(r: &mut Rows) {
         "cap_cfg",
         "sdma_cce_user_offset",
         None,
-        gated(A::sdma_cce_user_offset()),
+        gated(A::CAP_CFG.sdma_cce_user),
         s("cap_cfg.r1"),
     );
     r.push(
         "cap_cfg",
         "sdma_data_conv_non_ocp_cfg_offset",
         None,
-        gated_pair(A::sdma_data_conv_non_ocp_cfg_offset()),
+        gated_pair(A::CAP_CFG.sdma_data_conv_non_ocp),
         s("cap_cfg.r1"),
     );
     r.push(
         "cap_cfg",
         "sdma_data_conv_fp8_ocp_cfg_offset",
         None,
-        gated_pair(A::sdma_data_conv_fp8_ocp_cfg_offset()),
+        gated_pair(A::CAP_CFG.sdma_data_conv_fp8_ocp),
         s("cap_cfg.r1"),
     );
     r.push(
         "cap_cfg",
         "dve_sequencer_emax_cfg_offset",
         None,
-        gated(A::dve_sequencer_emax_cfg_offset()),
+        gated(A::CAP_CFG.dve_sequencer_emax),
         s("cap_cfg.r1"),
     );
     for e in Engine::ALL {
@@ -941,10 +936,10 @@ fn topsp<A: Arch>(r: &mut Rows) {
         _ => s("topsp"),
     };
     for (n, v) in [
-        ("window base", A::topsp_window_base()),
-        ("stop_signal", A::topsp_stop_signal()),
-        ("basic_block_switch", A::topsp_basic_block_switch()),
-        ("host_trigger", A::topsp_host_trigger()),
+        ("window base", A::TOPSP.window_base),
+        ("stop_signal", A::TOPSP.stop_signal),
+        ("basic_block_switch", A::TOPSP.basic_block_switch),
+        ("host_trigger", A::TOPSP.host_trigger),
         ("init_signal", A::topsp_doorbell(Doorbell::InitSignal)),
         ("tsync_signal", A::topsp_doorbell(Doorbell::TsyncSignal)),
     ] {
@@ -961,39 +956,41 @@ fn topsp<A: Arch>(r: &mut Rows) {
 /// The NX / XT local registers.
 fn nx_local<A: Arch>(r: &mut Rows) {
     let s = |f| src(f, A::ID);
+    let nx = A::NX_LOCAL_REGS;
     r.push(
         "nx_local",
         "start_ctrl",
         None,
-        reg(A::start_ctrl()),
+        reg(nx.start_ctrl),
         s("nx_local"),
     );
     r.push(
         "nx_local",
         "notific_sw_queue_num2",
         None,
-        reg(A::notific_sw_queue_num2()),
+        reg(nx.notific_sw_queue_num2),
         s("nx_local"),
     );
     r.push(
         "nx_local",
         "notific_sw_queue_num2.events_semaphores_nt",
         None,
-        res(A::events_semaphores_nt(), field),
+        res(nx.events_semaphores_nt, field),
         s("nx_local"),
     );
     r.push(
         "nx_local",
         "release_run_stall",
         None,
-        reg(A::release_run_stall()),
+        reg(nx.release_run_stall),
         s("nx_local.release_run_stall"),
     );
-    for i in 0..3 {
-        let v = match RsvdSpace::new(i, "nx_rsvd_space") {
-            Ok(b) => reg(A::nx_rsvd_space(b)),
-            Err(e) => Val::from_err(e),
-        };
+    let rsvd = match nx.nx_rsvd_space {
+        Ok(rs) => rs.map(Ok),
+        Err(e) => [Err(e); 3],
+    };
+    for (i, v) in rsvd.into_iter().enumerate() {
+        let v = reg(v);
         r.push(
             "nx_local",
             format!("nx_rsvd_space{i}"),
@@ -1006,26 +1003,26 @@ fn nx_local<A: Arch>(r: &mut Rows) {
         "nx_local",
         "xt memcopy_dmas",
         None,
-        res(A::memcopy_dmas_offset(), |o| Val::Offset(o.get())),
+        res(nx.memcopy_dmas_offset, |o| Val::Offset(o.get())),
         s("nx_local"),
     );
     for (n, v) in [
-        ("start_addr_lo", reg(A::start_addr_lo())),
-        ("start_addr_hi", reg(A::start_addr_hi())),
-        ("notific_ctrl", reg(A::notific_ctrl())),
-        ("notific_sw_queue_num3", reg(A::notific_sw_queue_num3())),
-        ("notific_sw_queue_num4", reg(A::notific_sw_queue_num4())),
+        ("start_addr_lo", reg(nx.start_addr_lo)),
+        ("start_addr_hi", reg(nx.start_addr_hi)),
+        ("notific_ctrl", reg(nx.notific_ctrl)),
+        ("notific_sw_queue_num3", reg(nx.notific_sw_queue_num3)),
+        ("notific_sw_queue_num4", reg(nx.notific_sw_queue_num4)),
         (
             "xt memcopy_queues",
-            res(A::memcopy_queues_offset(), |o| Val::Offset(o.get())),
+            res(nx.memcopy_queues_offset, |o| Val::Offset(o.get())),
         ),
         (
             "xt memcopy_all",
-            res(A::memcopy_all_offset(), |o| Val::Offset(o.get())),
+            res(nx.memcopy_all_offset, |o| Val::Offset(o.get())),
         ),
-        ("dma_regs lo a", reg(A::dma_reg(DmaReg::LoA))),
-        ("dma_regs lo b", reg(A::dma_reg(DmaReg::LoB))),
-        ("dma_regs hi", reg(A::dma_reg(DmaReg::Hi))),
+        ("dma_regs lo a", reg(nx.dma_regs.map(|d| d[0]))),
+        ("dma_regs lo b", reg(nx.dma_regs.map(|d| d[1]))),
+        ("dma_regs hi", reg(nx.dma_regs.map(|d| d[2]))),
     ] {
         r.push("nx_local", n, None, v, s("nx_local.r1"));
     }
@@ -1034,25 +1031,26 @@ fn nx_local<A: Arch>(r: &mut Rows) {
 /// The NX / XT local fields of the earlier revision.
 fn nx_local_fields<A: Arch>(r: &mut Rows) {
     let s = |f| src(f, A::ID);
+    let nx = A::NX_LOCAL_REGS;
     r.push(
         "nx_local",
         "notific_sw_queue_num3.errors_nt",
         None,
-        res(A::errors_nt(), field),
+        res(nx.errors_nt, field),
         s("nx_local.r1"),
     );
     r.push(
         "nx_local",
         "notific_sw_queue_num4.ham_throttle",
         None,
-        res(A::ham_throttle_fields(), |(h, _)| field(h)),
+        res(nx.ham_throttle_fields, |(h, _)| field(h)),
         s("nx_local.r1"),
     );
     r.push(
         "nx_local",
         "notific_sw_queue_num4.ham_throttle_en",
         None,
-        res(A::ham_throttle_fields(), |(_, e)| field(e)),
+        res(nx.ham_throttle_fields, |(_, e)| field(e)),
         s("nx_local.r1"),
     );
 }
@@ -1060,32 +1058,33 @@ fn nx_local_fields<A: Arch>(r: &mut Rows) {
 /// The NX / XT local registers of the engine bring-up leaves.
 fn nx_local_leaves<A: Arch>(r: &mut Rows) {
     let s = |f| src(f, A::ID);
+    let nx = A::NX_LOCAL_REGS;
     // SUNDA's dma_ctrl is decoded from its dma_init [arch-stpb §3].
     let dma_prov = if A::ID == ArchId::Sunda {
         s("nx_local.stpb")
     } else {
         s("nx_local.r1")
     };
-    r.push("nx_local", "dma_ctrl", None, reg(A::dma_ctrl()), dma_prov);
+    r.push("nx_local", "dma_ctrl", None, reg(nx.dma_ctrl), dma_prov);
     r.push(
         "nx_local",
         "xt iram_cache_block_size",
         None,
-        reg(A::iram_cache_block_size()),
+        reg(nx.iram_cache_block_size),
         s("nx_local.stpb"),
     );
     r.push(
         "nx_local",
         "xt q7_release_run_stall",
         None,
-        gated_reg(A::q7_release_run_stall()),
+        gated_reg(nx.q7_release_run_stall),
         s("nx_local.release"),
     );
     r.push(
         "nx_local",
         "xt hw_decode_control",
         None,
-        gated_reg(A::hw_decode_control()),
+        gated_reg(nx.hw_decode_control),
         s("nx_local.release"),
     );
 }
@@ -1136,7 +1135,7 @@ fn xt_windows<A: Arch>(r: &mut Rows) {
 fn q7<A: Arch>(r: &mut Rows) {
     let s = |f| src(f, A::ID);
     for owner in [Q7Owner::Pooling, Q7Owner::ComputeCluster] {
-        let o = owner.id();
+        let o = owner as u32;
         let idx = Some(("owner", o));
         match A::q7_params(owner) {
             Ok(p) => {
@@ -1148,7 +1147,11 @@ fn q7<A: Arch>(r: &mut Rows) {
                     ("dram_rsvd", Val::Size(p.dram_rsvd), s("q7")),
                     ("num_q7", Val::Count(p.num_q7.into()), s("q7")),
                     ("per-core stride", Val::Size(p.stride()), s("q7.derived")),
-                    ("dram - iram", Val::Size(p.dram_delta()), s("q7.derived")),
+                    (
+                        "dram - iram",
+                        Val::Size(p.dram(0).get() - p.iram(0).get()),
+                        s("q7.derived"),
+                    ),
                 ] {
                     r.push("q7", format!("q7[owner {o}].{n}"), idx, v, prov);
                 }
@@ -1179,14 +1182,14 @@ fn dge_sdma<A: Arch>(r: &mut Rows) {
         "dge",
         "sw_dge_carveout",
         None,
-        reg(A::sw_dge_carveout()),
+        reg(A::NX_LOCAL_REGS.sw_dge_carveout),
         s("dge.reg"),
     );
     r.push(
         "dge",
         "sw_dge_dma_mapping",
         None,
-        reg(A::sw_dge_dma_mapping()),
+        reg(A::NX_LOCAL_REGS.sw_dge_dma_mapping),
         s("dge.reg"),
     );
     let l = A::SDMA_LIMITS;

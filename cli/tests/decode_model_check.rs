@@ -43,7 +43,7 @@ fn check<A: Arch>() -> usize {
             hits.iter().map(|h| (h.item.clone(), h.offset)).collect();
         assert_eq!(got.len(), hits.len(), "{addr:#x}: an answer repeated");
         let want = decode_model::expected(&places, addr);
-        assert_eq!(got, want, "{} {addr:#x}", A::NAME);
+        assert_eq!(got, want, "{} {addr:#x}", A::ID.name());
         for (item, twin) in decode_model::twins(&places, addr) {
             let h = hits.iter().find(|h| h.item == item).expect("named");
             let says = if twin == addr {

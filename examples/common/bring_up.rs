@@ -51,7 +51,7 @@ pub fn bring_up<'d, A: Arch, M: Mmio + Clone, R: DmaMemory, D: DelayNs>(
     delay: &mut D,
 ) -> Result<Up<'d, M, R>> {
     // A validated tile index, then a per-arch constant: the arch is bound.
-    log_bound(A::NAME, A::tpb_base(A::tile(0)?));
+    log_bound(A::ID.name(), A::tpb_base(A::tile(0)?));
     match A::notific_mask(NotificMask::Error) {
         Ok(_) => {}
         // Not traced on any arch [002 §4]: no number is guessed; the error

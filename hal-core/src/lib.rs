@@ -37,20 +37,6 @@ macro_rules! const_try {
     };
 }
 
-/// Trait methods whose default body is one expression: a getter of the arch's
-/// constant table, or the typed `NotTraced` answer of a value nobody traced.
-/// Each is written `fn name(args) -> Ret = body;`.
-macro_rules! default_fns {
-    ($($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty = $body:expr;)*) => {
-        $(
-            $(#[$doc])*
-            fn $name($($arg: $ty),*) -> $ret {
-                $body
-            }
-        )*
-    };
-}
-
 /// `core::fmt` traits (`Display`, `Debug`) and `defmt::Format` of a type
 /// that prints as the one `u64` of its `get()`: `$fmt` is the `core::fmt`
 /// format string, `$dfmt` the same in defmt's grammar.

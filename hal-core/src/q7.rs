@@ -33,7 +33,7 @@ use crate::engine::padded::write_padded;
 use crate::error::{Error, Result};
 use crate::family::nx_local::{xt_local_window, OWNER_TPB};
 use crate::family::{Arch, NxLocal, Q7Owner, Q7Param, Q7Params};
-use crate::ids::{Bounded, Engine};
+use crate::ids::Engine;
 use crate::Mmio;
 
 /// The arch's swap-table policy [004 §5]. Implemented by SUNDA (real write)
@@ -61,8 +61,7 @@ pub fn swap_table_at<A: NxLocal, M: Mmio + ?Sized>(
     lo_hi: u64,
     b: u32,
 ) -> Result<()> {
-    let reg = |i| A::nx_rsvd_space(Bounded::new(i, "nx_rsvd_space")?);
-    let (r0, r1, r2) = (reg(0)?, reg(1)?, reg(2)?);
+    let [r0, r1, r2] = A::NX_LOCAL_REGS.nx_rsvd_space?;
     // The three dwords, the last one highest, checked before the first write.
     window.check_span(
         r2.offset().saturating_add(4),
@@ -138,7 +137,7 @@ pub fn q7_ucode_load_with<M: Mmio + ?Sized>(
             "q7 ucode images run past 2^64 from the image base",
         )?;
     }
-    debug!("q7 ucode load: owner {}, {} cores", owner.id(), p.num_q7);
+    debug!("q7 ucode load: owner {}, {} cores", owner as u32, p.num_q7);
     for k in 0..p.num_q7 {
         write_padded(mmio, p.dram(k).at(image_base), ucode.dram, p.dram_size).map_err(|e| {
             error!("Failed to load pooling q7 dram core {}: {:?}", k, e);

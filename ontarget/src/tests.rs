@@ -125,7 +125,7 @@ fn arch_bound(_: &VolatileWindow) -> Outcome {
     #[cfg(feature = "mariana")]
     let (id, name) = (4u8, "mariana");
     check_eq!(khal::Selected::ID as u8, id);
-    check_eq!(khal::Selected::NAME, name);
+    check_eq!(khal::Selected::ID.name(), name);
     Ok(())
 }
 

@@ -19,7 +19,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use khal::engine::{self, ArchFn, EngineOps};
-use khal::family::{Tile, TpbBases};
+use khal::family::TpbBases;
 use khal::{AnyArch, Cayman};
 use khal::{DeviceAddr, Mmio};
 use khal_std::HeapMmio;
@@ -53,7 +53,7 @@ struct Axi(u32, u64);
 impl ArchFn for Axi {
     type Output = khal::Result<DeviceAddr>;
     fn call<A: EngineOps>(self) -> Self::Output {
-        Ok(engine::get_axi_offset(Tile::<A>::new(self.0)?, self.1))
+        Ok(engine::get_axi_offset(A::tile(self.0)?, self.1))
     }
 }
 

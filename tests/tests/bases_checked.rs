@@ -19,9 +19,8 @@ use khal_arch_sunda::Sunda;
 use khal_core::engine::{
     hw_decode_table_init, sp_init_raw, topsp_doorbell, HwDecodeImages, SpHandle,
 };
-use khal_core::family::xt_local_window;
 use khal_core::family::Doorbell;
-use khal_core::family::Q7Params;
+use khal_core::family::{NxLocal, Q7Params};
 use khal_core::intc::{EnsNq, ErrtrigLine, MsixIntc};
 use khal_core::notific::{BpMode, EngineConfig, Flavour, NotificBlocks, NotificEngine};
 use khal_core::q7::{self, Q7Ucode};
@@ -208,9 +207,7 @@ fn hw_decode_tables_refuse_a_memory_handle_before_any_write() {
         assert_eq!(m.accesses(), 0, "{mem:x?}");
     }
     // Room for the window's offset but not for the tables above it.
-    let p =
-        <Cayman as khal_core::family::hw_decode::HwDecode>::hw_decode_table_params(Engine::Pool)
-            .unwrap();
+    let p = <Cayman as khal_core::family::HwDecode>::hw_decode_table_params(Engine::Pool).unwrap();
     let mem = DeviceAddr(u64::MAX - p.table_base.get() - 0xFFF);
     let m = Rec::default();
     let r = hw_decode_table_init::<Cayman, _>(&m, mem, Engine::Pool, images, 0);
@@ -235,7 +232,6 @@ fn swap_table_refuses_a_window_before_its_first_dword() {
 #[test]
 fn xt_windows_and_doorbells_refuse_a_memory_handle_past_the_top() {
     for mem in [DeviceAddr(u64::MAX - 7), DeviceAddr(u64::MAX - 0xF)] {
-        assert!(refused(xt_local_window::<Cayman>(mem, 2, 1)));
         let m = Rec::default();
         assert!(refused(topsp_doorbell::<Cayman, _>(
             &m,
@@ -252,7 +248,8 @@ fn xt_windows_and_doorbells_refuse_a_memory_handle_past_the_top() {
         .get()
         - low.get();
     let mem = DeviceAddr(u64::MAX - rel + 1);
-    assert!(xt_local_window::<Cayman>(mem, 4, 0).is_ok());
+    let window = Cayman::xt_local_reg_offset(4, 0).unwrap().get();
+    assert!(mem.get().checked_add(window).is_some());
     let m = Rec::default();
     assert!(refused(topsp_doorbell::<Cayman, _>(
         &m,

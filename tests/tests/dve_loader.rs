@@ -11,7 +11,7 @@ use khal_core::dma::DmaMemory;
 use khal_core::dve::{
     DveLoader, DvePlacement, DveTableSet, LoadOutcome, TableId, DEFAULT_PARAM_RAM, DVE_QUEUE_NAME,
 };
-use khal_core::family::{Arch, Offset, TpbBases};
+use khal_core::family::{Arch, Offset, Tile, TpbBases};
 use khal_core::wait::Budget;
 use khal_core::Fault;
 use khal_core::{DeviceAddr, Error};
@@ -133,8 +133,8 @@ fn assert_loaded(rig: &Rig<'_>, p: &DvePlacement, t: &DveTableSet<'_>) {
 }
 
 fn placements_five<A: Arch>() -> Vec<DvePlacement> {
-    (0..A::tpb_count())
-        .map(|i| DvePlacement::for_tile(A::tile(i).unwrap()).unwrap())
+    Tile::<A>::all()
+        .map(|t| DvePlacement::for_tile(t).unwrap())
         .collect()
 }
 

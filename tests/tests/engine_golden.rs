@@ -4,7 +4,7 @@
 
 use khal::engine::notif;
 use khal::engine::{self, EngineOps, SpHandle};
-use khal::family::{NxLocal, Tile, TpbBases};
+use khal::family::{NxLocal, TpbBases};
 use khal::notific::regs::NOTIFIC;
 use khal::notific::{BpMode, EngineConfig, NotificBlocks, NotificEngine};
 use khal::{AnyArch, Cayman, Mariana, Sunda};
@@ -135,7 +135,7 @@ fn get_axi_offset_adds_the_tile_base() {
     // Through AnyArch, the tile validated for the bound arch first.
     let axi = |id: u32, tile: u32, rel: u64| {
         khal_tests::on_arch!(AnyArch::new(id).unwrap(), |A| (tile: u32 = tile, rel: u64 = rel) -> khal::Result<DeviceAddr> {
-            Ok(engine::get_axi_offset(Tile::<A>::new(tile)?, rel))
+            Ok(engine::get_axi_offset(A::tile(tile)?, rel))
         })
     };
     assert_eq!(axi(2, 0, 4), Ok(DeviceAddr(0xFFF_C000_0004)));

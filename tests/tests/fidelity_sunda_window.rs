@@ -40,13 +40,19 @@ fn the_compact_window_holds_exactly_the_decoded_registers() {
         assert_eq!(block.lookup(off).map(|n| n.reg), Some(name), "{off:#x}");
     }
     // The XT part of the same window: iram_cache_block_size at +0x1260.
-    assert_eq!(Sunda::iram_cache_block_size().unwrap().offset(), 0x1260);
+    assert_eq!(
+        Sunda::NX_LOCAL_REGS.iram_cache_block_size.unwrap().offset(),
+        0x1260
+    );
     assert_eq!(
         block.lookup(0x1260).map(|n| n.to_string()),
         Some("tpb_nx_local.iram_cache_block_size".to_string())
     );
     // The SW-queue selectors are tpb_regs' (FACTS §13.10 #8), not this window's.
     assert_eq!(block.lookup(0xA0C), None);
-    assert_eq!(Sunda::notific_sw_queue_num3().unwrap().offset(), 0xA0C);
-    assert_eq!(Sunda::dma_ctrl().unwrap().offset(), 0x40);
+    assert_eq!(
+        Sunda::NX_LOCAL_REGS.notific_sw_queue_num3.unwrap().offset(),
+        0xA0C
+    );
+    assert_eq!(Sunda::NX_LOCAL_REGS.dma_ctrl.unwrap().offset(), 0x40);
 }

@@ -3,12 +3,12 @@
 use khal::family::Arch;
 use khal::{ArchId, Cayman, Mariana, Sunda};
 
-fn identity<A: Arch>() -> (ArchId, &'static str, u32, u32, bool) {
+fn identity<A: Arch>() -> (ArchId, &'static str, usize, usize, bool) {
     (
         A::ID,
-        A::NAME,
-        A::tpb_count(),
-        A::hbm_channel_count(),
+        A::ID.name(),
+        A::TPB_BASES.len(),
+        A::HBM_CHANNEL_BASES.len(),
         A::DVE_TABLE_OFFSETS.is_some(),
     )
 }
@@ -21,11 +21,4 @@ fn every_arch_is_an_arch() {
         identity::<Mariana>(),
         (ArchId::Mariana, "mariana", 8, 4, true)
     );
-    for (id, name) in [
-        (Sunda::ID, Sunda::NAME),
-        (Cayman::ID, Cayman::NAME),
-        (Mariana::ID, Mariana::NAME),
-    ] {
-        assert_eq!(id.name(), name);
-    }
 }

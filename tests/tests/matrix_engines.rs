@@ -2,10 +2,9 @@
 //! ACT table params, capability-gated config offsets [FACTS §3.1, §3.3, §3.4,
 //! §3.5, §12.1].
 
-use khal::family::hw_decode::{HwDecode, HwDecodeParams};
 use khal::family::{
-    ActTableParams, ActTables, CapCfg, DgeRegs, DveTableOffsets, DveTableSizes, DveTables,
-    FlagSelected, Gated, IramSizes, Offset, Sdma, SdmaLimits,
+    ActTables, CapCfg, DgeRegs, DveTableOffsets, DveTableSizes, DveTables, FlagSelected, Gated,
+    HwDecode, HwDecodeParams, IramSizes, Offset, Sdma, SdmaLimits,
 };
 use khal::{ArchId, Cayman, DeviceAddr, Engine, Error, HostVisible, Mariana, Sunda};
 
@@ -78,13 +77,9 @@ fn dve_tables() {
         control_slow: Offset(0x2B8_1000),
         datapath: Offset(0x2B8_6000),
     };
-    assert_eq!(Cayman::dve_table_offsets(), Some(trn2));
-    assert_eq!(Mariana::dve_table_offsets(), Some(trn2));
-    assert_eq!(
-        Sunda::dve_table_offsets(),
-        None,
-        "SUNDA has no offset getter"
-    );
+    assert_eq!(Cayman::DVE_TABLE_OFFSETS, Some(trn2));
+    assert_eq!(Mariana::DVE_TABLE_OFFSETS, Some(trn2));
+    assert_eq!(Sunda::DVE_TABLE_OFFSETS, None, "SUNDA has no offset getter");
 
     assert_eq!(Cayman::DVE_PARAM_RAM_BASE, Offset(0x2B8_7000));
     assert_eq!(Mariana::DVE_PARAM_RAM_BASE, Offset(0x2B8_7000));
@@ -112,7 +107,7 @@ fn dve_tables() {
 #[test]
 fn dve_table_sizes_golden() {
     assert_eq!(
-        Sunda::dve_table_sizes(),
+        Sunda::DVE_TABLE_SIZES,
         DveTableSizes {
             opcode: 0x2000,
             control_fast: 0x800,
@@ -126,16 +121,15 @@ fn dve_table_sizes_golden() {
         control_slow: 0x1000,
         datapath: 0x400,
     };
-    assert_eq!(Cayman::dve_table_sizes(), trn2);
-    assert_eq!(Mariana::dve_table_sizes(), trn2);
-    assert_eq!(trn2.as_array(), [0x4000, 0x1000, 0x1000, 0x400]);
+    assert_eq!(Cayman::DVE_TABLE_SIZES, trn2);
+    assert_eq!(Mariana::DVE_TABLE_SIZES, trn2);
 }
 
 /// ACT table params: four out-params, CAYMAN = MARIANA, MED [000r1 §3];
 /// SUNDA "not in this band" [FACTS §12.1].
 #[test]
 fn act_table_params_golden() {
-    let trn2 = ActTableParams([0x250_0000, 0x252_0000, 0x254_0000, 0x258_0000]);
+    let trn2 = [0x250_0000, 0x252_0000, 0x254_0000, 0x258_0000];
     assert_eq!(Cayman::act_table_params(), Ok(trn2));
     assert_eq!(Mariana::act_table_params(), Ok(trn2));
     assert_eq!(
@@ -147,10 +141,10 @@ fn act_table_params_golden() {
 #[test]
 fn cap_cfg_sunda_and_cayman_absent_never_zero() {
     fn absent<A: CapCfg>() {
-        assert_eq!(A::sdma_cce_user_offset(), Ok(Gated::Absent));
-        assert_eq!(A::sdma_data_conv_non_ocp_cfg_offset(), Ok(Gated::Absent));
-        assert_eq!(A::sdma_data_conv_fp8_ocp_cfg_offset(), Ok(Gated::Absent));
-        assert_eq!(A::dve_sequencer_emax_cfg_offset(), Ok(Gated::Absent));
+        assert_eq!(A::CAP_CFG.sdma_cce_user, Ok(Gated::Absent));
+        assert_eq!(A::CAP_CFG.sdma_data_conv_non_ocp, Ok(Gated::Absent));
+        assert_eq!(A::CAP_CFG.sdma_data_conv_fp8_ocp, Ok(Gated::Absent));
+        assert_eq!(A::CAP_CFG.dve_sequencer_emax, Ok(Gated::Absent));
         for eng in Engine::ALL {
             assert_eq!(A::eng_fp8_cfg_offset(eng), Ok(Gated::Absent));
         }
@@ -185,19 +179,19 @@ fn cap_cfg_mariana_fp8_not_monotone_sp_not_traced() {
 #[test]
 fn cap_cfg_mariana_sdma_data_conv_emax_golden() {
     assert_eq!(
-        Mariana::sdma_cce_user_offset(),
+        Mariana::CAP_CFG.sdma_cce_user,
         Ok(Gated::Present(Offset(0x2000)))
     );
     assert_eq!(
-        Mariana::sdma_data_conv_non_ocp_cfg_offset(),
+        Mariana::CAP_CFG.sdma_data_conv_non_ocp,
         Ok(Gated::Present(FlagSelected([Offset(0xC04), Offset(0xC14)])))
     );
     assert_eq!(
-        Mariana::sdma_data_conv_fp8_ocp_cfg_offset(),
+        Mariana::CAP_CFG.sdma_data_conv_fp8_ocp,
         Ok(Gated::Present(FlagSelected([Offset(0xC00), Offset(0xC10)])))
     );
     assert_eq!(
-        Mariana::dve_sequencer_emax_cfg_offset(),
+        Mariana::CAP_CFG.dve_sequencer_emax,
         Ok(Gated::Present(Offset(0x32C)))
     );
 }

@@ -1,13 +1,11 @@
 //! Golden values of the HBM map on every arch [FACTS §3.1].
 
-use khal::family::{HbmBarWindow, HbmChannel, HbmMap, HbmUsableSize};
-use khal::{Cayman, Error, Mariana, Sunda};
+use khal::family::{HbmBarWindow, HbmMap, HbmUsableSize};
+use khal::{Cayman, DeviceAddr, Error, Mariana, Sunda};
 use khal::{MeshHalf, MESH_HIGH_BIT};
 
 fn bases<A: HbmMap>() -> Vec<u64> {
-    HbmChannel::<A>::all()
-        .map(|c| A::hbm_channel_base(c).get())
-        .collect()
+    A::HBM_CHANNEL_BASES.iter().map(|b| b.get()).collect()
 }
 
 #[test]
@@ -16,21 +14,21 @@ fn channel_bases_golden() {
     assert_eq!(bases::<Cayman>(), trn2);
     assert_eq!(bases::<Mariana>(), trn2);
     assert_eq!(bases::<Sunda>(), [0x0, 0x10_0000_0000]);
-    assert_eq!(Cayman::hbm_channel_count(), 4);
-    assert_eq!(Mariana::hbm_channel_count(), 4);
-    assert_eq!(Sunda::hbm_channel_count(), 2);
+    assert_eq!(Cayman::HBM_CHANNEL_BASES.len(), 4);
+    assert_eq!(Mariana::HBM_CHANNEL_BASES.len(), 4);
+    assert_eq!(Sunda::HBM_CHANNEL_BASES.len(), 2);
 }
 
 #[test]
 fn upper_channels_are_lower_channels_plus_the_mesh_bit() {
     fn check<A: HbmMap>() {
-        for i in 0..2 {
-            let lo = A::hbm_channel(i).unwrap();
-            let hi = A::hbm_channel(i + 2).unwrap();
-            assert_eq!(hi.base().get(), lo.base().get() | MESH_HIGH_BIT);
+        let b = A::HBM_CHANNEL_BASES;
+        for (lo, hi) in b.iter().zip(&b[2..]) {
+            assert_eq!(hi.get(), lo.get() | MESH_HIGH_BIT);
             assert_eq!(lo.mesh_half(), MeshHalf::Low);
             assert_eq!(hi.mesh_half(), MeshHalf::High);
         }
+        assert_eq!(b.len(), 4);
     }
     check::<Cayman>();
     check::<Mariana>();
@@ -38,45 +36,29 @@ fn upper_channels_are_lower_channels_plus_the_mesh_bit() {
 
 #[test]
 fn usable_sizes_golden() {
-    assert_eq!(Sunda::get_hbm_size(), HbmUsableSize(0x4_0000_0000));
-    assert_eq!(Cayman::get_hbm_size(), HbmUsableSize(0x6_0000_0000));
-    assert_eq!(Mariana::get_hbm_size(), HbmUsableSize(0x9_0000_0000));
-    assert_eq!(Cayman::get_hbm_size().bytes(), 24 << 30);
-    assert_eq!(Mariana::get_hbm_size().bytes(), 36 << 30);
-    assert_eq!(Sunda::get_hbm_size().bytes(), 16 << 30);
+    assert_eq!(Sunda::HBM_SIZE, HbmUsableSize(0x4_0000_0000));
+    assert_eq!(Cayman::HBM_SIZE, HbmUsableSize(0x6_0000_0000));
+    assert_eq!(Mariana::HBM_SIZE, HbmUsableSize(0x9_0000_0000));
+    assert_eq!(Cayman::HBM_SIZE.0, 24 << 30);
+    assert_eq!(Mariana::HBM_SIZE.0, 36 << 30);
+    assert_eq!(Sunda::HBM_SIZE.0, 16 << 30);
 }
 
 #[test]
 fn bar_window_is_a_different_quantity() {
-    assert_eq!(Cayman::hbm_bar_window(), Ok(HbmBarWindow(0x10_0000_0000)));
-    assert_ne!(
-        Cayman::hbm_bar_window().unwrap().bytes(),
-        Cayman::get_hbm_size().bytes()
-    );
-    assert!(matches!(Sunda::hbm_bar_window(), Err(Error::NotTraced(_))));
-    assert!(matches!(
-        Mariana::hbm_bar_window(),
-        Err(Error::NotTraced(_))
-    ));
+    assert_eq!(Cayman::HBM_BAR_WINDOW, Ok(HbmBarWindow(0x10_0000_0000)));
+    assert_ne!(Cayman::HBM_BAR_WINDOW.unwrap().0, Cayman::HBM_SIZE.0);
+    assert!(matches!(Sunda::HBM_BAR_WINDOW, Err(Error::NotTraced(_))));
+    assert!(matches!(Mariana::HBM_BAR_WINDOW, Err(Error::NotTraced(_))));
 }
 
 #[test]
-fn out_of_range_channels_are_typed_errors() {
+fn no_channel_past_the_arch_count() {
+    assert_eq!(Cayman::HBM_CHANNEL_BASES.get(4), None);
+    assert_eq!(Mariana::HBM_CHANNEL_BASES.get(4), None);
+    assert_eq!(Sunda::HBM_CHANNEL_BASES.get(2), None);
     assert_eq!(
-        Cayman::hbm_channel(4),
-        Err(Error::OutOfRange {
-            what: "hbm channel",
-            value: 4,
-            limit: 4
-        })
-    );
-    assert!(Mariana::hbm_channel(u32::MAX).is_err());
-    assert_eq!(
-        Sunda::hbm_channel(2),
-        Err(Error::OutOfRange {
-            what: "hbm channel",
-            value: 2,
-            limit: 2
-        })
+        Sunda::HBM_CHANNEL_BASES.last(),
+        Some(&DeviceAddr(0x10_0000_0000))
     );
 }

@@ -57,7 +57,7 @@ fn trn2_device_and_host_visible_for_every_engine() {
             })
         );
         assert_eq!(
-            A::seq_sizes(),
+            A::SEQ_SIZES,
             SeqSizes {
                 sz1: 0x2_0000,
                 sz2: 0x1_0000
@@ -95,7 +95,7 @@ fn sunda_golden_both_modes() {
         Err(Error::NotTraced(_))
     ));
     assert_eq!(
-        Sunda::seq_sizes(),
+        Sunda::SEQ_SIZES,
         SeqSizes {
             sz1: 0x1_0000,
             sz2: 0x4000
@@ -112,7 +112,7 @@ fn sunda_bases_are_cayman_bases_without_the_prefix_but_sizes_differ() {
         assert_eq!(s.seqtop.get(), c.seqtop.get() & !HOST_VISIBLE_REBASE);
         assert_eq!(s.hostvis.get(), c.hostvis.get() & !HOST_VISIBLE_REBASE);
     }
-    assert_ne!(Sunda::seq_sizes(), Cayman::seq_sizes());
+    assert_ne!(Sunda::SEQ_SIZES, Cayman::SEQ_SIZES);
 }
 
 /// The masking rule does not hold for POOL: the byte-decoded table gives

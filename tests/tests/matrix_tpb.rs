@@ -1,6 +1,6 @@
 //! Golden values of the TPB / PSUM / PREPROC family on every arch [FACTS §3.1].
 
-use khal::family::{Tile, TpbBases, PSUM_DELTA};
+use khal::family::{Tile, TpbBases};
 use khal::{Cayman, DeviceAddr, Error, Mariana, Sunda};
 use khal::{MeshHalf, MESH_HIGH_BIT};
 
@@ -24,7 +24,10 @@ fn cayman_and_mariana_tpb_golden() {
     assert_eq!(tpb::<Cayman>(), TRN2_TPB);
     assert_eq!(tpb::<Mariana>(), TRN2_TPB);
     for i in 0..8 {
-        assert_eq!(Cayman::tile(i).unwrap().base().get(), TRN2_TPB[i as usize]);
+        assert_eq!(
+            Cayman::tpb_base(Cayman::tile(i).unwrap()).get(),
+            TRN2_TPB[i as usize]
+        );
         assert_eq!(Cayman::tile(i).unwrap().index(), i);
     }
 }
@@ -33,16 +36,16 @@ fn cayman_and_mariana_tpb_golden() {
 fn sunda_tpb_from_the_kernel_window() {
     // kdrv v2: window 0xFFF_C000_0000, size 0x400_0000, count 2 (tile layout MED).
     assert_eq!(tpb::<Sunda>(), [0xFFF_C000_0000, 0xFFF_C400_0000]);
-    assert_eq!(Sunda::tpb_count(), 2);
+    assert_eq!(Sunda::TPB_BASES.len(), 2);
 }
 
 #[test]
 fn upper_tiles_are_lower_tiles_plus_the_mesh_bit() {
     fn check<A: TpbBases>() {
         for i in 0..4 {
-            let lo = A::tile(i).unwrap();
-            let hi = A::tile(i + 4).unwrap();
-            assert_eq!(hi.base().get(), lo.base().get() | MESH_HIGH_BIT);
+            let lo = A::tpb_base(A::tile(i).unwrap());
+            let hi = A::tpb_base(A::tile(i + 4).unwrap());
+            assert_eq!(hi.get(), lo.get() | MESH_HIGH_BIT);
             assert_eq!(lo.mesh_half(), MeshHalf::Low);
             assert_eq!(hi.mesh_half(), MeshHalf::High);
         }
@@ -50,13 +53,15 @@ fn upper_tiles_are_lower_tiles_plus_the_mesh_bit() {
     check::<Cayman>();
     check::<Mariana>();
     for t in Tile::<Sunda>::all() {
-        assert_eq!(t.mesh_half(), MeshHalf::Low, "SUNDA is single-mesh");
+        let base = Sunda::tpb_base(t);
+        assert_eq!(base.mesh_half(), MeshHalf::Low, "SUNDA is single-mesh");
     }
 }
 
 #[test]
 fn psum_is_tpb_plus_the_aperture_delta_on_all_eight_tiles() {
-    assert_eq!(PSUM_DELTA, 0x8_0200_0000);
+    // The aperture delta [000 §3 NOTE].
+    const PSUM_DELTA: u64 = 0x8_0200_0000;
     let golden: [u64; 8] = [
         0x28_0200_0000,
         0x38_0200_0000,
@@ -88,25 +93,14 @@ fn preproc_golden() {
         0x8052_0000_0000,
     ];
     fn check<A: TpbBases>(golden: &[u64; 4]) {
-        assert_eq!(A::preproc_count(), Ok(4));
-        assert_eq!(A::preproc_size(), Ok(0x34C_0000));
-        for (i, want) in golden.iter().enumerate() {
-            assert_eq!(A::preproc_base(i as u32), Ok(DeviceAddr(*want)));
-        }
-        assert_eq!(
-            A::preproc_base(4),
-            Err(Error::OutOfRange {
-                what: "preproc window",
-                value: 4,
-                limit: 4
-            })
-        );
+        let bases: Vec<u64> = A::PREPROC_BASES.unwrap().iter().map(|b| b.get()).collect();
+        assert_eq!(bases, golden);
+        assert_eq!(A::PREPROC_SIZE, Ok(0x34C_0000));
     }
     check::<Cayman>(&golden);
     check::<Mariana>(&golden);
-    assert!(matches!(Sunda::preproc_count(), Err(Error::NotTraced(_))));
-    assert!(matches!(Sunda::preproc_base(0), Err(Error::NotTraced(_))));
-    assert!(matches!(Sunda::preproc_size(), Err(Error::NotTraced(_))));
+    assert!(matches!(Sunda::PREPROC_BASES, Err(Error::NotTraced(_))));
+    assert!(matches!(Sunda::PREPROC_SIZE, Err(Error::NotTraced(_))));
 }
 
 #[test]

@@ -62,7 +62,13 @@ fn engine(s: &str) -> Result<Engine, String> {
 }
 
 fn doorbell(s: &str) -> Result<Doorbell, String> {
-    Doorbell::from_name(s).map_err(|e| e.to_string())
+    Doorbell::ALL
+        .into_iter()
+        .find(|d| d.name() == s)
+        .ok_or_else(|| {
+            "invalid argument: doorbell: init_signal, tsync_signal, host_trigger or stop_signal"
+                .into()
+        })
 }
 
 /// `program-start`: the start address of each engine, or `skip`.

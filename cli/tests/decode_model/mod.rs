@@ -13,7 +13,7 @@
 
 use std::collections::BTreeSet;
 
-use khal::family::{Arch, HbmChannel, Q7Owner, Tile};
+use khal::family::{Arch, Q7Owner, Tile};
 use khal::{ArchId, Engine};
 
 /// One expected answer: the item and the offset from its base.
@@ -53,30 +53,29 @@ pub fn places<A: Arch>(printed: &[(String, u64, bool)]) -> Vec<Place> {
         });
     }
     // HBM: channel base + usable size [000 §3].
-    let usable = A::get_hbm_size().bytes();
-    for c in HbmChannel::<A>::all() {
+    let usable = A::HBM_SIZE.0;
+    for (i, base) in A::HBM_CHANNEL_BASES.iter().enumerate() {
         v.push(Place {
-            item: format!("hbm[{}]", c.index()),
-            start: A::hbm_channel_base(c).get(),
+            item: format!("hbm[{i}]"),
+            start: base.get(),
             len: usable,
             twin: None,
         });
     }
     // PREPROC windows [kdrv v3].
-    if let (Ok(n), Ok(size)) = (A::preproc_count(), A::preproc_size()) {
-        for i in 0..n {
-            if let Ok(b) = A::preproc_base(i) {
-                v.push(Place {
-                    item: format!("preproc[{i}]"),
-                    start: b.get(),
-                    len: size,
-                    twin: None,
-                });
-            }
+    if let (Ok(bases), Ok(size)) = (A::PREPROC_BASES, A::PREPROC_SIZE) {
+        for (i, b) in bases.iter().enumerate() {
+            v.push(Place {
+                item: format!("preproc[{i}]"),
+                start: b.get(),
+                len: size,
+                twin: None,
+            });
         }
     }
     // DVE tables (offset + size, member order) and parameter RAM, per tile.
-    let sizes = A::dve_table_sizes().as_array();
+    let s = A::DVE_TABLE_SIZES;
+    let sizes = [s.opcode, s.control_fast, s.control_slow, s.datapath];
     for t in Tile::<A>::all() {
         let base = A::tpb_base(t).get();
         if let Some(o) = A::DVE_TABLE_OFFSETS {

@@ -56,14 +56,14 @@ fn dge_carveout_value<A: DgeRegs>(size: u32, offset: u32) -> Result<u32> {
 
 /// `get_dge_carveout_register_offset_and_val(size, offset)`: the checks, then
 /// the register and value; no I/O.
-pub fn get_dge_carveout_register_offset_and_val<A: DgeRegs>(
+pub fn get_dge_carveout_register_offset_and_val<A: DgeRegs + NxLocal>(
     size: u32,
     offset: u32,
 ) -> Result<DgeWrite> {
     // The checks first, then the register.
     Ok(DgeWrite {
         value: dge_carveout_value::<A>(size, offset)?,
-        offset: Offset(A::sw_dge_carveout()?.offset()),
+        offset: Offset(A::NX_LOCAL_REGS.sw_dge_carveout?.offset()),
     })
 }
 
@@ -76,7 +76,7 @@ pub fn set_dge_carveout<A: DgeRegs + NxLocal, M: Mmio + ?Sized>(
 ) -> Result<()> {
     let w = pool_window::<A>(mem)?;
     let value = dge_carveout_value::<A>(size, offset)?;
-    A::sw_dge_carveout()?.write(mmio, w, value)
+    A::NX_LOCAL_REGS.sw_dge_carveout?.write(mmio, w, value)
 }
 
 /// The DMA-mapping value `(hi << 16) | lo`, no checks (bits of `lo` above 15
@@ -86,12 +86,12 @@ const fn dge_dma_mapping_value(hi: u32, lo: u32) -> u32 {
 }
 
 /// `get_dge_dma_mapping_register_offset_and_val(hi, lo)`: no I/O.
-pub fn get_dge_dma_mapping_register_offset_and_val<A: DgeRegs>(
+pub fn get_dge_dma_mapping_register_offset_and_val<A: DgeRegs + NxLocal>(
     hi: u32,
     lo: u32,
 ) -> Result<DgeWrite> {
     Ok(DgeWrite {
-        offset: Offset(A::sw_dge_dma_mapping()?.offset()),
+        offset: Offset(A::NX_LOCAL_REGS.sw_dge_dma_mapping?.offset()),
         value: dge_dma_mapping_value(hi, lo),
     })
 }
@@ -104,5 +104,7 @@ pub fn set_dge_dma_mapping<A: DgeRegs + NxLocal, M: Mmio + ?Sized>(
     lo: u32,
 ) -> Result<()> {
     let w = pool_window::<A>(mem)?;
-    A::sw_dge_dma_mapping()?.write(mmio, w, dge_dma_mapping_value(hi, lo))
+    A::NX_LOCAL_REGS
+        .sw_dge_dma_mapping?
+        .write(mmio, w, dge_dma_mapping_value(hi, lo))
 }

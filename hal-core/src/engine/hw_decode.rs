@@ -56,7 +56,7 @@ pub fn hw_decode_table_init<A: HwDecode + NxLocal, M: Mmio + ?Sized>(
         p.table_base.get().saturating_add(p.table_size),
         "hw decode tables past 2^64 from the memory handle",
     )?;
-    if let Gated::Present(ctrl) = A::hw_decode_control()? {
+    if let Gated::Present(ctrl) = A::NX_LOCAL_REGS.hw_decode_control? {
         window.check_span(
             ctrl.offset().saturating_add(4),
             "hw decode control past 2^64 from its window",

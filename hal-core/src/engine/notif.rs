@@ -23,7 +23,7 @@ fn enable_value(en: bool, mask: u32) -> u64 {
 
 /// The `sw_queue_num3.errors_nt` field the error enable updates with the
 /// queue when enabling: `tpb_regs + 0xA0C`, mask `0xF` (MED [000r1 §3],
-/// [`crate::engine::tpb_regs::SW_QUEUE_NUM3`], [`crate::family::NxLocal::errors_nt`]).
+/// [`crate::engine::tpb_regs::SW_QUEUE_NUM3`], [`crate::family::NxLocalRegs::errors_nt`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 struct ErrorsNt {

@@ -74,9 +74,9 @@ pub fn program_start<A: NxLocal, M: Mmio + ?Sized>(
     }
     let layout = StartLayout {
         windows,
-        start_addr_lo: A::start_addr_lo()?,
-        start_addr_hi: A::start_addr_hi()?,
-        start_ctrl: A::start_ctrl()?,
+        start_addr_lo: A::NX_LOCAL_REGS.start_addr_lo?,
+        start_addr_hi: A::NX_LOCAL_REGS.start_addr_hi?,
+        start_ctrl: A::NX_LOCAL_REGS.start_ctrl?,
     };
     program_start_with(mmio, &layout, starts)
 }
@@ -124,8 +124,8 @@ pub fn update_events_semaphores_nt<A: NxLocal, M: Mmio + ?Sized>(
     regs: DeviceAddr,
     value: u32,
 ) -> Result<u32> {
-    let reg = A::notific_sw_queue_num2()?;
-    let field = A::events_semaphores_nt()?;
+    let reg = A::NX_LOCAL_REGS.notific_sw_queue_num2?;
+    let field = A::NX_LOCAL_REGS.events_semaphores_nt?;
     reg.modify(mmio, regs, |r| field.set(r, value))
 }
 

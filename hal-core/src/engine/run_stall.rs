@@ -29,7 +29,7 @@ pub fn release_seq_run_stall<A: NxLocal, M: Mmio + ?Sized>(
     mem: DeviceAddr,
 ) -> Result<()> {
     let w = pool_window::<A>(mem)?;
-    let reg = A::release_run_stall()?;
+    let reg = A::NX_LOCAL_REGS.release_run_stall?;
     debug!("release_seq_run_stall at {:#x}", reg.addr(w).get());
     reg.write(mmio, w, 0)
 }
@@ -42,7 +42,7 @@ pub fn release_eng_run_stall<A: NxLocal, M: Mmio + ?Sized>(
     mem: DeviceAddr,
 ) -> Result<()> {
     let w = pool_window::<A>(mem)?;
-    match A::q7_release_run_stall()? {
+    match A::NX_LOCAL_REGS.q7_release_run_stall? {
         Gated::Absent => Ok(()),
         Gated::Present(reg) => reg.write(mmio, w, 0),
     }
@@ -58,7 +58,7 @@ pub fn disable_hw_decode<A: NxLocal, M: Mmio + ?Sized>(
     window: DeviceAddr,
     v: u32,
 ) -> Result<()> {
-    if let Gated::Present(reg) = A::hw_decode_control()? {
+    if let Gated::Present(reg) = A::NX_LOCAL_REGS.hw_decode_control? {
         reg.modify(mmio, window, |r| (r & 0xFFFF_FFFE) | u32::from(v != 0))?;
     }
     Ok(())
@@ -76,8 +76,8 @@ pub fn release_run_stall<A: NxLocal, M: Mmio + ?Sized>(
         Engine::Pool => {
             // Resolve both before the first write.
             pool_window::<A>(mem)?;
-            A::release_run_stall()?;
-            A::q7_release_run_stall()?;
+            A::NX_LOCAL_REGS.release_run_stall?;
+            A::NX_LOCAL_REGS.q7_release_run_stall?;
             release_seq_run_stall::<A, M>(mmio, mem)?;
             release_eng_run_stall::<A, M>(mmio, mem)
         }

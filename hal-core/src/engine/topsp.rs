@@ -27,7 +27,7 @@ pub fn topsp_doorbell<A: TopSpNx + NxLocal, M: Mmio + ?Sized>(
     let window = xt_local_window::<A>(mem, Engine::Sp.index() as u32, OWNER_TOPSP)?;
     let rel = A::topsp_doorbell(which)?
         .get()
-        .checked_sub(A::topsp_window_base()?.get())
+        .checked_sub(A::TOPSP.window_base?.get())
         .ok_or(Error::InvalidArgument("topsp doorbell below its window"))?;
     let addr = window.checked_add(rel, "topsp doorbell past 2^64")?;
     mmio.write32(addr, A::topsp_doorbell_value(which, value)?)?;

@@ -9,16 +9,12 @@
 
 use crate::error::{Error, Result};
 
-/// The four out-param values of `get_act_table_params`, in out-param order
-/// (names not traced) [000r1 §3].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct ActTableParams(pub [u64; 4]);
-
 /// The ACT table family.
 pub trait ActTables {
-    /// The four values, or `Err(NotTraced)` where no revision gives them.
-    fn act_table_params() -> Result<ActTableParams> {
+    /// The four out-param values of `get_act_table_params`, in out-param
+    /// order (names not traced) [000r1 §3], or `Err(NotTraced)` where no
+    /// revision gives them.
+    fn act_table_params() -> Result<[u64; 4]> {
         Err(Error::NotTraced("act table params"))
     }
 }

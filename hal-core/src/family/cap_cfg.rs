@@ -26,16 +26,6 @@ pub enum Gated<T> {
     Absent,
 }
 
-impl<T> Gated<T> {
-    /// `Some(value)` when present.
-    pub fn present(self) -> Option<T> {
-        match self {
-            Gated::Present(v) => Some(v),
-            Gated::Absent => None,
-        }
-    }
-}
-
 /// The two offsets a getter chooses between by a flag argument, in the order
 /// the earlier revision lists them [000r1 §3], [FACTS §12.1].
 ///
@@ -46,53 +36,35 @@ impl<T> Gated<T> {
 pub struct FlagSelected(pub [Offset; 2]);
 
 /// One arch's capability-gated config offsets: the table each arch states
-/// once (with each value's grade), which [`CapCfg`]'s getters read.
+/// once (with each value's grade), one field per getter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CapCfgTable {
-    /// `sdma_cce_user_offset`.
+    /// `sdma_cce_user_offset` (kaena_khal `+0x78`): `Absent`, or the offset.
     pub sdma_cce_user: Result<Gated<Offset>>,
-    /// `sdma_data_conv_non_ocp_cfg_offset`.
+    /// `sdma_data_conv_non_ocp_cfg_offset` (`+0x80`): `Absent`, or the two
+    /// offsets its flag argument selects between.
     pub sdma_data_conv_non_ocp: Result<Gated<FlagSelected>>,
-    /// `sdma_data_conv_fp8_ocp_cfg_offset`.
+    /// `sdma_data_conv_fp8_ocp_cfg_offset` (`+0x88`): `Absent`, or the two
+    /// offsets its flag argument selects between.
     pub sdma_data_conv_fp8_ocp: Result<Gated<FlagSelected>>,
-    /// `dve_sequencer_emax_cfg_offset`.
+    /// `dve_sequencer_emax_cfg_offset` (`+0x90`): `Absent`, or the offset.
     pub dve_sequencer_emax: Result<Gated<Offset>>,
-    /// `eng_fp8_cfg_offset` of PE, ACT, POOL, DVE, SP (by [`Engine::index`]).
+    /// `eng_fp8_cfg_offset` of PE, ACT, POOL, DVE, SP (by [`Engine::index`]);
+    /// read it through [`CapCfg::eng_fp8_cfg_offset`].
     pub eng_fp8: [Result<Gated<Offset>>; 5],
 }
 
-impl CapCfgTable {
-    /// Every getter answers `Absent`: the C getters' literal 0 on SUNDA and
-    /// CAYMAN [000 §3 GOTCHA].
-    pub const ABSENT: CapCfgTable = CapCfgTable {
+/// The capability-gated config-offset family.
+pub trait CapCfg {
+    /// The arch's offsets; by default every getter answers `Absent`, the C
+    /// getters' literal 0 on SUNDA and CAYMAN [000 §3 GOTCHA].
+    const CAP_CFG: CapCfgTable = CapCfgTable {
         sdma_cce_user: Ok(Gated::Absent),
         sdma_data_conv_non_ocp: Ok(Gated::Absent),
         sdma_data_conv_fp8_ocp: Ok(Gated::Absent),
         dve_sequencer_emax: Ok(Gated::Absent),
         eng_fp8: [Ok(Gated::Absent); 5],
     };
-}
-
-/// The capability-gated config-offset family.
-pub trait CapCfg {
-    /// The arch's offsets.
-    const CAP_CFG: CapCfgTable;
-
-    default_fns! {
-        /// `sdma_cce_user_offset` (kaena_khal `+0x78`): `Absent`, or the offset.
-        fn sdma_cce_user_offset() -> Result<Gated<Offset>> = Self::CAP_CFG.sdma_cce_user;
-        /// `sdma_data_conv_non_ocp_cfg_offset` (`+0x80`): `Absent`, or the two
-        /// offsets its flag argument selects between.
-        fn sdma_data_conv_non_ocp_cfg_offset() -> Result<Gated<FlagSelected>>
-            = Self::CAP_CFG.sdma_data_conv_non_ocp;
-        /// `sdma_data_conv_fp8_ocp_cfg_offset` (`+0x88`): `Absent`, or the two
-        /// offsets its flag argument selects between.
-        fn sdma_data_conv_fp8_ocp_cfg_offset() -> Result<Gated<FlagSelected>>
-            = Self::CAP_CFG.sdma_data_conv_fp8_ocp;
-        /// `dve_sequencer_emax_cfg_offset` (`+0x90`): `Absent`, or the offset.
-        fn dve_sequencer_emax_cfg_offset() -> Result<Gated<Offset>>
-            = Self::CAP_CFG.dve_sequencer_emax;
-    }
 
     /// `eng_fp8_cfg_offset` (`+0x98`) of engine `eng`.
     fn eng_fp8_cfg_offset(eng: Engine) -> Result<Gated<Offset>> {

@@ -43,18 +43,6 @@ pub struct DveTableSizes {
     pub datapath: u64,
 }
 
-impl DveTableSizes {
-    /// The four sizes in member order (opcode, control_fast, control_slow, datapath).
-    pub const fn as_array(self) -> [u64; 4] {
-        [
-            self.opcode,
-            self.control_fast,
-            self.control_slow,
-            self.datapath,
-        ]
-    }
-}
-
 /// The DVE table family.
 pub trait DveTables {
     /// The table offsets, or `None` on an arch with no offset getter (SUNDA).
@@ -74,11 +62,4 @@ pub trait DveTables {
     /// The table sizes. Every arch has the getter (SUNDA too, though its
     /// loader skips control_slow) [000r1 §3], [FACTS §12.1].
     const DVE_TABLE_SIZES: DveTableSizes;
-
-    default_fns! {
-        /// The table offsets (same as the constant).
-        fn dve_table_offsets() -> Option<DveTableOffsets> = Self::DVE_TABLE_OFFSETS;
-        /// The table sizes (same as the constant).
-        fn dve_table_sizes() -> DveTableSizes = Self::DVE_TABLE_SIZES;
-    }
 }

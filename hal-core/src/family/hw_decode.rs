@@ -14,11 +14,11 @@ use crate::error::Result;
 use crate::ids::Engine;
 
 /// `cam_size` = `0x1000` [hw-decode §2], [FACTS §13.5].
-pub const CAM_SIZE: u64 = 0x1000;
+pub(crate) const CAM_SIZE: u64 = 0x1000;
 /// `table_size` = `0x2000` [hw-decode §2], [FACTS §13.5].
-pub const TABLE_SIZE: u64 = 0x2000;
+pub(crate) const TABLE_SIZE: u64 = 0x2000;
 /// `table_base = cam_base + 0x1000` [hw-decode §2], [FACTS §13.5].
-pub const TABLE_DELTA: u64 = 0x1000;
+pub(crate) const TABLE_DELTA: u64 = 0x1000;
 
 /// The four outs of the HW-decode getter, offsets from the TPB base.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,7 +37,7 @@ pub struct HwDecodeParams {
 impl HwDecodeParams {
     /// The outs for an engine whose device-full base is `base`: the bit-35
     /// fold always applied [hw-decode §3a].
-    pub const fn from_device_base(base: DeviceAddr) -> Result<Self> {
+    pub(crate) const fn from_device_base(base: DeviceAddr) -> Result<Self> {
         let cam_base = const_try!(base.to_host_visible());
         Ok(HwDecodeParams {
             cam_base,

@@ -4,11 +4,12 @@
 //!
 //! Each arch describes the registers the notes and the sibling pages decode
 //! for it with [`register_block!`](crate::register_block) (so traces and
-//! `khal decode` can name them) and hands out typed [`Reg`] handles; a
-//! register nobody traced for an arch is `Err(NotTraced)` (the trait's
-//! defaults say so once for all arches). A register an arch's leaf never
-//! touches because the leaf is a no-op there (SUNDA's Q7 run-stall release,
-//! its `disable_hw_decode` [FACTS §13.4]) is `Ok(Gated::Absent)`.
+//! `khal decode` can name them) and states its typed [`Reg`] handles once,
+//! in its [`NxLocalRegs`] table; a register nobody traced for an arch is
+//! `Err(NotTraced)` ([`NxLocalRegs::DEFAULTS`] say so once for all arches). A
+//! register an arch's leaf never touches because the leaf is a no-op there
+//! (SUNDA's Q7 run-stall release, its `disable_hw_decode` [FACTS §13.4]) is
+//! `Ok(Gated::Absent)`.
 //!
 //! The window: `xt_local(base, eng, owner) = base + table[eng]`; only eng 4
 //! reads the owner byte (0 = the TopSP window, any other value = the TPB SP
@@ -25,11 +26,7 @@
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
 use crate::family::{Gated, Offset};
-use crate::ids::Bounded;
 use crate::regs::{BlockDesc, Field, Reg};
-
-/// Index of an `nx_rsvd_space0..2` register.
-pub type RsvdSpace = Bounded<3>;
 
 /// The owner byte the STPB leaves pass (ACT/DVE/POOL iram-cache write, POOL
 /// DGE, POOL run-stall) [arch-stpb §1, §3], [q7 §7.1], [FACTS §13.1].
@@ -37,22 +34,9 @@ pub const OWNER_TPB: u8 = 1;
 /// The owner byte the TopSP setters pass with eng 4 [topsp §3a], [FACTS §13.1].
 pub const OWNER_TOPSP: u8 = 0;
 
-/// Which of the three NX `DMA_REGS` (CAYMAN `+0x10C0/+0x10E0/+0x1100`): a
-/// 64-bit DMA address split, a flag selecting the low half [000r1 §3].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum DmaReg {
-    /// Low half, flag clear.
-    LoA,
-    /// Low half, flag set.
-    LoB,
-    /// High half.
-    Hi,
-}
-
 /// One arch's `get_xt_local_reg_offset` table [q7 §6a–§6b], [FACTS §13.1]:
 /// the values each arch states once (with their grades), the lookup written
-/// once ([`XtWindows::offset`]).
+/// once ([`NxLocal::xt_local_reg_offset`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct XtWindows {
     /// eng 0..3 (PE, ACT, POOL, DVE).
@@ -71,7 +55,7 @@ pub struct XtWindows {
 impl XtWindows {
     /// The window offset of engine `eng` with owner byte `owner`; only eng 4
     /// reads the owner; an index past the table → `OutOfRange` (the C assert).
-    pub fn offset(&self, eng: u32, owner: u8) -> Result<Offset> {
+    pub(crate) fn offset(&self, eng: u32, owner: u8) -> Result<Offset> {
         // The C asserts `eng < 5`, or `eng < 6` where window 5 exists.
         let limit = 5 + self.eng5.is_some() as u64;
         let v = match (eng, self.eng5) {
@@ -85,6 +69,103 @@ impl XtWindows {
     }
 }
 
+/// One arch's NX / XT local registers, offsets from an engine's XT/NX window
+/// unless noted: the table each arch states once (with each value's grade),
+/// starting from [`NxLocalRegs::DEFAULTS`] for what it does not know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NxLocalRegs {
+    /// NX `START_CTRL` (`program_start` writes 1).
+    pub start_ctrl: Result<Reg>,
+    /// NX `start_addr_lo` (`program_start`). CAYMAN `+0x1060` (MED
+    /// [000r1 §3]).
+    pub start_addr_lo: Result<Reg>,
+    /// NX `start_addr_hi` (`program_start`). CAYMAN `+0x1080` (MED
+    /// [000r1 §3]).
+    pub start_addr_hi: Result<Reg>,
+    /// `NOTIFIC_SW_QUEUE_NUM2` (read-modify-write of `EVENTS_SEMAPHORES_NT`).
+    pub notific_sw_queue_num2: Result<Reg>,
+    /// The `EVENTS_SEMAPHORES_NT` field of `NOTIFIC_SW_QUEUE_NUM2`.
+    pub events_semaphores_nt: Result<Field>,
+    /// `NOTIFIC_SW_QUEUE_NUM3` (its `ERRORS_NT` field, `errors_nt`):
+    /// `tpb_regs + 0xA0C` on every arch (MED [000r1 §3]: CAYMAN, "SUNDA
+    /// `+0xA0C` too"; MARIANA as CAYMAN [FACTS §15.3]), the register of the
+    /// generic error enable [002 §4].
+    pub notific_sw_queue_num3: Result<Reg>,
+    /// `NOTIFIC_SW_QUEUE_NUM3.ERRORS_NT`: mask `0xF`, shift 0 (MED [000r1 §3]).
+    pub errors_nt: Result<Field>,
+    /// `NOTIFIC_SW_QUEUE_NUM4` (HAM throttle fields).
+    pub notific_sw_queue_num4: Result<Reg>,
+    /// `NOTIFIC_SW_QUEUE_NUM4.HAM_THROTTLE` and `.HAM_THROTTLE_EN`.
+    pub ham_throttle_fields: Result<(Field, Field)>,
+    /// NX `release_run_stall` of the sequencer: CAYMAN/MARIANA `+0x00`,
+    /// SUNDA `+0x04` (§13.10 #6) [hw-decode §5b, §7].
+    pub release_run_stall: Result<Reg>,
+    /// `nx_rsvd_space0..2` (the SUNDA Q7 swap table's registers), in order.
+    pub nx_rsvd_space: Result<[Reg; 3]>,
+    /// `EVENTS_SEMAPHORES NOTIFIC_CTRL` (`+0x808` on SUNDA and CAYMAN).
+    pub notific_ctrl: Result<Reg>,
+    /// NX `DMA_CTRL` (CAYMAN `+0x10A0`).
+    pub dma_ctrl: Result<Reg>,
+    /// The three NX `DMA_REGS` (CAYMAN `+0x10C0/+0x10E0/+0x1100`), a 64-bit
+    /// DMA address split: low half with the flag clear, low half with the
+    /// flag set, high half [000r1 §3].
+    pub dma_regs: Result<[Reg; 3]>,
+    /// The XT `memcopy_dmas` offset (a pure getter, no I/O).
+    pub memcopy_dmas_offset: Result<Offset>,
+    /// The XT `memcopy_queues` offset (pure getter).
+    pub memcopy_queues_offset: Result<Offset>,
+    /// The XT `memcopy_all` offset (pure getter).
+    pub memcopy_all_offset: Result<Offset>,
+    /// XT `iram_cache_block_size` (`+0x1260`, CAYMAN `lr[19]`) that the
+    /// regs_init leaves write [arch-stpb §1], [FACTS §13.6].
+    pub iram_cache_block_size: Result<Reg>,
+    /// XT `Q7_RELEASE_RUN_STALL` (CAYMAN `+0x3000`); `Absent` where the
+    /// arch's release_eng_run_stall is a no-op (SUNDA) [FACTS §13.4].
+    pub q7_release_run_stall: Result<Gated<Reg>>,
+    /// XT `HW_DECODE_CONTROL` (CAYMAN `+0x4000`, bit 0 = disable hw decode);
+    /// `Absent` where `disable_hw_decode` is a no-op (SUNDA) [FACTS §13.4].
+    pub hw_decode_control: Result<Gated<Reg>>,
+    /// NX `SW_DGE_CARVEOUT` (device: local reg 39 `MEMCOPY_CARVEOUT_CFG`) in
+    /// the POOL window (`xt_local(mem, 2, 1)`): CAYMAN `+0x14E0` (MED
+    /// [000r1 §3]) [devmap-dma §6.3].
+    pub sw_dge_carveout: Result<Reg>,
+    /// NX `SW_DGE_DMA_MAPPING` (device: local reg 40 `MEMCOPY_DMA_CFG`):
+    /// CAYMAN `+0x1500` (MED [000r1 §3]) [devmap-dma §6.3].
+    pub sw_dge_dma_mapping: Result<Reg>,
+}
+
+impl NxLocalRegs {
+    /// Every register NOT TRACED, but the two every arch has: the
+    /// `NOTIFIC_SW_QUEUE_NUM3` register and its `ERRORS_NT` field
+    /// (`tpb_regs + 0xA0C`, mask `0xF`, MED [000r1 §3], [FACTS §15.3]).
+    pub const DEFAULTS: NxLocalRegs = NxLocalRegs {
+        start_ctrl: Err(Error::NotTraced("nx start_ctrl")),
+        start_addr_lo: Err(Error::NotTraced("nx start_addr_lo offset")),
+        start_addr_hi: Err(Error::NotTraced("nx start_addr_hi offset")),
+        notific_sw_queue_num2: Err(Error::NotTraced("notific_sw_queue_num2")),
+        events_semaphores_nt: Err(Error::NotTraced("events_semaphores_nt field")),
+        notific_sw_queue_num3: Ok(crate::engine::tpb_regs::SW_QUEUE_NUM3),
+        errors_nt: Ok(crate::engine::tpb_regs::sw_queue_num3::ERRORS),
+        notific_sw_queue_num4: Err(Error::NotTraced("notific_sw_queue_num4")),
+        ham_throttle_fields: Err(Error::NotTraced(
+            "notific_sw_queue_num4 ham_throttle fields",
+        )),
+        release_run_stall: Err(Error::NotTraced("nx release_run_stall")),
+        nx_rsvd_space: Err(Error::NotTraced("nx_rsvd_space registers")),
+        notific_ctrl: Err(Error::NotTraced("events_semaphores notific_ctrl")),
+        dma_ctrl: Err(Error::NotTraced("nx dma_ctrl")),
+        dma_regs: Err(Error::NotTraced("nx dma_regs")),
+        memcopy_dmas_offset: Err(Error::NotTraced("xt memcopy_dmas offset")),
+        memcopy_queues_offset: Err(Error::NotTraced("xt memcopy_queues offset")),
+        memcopy_all_offset: Err(Error::NotTraced("xt memcopy_all offset")),
+        iram_cache_block_size: Err(Error::NotTraced("xt iram_cache_block_size")),
+        q7_release_run_stall: Err(Error::NotTraced("xt q7_release_run_stall")),
+        hw_decode_control: Err(Error::NotTraced("xt hw_decode_control")),
+        sw_dge_carveout: Err(Error::NotTraced("sw_dge_carveout register offset")),
+        sw_dge_dma_mapping: Err(Error::NotTraced("sw_dge_dma_mapping register offset")),
+    };
+}
+
 /// The NX/XT local-register family.
 pub trait NxLocal {
     /// The NX-local block description of this arch, or `Err(NotTraced)`.
@@ -96,95 +177,29 @@ pub trait NxLocal {
     /// The arch's `get_xt_local_reg_offset` table.
     const XT_WINDOW_TABLE: XtWindows;
 
+    /// The arch's NX / XT local registers.
+    const NX_LOCAL_REGS: NxLocalRegs;
+
     /// The window offset of `get_xt_local_reg_offset(base, eng, owner)`
     /// [q7 §6], [FACTS §13.1]: `eng` is the raw engine index the C takes
     /// (PE=0 .. SP=4; CAYMAN also has a window 5 of unnamed role); an index
-    /// the C asserts on → `OutOfRange`. Add it to the TPB memory handle with
-    /// [`xt_local_window`].
+    /// the C asserts on → `OutOfRange`. The window is the TPB memory handle
+    /// plus this offset.
     fn xt_local_reg_offset(eng: u32, owner: u8) -> Result<Offset> {
         Self::XT_WINDOW_TABLE.offset(eng, owner)
-    }
-
-    /// NX `START_CTRL` (`program_start` writes 1).
-    fn start_ctrl() -> Result<Reg>;
-
-    /// `NOTIFIC_SW_QUEUE_NUM2` (read-modify-write of `EVENTS_SEMAPHORES_NT`).
-    fn notific_sw_queue_num2() -> Result<Reg>;
-
-    /// The `EVENTS_SEMAPHORES_NT` field of `NOTIFIC_SW_QUEUE_NUM2`.
-    fn events_semaphores_nt() -> Result<Field>;
-
-    /// NX `release_run_stall` of the sequencer: CAYMAN/MARIANA `+0x00`,
-    /// SUNDA `+0x04` (§13.10 #6) [hw-decode §5b, §7].
-    fn release_run_stall() -> Result<Reg>;
-
-    /// `nx_rsvd_space0..2` (the SUNDA Q7 swap table's registers).
-    fn nx_rsvd_space(i: RsvdSpace) -> Result<Reg>;
-
-    /// The XT `memcopy_dmas` offset (a pure getter, no I/O).
-    fn memcopy_dmas_offset() -> Result<Offset>;
-
-    default_fns! {
-        /// NX `start_addr_lo` (`program_start`). CAYMAN `+0x1060` (MED
-        /// [000r1 §3]); NOT TRACED elsewhere (the default).
-        fn start_addr_lo() -> Result<Reg> = Err(Error::NotTraced("nx start_addr_lo offset"));
-        /// NX `start_addr_hi` (`program_start`). CAYMAN `+0x1080` (MED
-        /// [000r1 §3]); NOT TRACED elsewhere (the default).
-        fn start_addr_hi() -> Result<Reg> = Err(Error::NotTraced("nx start_addr_hi offset"));
-        /// `NOTIFIC_SW_QUEUE_NUM3` (its `ERRORS_NT` field, [`NxLocal::errors_nt`]):
-        /// `tpb_regs + 0xA0C` on every arch (MED [000r1 §3]: CAYMAN, "SUNDA
-        /// `+0xA0C` too"; MARIANA as CAYMAN [FACTS §15.3]), the register of the
-        /// generic error enable [002 §4].
-        fn notific_sw_queue_num3() -> Result<Reg> = Ok(crate::engine::tpb_regs::SW_QUEUE_NUM3);
-        /// `NOTIFIC_SW_QUEUE_NUM3.ERRORS_NT`: mask `0xF`, shift 0 (MED [000r1 §3]).
-        fn errors_nt() -> Result<Field> = Ok(crate::engine::tpb_regs::sw_queue_num3::ERRORS);
-        /// `NOTIFIC_SW_QUEUE_NUM4` (HAM throttle fields).
-        fn notific_sw_queue_num4() -> Result<Reg> = Err(Error::NotTraced("notific_sw_queue_num4"));
-        /// `NOTIFIC_SW_QUEUE_NUM4.HAM_THROTTLE` and `.HAM_THROTTLE_EN`.
-        fn ham_throttle_fields() -> Result<(Field, Field)>
-            = Err(Error::NotTraced("notific_sw_queue_num4 ham_throttle fields"));
-        /// `EVENTS_SEMAPHORES NOTIFIC_CTRL` (`+0x808` on SUNDA and CAYMAN).
-        fn notific_ctrl() -> Result<Reg> = Err(Error::NotTraced("events_semaphores notific_ctrl"));
-        /// NX `DMA_CTRL` (CAYMAN `+0x10A0`).
-        fn dma_ctrl() -> Result<Reg> = Err(Error::NotTraced("nx dma_ctrl"));
-        /// One of the NX `DMA_REGS`.
-        fn dma_reg(_which: DmaReg) -> Result<Reg> = Err(Error::NotTraced("nx dma_regs"));
-        /// The XT `memcopy_queues` offset (pure getter).
-        fn memcopy_queues_offset() -> Result<Offset>
-            = Err(Error::NotTraced("xt memcopy_queues offset"));
-        /// The XT `memcopy_all` offset (pure getter).
-        fn memcopy_all_offset() -> Result<Offset> = Err(Error::NotTraced("xt memcopy_all offset"));
-        /// XT `iram_cache_block_size` (`+0x1260`, CAYMAN `lr[19]`) that the
-        /// regs_init leaves write [arch-stpb §1], [FACTS §13.6].
-        fn iram_cache_block_size() -> Result<Reg>
-            = Err(Error::NotTraced("xt iram_cache_block_size"));
-        /// XT `Q7_RELEASE_RUN_STALL` (CAYMAN `+0x3000`); `Absent` where the
-        /// arch's release_eng_run_stall is a no-op (SUNDA) [FACTS §13.4].
-        fn q7_release_run_stall() -> Result<Gated<Reg>>
-            = Err(Error::NotTraced("xt q7_release_run_stall"));
-        /// XT `HW_DECODE_CONTROL` (CAYMAN `+0x4000`, bit 0 = disable hw decode);
-        /// `Absent` where `disable_hw_decode` is a no-op (SUNDA) [FACTS §13.4].
-        fn hw_decode_control() -> Result<Gated<Reg>>
-            = Err(Error::NotTraced("xt hw_decode_control"));
     }
 }
 
 /// The absolute XT/NX window of engine `eng` for the TPB memory handle
 /// `base`: `base + xt_local_reg_offset(eng, owner)` [q7 §6], [FACTS §13.1];
 /// a sum past 2^64 is refused (`InvalidArgument`), not wrapped.
-pub fn xt_local_window<A: NxLocal>(base: DeviceAddr, eng: u32, owner: u8) -> Result<DeviceAddr> {
+pub(crate) fn xt_local_window<A: NxLocal>(
+    base: DeviceAddr,
+    eng: u32,
+    owner: u8,
+) -> Result<DeviceAddr> {
     let off = A::xt_local_reg_offset(eng, owner)?.get();
     base.checked_add(off, "xt/nx window past 2^64")
-}
-
-/// `eng_to_xt`: engines 0..4 map to themselves, anything else to 6 (logged)
-/// [hal-registers §3], [FACTS §13.1].
-pub const fn eng_to_xt(eng: u32) -> u32 {
-    if eng <= 4 {
-        eng
-    } else {
-        6
-    }
 }
 
 #[cfg(test)]
@@ -228,5 +243,34 @@ mod tests {
         };
         assert_eq!(untraced.offset(5, 0), Err(Error::NotTraced("window 5")));
         assert_eq!(untraced.offset(0, 0), Ok(Offset(0x10)));
+    }
+
+    enum Four {}
+    impl NxLocal for Four {
+        const NX_LOCAL_BLOCK: Result<&'static BlockDesc> = Err(Error::NotTraced("nx"));
+        const XT_LOCAL_BLOCK: Result<&'static BlockDesc> = Err(Error::NotTraced("xt"));
+        const XT_WINDOW_TABLE: XtWindows = TABLE;
+        const NX_LOCAL_REGS: NxLocalRegs = NxLocalRegs::DEFAULTS;
+    }
+
+    /// The window is the memory handle plus the table's offset; a sum past
+    /// 2^64 is refused, never wrapped.
+    #[test]
+    fn xt_local_window_refuses_a_memory_handle_past_the_top() {
+        let mem = DeviceAddr(0x100_0000);
+        assert_eq!(
+            xt_local_window::<Four>(mem, 2, 1),
+            Ok(DeviceAddr(0x100_0030))
+        );
+        for mem in [DeviceAddr(u64::MAX - 0x2F), DeviceAddr(u64::MAX)] {
+            assert!(matches!(
+                xt_local_window::<Four>(mem, 2, 1),
+                Err(Error::InvalidArgument(_))
+            ));
+        }
+        assert_eq!(
+            xt_local_window::<Four>(DeviceAddr(u64::MAX - 0x30), 2, 1),
+            Ok(DeviceAddr(u64::MAX))
+        );
     }
 }

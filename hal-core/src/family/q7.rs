@@ -11,7 +11,7 @@
 use crate::error::Result;
 use crate::family::Offset;
 
-/// `al_hal_q7_owner` [q7 §2].
+/// `al_hal_q7_owner` [q7 §2]; `owner as u32` is the C enum value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Q7Owner {
@@ -19,13 +19,6 @@ pub enum Q7Owner {
     Pooling = 2,
     /// 5: the compute-cluster cores (CAYMAN/MARIANA).
     ComputeCluster = 5,
-}
-
-impl Q7Owner {
-    /// The C enum value.
-    pub const fn id(self) -> u32 {
-        self as u32
-    }
 }
 
 /// The six outputs of `get_q7_params` for one owner [q7 §3], [FACTS §13.3].
@@ -55,7 +48,7 @@ impl Q7Param {
     }
 
     /// Bytes from a core's IRAM to its DRAM: `iram_size + iram_rsvd`.
-    pub const fn dram_delta(&self) -> u64 {
+    const fn dram_delta(&self) -> u64 {
         self.iram_size + self.iram_rsvd
     }
 
@@ -72,9 +65,6 @@ impl Q7Param {
 
 /// The Q7 geometry family.
 pub trait Q7Params {
-    /// The owners `get_q7_params` accepts on this arch, in enum order.
-    const Q7_OWNERS: &'static [Q7Owner];
-
     /// `get_q7_params(owner)`; an owner the arch does not accept (the C
     /// asserts) → `Err(Unsupported)`.
     fn q7_params(owner: Q7Owner) -> Result<Q7Param>;

@@ -7,9 +7,9 @@ use crate::family::Offset;
 use crate::ids::Engine;
 
 /// `seqtop = base + 0x2_0000` [000 §2].
-pub const SEQTOP_DELTA: u64 = 0x2_0000;
+const SEQTOP_DELTA: u64 = 0x2_0000;
 /// `hostvis = base + 0x4_0000` [000 §2].
-pub const HOSTVIS_DELTA: u64 = 0x4_0000;
+const HOSTVIS_DELTA: u64 = 0x4_0000;
 
 /// The three sequencer apertures of an engine. `T` is [`DeviceAddr`] for the
 /// device-full form and [`HostVisible`] for the `host_visible` form.
@@ -70,13 +70,10 @@ pub trait SeqParams {
     /// The host-visible triple (`host_visible = true`).
     fn seq_params_host_visible(eng: Engine) -> Result<SeqTriple<HostVisible>>;
 
-    default_fns! {
-        /// The sizes (same for every engine).
-        fn seq_sizes() -> SeqSizes = Self::SEQ_SIZES;
-        /// The PE-sequencer TopSP host-visible relbase: SUNDA `0x5B_0000`,
-        /// CAYMAN `0x14_0000` (MED [000r1 §3], [FACTS §12.1]); MARIANA's is not in
-        /// that band (NOT TRACED, the default).
-        fn pe_seq_topsp_relbase() -> Result<Offset>
-            = Err(Error::NotTraced("pe-sequencer topsp host-visible relbase"));
+    /// The PE-sequencer TopSP host-visible relbase: SUNDA `0x5B_0000`,
+    /// CAYMAN `0x14_0000` (MED [000r1 §3], [FACTS §12.1]); MARIANA's is not in
+    /// that band (NOT TRACED, the default).
+    fn pe_seq_topsp_relbase() -> Result<Offset> {
+        Err(Error::NotTraced("pe-sequencer topsp host-visible relbase"))
     }
 }

@@ -9,7 +9,7 @@
 //! them; the doorbell program ([`crate::engine::topsp`]) writes at
 //! `xt_local(h, 4, 0) + (offset − window)`.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::family::Offset;
 use crate::regs::BlockDesc;
 
@@ -45,21 +45,11 @@ impl Doorbell {
             Doorbell::StopSignal => "stop_signal",
         }
     }
-
-    /// Parse a name as [`Doorbell::name`] gives it.
-    pub fn from_name(s: &str) -> Result<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|d| d.name() == s)
-            .ok_or(Error::InvalidArgument(
-                "doorbell: init_signal, tsync_signal, host_trigger or stop_signal",
-            ))
-    }
 }
 
 /// One arch's TopSP-NX offsets, from the TPB memory handle: the table each
-/// arch states once (with each value's grade), which [`TopSpNx`]'s getters
-/// read. An offset nobody traced for the arch is `Err(NotTraced)`.
+/// arch states once (with each value's grade). An offset nobody traced for
+/// the arch is `Err(NotTraced)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TopSpTable {
     /// The TopSP-NX window base (= `xt_local_reg_offset(4, 0)`).
@@ -85,34 +75,22 @@ pub trait TopSpNx {
     /// The arch's TopSP-NX offsets.
     const TOPSP: TopSpTable;
 
-    default_fns! {
-        /// The TopSP-NX window base (= `xt_local_reg_offset(4, 0)`).
-        fn topsp_window_base() -> Result<Offset> = Self::TOPSP.window_base;
-        /// The `stop_signal` register.
-        fn topsp_stop_signal() -> Result<Offset> = Self::TOPSP.stop_signal;
-        /// The `basic_block_switch` register (a getter only: nothing writes it
-        /// through the HAL).
-        fn topsp_basic_block_switch() -> Result<Offset> = Self::TOPSP.basic_block_switch;
-        /// The `host_trigger` register.
-        fn topsp_host_trigger() -> Result<Offset> = Self::TOPSP.host_trigger;
-        /// The `init_signal` register.
-        fn topsp_init_signal() -> Result<Offset> = Self::TOPSP.init_signal;
-        /// The `tsync_signal` register.
-        fn topsp_tsync_signal() -> Result<Offset> = Self::TOPSP.tsync_signal;
-        /// The value a doorbell writes: 1, except where the arch's setter writes
-        /// the caller's value (SUNDA host_trigger, MED) [FACTS §13.2];
-        /// `Err(NotTraced)` where no source gives the arch's setter body (SUNDA
-        /// init_signal).
-        fn topsp_doorbell_value(_which: Doorbell, _caller: u32) -> Result<u32> = Ok(1);
+    /// The value a doorbell writes: 1, except where the arch's setter writes
+    /// the caller's value (SUNDA host_trigger, MED) [FACTS §13.2];
+    /// `Err(NotTraced)` where no source gives the arch's setter body (SUNDA
+    /// init_signal).
+    fn topsp_doorbell_value(_which: Doorbell, _caller: u32) -> Result<u32> {
+        Ok(1)
     }
 
-    /// The register of a doorbell.
+    /// The register of a doorbell, from [`TopSpNx::TOPSP`].
     fn topsp_doorbell(which: Doorbell) -> Result<Offset> {
+        let t = Self::TOPSP;
         match which {
-            Doorbell::InitSignal => Self::topsp_init_signal(),
-            Doorbell::TsyncSignal => Self::topsp_tsync_signal(),
-            Doorbell::HostTrigger => Self::topsp_host_trigger(),
-            Doorbell::StopSignal => Self::topsp_stop_signal(),
+            Doorbell::InitSignal => t.init_signal,
+            Doorbell::TsyncSignal => t.tsync_signal,
+            Doorbell::HostTrigger => t.host_trigger,
+            Doorbell::StopSignal => t.stop_signal,
         }
     }
 }
