@@ -314,13 +314,13 @@
 //! # Mask an MSI-X vector (MARIANA)
 //!
 //! ```
-//! use khal::intc::{Intc, MsixIntc};
+//! use khal::intc::Intc;
 //! use khal::std_adapter::HeapMmio;
 //! use khal::{DeviceAddr, Error, Mariana, Mmio};
 //!
 //! let msix = DeviceAddr(0x2000_0000);
 //! let mmio = HeapMmio::new(msix, 0x1000);
-//! let intc = Intc::<Mariana>::new(MsixIntc::new(msix)?);
+//! let intc = Intc::<Mariana>::new(msix)?;
 //! intc.mask_vector(&mmio, 3)?;
 //! assert_eq!(mmio.read32(msix.add(16))?, 1 << 3); // set-mask gets the shadow
 //! assert_eq!(mmio.read32(msix.add(2060 + 16 * 3))?, 1); // per-vector control

@@ -3,9 +3,9 @@
 //!
 //! Per-arch answers are associated functions and constants of the arch types
 //! (`Selected::tpb_base(tile)`, `Cayman::DVE_PARAM_RAM_BASE`), defined by the
-//! register-family traits of [`crate::family`]; the engine and INTC ops
-//! are traits of [`crate::engine`] and [`crate::intc`]; drivers
-//! take a backend through [`Mmio`] and DMA memory through the [`crate::dma`]
+//! register-family traits of [`crate::family`]; the engine ops are traits
+//! of [`crate::engine`] (the INTC ops are methods of [`crate::intc::Intc`]);
+//! drivers take a backend through [`Mmio`] and DMA memory through the [`crate::dma`]
 //! traits. Those traits must be in scope for their methods to resolve.
 
 pub use khal_core::dma::{DmaAllocator, DmaMemory, DmaQueue};
@@ -15,6 +15,5 @@ pub use khal_core::family::{
     Arch, CapCfg, DgeRegs, DveTables, HbmMap, HwDecode, IramSizes, NotificMasks, NqMailboxMap,
     NxLocal, Q7Params, Sdma, SeqParams, TopSpNx, TpbBases, TpbRegGates,
 };
-pub use khal_core::intc::IntcOps;
 pub use khal_core::q7::Q7SwapTable;
 pub use khal_core::Mmio;

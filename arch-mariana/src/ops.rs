@@ -13,8 +13,8 @@
 
 use khal_arch_cayman::Cayman;
 use khal_core::engine::{EngineLeaves, HwDecodeLeaves};
-use khal_core::intc::{ErrtrigLine, IntcOps, MsixIntc};
-use khal_core::{DeviceAddr, Error, Mmio, Result};
+use khal_core::intc::IntcOps;
+use khal_core::Error;
 
 use crate::Mariana;
 
@@ -35,56 +35,6 @@ impl EngineLeaves for Mariana {
     const SP_DMA_INIT: Error = Error::NotTraced("mariana sp dma_init leaf");
 }
 
-impl IntcOps for Mariana {
-    fn mask_vector<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, vec: u32) -> Result<()> {
-        h.mask_vector(mmio, vec)
-    }
-    fn unmask_vector<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, vec: u32) -> Result<()> {
-        h.unmask_vector(mmio, vec)
-    }
-    fn mask_interrupt<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        h.mask_interrupt(mmio, line)
-    }
-    fn unmask_interrupt<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        h.unmask_interrupt(mmio, line)
-    }
-    fn mask_notification<M: Mmio + ?Sized>(
-        h: &MsixIntc,
-        mmio: &M,
-        line: ErrtrigLine,
-    ) -> Result<()> {
-        h.mask_notification(mmio, line)
-    }
-    fn unmask_notification<M: Mmio + ?Sized>(
-        h: &MsixIntc,
-        mmio: &M,
-        line: ErrtrigLine,
-    ) -> Result<()> {
-        h.unmask_notification(mmio, line)
-    }
-    fn set_cause<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine) -> Result<()> {
-        h.set_cause(mmio, line)
-    }
-    fn read_cause<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, line: ErrtrigLine) -> Result<u32> {
-        h.read_cause(mmio, line)
-    }
-    fn set_mod_timer_period<M: Mmio + ?Sized>(h: &MsixIntc, mmio: &M, period: u32) -> Result<()> {
-        h.set_mod_timer_period(mmio, period)
-    }
-    fn set_group_interval<M: Mmio + ?Sized>(
-        h: &MsixIntc,
-        mmio: &M,
-        grp: u32,
-        value: u32,
-    ) -> Result<()> {
-        h.set_group_interval(mmio, grp, value)
-    }
-    fn set_notific_queue_base<M: Mmio + ?Sized>(
-        h: &MsixIntc,
-        mmio: &M,
-        block: u32,
-        queue: u32,
-    ) -> Result<DeviceAddr> {
-        h.set_notific_queue_base::<Mariana, M>(mmio, block, queue)
-    }
-}
+/// The INTC ops: the generic MSI-X program of `khal_core::intc::Intc`, with
+/// MARIANA's NQ mailbox map [004 §4].
+impl IntcOps for Mariana {}

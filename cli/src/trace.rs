@@ -24,7 +24,7 @@ use std::fmt::Write as _;
 use clap::{Args, Subcommand};
 use khal::dma::DmaMemory;
 use khal::intc::regs::{MSIX, MSIX_SIZE};
-use khal::intc::{EnsNq, Intc, MsixIntc};
+use khal::intc::{EnsNq, Intc};
 use khal::notific::regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
 use khal::notific::{BpMode, Flavour, NotificBlocks, NotificEngine, NqConfig, NqRing};
 use khal::std_adapter::model::intc::MsixModel;
@@ -426,10 +426,8 @@ pub fn record(arch: ArchId, op: &TraceOp) -> khal::Result<Vec<Access>> {
             // run records the engine's NQ `nq` there first.
             let e = engine(&t, &mut ens)?;
             let ens = EnsNq::of(&e, nq)?;
-            let i = intc(arch)?;
-            let i = Intc::<Mariana>::new(
-                MsixIntc::new(i.handle().msix_base())?.with_ens_nq(block, ens)?,
-            );
+            let mut i = intc(arch)?;
+            i.set_ens_nq(block, ens)?;
             t.clear();
             i.set_notific_queue_base(&t, block, queue)?;
         }
@@ -458,7 +456,7 @@ fn intc(arch: ArchId) -> khal::Result<Intc<Mariana>> {
             arch,
         ));
     }
-    Ok(Intc::new(MsixIntc::new(MSIX_BASE)?))
+    Intc::new(MSIX_BASE)
 }
 
 /// The register name of an access without its block prefix

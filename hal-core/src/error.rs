@@ -206,7 +206,7 @@ impl Error {
     ///   (`EngineConfig::from_raw`), the NQ ring's size, memory and batch checks
     ///   (`NqRing`), the drain buffer;
     /// - the INTC handle's errtrig base of a block not set, and its ENS NQ of a
-    ///   block not set (`MsixIntc`: the C handle would hold 0 and address
+    ///   block not set (`Intc`: the C handle would hold 0 and address
     ///   from it);
     /// - a base whose register block or loader span does not fit below 2^64
     ///   (`BlockDesc::extent`: the notification engine's, an ENS NQ's,

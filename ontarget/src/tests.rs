@@ -828,7 +828,7 @@ fn nq_config_errors_write_nothing(win: &VolatileWindow) -> Outcome {
 #[cfg(feature = "mariana")]
 mod intc {
     use super::*;
-    use khal::intc::{EnsNq, ErrtrigLine, Intc, MsixIntc};
+    use khal::intc::{EnsNq, ErrtrigLine, Intc};
     use khal::Mariana;
 
     use crate::golden::Op::{Read as R, Write as W};
@@ -848,9 +848,9 @@ mod intc {
     }
 
     fn intc() -> Result<Intc<Mariana>, Error> {
-        Ok(Intc::new(
-            MsixIntc::new(MSIX)?.with_errtrig_base(3, ERRTRIG3)?,
-        ))
+        let mut i = Intc::new(MSIX)?;
+        i.set_errtrig_base(3, ERRTRIG3)?;
+        Ok(i)
     }
 
     fn intc_vector_masks(win: &VolatileWindow) -> Outcome {
@@ -869,7 +869,7 @@ mod intc {
         ];
         check!(rec.matches(&program));
         check!(ok!(block_after(win, MSIX, 0x1000, None, &program)));
-        check_eq!(i.handle().vector_mask_shadow(), 0b1000_0000);
+        check_eq!(i.vector_mask_shadow(), 0b1000_0000);
         Ok(())
     }
 
@@ -926,10 +926,9 @@ mod intc {
             EngineConfig::tpb(BpMode::All)
         ));
         // The NQ comes from the handle's ENS of the block [004 §4], [FACTS §12.3].
-        let hw = ok!(MsixIntc::new(MSIX)
-            .and_then(|h| h.with_ens_nq(3, EnsNq::of(&ens, 2)?))
-            .and_then(|h| h.with_ens_nq(7, EnsNq::of(&ens, 0)?)));
-        let i = Intc::<Mariana>::new(hw);
+        let mut i = ok!(Intc::<Mariana>::new(MSIX));
+        ok!(EnsNq::of(&ens, 2).and_then(|nq| i.set_ens_nq(3, nq)));
+        ok!(EnsNq::of(&ens, 0).and_then(|nq| i.set_ens_nq(7, nq)));
         let before = ok!(snapshot(win));
         rec.clear();
         // Low die: map[queue] = 0x85_8000_0400 + 0x200 * queue; high die: the mesh bit.
@@ -980,7 +979,7 @@ mod intc {
             Err(Error::InvalidArgument("errtrig base of this block not set"))
         );
         check_eq!(rec.counts(), (0, 0));
-        check_eq!(i.handle().vector_mask_shadow(), 0);
+        check_eq!(i.vector_mask_shadow(), 0);
         check!(ok!(block_after(
             win,
             WINDOW_BASE,

@@ -260,7 +260,7 @@ fn dge_notif_enable_is_sunda_only() {
 
 #[test]
 fn sp_init_then_intc_queue_base_end_to_end_on_the_device_model() {
-    use khal::intc::{EnsNq, Intc, MsixIntc};
+    use khal::intc::{EnsNq, Intc};
     use khal::notific::Flavour;
     use khal_std::model::notific::NotificModel;
 
@@ -291,12 +291,8 @@ fn sp_init_then_intc_queue_base_end_to_end_on_the_device_model() {
     assert_eq!(reg(0x30), 0xFFFF_FFF0);
     // MARIANA's INTC points NQ 1 of this engine at block 6, queue 2's mailbox.
     // The NQ comes from the handle's ENS of the block [004 §4], [FACTS §12.3].
-    let intc = Intc::<Mariana>::new(
-        MsixIntc::new(DeviceAddr(0x10_0000))
-            .unwrap()
-            .with_ens_nq(6, EnsNq::of(&nt, 1).unwrap())
-            .unwrap(),
-    );
+    let mut intc = Intc::<Mariana>::new(DeviceAddr(0x10_0000)).unwrap();
+    intc.set_ens_nq(6, EnsNq::of(&nt, 1).unwrap()).unwrap();
     assert_eq!(
         intc.set_notific_queue_base(nt.mmio(), 6, 2),
         Ok(DeviceAddr(0x8085_8000_0800))

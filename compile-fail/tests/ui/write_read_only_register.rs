@@ -2,11 +2,9 @@
 //! `nq_tail_ptr` is the device's producer tail and `timestamp_inc` is read
 //! only, which software only reads [004 §3], [FACTS §6]. The routes: the
 //! handle itself, an array instance (`at`, `flat`), the engine's `nq_reg`,
-//! the ENS NQ's `reg`, a bound block and its bound registers, a register
-//! bound in a window; and no constructor names another access (`__new` is
+//! a bound block and its bound registers, a register bound in a window; and no constructor names another access (`__new` is
 //! gone; the fields are private: `reg_fields_private.rs`). `Reg::<RW>::new`
 //! of a read-only description is refused at run time (`regs::tests`).
-use khal::intc::EnsNq;
 use khal::mmio::bound::BoundBlock;
 use khal::mmio::volatile::VolatileWindow;
 use khal::notific::regs::{NQ_TAIL_PTR, TIMESTAMP_INC};
@@ -23,9 +21,8 @@ fn through_the_handles(m: &HeapMmio) {
     let _ = TIMESTAMP_INC.modify(m, DeviceAddr(0), |v| v + 1);
 }
 
-fn through_the_engine(e: &NotificEngine<HeapMmio>, ens: EnsNq) {
+fn through_the_engine(e: &NotificEngine<HeapMmio>) {
     let _ = e.nq_reg(NQ_TAIL_PTR, 3).unwrap().write(e.mmio(), e.base(), 0);
-    let _ = ens.reg(NQ_TAIL_PTR);
 }
 
 fn through_bound_handles(w: &VolatileWindow, b: BoundBlock<'_, 0x1000>) {

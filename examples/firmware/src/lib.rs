@@ -42,7 +42,7 @@ use khal::dma::StaticDma;
 use khal::engine::{
     stpb_init, EngineParams, PeParams, PoolingParams, SpHandle, StpbConfig, StpbOps,
 };
-use khal::intc::{EnsNq, ErrtrigLine, Intc, IntcOps, MsixIntc};
+use khal::intc::{EnsNq, ErrtrigLine, Intc, IntcOps};
 use khal::mmio::volatile::VolatileWindow;
 use khal::notific::{
     BpMode, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqEntry, NqRing,
@@ -317,10 +317,9 @@ pub fn intc_bring_up<A: IntcOps>(w: &VolatileWindow) -> Result<u32> {
     // [004 §4], [FACTS §12.3]: the engine is set up first and recorded there.
     let mut block = BLOCKS.take(black_box(map::NOTIFIC))?;
     let ens = NotificEngine::init(w, &mut block, EngineConfig::tpb(BpMode::All))?;
-    let mut intc = Intc::<A>::new(MsixIntc::new(black_box(map::MSIX))?);
-    let hw = intc.handle_mut();
-    hw.set_errtrig_base(black_box(0), map::ERRTRIG0)?;
-    hw.set_ens_nq(black_box(5), EnsNq::of(&ens, black_box(2))?)?;
+    let mut intc = Intc::<A>::new(black_box(map::MSIX))?;
+    intc.set_errtrig_base(black_box(0), map::ERRTRIG0)?;
+    intc.set_ens_nq(black_box(5), EnsNq::of(&ens, black_box(2))?)?;
     intc.mask_vector(w, black_box(3))?;
     intc.unmask_vector(w, black_box(3))?;
     intc.set_mod_timer_period(w, black_box(5))?;

@@ -5,7 +5,7 @@
 //! The C leaf takes only `(block_idx, queue_id)`: the NQ comes from the
 //! handle, not from the caller. khal records, per block, which notification
 //! engine (its base and flavour) and which of its queues that NQ is
-//! ([`EnsNq`], set with [`super::MsixIntc::with_ens_nq`]).
+//! ([`EnsNq`], set with [`super::Intc::set_ens_nq`]).
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
@@ -54,18 +54,13 @@ impl EnsNq {
     }
 
     /// The engine's base.
-    pub const fn notific_base(self) -> DeviceAddr {
+    pub(super) const fn notific_base(self) -> DeviceAddr {
         self.notific_base
     }
 
-    /// The queue index.
-    pub const fn nq(self) -> u32 {
-        self.nq
-    }
-
     /// The per-NQ register `r` of this NQ in its flavour (relative to
-    /// [`EnsNq::notific_base`]).
-    pub fn reg(self, r: RegArray) -> Result<Reg> {
+    /// `notific_base`).
+    pub(super) fn reg(self, r: RegArray) -> Result<Reg> {
         match self.flavour {
             Flavour::TenQueue => r.at(self.nq),
             Flavour::SingleQueue if self.nq == 0 => Ok(r.flat()),
@@ -89,12 +84,12 @@ mod tests {
     fn accessors_and_the_queue_stride() {
         let base = DeviceAddr(0x3053_5000);
         let e = EnsNq::new(base, Flavour::TenQueue, 7).unwrap();
-        assert_eq!((e.notific_base(), e.nq()), (base, 7));
+        assert_eq!(e.notific_base(), base);
         let lo = crate::notific::regs::NQ_BASE_ADDR_LO;
         assert_eq!(e.reg(lo).unwrap().offset(), 0x100 + 40 * 7);
         assert!(EnsNq::new(base, Flavour::TenQueue, 10).is_err());
         assert!(EnsNq::new(base, Flavour::SingleQueue, 2).is_err());
         let s = EnsNq::new(base, Flavour::SingleQueue, 0).unwrap();
-        assert_eq!((s.nq(), s.reg(lo).unwrap().offset()), (0, 0x100));
+        assert_eq!(s.reg(lo).unwrap().offset(), 0x100);
     }
 }

@@ -11,7 +11,7 @@ use crate::ids::Bounded;
 
 /// Number of errtrig block bases the handle holds (`intc_user_errtrig_base[56]`
 /// at handle `+24`) [004 §4].
-pub const ERRTRIG_BLOCKS: usize = 56;
+pub(super) const ERRTRIG_BLOCKS: usize = 56;
 
 /// One interrupt line of an errtrig block, with every index validated.
 ///
@@ -24,10 +24,12 @@ pub const ERRTRIG_BLOCKS: usize = 56;
 ///   the packing, MED);
 /// - `bit`: the bit in the 32-bit cause / mask registers (`< 32`).
 ///
+/// The line's control unit sits at `(g << 12) + (sub << 6)` of its block's
+/// base [004 §4].
+///
 /// ```
 /// use khal_core::intc::ErrtrigLine;
-/// let l = ErrtrigLine::new(0, 1, 3, 5).unwrap();
-/// assert_eq!(l.unit_offset(), (1 << 12) + (3 << 6));
+/// assert!(ErrtrigLine::new(0, 1, 3, 5).is_ok());
 /// assert!(ErrtrigLine::new(0, 4, 0, 0).is_err()); // g < 4
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -51,38 +53,18 @@ impl ErrtrigLine {
     }
 
     /// The errtrig block index (into the 56 bases).
-    pub const fn block(self) -> usize {
+    pub(super) const fn block(self) -> usize {
         self.block.as_usize()
     }
 
-    /// The group `g`.
-    pub const fn g(self) -> u32 {
-        self.g.get()
-    }
-
-    /// The sub unit.
-    pub const fn sub(self) -> u32 {
-        self.sub.get()
-    }
-
-    /// The bit.
-    pub const fn bit(self) -> u32 {
-        self.bit.get()
-    }
-
     /// `1 << bit`.
-    pub const fn bit_mask(self) -> u32 {
+    pub(super) const fn bit_mask(self) -> u32 {
         1 << self.bit.get()
     }
 
     /// `(g << 12) + (sub << 6)`: the control unit's offset in its block [004 §4].
-    pub const fn unit_offset(self) -> u64 {
+    pub(super) const fn unit_offset(self) -> u64 {
         ((self.g.get() as u64) << 12) + ((self.sub.get() as u64) << 6)
-    }
-
-    /// The unit index of the [`super::regs::ERRTRIG`] description (`64 * g + sub`).
-    pub const fn unit_index(self) -> u32 {
-        self.g.get() * 64 + self.sub.get()
     }
 }
 
@@ -106,7 +88,13 @@ mod tests {
         assert!(ErrtrigLine::new(0, 0, 0, 32).is_err());
         let l = ErrtrigLine::new(2, 3, 63, 31).unwrap();
         assert_eq!(l.unit_offset(), (3 << 12) + (63 << 6));
-        assert_eq!(l.unit_index(), 255);
+        // The unit the `ERRTRIG` description names: `64 * g + sub`.
+        assert_eq!(
+            super::super::regs::ERRTRIG
+                .lookup(l.unit_offset() + 8)
+                .map(|n| n.instance),
+            Some(Some(("unit", 255)))
+        );
         assert_eq!(l.bit_mask(), 1 << 31);
     }
 
@@ -115,6 +103,9 @@ mod tests {
     #[test]
     fn accessors_answer_the_validated_indices() {
         let l = ErrtrigLine::new(13, 2, 37, 29).unwrap();
-        assert_eq!((l.block(), l.g(), l.sub(), l.bit()), (13, 2, 37, 29));
+        assert_eq!(
+            (l.block(), l.unit_offset(), l.bit_mask()),
+            (13, (2 << 12) + (37 << 6), 1 << 29)
+        );
     }
 }

@@ -20,16 +20,17 @@
 //! `int_log_msk_grp`.
 //!
 //! It does **not** follow the errtrig mask shadow the C handle carries
-//! (`intc_user_errtrig_masks`, handle `+480`, [`super::handle`]): that shadow
+//! (`intc_user_errtrig_masks`, handle `+480`, `super::handle`): that shadow
 //! is indexed by `get_intc_user_errtrig_mask_index`, whose decode is not traced
 //! [004 §4 GOTCHA], and whether the leaves write from it is in neither
 //! revision. Keeping a shadow under an invented index would be a guess; the
 //! register read-modify-write needs no index.
 //!
-//! Each field of [`MsixIntc`] names its C counterpart in `aws_hal_intc_t`
-//! ([`super::handle`]).
+//! Each field of [`Intc`] names its C counterpart in `aws_hal_intc_t`
+//! (`super::handle`).
 
 use core::cell::Cell;
+use core::marker::PhantomData;
 
 use critical_section::Mutex;
 
@@ -50,18 +51,31 @@ use crate::regs::{check_block_base, Reg};
 use crate::Mmio;
 
 /// Highest MSI-X vector: `vec > 7` is refused with -22 [004 §4].
-pub const MAX_VECTOR: u32 = 7;
+const MAX_VECTOR: u32 = 7;
 
 /// Moderation-timer periods are `< 16` (4 bits, 27:24) [004 §4].
-pub const MOD_TIMER_PERIODS: u32 = 16;
+const MOD_TIMER_PERIODS: u32 = 16;
 
-/// The MSI-X controller handle (`aws_hal_intc_t` of [004 §4], the parts the
-/// register programs use): the MSI-X block base, the 56 errtrig block bases,
-/// the vector-mask shadow and the 56 ENS NQs.
+/// The arches whose INTC leaves are traced: only MARIANA [004 §1 NOTE].
+///
+/// The INTC ops are mandatory (a NULL `khal_intc` slot aborts in C,
+/// `+0x480..+0x4D8`) [004 §1], [FACTS §4], and every one of them is the one
+/// MSI-X program of [`Intc`], the arch supplying its NQ mailbox map: an arch
+/// implements this trait to have all of them, and an arch that does not
+/// (SUNDA, CAYMAN: INTC NOT TRACED) has none, so `Intc<Cayman>` does not
+/// compile.
+pub trait IntcOps: NqMailboxMap {}
+
+/// The MSI-X interrupt controller of arch `A` (MARIANA): the handle
+/// (`aws_hal_intc_t` of [004 §4], the parts the register programs use: the
+/// MSI-X block base, the 56 errtrig block bases, the vector-mask shadow and
+/// the 56 ENS NQs) and its register programs, the INTC ops.
+/// `Intc<Sunda>` / `Intc<Cayman>` do not compile.
 ///
 /// The handle is `Sync`: the shadow lives in a [`critical_section::Mutex`].
-#[derive(Debug)]
-pub struct MsixIntc {
+/// It is about 1.4 KiB (56 bases and 56 NQs, as the C handle): firmware
+/// records the bases and ENS NQs in place (`set_*`), without moving it.
+pub struct Intc<A: IntcOps> {
     /// `top_intc_msix_base`, C handle `+8`.
     msix: DeviceAddr,
     /// `intc_user_errtrig_base[56]`, C handle `+24 + 8 × block`; a block not
@@ -71,6 +85,18 @@ pub struct MsixIntc {
     vec_mask: Mutex<Cell<u32>>,
     /// `user_errtrig_ens[56].nq`, C handle `+696 + 192 × block`; none until set.
     ens_nq: PerBlock<EnsNq>,
+    _arch: PhantomData<fn() -> A>,
+}
+
+impl<A: IntcOps> core::fmt::Debug for Intc<A> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Intc")
+            .field("msix", &self.msix)
+            .field("errtrig", &self.errtrig)
+            .field("vec_mask", &self.vec_mask)
+            .field("ens_nq", &self.ens_nq)
+            .finish()
+    }
 }
 
 /// One value per errtrig block and which blocks have one. A slot not set
@@ -106,7 +132,7 @@ impl<T: Copy> PerBlock<T> {
     }
 }
 
-impl MsixIntc {
+impl<A: IntcOps> Intc<A> {
     /// A handle for the MSI-X block at `msix_base` (`top_intc_msix_base`,
     /// handle `+8`), no errtrig bases yet, all-zero shadow. A `msix_base`
     /// whose block does not fit below 2^64 is refused (`InvalidArgument`):
@@ -114,7 +140,7 @@ impl MsixIntc {
     #[inline(always)]
     pub const fn new(msix_base: DeviceAddr) -> Result<Self> {
         const_try!(check_block_base(msix_base, MSIX_EXTENT));
-        Ok(MsixIntc {
+        Ok(Intc {
             msix: msix_base,
             errtrig: PerBlock {
                 set: 0,
@@ -125,30 +151,26 @@ impl MsixIntc {
                 set: 0,
                 values: NO_ENS_NQ,
             },
+            _arch: PhantomData,
         })
     }
 
-    /// Record the NQ of block `block`'s ENS (`user_errtrig_ens[block].nq`),
-    /// the queue [`MsixIntc::set_notific_queue_base`] programs for that block.
-    pub fn with_ens_nq(mut self, block: u32, nq: EnsNq) -> Result<Self> {
-        self.set_ens_nq(block, nq)?;
-        Ok(self)
-    }
-
     /// The NQ of block `block`'s ENS, if recorded.
-    pub fn ens_nq(&self, block: usize) -> Option<EnsNq> {
+    fn ens_nq(&self, block: usize) -> Option<EnsNq> {
         self.ens_nq.get(block)
     }
 
-    /// `set_notific_queue_base` [004 §4]: `block < 8` and `queue < 8` (the C
-    /// asserts; here `OutOfRange`, nothing written); the NQ is the block's ENS
+    /// `aws_hal_intc_set_notific_queue_base` [004 §4]: point the NQ of block
+    /// `block`'s ENS at the mailbox base of `(block, queue)`. `block < 8` and
+    /// `queue < 8` (the C asserts; here `OutOfRange`, nothing written); the
+    /// NQ is the block's ENS
     /// NQ (`user_errtrig_ens[block].nq`; not recorded → `InvalidArgument`,
     /// nothing written) [004r1 §4], [FACTS §12.3]; the base is `A`'s mailbox
     /// map `[8 * (block > 3) + queue]` (the high die's blocks get the mesh-bit
     /// addresses); then the NQ base programmer
     /// (`aws_hal_notific_nq_set_base_addr`): `nq_base_addr_lo` then
-    /// `nq_base_addr_hi`. Returns the base written.
-    pub fn set_notific_queue_base<A: NqMailboxMap, M: Mmio + ?Sized>(
+    /// `nq_base_addr_hi`. Returns the base written. Slot `+0x4A8`.
+    pub fn set_notific_queue_base<M: Mmio + ?Sized>(
         &self,
         mmio: &M,
         block: u32,
@@ -168,14 +190,6 @@ impl MsixIntc {
     }
 
     /// Record the base of errtrig block `block` (`intc_user_errtrig_base[block]`).
-    pub fn with_errtrig_base(mut self, block: u32, base: DeviceAddr) -> Result<Self> {
-        self.set_errtrig_base(block, base)?;
-        Ok(self)
-    }
-
-    /// [`MsixIntc::with_errtrig_base`] in place. The handle is about 1.4 KiB
-    /// (56 bases and 56 NQs, as the C handle): each by-value `with_` step
-    /// moves it, a `memcpy` call on thumbv7em; firmware builds it in place.
     /// A `base` whose errtrig block does not fit below 2^64 is refused
     /// (`InvalidArgument`), nothing recorded.
     pub fn set_errtrig_base(&mut self, block: u32, base: DeviceAddr) -> Result<()> {
@@ -183,18 +197,14 @@ impl MsixIntc {
         self.errtrig.record(block, base, "errtrig block")
     }
 
-    /// [`MsixIntc::with_ens_nq`] in place (see [`MsixIntc::set_errtrig_base`]).
+    /// Record the NQ of block `block`'s ENS (`user_errtrig_ens[block].nq`),
+    /// the queue [`Intc::set_notific_queue_base`] programs for that block.
     pub fn set_ens_nq(&mut self, block: u32, nq: EnsNq) -> Result<()> {
         self.ens_nq.record(block, nq, "intc ens block")
     }
 
-    /// The MSI-X block base.
-    pub const fn msix_base(&self) -> DeviceAddr {
-        self.msix
-    }
-
     /// The base of errtrig block `block`, if recorded.
-    pub fn errtrig_base(&self, block: usize) -> Option<DeviceAddr> {
+    fn errtrig_base(&self, block: usize) -> Option<DeviceAddr> {
         self.errtrig.get(block)
     }
 
@@ -203,7 +213,7 @@ impl MsixIntc {
         critical_section::with(|cs| self.vec_mask.borrow(cs).get())
     }
 
-    /// Mask MSI-X vector `vec`: shadow `|= 1 << vec`, write the shadow to
+    /// `aws_hal_intc_mask_vector`: mask MSI-X vector `vec`: shadow `|= 1 << vec`, write the shadow to
     /// set-mask (`+16`), then 1 to the vector's control word
     /// (`+2060 + 16 * vec`). `vec > 7` → `InvalidArgument` (-22), nothing
     /// written [004 §4].
@@ -211,7 +221,7 @@ impl MsixIntc {
         self.set_vector_masked(mmio, vec, true)
     }
 
-    /// Unmask MSI-X vector `vec`: shadow `&= !(1 << vec)`, write the shadow to
+    /// `aws_hal_intc_unmask_vector`: unmask MSI-X vector `vec`: shadow `&= !(1 << vec)`, write the shadow to
     /// clear-mask (`+24`), then 0 to the vector's control word. `vec > 7` →
     /// `InvalidArgument` (-22), nothing written [004 §4].
     pub fn unmask_vector<M: Mmio + ?Sized>(&self, mmio: &M, vec: u32) -> Result<()> {
@@ -238,7 +248,7 @@ impl MsixIntc {
         })
     }
 
-    /// Set the moderation-timer period: read-modify-write of bits 27:24 of
+    /// `aws_hal_intc_set_mod_timer_period`: set the moderation-timer period: read-modify-write of bits 27:24 of
     /// `+40`. `period >= 16` is refused (the C code asserts), nothing touched
     /// [004 §4]. The other bits, the reset bit `0x10` (MED, [FACTS §12.3])
     /// among them, are kept.
@@ -296,38 +306,38 @@ impl MsixIntc {
         })
     }
 
-    /// Latch a cause: write `1 << bit` to `int_cause_set_grp` (`+8`) of the
+    /// `aws_hal_intc_set_cause`: latch a cause: write `1 << bit` to `int_cause_set_grp` (`+8`) of the
     /// line's unit [004 §4].
     pub fn set_cause<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
         let unit = self.unit(line)?;
         CAUSE_SET.flat().write(mmio, unit, line.bit_mask())
     }
 
-    /// Read `int_cause_grp` (`+0`) of the line's unit [004 §4].
+    /// `aws_hal_intc_read_cause`: read `int_cause_grp` (`+0`) of the line's unit [004 §4]. Slot `+0x4D0`.
     pub fn read_cause<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<u32> {
         CAUSE.flat().read(mmio, self.unit(line)?)
     }
 
-    /// Mask the line's interrupt: `int_mask_grp |= 1 << bit` (read-modify-write;
+    /// `aws_hal_intc_mask_interrupt`: mask the line's interrupt: `int_mask_grp |= 1 << bit` (read-modify-write;
     /// interpretation MED, see the module docs).
     pub fn mask_interrupt<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
         self.modify_unit(mmio, line, MASK.flat(), true)
     }
 
-    /// Unmask the line's interrupt: write `!(1 << bit)` to `int_mask_clear_grp`
+    /// `aws_hal_intc_unmask_interrupt`: unmask the line's interrupt: write `!(1 << bit)` to `int_mask_clear_grp`
     /// (interpretation MED, see the module docs).
     pub fn unmask_interrupt<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
         let unit = self.unit(line)?;
         MASK_CLEAR.flat().write(mmio, unit, !line.bit_mask())
     }
 
-    /// Mask the line's notification log: `int_log_msk_grp |= 1 << bit`
+    /// `aws_hal_intc_mask_notification`: mask the line's notification log: `int_log_msk_grp |= 1 << bit`
     /// (interpretation MED, see the module docs).
     pub fn mask_notification<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
         self.modify_unit(mmio, line, LOG_MSK.flat(), true)
     }
 
-    /// Unmask the line's notification log: `int_log_msk_grp &= !(1 << bit)`
+    /// `aws_hal_intc_unmask_notification`: unmask the line's notification log: `int_log_msk_grp &= !(1 << bit)`
     /// (interpretation MED, see the module docs).
     pub fn unmask_notification<M: Mmio + ?Sized>(&self, mmio: &M, line: ErrtrigLine) -> Result<()> {
         self.modify_unit(mmio, line, LOG_MSK.flat(), false)
@@ -338,6 +348,16 @@ impl MsixIntc {
 mod tests {
     use super::*;
     use core::cell::RefCell;
+
+    /// An arch with INTC ops and no traced mailbox map: the programs here
+    /// need none but `set_notific_queue_base`'s (tested with MARIANA's map in
+    /// the integration tests).
+    enum T {}
+    impl NqMailboxMap for T {
+        const NQ_MAILBOX_MAP: Result<&'static [DeviceAddr; 16]> = Err(Error::NotTraced("test"));
+    }
+    impl IntcOps for T {}
+    type H = Intc<T>;
 
     /// A tiny recording register file for unit tests (the golden traces live
     /// in the integration tests).
@@ -362,7 +382,7 @@ mod tests {
     #[test]
     fn vector_mask_program() {
         let m = Rec::default();
-        let h = MsixIntc::new(DeviceAddr(0x1000)).unwrap();
+        let h = H::new(DeviceAddr(0x1000)).unwrap();
         h.mask_vector(&m, 3).unwrap();
         h.mask_vector(&m, 0).unwrap();
         h.unmask_vector(&m, 3).unwrap();
@@ -388,28 +408,22 @@ mod tests {
     #[test]
     fn errtrig_needs_its_base() {
         let m = Rec::default();
-        let h = MsixIntc::new(DeviceAddr(0))
-            .unwrap()
-            .with_errtrig_base(1, DeviceAddr(0x10_0000))
-            .unwrap();
+        let mut h = H::new(DeviceAddr(0)).unwrap();
+        h.set_errtrig_base(1, DeviceAddr(0x10_0000)).unwrap();
         let line = ErrtrigLine::new(0, 0, 0, 0).unwrap();
         assert!(matches!(
             h.set_cause(&m, line),
             Err(Error::InvalidArgument(_))
         ));
         assert!(m.log.borrow().is_empty());
-        assert!(MsixIntc::new(DeviceAddr(0))
-            .unwrap()
-            .with_errtrig_base(56, DeviceAddr(0))
-            .is_err());
+        assert!(h.set_errtrig_base(56, DeviceAddr(0)).is_err());
     }
 
-    /// The in-place setters record what the `with_` builders record, and a
-    /// refused block changes nothing.
+    /// The setters record per block, and a refused block changes nothing.
     #[test]
     fn in_place_setters_record_as_the_builders_do() {
         let nq = EnsNq::new(DeviceAddr(0x2000), crate::notific::Flavour::TenQueue, 3).unwrap();
-        let mut h = MsixIntc::new(DeviceAddr(0)).unwrap();
+        let mut h = H::new(DeviceAddr(0)).unwrap();
         h.set_errtrig_base(55, DeviceAddr(0x70_0000)).unwrap();
         h.set_ens_nq(0, nq).unwrap();
         assert_eq!(h.errtrig_base(55), Some(DeviceAddr(0x70_0000)));
@@ -430,12 +444,9 @@ mod tests {
     #[test]
     fn per_block_records_refuse_block_56() {
         let nq = EnsNq::new(DeviceAddr(0x2000), crate::notific::Flavour::TenQueue, 3).unwrap();
-        let h = MsixIntc::new(DeviceAddr(0))
-            .unwrap()
-            .with_errtrig_base(55, DeviceAddr(0x70_0000))
-            .unwrap()
-            .with_ens_nq(55, nq)
-            .unwrap();
+        let mut h = H::new(DeviceAddr(0)).unwrap();
+        h.set_errtrig_base(55, DeviceAddr(0x70_0000)).unwrap();
+        h.set_ens_nq(55, nq).unwrap();
         assert_eq!(h.errtrig_base(55), Some(DeviceAddr(0x70_0000)));
         assert_eq!(h.ens_nq(55), Some(nq));
         let oor = |what| Error::OutOfRange {
@@ -444,18 +455,9 @@ mod tests {
             limit: 56,
         };
         assert_eq!(
-            MsixIntc::new(DeviceAddr(0))
-                .unwrap()
-                .with_errtrig_base(56, DeviceAddr(0))
-                .err(),
-            Some(oor("errtrig block"))
+            h.set_errtrig_base(56, DeviceAddr(0)),
+            Err(oor("errtrig block"))
         );
-        assert_eq!(
-            MsixIntc::new(DeviceAddr(0))
-                .unwrap()
-                .with_ens_nq(56, nq)
-                .err(),
-            Some(oor("intc ens block"))
-        );
+        assert_eq!(h.set_ens_nq(56, nq), Err(oor("intc ens block")));
     }
 }
