@@ -388,7 +388,7 @@ fn reg(x: khal::Result<Reg>) -> Val {
 fn field(f: Field) -> Val {
     Val::Field {
         mask: f.mask(),
-        shift: f.shift(),
+        shift: f.lo.into(),
     }
 }
 

@@ -160,12 +160,16 @@ fn exercise<'m, R: DmaMemory, K: ConsumeKind, Z: DeviceZero>(
     // The token's addresses are the engine's per-NQ registers of the flavour.
     let tail_addr = ring.queue().tail_addr().get();
     let head_addr = ring.queue().head_addr().get();
-    let reg = |r| engine.nq_reg(r, index).map(|r| r.addr(engine.base()).get());
+    let reg = |r| {
+        engine
+            .nq_reg(r, index)
+            .map(|r| engine.base().add(r.offset()).get())
+    };
     assert_eq!(reg(regs::NQ_HEAD_PTR), Ok(head_addr));
     assert_eq!(
         engine
             .nq_reg(regs::NQ_TAIL_PTR, index)
-            .map(|r| r.addr(engine.base()).get()),
+            .map(|r| engine.base().add(r.offset()).get()),
         Ok(tail_addr)
     );
     // Another engine on the same window (the next block): refused, nothing

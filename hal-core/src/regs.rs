@@ -66,26 +66,40 @@ pub enum Access {
     ReadWrite,
 }
 
-/// Type-level access of a register handle: [`RW`], [`RO`] or [`WO`].
-///
-/// Sealed: the three markers are the only ones.
-pub trait AccessType: sealed::Sealed + Copy + core::fmt::Debug {
-    /// The run-time [`Access`] of the marker.
-    const ACCESS: Access;
+/// The type-level access of a handle and what it permits, as bounds.
+/// Unnameable outside the crate: the three markers are the only kinds, and a
+/// handle's kind is its description's.
+mod kind {
+    use super::{Access, RO, RW, WO};
+
+    /// Type-level access of a register handle: `RW`, `RO` or `WO`.
+    pub trait AccessType: Copy + core::fmt::Debug {
+        /// The run-time [`Access`] of the marker.
+        const ACCESS: Access;
+    }
+
+    /// Access markers whose registers software may read (`RW`, `RO`).
+    pub trait Readable: AccessType {}
+
+    /// Access markers whose registers software may write (`RW`, `WO`).
+    pub trait Writable: AccessType {}
+
+    impl AccessType for RW {
+        const ACCESS: Access = Access::ReadWrite;
+    }
+    impl AccessType for RO {
+        const ACCESS: Access = Access::ReadOnly;
+    }
+    impl AccessType for WO {
+        const ACCESS: Access = Access::WriteOnly;
+    }
+    impl Readable for RW {}
+    impl Readable for RO {}
+    impl Writable for RW {}
+    impl Writable for WO {}
 }
 
-/// Access markers whose registers software may read ([`RW`], [`RO`]).
-pub trait Readable: AccessType {}
-
-/// Access markers whose registers software may write ([`RW`], [`WO`]).
-pub trait Writable: AccessType {}
-
-mod sealed {
-    pub trait Sealed {}
-    impl Sealed for super::RW {}
-    impl Sealed for super::RO {}
-    impl Sealed for super::WO {}
-}
+pub(crate) use kind::{AccessType, Readable, Writable};
 
 /// Read-write register (the default of [`Reg`] and [`RegArray`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -98,20 +112,6 @@ pub enum RO {}
 /// Write-only register (a set / clear / trigger register).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum WO {}
-
-impl AccessType for RW {
-    const ACCESS: Access = Access::ReadWrite;
-}
-impl AccessType for RO {
-    const ACCESS: Access = Access::ReadOnly;
-}
-impl AccessType for WO {
-    const ACCESS: Access = Access::WriteOnly;
-}
-impl Readable for RW {}
-impl Readable for RO {}
-impl Writable for RW {}
-impl Writable for WO {}
 
 /// A bit field `hi:lo` of a 32-bit register.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,11 +135,6 @@ impl Field {
             (1u32 << width) - 1
         };
         ones << self.lo
-    }
-
-    /// The shift (`lo`).
-    pub const fn shift(self) -> u32 {
-        self.lo as u32
     }
 
     /// Extract the field from a register value.
@@ -234,16 +229,10 @@ impl BlockDesc {
         })
     }
 
-    /// Like [`BlockDesc::lookup`], but for an absolute address in a block
-    /// mounted at `base`.
-    pub fn lookup_at(&self, base: DeviceAddr, addr: DeviceAddr) -> Option<RegName> {
-        self.lookup(addr.get().checked_sub(base.get())?)
-    }
-
     /// Bytes from the block base through the last byte of its last described
     /// register, every instance of its arrays counted: `offset + 4`, or
     /// `offset + (count - 1) * stride + 4` for an array.
-    pub const fn extent(&self) -> u64 {
+    pub(crate) const fn extent(&self) -> u64 {
         let mut end = 0;
         let mut regs = self.regs;
         while let [r, rest @ ..] = regs {
@@ -277,7 +266,8 @@ pub(crate) const fn check_block_base(base: DeviceAddr, extent: u64) -> Result<()
 /// A typed handle to one register of a block (not an array).
 ///
 /// `A` is its access ([`RW`] by default, [`RO`], [`WO`]): `read` needs a
-/// [`Readable`] access, `write` a [`Writable`] one, `modify` both.
+/// readable access (`RW`, `RO`), `write` a writable one (`RW`, `WO`),
+/// `modify` both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reg<A: AccessType = RW> {
     offset: u64,
@@ -331,13 +321,8 @@ impl<A: AccessType> Reg<A> {
         self.desc
     }
 
-    /// The register's access.
-    pub const fn access(self) -> Access {
-        A::ACCESS
-    }
-
     /// The absolute address in a block mounted at `base`.
-    pub const fn addr(self, base: DeviceAddr) -> DeviceAddr {
+    pub(crate) const fn addr(self, base: DeviceAddr) -> DeviceAddr {
         base.add(self.offset)
     }
 }
@@ -441,73 +426,46 @@ impl<A: AccessType> RegArray<A> {
     }
 }
 
-/// Access keyword → [`Access`]. Internal to [`register_block!`](crate::register_block).
-#[doc(hidden)]
+/// Describe a register block: see the [module docs](crate::regs) for the syntax.
+///
+/// (The `@`-rules are the macro's own steps, not a syntax to call.)
 #[macro_export]
-macro_rules! __khal_access {
-    ($acc:ident) => {
-        <$crate::__khal_access_ty!($acc) as $crate::regs::AccessType>::ACCESS
-    };
-}
-
-/// Access keyword → its type-level marker. Internal to [`register_block!`](crate::register_block).
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __khal_access_ty {
-    (rw) => {
-        $crate::regs::RW
-    };
-    (ro) => {
-        $crate::regs::RO
-    };
-    (wo) => {
-        $crate::regs::WO
-    };
-}
-
-/// Array geometry. Internal to [`register_block!`](crate::register_block).
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __khal_array {
-    ([]) => {
-        None
-    };
-    ([$arr:literal, $cnt:literal, $stride:literal]) => {
+macro_rules! register_block {
+    // Access keyword → its type-level marker and its `Access`.
+    (@marker rw) => { $crate::regs::RW };
+    (@marker ro) => { $crate::regs::RO };
+    (@marker wo) => { $crate::regs::WO };
+    (@access rw) => { $crate::regs::Access::ReadWrite };
+    (@access ro) => { $crate::regs::Access::ReadOnly };
+    (@access wo) => { $crate::regs::Access::WriteOnly };
+    // Array geometry.
+    (@array) => { None };
+    (@array $arr:literal, $cnt:literal, $stride:literal) => {
         Some($crate::regs::ArrayDesc {
             name: $arr,
             count: $cnt,
             stride: $stride,
         })
     };
-}
-
-/// One register handle. Internal to [`register_block!`](crate::register_block).
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __khal_reg {
-    // The description and the handle take their access from one keyword, so
-    // the constructor's refusal is never met; were it met, evaluating the
-    // `const` would fail the build, not a run.
-    ($(#[$m:meta])* $reg:ident, $acc:ident, $desc:expr, []) => {
-        $crate::__khal_reg!(@handle Reg, $(#[$m])* $reg, $acc, $desc);
+    // One register handle: a `Reg` for a plain register, a `RegArray` for an
+    // array. The description and the handle take their access from one
+    // keyword, so the constructor's refusal is never met; were it met,
+    // evaluating the `const` would fail the build, not a run.
+    (@reg $(#[$m:meta])* $reg:ident, $acc:ident, $desc:expr, []) => {
+        $crate::register_block!(@handle Reg, $(#[$m])* $reg, $acc, $desc);
     };
-    ($(#[$m:meta])* $reg:ident, $acc:ident, $desc:expr, [$arr:literal, $cnt:literal, $stride:literal]) => {
-        $crate::__khal_reg!(@handle RegArray, $(#[$m])* $reg, $acc, $desc);
+    (@reg $(#[$m:meta])* $reg:ident, $acc:ident, $desc:expr, [$arr:literal, $cnt:literal, $stride:literal]) => {
+        $crate::register_block!(@handle RegArray, $(#[$m])* $reg, $acc, $desc);
     };
     (@handle $handle:ident, $(#[$m:meta])* $reg:ident, $acc:ident, $desc:expr) => {
         $(#[$m])*
         #[allow(clippy::panic)]
-        pub const $reg: $crate::regs::$handle<$crate::__khal_access_ty!($acc)> =
+        pub const $reg: $crate::regs::$handle<$crate::register_block!(@marker $acc)> =
             match $crate::regs::$handle::new(&$desc) {
                 Ok(r) => r,
                 Err(_) => panic!("register_block!: a handle unlike its description"),
             };
     };
-}
-
-/// Describe a register block: see the [module docs](crate::regs) for the syntax.
-#[macro_export]
-macro_rules! register_block {
     (
         $(#[$bm:meta])*
         $vis:vis $block:ident : $bname:literal {
@@ -521,16 +479,17 @@ macro_rules! register_block {
         }
     ) => {
         $(
-            $crate::__khal_reg!(
+            $crate::register_block!(
+                @reg
                 $(#[$rm])* #[doc = concat!("\n\nSpec name: `", $bname, ".", $name, "`, offset `", stringify!($off), "`.")]
                 $reg,
                 $acc,
                 $crate::regs::RegDesc {
                     name: $name,
                     offset: $off,
-                    access: $crate::__khal_access!($acc),
+                    access: $crate::register_block!(@access $acc),
                     fields: &[ $( $( $crate::regs::Field { name: stringify!($field), lo: $lo, hi: $hi } ),* )? ],
-                    array: $crate::__khal_array!([$( $arr, $cnt, $stride )?]),
+                    array: $crate::register_block!(@array $( $arr, $cnt, $stride )?),
                 },
                 [$( $arr, $cnt, $stride )?]
             );
@@ -673,6 +632,7 @@ mod tests {
         assert_eq!(H.flat().offset(), 0x100);
         assert_eq!(TEST.regs.len(), 4);
         assert_eq!(W.desc().access, super::Access::WriteOnly);
+        assert_eq!(H.desc().access, super::Access::ReadOnly);
     }
 
     /// A handle cannot be given more access than its description: a

@@ -118,14 +118,14 @@ impl<M> Trace<M> {
             .mounts
             .iter()
             .filter(inside)
-            .find(|m| m.desc.lookup_at(m.base, addr).is_some())
+            .find(|m| m.desc.lookup(addr.get() - m.base.get()).is_some())
             .or_else(|| self.mounts.iter().find(inside));
         let access = Access {
             op,
             addr,
             value,
             block: m.map(|m| (m.desc.name, m.base)),
-            reg: m.and_then(|m| m.desc.lookup_at(m.base, addr)),
+            reg: m.and_then(|m| m.desc.lookup(addr.get() - m.base.get())),
         };
         if let Ok(mut l) = self.log.lock() {
             l.push(access);

@@ -157,7 +157,7 @@ fn cayman_nx_xt_local_golden() {
     );
     let f = Cayman::NX_LOCAL_REGS.events_semaphores_nt.unwrap();
     assert_eq!(f.mask(), 0xF_0000);
-    assert_eq!(f.shift(), 16);
+    assert_eq!(f.lo, 16);
     // The C RMW: (r & 0xfff0ffff) | ((v << 16) & 0xf0000).
     for (r, v) in [(0xFFFF_FFFFu32, 0u32), (0, 0x1F), (0x1234_5678, 0xA)] {
         assert_eq!(f.set(r, v), (r & 0xFFF0_FFFF) | ((v << 16) & 0xF_0000));
@@ -213,7 +213,7 @@ fn cayman_nx_xt_local_golden() {
         0xA0C
     );
     let e = Cayman::NX_LOCAL_REGS.errors_nt.unwrap();
-    assert_eq!((e.mask(), e.shift()), (0xF, 0));
+    assert_eq!((e.mask(), e.lo), (0xF, 0));
     assert_eq!(
         Cayman::NX_LOCAL_REGS
             .notific_sw_queue_num4
@@ -222,8 +222,8 @@ fn cayman_nx_xt_local_golden() {
         0xA10
     );
     let (h, hen) = Cayman::NX_LOCAL_REGS.ham_throttle_fields.unwrap();
-    assert_eq!((h.mask(), h.shift()), (0xF0, 4));
-    assert_eq!((hen.mask(), hen.shift()), (0x10_0000, 20));
+    assert_eq!((h.mask(), h.lo), (0xF0, 4));
+    assert_eq!((hen.mask(), hen.lo), (0x10_0000, 20));
     assert_eq!(Cayman::NX_LOCAL_REGS.dma_ctrl.unwrap().offset(), 0x10A0);
     let d = Cayman::NX_LOCAL_REGS.dma_regs.unwrap().map(|r| r.offset());
     assert_eq!(d, [0x10C0, 0x10E0, 0x1100]);

@@ -50,7 +50,7 @@ fn reverse_lookup_names_the_spec_registers() {
         .find(|r| r.name == "nq_stats")
         .map(|r| r.access);
     assert_eq!(stats, Some(khal_core::regs::Access::ReadOnly));
-    assert_eq!(NQ_STATS.access(), khal_core::regs::Access::ReadOnly);
+    assert_eq!(NQ_STATS.desc().access, khal_core::regs::Access::ReadOnly);
 }
 
 #[test]
