@@ -631,11 +631,7 @@ fn load_dve<A: Arch>(dev: &DeviceModel, b: &mut Bringup) -> khal::Result<()> {
     }
     let again = loader.load(&mut alloc, &mut queue, &mut delay, BUDGET, &placement, &set)?;
     let resident = matches!(again, LoadOutcome::AlreadyResident { .. });
-    let hex: String = fingerprint
-        .as_bytes()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let hex = fingerprint.to_string();
     b.dve = format!(
         "{tables} tables on tile 0 (demo content + default param RAM), {bytes} bytes, verified \
          in device memory; reload: {}{note}",

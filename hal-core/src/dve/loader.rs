@@ -32,17 +32,15 @@ use super::tables::{DveTableSet, Fingerprint, TableId};
 /// The name the C gives the DVE loader's queue bundle
 /// (`model_dma_engine_and_queue_bundle_alloc("qDveTable")`) [000 §4]: a name
 /// for the caller's [`DmaQueue`] (khal takes the caller's queue and checks no
-/// name; the state reports the queue's own [`QueueInfo`]).
+/// name; the state reports the queue's own [`QueueInfo`]). The C names the
+/// ring on that queue `qDveTbl` (`vring_set_allocate("qDveTbl")`, the
+/// `0x6C625465764471` of [000 §4 NOTE]); khal's one-shot ring has no name.
 pub const DVE_QUEUE_NAME: &str = "qDveTable";
-
-/// The name the C gives the ring on that queue (`vring_set_allocate("qDveTbl")`,
-/// the `0x6C625465764471` of [000 §4 NOTE]).
-pub const DVE_RING_NAME: &str = "qDveTbl";
 
 /// Alignment of the staging buffers. The notes transfer from `buf.pa_aligned`
 /// without naming the alignment (NOT TRACED); khal asks for 64 bytes, a cache
 /// line, which every DMA engine accepts.
-pub const STAGING_ALIGN: usize = 64;
+const STAGING_ALIGN: usize = 64;
 
 /// Descriptors of one DVE ring: at most five transfers and the completion.
 const RING_SLOTS: usize = 6;
@@ -125,11 +123,6 @@ impl<B: DmaMemory> DveLoader<B> {
     /// The resident config's state, if one completed.
     pub fn resident(&self) -> Option<&DveConfigDmaState<B>> {
         self.resident.as_ref()
-    }
-
-    /// The resident fingerprint, if any.
-    pub fn resident_fingerprint(&self) -> Option<Fingerprint> {
-        self.resident.as_ref().map(|s| s.fingerprint)
     }
 
     /// Forget the resident config (e.g. after a device reset), handing back

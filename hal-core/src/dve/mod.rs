@@ -7,7 +7,8 @@
 //! control-slow); CAYMAN and MARIANA load five and share one body.
 //!
 //! - `tables`: the table set ([`DveTableSet`]) and its [`Fingerprint`];
-//! - `param_ram`: the default parameter RAM, bit-exact;
+//! - `param_ram`: the default parameter RAM, bit-exact (what
+//!   [`DveTableSet::four`] and [`DveTableSet::five`] load);
 //! - `placement`: the destinations, TPB AXI base + the arch's offsets;
 //! - `loader`: [`DveLoader`], staging + DMA + residency.
 //!
@@ -27,9 +28,6 @@ pub(crate) mod param_ram;
 pub(crate) mod placement;
 pub(crate) mod tables;
 
-pub use loader::{
-    DveConfigDmaState, DveLoader, LoadOutcome, DVE_QUEUE_NAME, DVE_RING_NAME, STAGING_ALIGN,
-};
-pub use param_ram::{reciprocal_entry, DEFAULT_PARAM_RAM, PARAM_RAM_BYTES, PARAM_RAM_ENTRIES};
+pub use loader::{DveConfigDmaState, DveLoader, LoadOutcome, DVE_QUEUE_NAME};
 pub use placement::DvePlacement;
 pub use tables::{DveTableSet, Fingerprint, TableId};

@@ -12,22 +12,22 @@
 //! so either reading gives the same table.
 
 /// Entries of the parameter RAM [000 §4], [FACTS §3.4].
-pub const PARAM_RAM_ENTRIES: usize = 256;
+pub(super) const PARAM_RAM_ENTRIES: usize = 256;
 
 /// Bytes of the parameter RAM: 256 × 4 = 0x400 [000 §4], [FACTS §3.4].
-pub const PARAM_RAM_BYTES: usize = PARAM_RAM_ENTRIES * 4;
+pub(super) const PARAM_RAM_BYTES: usize = PARAM_RAM_ENTRIES * 4;
 
 static_assertions::const_assert_eq!(PARAM_RAM_BYTES, 0x400);
 
 /// Entry `i` of the default parameter RAM: `1/(i+1)`, divided in double
 /// precision then rounded to f32, as the notes' `_mm_div_pd` loop does [000 §4].
-pub const fn reciprocal_entry(i: u32) -> f32 {
+pub(super) const fn reciprocal_entry(i: u32) -> f32 {
     (1.0f64 / (i as f64 + 1.0)) as f32
 }
 
 /// The default parameter RAM image, 0x400 bytes: entry `i` = `1/(i+1)` as a
 /// little-endian f32 [000 §4]. Computed at compile time.
-pub const DEFAULT_PARAM_RAM: [u8; PARAM_RAM_BYTES] = build();
+pub(super) const DEFAULT_PARAM_RAM: [u8; PARAM_RAM_BYTES] = build();
 
 // Its one indexing is byte `i % 4` of entry `i / 4` into `out[i]`, with
 // `i < 0x400 = out.len()` and `i % 4 < 4`: a const fn cannot use `get_mut`,

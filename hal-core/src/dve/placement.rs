@@ -84,7 +84,7 @@ impl DvePlacement {
 
     /// The placement from raw parts: every destination is `axi_base + offset`
     /// (overflow past `u64::MAX` → [`Error::InvalidArgument`]).
-    pub fn from_parts(
+    pub(crate) fn from_parts(
         axi_base: DeviceAddr,
         [opcode, control_fast]: [Offset; 2],
         control_slow: Option<Offset>,
@@ -118,7 +118,40 @@ impl DvePlacement {
     }
 
     /// Number of tables this placement loads (4 on SUNDA, 5 otherwise).
-    pub const fn table_count(&self) -> usize {
+    pub(crate) const fn table_count(&self) -> usize {
         4 + self.control_slow.is_some() as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every destination is `axi_base + offset`, and one past `u64::MAX`
+    /// refuses the placement; SUNDA's has four tables, the others five.
+    #[test]
+    fn destinations_and_their_overflow() {
+        let off = |o| Offset(o);
+        let p = DvePlacement::from_parts(
+            DeviceAddr(0x1000),
+            [off(0x10), off(0x20)],
+            None,
+            off(0x30),
+            off(0x40),
+            0x400,
+        )
+        .unwrap();
+        assert_eq!(p.dest(TableId::Datapath), Some(DeviceAddr(0x1030)));
+        assert_eq!(p.dest(TableId::ControlSlow), None);
+        assert_eq!(p.table_count(), 4);
+        let wraps = DvePlacement::from_parts(
+            DeviceAddr(u64::MAX - 4),
+            [off(0), off(0x10)],
+            None,
+            off(0x20),
+            off(0x30),
+            0x400,
+        );
+        assert!(matches!(wraps, Err(Error::InvalidArgument(_))));
     }
 }

@@ -31,7 +31,7 @@ pub enum TableId {
 
 impl TableId {
     /// All five, in the notes' load and hash order [000 §4].
-    pub const ALL: [TableId; 5] = [
+    pub(crate) const ALL: [TableId; 5] = [
         TableId::Opcode,
         TableId::ControlFast,
         TableId::ControlSlow,
@@ -55,7 +55,9 @@ display_name!(TableId);
 
 /// The caller's DVE tables. The notes do not give the default opcode, control
 /// and datapath contents (`get_dve_default_bins` is not traced), so the caller
-/// supplies them; the parameter RAM has a known default ([`DEFAULT_PARAM_RAM`]).
+/// supplies them; the parameter RAM has a known default, 256 reciprocals
+/// `1/(i+1)` as little-endian f32 [000 §4], which [`Self::four`] and
+/// [`Self::five`] load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DveTableSet<'a> {
     /// The opcode table.
@@ -134,12 +136,7 @@ impl<'a> DveTableSet<'a> {
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Fingerprint(pub [u8; 32]);
 
-impl Fingerprint {
-    /// The digest bytes.
-    pub const fn as_bytes(&self) -> &[u8; 32] {
-        &self.0
-    }
-}
+impl Fingerprint {}
 
 /// Lowercase hex, as `sha256sum` prints it.
 impl fmt::Display for Fingerprint {
@@ -208,15 +205,13 @@ mod tests {
     }
 
     #[test]
-    fn as_bytes_is_the_digest() {
+    fn the_bytes_are_the_digest() {
         // SHA-256("abc") (FIPS 180-2 appendix B.1): first and last bytes.
         let f = DveTableSet::four(b"abc", b"", b"")
             .with_param_ram(b"")
             .fingerprint();
-        let b = f.as_bytes();
-        assert_eq!(b[..4], [0xba, 0x78, 0x16, 0xbf]);
-        assert_eq!(b[28..], [0xf2, 0x00, 0x15, 0xad]);
-        assert_eq!(b, &f.0);
+        assert_eq!(f.0[..4], [0xba, 0x78, 0x16, 0xbf]);
+        assert_eq!(f.0[28..], [0xf2, 0x00, 0x15, 0xad]);
     }
 
     #[test]
