@@ -132,7 +132,7 @@ fuzz_target!(|data: &[u8]| {
         match inp.u8() % 6 {
             0 => {
                 let p = probe(&mut inp, &model);
-                let r = csr.csr_read(DeviceAddr(p));
+                let r = csr.read32(DeviceAddr(p));
                 match expect(&model, p) {
                     Some(d) => {
                         assert!(r.is_ok(), "read {p:#x} refused");
@@ -148,7 +148,7 @@ fuzz_target!(|data: &[u8]| {
             1 => {
                 let p = probe(&mut inp, &model);
                 let v = inp.u32();
-                let r = csr.csr_write(DeviceAddr(p), v);
+                let r = csr.write32(DeviceAddr(p), v);
                 match expect(&model, p) {
                     Some(d) => {
                         assert!(r.is_ok());
@@ -226,7 +226,7 @@ fuzz_target!(|data: &[u8]| {
                 });
                 let r = if k == 4 {
                     let words: Vec<u32> = (0..cnt as u32).collect();
-                    csr.axi_write(DeviceAddr(p), &words)
+                    csr.write_burst(DeviceAddr(p), &words)
                 } else {
                     let mut out = vec![0u32; cnt];
                     csr.mem_read_buf(DeviceAddr(p), &mut out)

@@ -71,11 +71,6 @@ impl DeviceAddr {
         Ok(())
     }
 
-    /// The same address in the second mesh half (sets bit 47).
-    pub const fn in_high_mesh_half(self) -> DeviceAddr {
-        DeviceAddr(self.0 | MESH_HIGH_BIT)
-    }
-
     /// Which mesh half bit 47 names.
     pub const fn mesh_half(self) -> MeshHalf {
         if self.0 & MESH_HIGH_BIT != 0 {
@@ -130,8 +125,7 @@ mod tests {
         assert_eq!(HostVisible(0x260_0000).to_device(), a);
         assert!(DeviceAddr(0x1000).to_host_visible().is_err());
         let t = DeviceAddr(0x20_0000_0000);
-        assert_eq!(t.in_high_mesh_half(), DeviceAddr(0x8020_0000_0000));
         assert_eq!(t.mesh_half(), MeshHalf::Low);
-        assert_eq!(t.in_high_mesh_half().mesh_half(), MeshHalf::High);
+        assert_eq!(DeviceAddr(0x8020_0000_0000).mesh_half(), MeshHalf::High);
     }
 }

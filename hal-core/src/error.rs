@@ -336,7 +336,7 @@ const fn saturate(v: u64) -> u32 {
 ///
 /// ```
 /// use khal_core::ErrorAddr;
-/// let a = ErrorAddr::new(0x20_0020_0000);
+/// let a = ErrorAddr::from(0x20_0020_0000);
 /// assert_eq!(a.get(), 0x20_0020_0000);
 /// assert_eq!(a, 0x20_0020_0000);
 /// assert_eq!(format!("{a:?} {a}"), "0x2000200000 0x2000200000");
@@ -348,8 +348,8 @@ pub struct ErrorAddr {
 }
 
 impl ErrorAddr {
-    /// The address `addr`.
-    pub const fn new(addr: u64) -> Self {
+    /// The address `addr` (outside the crate: `ErrorAddr::from(addr)`).
+    pub(crate) const fn new(addr: u64) -> Self {
         Self {
             lo: addr as u32,
             hi: (addr >> 32) as u32,

@@ -7,7 +7,7 @@
 //! equals hashing `a ++ b`.
 
 /// The FNV 64-bit prime `0x100000001B3` [000 §4], [FACTS §8].
-pub const FNV_64_PRIME: u64 = 0x0000_0100_0000_01B3;
+const FNV_64_PRIME: u64 = 0x0000_0100_0000_01B3;
 
 /// The standard FNV-1a 64 offset basis `0xCBF29CE484222325`: the seed of a fresh
 /// hash [FACTS §8] (the FNV specification's `FNV1_64A_INIT`).
@@ -31,14 +31,13 @@ pub const fn fnv_64a_buf(buf: &[u8], hval: u64) -> u64 {
     h
 }
 
-/// FNV-1a 64 of `buf` from the standard offset basis.
-pub const fn fnv1a_64(buf: &[u8]) -> u64 {
-    fnv_64a_buf(buf, FNV1A_64_OFFSET_BASIS)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const fn fnv1a_64(buf: &[u8]) -> u64 {
+        fnv_64a_buf(buf, FNV1A_64_OFFSET_BASIS)
+    }
 
     /// Published FNV-1a 64 vectors: Landon Curt Noll's FNV test suite
     /// (`test_fnv.c`, the `fnv1a_64_vector` rows for "", "a", "b", "c", "foo",

@@ -42,9 +42,12 @@ impl ArchId {
             ArchId::Mariana => "mariana",
         }
     }
+}
 
-    /// Parse a lowercase arch name.
-    pub fn from_name(name: &str) -> Result<Self> {
+/// A lowercase arch name (`"cayman".parse::<ArchId>()`).
+impl core::str::FromStr for ArchId {
+    type Err = Error;
+    fn from_str(name: &str) -> Result<Self> {
         ArchId::ALL
             .into_iter()
             .find(|a| a.name() == name)
@@ -85,10 +88,8 @@ pub enum Engine {
 }
 
 impl Engine {
-    /// All engines in ordinal order.
+    /// All engines in ordinal order (5 on every arch).
     pub const ALL: [Engine; 5] = [Self::Pe, Self::Act, Self::Pool, Self::Dve, Self::Sp];
-    /// Number of engines on every arch.
-    pub const COUNT: usize = 5;
 
     /// The engine ordinal.
     pub const fn index(self) -> usize {
@@ -133,9 +134,6 @@ display_name!(Engine);
 pub struct Bounded<const N: u32>(u32);
 
 impl<const N: u32> Bounded<N> {
-    /// The exclusive upper bound.
-    pub const LIMIT: u32 = N;
-
     /// Validate `v < N`; `what` names the index in the error.
     pub const fn new(v: u32, what: &'static str) -> Result<Self> {
         if v < N {
@@ -151,7 +149,7 @@ impl<const N: u32> Bounded<N> {
     }
 
     /// The value as a `usize` (always `< N`).
-    pub const fn as_usize(self) -> usize {
+    pub(crate) const fn as_usize(self) -> usize {
         self.0 as usize
     }
 }
@@ -173,7 +171,7 @@ mod tests {
         }
         for a in ArchId::ALL {
             assert_eq!(ArchId::try_from(a.id()), Ok(a));
-            assert_eq!(ArchId::from_name(a.name()), Ok(a));
+            assert_eq!(a.name().parse(), Ok(a));
         }
     }
 

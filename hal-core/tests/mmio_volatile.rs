@@ -6,7 +6,7 @@
 use std::ptr::NonNull;
 
 use khal_core::csr::{Csr, CsrRegion, RegionTable};
-use khal_core::mmio::volatile::VolatileWindow;
+use khal_core::mmio::VolatileWindow;
 use khal_core::{DeviceAddr, Error, Mmio};
 
 /// A window over a heap buffer (this is what Miri checks).
@@ -229,8 +229,8 @@ fn a_csr_block_and_window_land_at_their_translation() {
         let b = csr.bind_block::<0x20>(DeviceAddr(CSR + 0x10)).unwrap();
         b.write(A, 0xA).unwrap();
         b.write(Z, 0xF).unwrap();
-        assert_eq!(csr.csr_read(DeviceAddr(CSR + 0x10)), Ok(0xA));
-        assert_eq!(csr.csr_read(DeviceAddr(CSR + 0x2C)), Ok(0xF));
+        assert_eq!(csr.read32(DeviceAddr(CSR + 0x10)), Ok(0xA));
+        assert_eq!(csr.read32(DeviceAddr(CSR + 0x2C)), Ok(0xF));
         // The region refuses a block leaving it (its last dword) ...
         assert_eq!(
             csr.bind_block::<0x40>(DeviceAddr(CSR + 0x10)).map(|_| ()),
@@ -287,13 +287,13 @@ fn a_csr_block_and_window_land_at_their_translation() {
             Err(Error::out_of_window(CSR + 0x1010))
         );
         assert_eq!(
-            csr.csr_write(DeviceAddr(CSR + 0x1010), 1),
+            csr.write32(DeviceAddr(CSR + 0x1010), 1),
             Err(Error::out_of_window(CSR + 0x1010))
         );
         // Dwords at CSR addresses 2 bytes past a dword.
         let odd = csr.window(DeviceAddr(CSR + 0x2002), 8).unwrap();
         odd.write32(DeviceAddr(CSR + 0x2006), 0x99).unwrap();
-        assert_eq!(csr.csr_read(DeviceAddr(CSR + 0x2006)), Ok(0x99));
+        assert_eq!(csr.read32(DeviceAddr(CSR + 0x2006)), Ok(0x99));
         assert_eq!(
             odd.write32(DeviceAddr(CSR + 0x2004), 1),
             Err(Error::out_of_window(CSR + 0x2004))

@@ -6,7 +6,7 @@
 
 use khal::asynch::{self, NqSignal};
 use khal::dma::StaticDma;
-use khal::mmio::volatile::VolatileWindow;
+use khal::mmio::VolatileWindow;
 use khal::notific::{
     BpMode, EngineConfig, NotificBlock, NotificBlocks, NotificEngine, NqConfig, NqEntry, NqRing,
 };

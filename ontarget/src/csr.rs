@@ -4,7 +4,7 @@
 //! 32-bit core; every refusal writes nothing and names a CSR address.
 
 use khal::csr::{Csr, CsrRegion};
-use khal::mmio::volatile::VolatileWindow;
+use khal::mmio::VolatileWindow;
 use khal::{DeviceAddr, Error, Mmio};
 
 use crate::harness::{Outcome, Runner};
@@ -71,18 +71,18 @@ fn csr_window_in_the_window(win: &VolatileWindow) -> Outcome {
 /// CSR address, and write what it holds.
 fn csr_errors_name_csr_addresses(win: &VolatileWindow) -> Outcome {
     let far = ok!(far_csr(win));
-    ok!(far.csr_write(DeviceAddr(CSR + 4), 0xF4));
+    ok!(far.write32(DeviceAddr(CSR + 4), 0xF4));
     check_eq!(at(win, crate::WINDOW_BYTES as u64 - 4), Ok(0xF4));
     check_eq!(
-        far.csr_write(DeviceAddr(CSR + 8), 1),
+        far.write32(DeviceAddr(CSR + 8), 1),
         Err(Error::out_of_window(CSR + 8))
     );
     check_eq!(
-        far.csr_read(DeviceAddr(CSR + 0x10)),
+        far.read32(DeviceAddr(CSR + 0x10)),
         Err(Error::out_of_window(CSR + 0x10))
     );
     check_eq!(
-        far.axi_write(DeviceAddr(CSR + 8), &[1, 2]),
+        far.write_burst(DeviceAddr(CSR + 8), &[1, 2]),
         Err(Error::out_of_window(CSR + 8))
     );
     let w = ok!(far.window(DeviceAddr(CSR), 0x10));
@@ -144,25 +144,25 @@ fn csr_of(win: &VolatileWindow) -> Result<Csr<&VolatileWindow, 4>, Error> {
 /// no table are refused with their -2 errors [000 §1], writing nothing.
 fn csr_table(win: &VolatileWindow) -> Outcome {
     let csr = ok!(csr_of(win));
-    ok!(csr.csr_write(DeviceAddr(CSR), 0xA0));
-    ok!(csr.csr_write(DeviceAddr(CSR + 0xFC), 0xA1));
-    ok!(csr.csr_write(DeviceAddr(CSR + 0x1010), 0xB0));
+    ok!(csr.write32(DeviceAddr(CSR), 0xA0));
+    ok!(csr.write32(DeviceAddr(CSR + 0xFC), 0xA1));
+    ok!(csr.write32(DeviceAddr(CSR + 0x1010), 0xB0));
     check_eq!(at(win, R0), Ok(0xA0));
     check_eq!(at(win, R0 + 0xFC), Ok(0xA1));
     check_eq!(at(win, R1 + 0x10), Ok(0xB0));
-    check_eq!(csr.csr_read(DeviceAddr(CSR + 0x1010)), Ok(0xB0));
+    check_eq!(csr.read32(DeviceAddr(CSR + 0x1010)), Ok(0xB0));
     check_eq!(
-        csr.csr_write(DeviceAddr(CSR + 0xFD), 1),
+        csr.write32(DeviceAddr(CSR + 0xFD), 1),
         Err(Error::out_of_window(CSR + 0xFD))
     );
     for a in [CSR + 0x100, CSR - 4, CSR + 0x800, CSR + (1 << 32), 0x100] {
-        check_eq!(csr.csr_write(DeviceAddr(a), 1), Err(Error::no_region(a)));
+        check_eq!(csr.write32(DeviceAddr(a), 1), Err(Error::no_region(a)));
     }
     check_eq!(at(win, R0 + 0xFC), Ok(0xA1));
     check_eq!(at(win, R0 + 0x100), Ok(0));
     let mut csr = csr;
     check!(csr.deregister().is_some());
-    check_eq!(csr.csr_write(DeviceAddr(CSR), 1), Err(Error::NoRegionTable));
+    check_eq!(csr.write32(DeviceAddr(CSR), 1), Err(Error::NoRegionTable));
     check_eq!(at(win, R0), Ok(0xA0));
     Ok(())
 }
@@ -218,7 +218,7 @@ fn csr_block(win: &VolatileWindow) -> Outcome {
     ok!(b.write(LAST, 0xD3));
     check_eq!(at(win, R1 + 0x40), Ok(0xD0));
     check_eq!(at(win, R1 + 0x4C), Ok(0xD3));
-    check_eq!(csr.csr_read(DeviceAddr(CSR + 0x104C)), Ok(0xD3));
+    check_eq!(csr.read32(DeviceAddr(CSR + 0x104C)), Ok(0xD3));
     check_eq!(
         csr.bind_block::<0x10>(DeviceAddr(CSR + 0x10F8)).map(|_| ()),
         Err(Error::out_of_window(CSR + 0x1104))

@@ -14,7 +14,7 @@
 //! tail, a misaligned tail, a tail past the ring.
 
 use khal::dma::{DmaMemory, StaticDma};
-use khal::mmio::volatile::VolatileWindow;
+use khal::mmio::VolatileWindow;
 use khal::{DeviceAddr, Mmio, Result};
 
 use crate::golden::nq_stride;

@@ -1,7 +1,7 @@
 //! The test runner: one line per test, a pass/fail tally, checks that print
 //! where they failed and what they saw.
 
-use khal::mmio::volatile::VolatileWindow;
+use khal::mmio::VolatileWindow;
 use khal::Mmio;
 
 use crate::platform::IMAGE;

@@ -26,7 +26,7 @@ mod platform;
 mod rec;
 mod tests;
 
-use khal::mmio::volatile::VolatileWindow;
+use khal::mmio::VolatileWindow;
 use khal::DeviceAddr;
 
 // The critical-section implementation khal's INTC shadows use (single core).

@@ -4,7 +4,7 @@
 
 use core::cell::{Cell, RefCell};
 
-use khal::mmio::volatile::VolatileWindow;
+use khal::mmio::VolatileWindow;
 use khal::{DeviceAddr, Mmio, Result};
 
 use crate::golden::{Access, Op};

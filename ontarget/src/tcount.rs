@@ -37,8 +37,8 @@ use core::sync::atomic::{compiler_fence, Ordering};
 use embedded_hal::delay::DelayNs;
 use khal::csr::{Csr, CsrRegion, CsrWindow};
 use khal::dma::{DmaBuffer, DmaMemory, StaticDma};
-use khal::mmio::bound::{BoundBlock, BoundReg};
-use khal::mmio::volatile::VolatileWindow;
+use khal::mmio::VolatileWindow;
+use khal::mmio::{BoundBlock, BoundReg};
 use khal::notific::NqRing;
 use khal::notific::{
     BpMode, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqEntry, Phase, Tail,
@@ -100,7 +100,7 @@ pub fn tcp_drain_tail(ring: &mut Ring<'_, Tail>, out: &mut [NqEntry]) -> usize {
 #[no_mangle]
 #[inline(never)]
 pub fn tcp_csr_write(csr: &Csr<&VolatileWindow, 4>, p: DeviceAddr, v: u32) -> bool {
-    csr.csr_write(p, v).is_ok()
+    csr.write32(p, v).is_ok()
 }
 
 /// khal: a write through a `CsrWindow` (`Csr::window`: the region resolved

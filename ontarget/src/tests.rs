@@ -4,7 +4,7 @@
 
 use embedded_hal::delay::DelayNs;
 use khal::dma::{DmaBuffer, DmaMemory, StaticDma};
-use khal::mmio::volatile::VolatileWindow;
+use khal::mmio::VolatileWindow;
 use khal::notific::{
     BpMode, ConsumeKind, ConsumeMode, EngineConfig, NotificBlocks, NotificEngine, NqConfig,
     NqEntry, NqRing, UartMode,

@@ -330,7 +330,7 @@ proptest! {
         rs in prop::collection::vec((4u64..96, 0u64..24, 0u64..0x180), 1..6),
         picks in prop::collection::vec((0usize..6, 0u64..128), 1..16),
     ) {
-        use khal_core::mmio::volatile::VolatileWindow;
+        use khal_core::mmio::VolatileWindow;
         let mut s = 0x20_0000_0000u64;
         let l: Layout = rs
             .iter()

@@ -6,7 +6,7 @@
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 
-use khal::mmio::bound::BoundReg;
+use khal::mmio::BoundReg;
 
 use khal::notific::regs::{NQ_TAIL_PTR, TIMESTAMP_INC};
 use khal::regs::{Reg, RegArray, RW};

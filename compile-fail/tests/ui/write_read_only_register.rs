@@ -5,8 +5,8 @@
 //! a bound block and its bound registers, a register bound in a window; and no constructor names another access (`__new` is
 //! gone; the fields are private: `reg_fields_private.rs`). `Reg::<RW>::new`
 //! of a read-only description is refused at run time (`regs::tests`).
-use khal::mmio::bound::BoundBlock;
-use khal::mmio::volatile::VolatileWindow;
+use khal::mmio::BoundBlock;
+use khal::mmio::VolatileWindow;
 use khal::notific::regs::{NQ_TAIL_PTR, TIMESTAMP_INC};
 use khal::notific::NotificEngine;
 use khal::regs::{Reg, RegArray, RW};

@@ -43,7 +43,7 @@ use khal::engine::{
     stpb_init, EngineParams, PeParams, PoolingParams, SpHandle, StpbConfig, StpbOps,
 };
 use khal::intc::{EnsNq, ErrtrigLine, Intc, IntcOps};
-use khal::mmio::volatile::VolatileWindow;
+use khal::mmio::VolatileWindow;
 use khal::notific::{
     BpMode, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqEntry, NqRing,
 };
@@ -180,12 +180,12 @@ pub fn csr_demo(w: &VolatileWindow) -> Result<u32> {
         map::PE.add(0x1_0000),
         1,
     )?)?;
-    csr.csr_write(black_box(map::ENG.add(0x10)), 0x5A5A)?;
+    csr.write32(black_box(map::ENG.add(0x10)), 0x5A5A)?;
     csr.csr_write_array(&[map::ENG.add(0x20), map::ENG.add(0x24)], &[1, 2])?;
-    csr.axi_write(black_box(map::PE), &[1, 2, 3, 4])?;
+    csr.write_burst(black_box(map::PE), &[1, 2, 3, 4])?;
     let mut buf = [0u32; 4];
     csr.mem_read_buf(map::PE, &mut buf)?;
-    Ok(csr.csr_read(black_box(map::ENG.add(0x10)))? ^ buf[black_box(3) & 3])
+    Ok(csr.read32(black_box(map::ENG.add(0x10)))? ^ buf[black_box(3) & 3])
 }
 
 /// The arch-generic bring-up: engines, notification engine, two NQs, drains.

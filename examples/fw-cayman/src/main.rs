@@ -18,7 +18,7 @@
 #![no_std]
 #![no_main]
 
-use khal::mmio::volatile::VolatileWindow;
+use khal::mmio::VolatileWindow;
 use khal::Result;
 use khal_example_firmware as firmware;
 

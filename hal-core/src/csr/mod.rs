@@ -78,9 +78,9 @@ pub use window::CsrWindow;
 /// table.insert(CsrRegion::new(DeviceAddr(0x20_0000_0000), DeviceAddr(0x20_0000_0010),
 ///                             DeviceAddr(0), 0)?)?;
 /// let csr = Csr::new(bar, table);
-/// csr.csr_write(DeviceAddr(0x20_0000_000C), 7)?;          // end - 4: the last dword
-/// assert_eq!(csr.csr_read(DeviceAddr(0x20_0000_000C)), Ok(7));
-/// assert_eq!(csr.csr_read(DeviceAddr(0x20_0000_000D)),      // end - 3: refused
+/// csr.write32(DeviceAddr(0x20_0000_000C), 7)?;            // end - 4: the last dword
+/// assert_eq!(csr.read32(DeviceAddr(0x20_0000_000C)), Ok(7));
+/// assert_eq!(csr.read32(DeviceAddr(0x20_0000_000D)),        // end - 3: refused
 ///            Err(Error::out_of_window(0x20_0000_000D)));
 /// # Ok::<(), Error>(())
 /// ```
@@ -118,23 +118,15 @@ impl<M, const N: usize> Csr<M, N> {
         Self::new(inner, RegionTable::new())
     }
 
-    /// The layer with no region table: every access fails with
-    /// [`Error::NoRegionTable`] (-2), as the C `csr_*` calls do when
-    /// `csr_get_regions` returns NULL [000 §1].
-    pub fn unregistered(inner: M) -> Self {
-        Csr {
-            registered: false,
-            ..Self::new(inner, RegionTable::new())
-        }
-    }
-
     /// Register (or replace) the region table.
     pub fn register(&mut self, regions: RegionTable<N>) {
         self.table = regions;
         self.registered = true;
     }
 
-    /// Deregister the table (`csr_deregister` [000 §1]), giving it back.
+    /// Deregister the table (`csr_deregister` [000 §1]), giving it back:
+    /// from then on every access fails with [`Error::NoRegionTable`] (-2), as
+    /// the C `csr_*` calls do when `csr_get_regions` returns NULL [000 §1].
     pub fn deregister(&mut self) -> Option<RegionTable<N>> {
         core::mem::replace(&mut self.registered, false).then(|| core::mem::take(&mut self.table))
     }
@@ -190,16 +182,6 @@ pub(crate) fn in_csr_space(e: Error, delta: u64) -> Error {
 }
 
 impl<M: Mmio, const N: usize> Csr<M, N> {
-    /// `csr_read`: one dword at `p` [000 §1].
-    pub fn csr_read(&self, p: DeviceAddr) -> Result<u32> {
-        self.dword(p, |d| self.inner.read32(d))
-    }
-
-    /// `csr_write`: one dword at `p` [000 §1].
-    pub fn csr_write(&self, p: DeviceAddr, value: u32) -> Result<()> {
-        self.dword(p, |d| self.inner.write32(d, value))
-    }
-
     /// The one dword access `access` at `p`, at its inner address, its refusal
     /// named at `p`. Inlined: each caller's access compiles to the lookup and
     /// the access alone.
@@ -262,21 +244,6 @@ impl<M: Mmio, const N: usize> Csr<M, N> {
         Ok(())
     }
 
-    /// `axi_write`: `words` to consecutive dwords from the absolute address
-    /// `start`, with ONE region lookup (for `start`) and one burst
-    /// ([`Mmio::write_burst`]) [000 §1]. A burst whose last dword leaves the
-    /// start's window is refused whole (see the module docs). An empty burst
-    /// still resolves and checks `start`, then writes nothing.
-    pub fn axi_write(&self, start: DeviceAddr, words: &[u32]) -> Result<()> {
-        let (d, delta) = self.run(start, words.len())?;
-        if words.is_empty() {
-            return Ok(());
-        }
-        self.inner
-            .write_burst(d, words)
-            .map_err(|e| in_csr_space(e, delta))
-    }
-
     /// `al_mem_read_buf`: consecutive dwords from `start` into `out`. There is
     /// no burst read [000 §1 QUIRK]: one lookup and a whole-range check, then a
     /// plain loop of single dword reads. An empty `out` still resolves and
@@ -302,17 +269,32 @@ impl<M: Mmio, const N: usize> Csr<M, N> {
     }
 }
 
+/// The `csr_*` calls of [000 §1] that take one address: `read32` is
+/// `csr_read`, `write32` is `csr_write`, `write_burst` is `axi_write`.
 impl<M: Mmio, const N: usize> Mmio for Csr<M, N> {
+    /// `csr_read`: one dword at `addr` [000 §1].
     fn read32(&self, addr: DeviceAddr) -> Result<u32> {
-        self.csr_read(addr)
+        self.dword(addr, |d| self.inner.read32(d))
     }
 
+    /// `csr_write`: one dword at `addr` [000 §1].
     fn write32(&self, addr: DeviceAddr, value: u32) -> Result<()> {
-        self.csr_write(addr, value)
+        self.dword(addr, |d| self.inner.write32(d, value))
     }
 
+    /// `axi_write`: `words` to consecutive dwords from the absolute address
+    /// `addr`, with ONE region lookup (for `addr`) and one burst of the inner
+    /// backend [000 §1]. A burst whose last dword leaves the start's window
+    /// is refused whole (see the module docs). An empty burst still resolves
+    /// and checks `addr`, then writes nothing.
     fn write_burst(&self, addr: DeviceAddr, words: &[u32]) -> Result<()> {
-        self.axi_write(addr, words)
+        let (d, delta) = self.run(addr, words.len())?;
+        if words.is_empty() {
+            return Ok(());
+        }
+        self.inner
+            .write_burst(d, words)
+            .map_err(|e| in_csr_space(e, delta))
     }
 }
 
@@ -354,7 +336,7 @@ mod tests {
         );
         t.insert(r.unwrap()).unwrap();
         let c = Csr::new(Rec::default(), t);
-        c.axi_write(DeviceAddr(0x1100), &[1, 2, 3, 4]).unwrap();
+        c.write_burst(DeviceAddr(0x1100), &[1, 2, 3, 4]).unwrap();
         c.mem_read_buf(DeviceAddr(0x1104), &mut [0; 2]).unwrap();
         assert_eq!(c.lookups.get(), 2);
         let w = c.window(DeviceAddr(0x1120), 16).unwrap();

@@ -91,13 +91,6 @@ impl<const N: usize> RegionTable<N> {
         Ok(())
     }
 
-    /// Register every region of `regions` in order, as that many
-    /// [`Self::insert`] calls; the first refused one ends it with its error,
-    /// the regions before it staying registered.
-    pub fn insert_all(&mut self, regions: impl IntoIterator<Item = CsrRegion>) -> Result<()> {
-        regions.into_iter().try_for_each(|r| self.insert(r))
-    }
-
     /// Remove every region of `device_id` (the `csr_deregister_device` step
     /// [000 §1]); returns how many were removed.
     pub fn remove_device(&mut self, device_id: u32) -> usize {

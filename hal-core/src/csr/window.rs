@@ -17,8 +17,8 @@ use core::borrow::Borrow;
 use super::{in_csr_space, Csr, CsrRegion};
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
-use crate::mmio::bound::BoundBlock;
-use crate::mmio::volatile::VolatileWindow;
+use crate::mmio::BoundBlock;
+use crate::mmio::VolatileWindow;
 use crate::Mmio;
 
 /// `bytes` of one registered CSR region from `start`, resolved once through

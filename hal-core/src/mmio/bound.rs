@@ -32,7 +32,7 @@ use core::ptr::NonNull;
 
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
-use crate::mmio::volatile::VolatileWindow;
+use crate::mmio::VolatileWindow;
 use crate::regs::{AccessType, Readable, Reg, RegArray, Writable, RW};
 
 /// A register block of `BYTES` bytes inside a [`VolatileWindow`], bound once.

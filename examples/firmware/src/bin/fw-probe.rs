@@ -13,8 +13,8 @@
 use core::hint::black_box;
 
 use khal::csr::{Csr, CsrRegion};
-use khal::mmio::bound::{BoundBlock, BoundReg};
-use khal::mmio::volatile::VolatileWindow;
+use khal::mmio::VolatileWindow;
+use khal::mmio::{BoundBlock, BoundReg};
 use khal::{DeviceAddr, Error, Result};
 use khal_example_firmware::{publish, window_parts, WINDOW_ADDR};
 
@@ -122,11 +122,13 @@ pub fn khal_csr_cell_linked(w: &VolatileWindow) -> Result<u32> {
     let at = |a: u64, b: u64, id: u32| {
         CsrRegion::identity(DeviceAddr(black_box(a)), DeviceAddr(black_box(b)), id)
     };
-    t.insert_all([at(0, 0x40, 0)?, at(0x100, 0x140, 1)?, at(0x180, 0x1C0, 1)?])?;
+    for r in [at(0, 0x40, 0)?, at(0x100, 0x140, 1)?, at(0x180, 0x1C0, 1)?] {
+        t.insert(r)?;
+    }
     t.insert(at(0x4_0000, 0x8_0000, 2)?)?;
     t.remove_device(black_box(1));
-    csr.csr_write(black_box(DeviceAddr(0x10)), 1)?;
-    csr.csr_read(black_box(DeviceAddr(0x4_0010)))
+    csr.write32(black_box(DeviceAddr(0x10)), 1)?;
+    csr.read32(black_box(DeviceAddr(0x4_0010)))
 }
 
 /// The register window, as each image's `main.rs` builds it.

@@ -11,7 +11,7 @@ use std::hint::black_box;
 use std::ptr::NonNull;
 
 use khal_core::csr::{Csr, CsrRegion, RegionTable};
-use khal_core::mmio::volatile::VolatileWindow;
+use khal_core::mmio::VolatileWindow;
 use khal_core::{DeviceAddr, Mmio};
 
 use crate::setup::{window, Regs, BASE, N};

@@ -7,7 +7,7 @@ use std::ptr::NonNull;
 
 use embedded_hal::delay::DelayNs;
 use khal_core::dma::DmaMemory;
-use khal_core::mmio::volatile::VolatileWindow;
+use khal_core::mmio::VolatileWindow;
 use khal_core::notific::{
     BpMode, ConsumeKind, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqRing,
 };
