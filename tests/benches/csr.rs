@@ -64,7 +64,7 @@ fn sample(qs: &[DeviceAddr], find: impl Fn(DeviceAddr) -> Option<u32>) -> f64 {
 
 /// The reference: the first region whose `[start, end)` holds `p`, scanning.
 fn linear(regions: &[CsrRegion], p: DeviceAddr) -> Option<&CsrRegion> {
-    regions.iter().find(|r| r.holds(p))
+    regions.iter().find(|r| r.start() <= p && p < r.end())
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

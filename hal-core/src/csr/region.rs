@@ -95,7 +95,7 @@ impl CsrRegion {
 
     /// `true` if `[start, end)` holds `p`: the lookup test of the C
     /// `find_region_for` [000 §1]. Not the access check (see [`Self::translate`]).
-    pub const fn holds(&self, p: DeviceAddr) -> bool {
+    pub(super) const fn holds(&self, p: DeviceAddr) -> bool {
         self.start <= p.get() && p.get() < self.end
     }
 

@@ -101,16 +101,6 @@ impl VolatileWindow {
 }
 
 impl<'w, const BYTES: usize> BoundBlock<'w, BYTES> {
-    /// The block's size in bytes.
-    pub const fn len(&self) -> usize {
-        BYTES
-    }
-
-    /// `false`: a bound block has at least one dword.
-    pub const fn is_empty(&self) -> bool {
-        BYTES == 0
-    }
-
     /// The pointer to byte offset `offset`, if a dword there lies inside the
     /// block: `offset` a multiple of 4 and `offset + 4 <= BYTES`. With a
     /// constant `offset` the compiler folds the test.
