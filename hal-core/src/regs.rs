@@ -232,7 +232,7 @@ impl BlockDesc {
     /// Bytes from the block base through the last byte of its last described
     /// register, every instance of its arrays counted: `offset + 4`, or
     /// `offset + (count - 1) * stride + 4` for an array.
-    pub(crate) const fn extent(&self) -> u64 {
+    pub const fn extent(&self) -> u64 {
         let mut end = 0;
         let mut regs = self.regs;
         while let [r, rest @ ..] = regs {
