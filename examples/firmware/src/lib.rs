@@ -47,7 +47,7 @@ use khal::mmio::VolatileWindow;
 use khal::notific::{
     BpMode, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqEntry, NqRing,
 };
-use khal::{DeviceAddr, Error, Result};
+use khal::{DeviceAddr, Error, Mmio, Result};
 
 // defmt frames leave through RTT when the `defmt` feature is on.
 #[cfg(feature = "defmt")]

@@ -13,9 +13,8 @@
 use core::hint::black_box;
 
 use khal::csr::{Csr, CsrRegion};
-use khal::mmio::VolatileWindow;
-use khal::mmio::{BoundBlock, BoundReg};
-use khal::{DeviceAddr, Error, Result};
+use khal::mmio::{BoundBlock, BoundReg, VolatileWindow};
+use khal::{DeviceAddr, Error, Mmio, Result};
 use khal_example_firmware::{publish, window_parts, WINDOW_ADDR};
 
 /// The probed register block: 4 KiB, one plain register, one array.
