@@ -9,7 +9,7 @@ use khal_arch_mariana::Mariana;
 use khal_arch_sunda::Sunda;
 use khal_core::dma::DmaMemory;
 use khal_core::dve::{DveLoader, DvePlacement, DveTableSet, LoadOutcome, TableId, DVE_QUEUE_NAME};
-use khal_core::family::{Arch, Offset, TpbBases};
+use khal_core::family::{Arch, Offset, Tile, TpbBases};
 use khal_core::wait::Budget;
 use khal_core::Fault;
 use khal_core::{DeviceAddr, Error};
