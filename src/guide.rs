@@ -293,7 +293,7 @@
 //! # Record a golden trace
 //!
 //! ```
-//! use khal::notific::{regs::NOTIFIC, BpMode, EngineConfig, NotificBlocks, NotificEngine, UartMode};
+//! use khal::notific::{BpMode, EngineConfig, NotificBlocks, NotificEngine, UartMode, NOTIFIC};
 //! use khal::std_adapter::{HeapMmio, Op, Trace};
 //! use khal::DeviceAddr;
 //!

@@ -101,7 +101,7 @@ pub fn blocks(arch: ArchId) -> Vec<(Placement, &'static BlockDesc)> {
         // Identical on every arch [004 §2].
         v.push((
             Placement::InWindow(Window::Notific),
-            &khal::notific::regs::NOTIFIC,
+            &khal::notific::NOTIFIC,
         ));
         // One description for every arch (the selectors' fields are CAYMAN's
         // schema [FACTS §15.1]).

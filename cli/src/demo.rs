@@ -60,10 +60,9 @@ use khal::engine::{
 use khal::family::{Arch, Doorbell, Gated, NxLocal, Offset};
 use khal::family::{OWNER_TOPSP, OWNER_TPB};
 use khal::intc::{ErrtrigLine, Intc};
-use khal::notific::regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
 use khal::notific::{
     BpMode, ConsumeKind, EngineConfig, Flavour, NotificBlock, NotificBlocks, NotificEngine,
-    NqConfig, NqEntry, NqRing,
+    NqConfig, NqEntry, NqRing, NOTIFIC, NOTIFIC_BLOCK_BYTES,
 };
 use khal::std_adapter::model::dma_engine::{DmaEngineModel, ModelDmaQueue};
 use khal::std_adapter::model::intc::{ErrtrigModel, MsixModel};

@@ -15,6 +15,7 @@ use std::fmt::Write as _;
 
 use clap::Args;
 use khal::family::{Arch, Doorbell, FlagSelected, Gated, NotificMask, Offset, Q7Owner, Tile};
+use khal::intc::MSIX;
 use khal::regs::{Field, Reg};
 use khal::MeshHalf;
 use khal::{ArchId, Cayman, Engine, Error, Mariana, Sunda};
@@ -1267,26 +1268,35 @@ fn notific_masks<A: Arch>(r: &mut Rows) {
 fn msix<A: Arch>(r: &mut Rows) {
     let s = |f| src(f, A::ID);
     if A::ID == ArchId::Mariana {
-        use khal::intc::regs::{mod_timer_ctrl, GROUP_INTERVAL, GROUP_INTERVAL_FIELD};
+        let reg = |name| MSIX.regs.iter().find(|r| r.name == name);
+        let fld = |r, name| {
+            reg(r)
+                .and_then(|r| r.fields.iter().find(|f| f.name == name))
+                .map_or(Val::Absent("not in the MSI-X description"), |f| field(*f))
+        };
         r.push(
             "intc",
             "msix mod_timer_ctrl.reset",
             None,
-            field(mod_timer_ctrl::RESET),
+            fld("mod_timer_ctrl", "RESET"),
             s("intc.r1"),
         );
         r.push(
             "intc",
             "msix interval groups",
             None,
-            Val::Count(GROUP_INTERVAL.count().into()),
+            reg("interval")
+                .and_then(|r| r.array)
+                .map_or(Val::Absent("not in the MSI-X description"), |a| {
+                    Val::Count(a.count.into())
+                }),
             s("intc.r1"),
         );
         r.push(
             "intc",
             "msix interval[grp] field",
             None,
-            field(GROUP_INTERVAL_FIELD),
+            fld("interval", "INTERVAL"),
             s("intc.r1"),
         );
     }

@@ -23,10 +23,10 @@ use std::fmt::Write as _;
 
 use clap::{Args, Subcommand};
 use khal::dma::DmaMemory;
-use khal::intc::regs::{MSIX, MSIX_SIZE};
-use khal::intc::{EnsNq, Intc};
-use khal::notific::regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
-use khal::notific::{BpMode, Flavour, NotificBlocks, NotificEngine, NqConfig, NqRing};
+use khal::intc::{EnsNq, Intc, MSIX, MSIX_SIZE};
+use khal::notific::{
+    BpMode, Flavour, NotificBlocks, NotificEngine, NqConfig, NqRing, NOTIFIC, NOTIFIC_BLOCK_BYTES,
+};
 use khal::std_adapter::model::intc::MsixModel;
 use khal::std_adapter::model::notific::NotificModel;
 use khal::std_adapter::model::DeviceModel;

@@ -16,10 +16,10 @@
 #![no_main]
 
 use khal_core::dma::DmaMemory;
-use khal_core::notific::regs;
 use khal_core::notific::DeviceZero;
 use khal_core::notific::{
-    BpMode, ConsumeKind, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqEntry, NqRing,
+    BpMode, ConsumeKind, EngineConfig, Flavour, NotificBlocks, NotificEngine, NqConfig, NqEntry,
+    NqRing,
 };
 use khal_core::wait::Budget;
 use khal_core::{DeviceAddr, Result};
@@ -157,21 +157,17 @@ fn exercise<'m, R: DmaMemory, K: ConsumeKind, Z: DeviceZero>(
     assert_eq!(cap, size_bytes / 16);
     assert!(ring.max_batch() >= 1 && ring.max_batch() <= cap);
 
-    // The token's addresses are the engine's per-NQ registers of the flavour.
+    // The token's addresses are the engine's per-NQ registers of the flavour:
+    // `nq_head_ptr` `+0x10C`, `nq_tail_ptr` `+0x110`, `+40` per queue on the
+    // 10-queue flavour, no stride on the single-queue one [004 §3], [FACTS §6].
     let tail_addr = ring.queue().tail_addr().get();
     let head_addr = ring.queue().head_addr().get();
-    let reg = |r| {
-        engine
-            .nq_reg(r, index)
-            .map(|r| engine.base().add(r.offset()).get())
+    let window = match engine.flavour() {
+        Flavour::TenQueue => 40 * u64::from(index),
+        Flavour::SingleQueue => 0,
     };
-    assert_eq!(reg(regs::NQ_HEAD_PTR), Ok(head_addr));
-    assert_eq!(
-        engine
-            .nq_reg(regs::NQ_TAIL_PTR, index)
-            .map(|r| engine.base().add(r.offset()).get()),
-        Ok(tail_addr)
-    );
+    assert_eq!(engine.base().add(0x10C + window).get(), head_addr);
+    assert_eq!(engine.base().add(0x110 + window).get(), tail_addr);
     // Another engine on the same window (the next block): refused, nothing
     // written.
     let blocks = NotificBlocks::new();

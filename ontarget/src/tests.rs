@@ -22,7 +22,7 @@ use crate::{check, check_eq, ok};
 /// The notification engine's block in the window (the host golden tests' base).
 const NOTIFIC: DeviceAddr = DeviceAddr(0x3053_5000);
 /// Its size [FACTS §6].
-const NOTIFIC_BYTES: u64 = khal::notific::regs::NOTIFIC_BLOCK_BYTES;
+const NOTIFIC_BYTES: u64 = khal::notific::NOTIFIC_BLOCK_BYTES;
 /// Ring size used by the drain tests: 16 entries.
 const RING: u32 = 256;
 

@@ -4,8 +4,9 @@
 //! (`notific_trickle.rs`, `notific_drain_edges.rs`) a 10-queue host ring on
 //! its queue 3.
 
-use khal_core::notific::regs::{self, NOTIFIC};
-use khal_core::notific::{ConsumeKind, NotificBlocks, NotificEngine, NqConfig, NqRing};
+use khal_core::notific::{
+    ConsumeKind, NotificBlocks, NotificEngine, NqConfig, NqRing, NOTIFIC, NOTIFIC_BLOCK_BYTES,
+};
 use khal_core::DeviceAddr;
 use khal_std::{DmaBuf, HeapMmio, Trace};
 
@@ -20,9 +21,9 @@ pub const HEAD: u64 = 0x10C + 3 * 40;
 
 /// A traced register file holding the notific block at [`BASE`].
 pub fn traced() -> Trace<HeapMmio> {
-    Trace::new(HeapMmio::new(BASE, regs::NOTIFIC_BLOCK_BYTES as usize)).with_block(
+    Trace::new(HeapMmio::new(BASE, NOTIFIC_BLOCK_BYTES as usize)).with_block(
         BASE,
-        regs::NOTIFIC_BLOCK_BYTES,
+        NOTIFIC_BLOCK_BYTES,
         &NOTIFIC,
     )
 }

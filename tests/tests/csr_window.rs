@@ -416,9 +416,8 @@ proptest! {
 #[test]
 fn a_driver_through_a_window_makes_the_same_accesses_as_without() {
     use khal_core::dma::DmaMemory;
-    use khal_core::notific::regs::NOTIFIC_BLOCK_BYTES;
     use khal_core::notific::{
-        BpMode, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqRing,
+        BpMode, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqRing, NOTIFIC_BLOCK_BYTES,
     };
     use khal_core::notific::{NqEntry, PHASE_BYTE, PHASE_MASK};
     use khal_std::DmaBuf;

@@ -5,8 +5,7 @@
 use khal::engine::notif;
 use khal::engine::{self, EngineOps, SpHandle};
 use khal::family::{NxLocal, TpbBases};
-use khal::notific::regs::NOTIFIC;
-use khal::notific::{BpMode, EngineConfig, NotificBlocks, NotificEngine};
+use khal::notific::{BpMode, EngineConfig, NotificBlocks, NotificEngine, NOTIFIC};
 use khal::{AnyArch, Cayman, Mariana, Sunda};
 use khal::{DeviceAddr, Error, Mmio};
 use khal_std::model::DeviceModel;

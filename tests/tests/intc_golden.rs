@@ -2,9 +2,9 @@
 //! [FACTS §7], its argument errors (nothing written), and an end-to-end run on
 //! the INTC device model.
 
-use khal::intc::regs::{ERRTRIG, ERRTRIG_SIZE, MSIX, MSIX_SIZE};
 use khal::intc::{EnsNq, ErrtrigLine, Intc};
-use khal::notific::regs::NOTIFIC;
+use khal::intc::{ERRTRIG, ERRTRIG_SIZE, MSIX, MSIX_SIZE};
+use khal::notific::NOTIFIC;
 use khal::notific::{BpMode, EngineConfig, Flavour, NotificBlocks, NotificEngine};
 use khal::Mariana;
 use khal::{DeviceAddr, Error, Mmio};

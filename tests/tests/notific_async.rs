@@ -80,11 +80,12 @@ fn setup<K: ConsumeKind>(
     (m, engine, ring, signal)
 }
 
+/// Queue `NQ`'s `nq_head_ptr` as the model holds it: `+0x10C + 40 * idx`
+/// on the 10-queue flavour [004 §3], [FACTS §6].
 fn head(m: &DeviceModel, engine: &Engine) -> u32 {
-    let reg = engine
-        .nq_reg(khal_core::notific::regs::NQ_HEAD_PTR, NQ)
-        .unwrap();
-    m.with_block(BASE, |nm: &mut NotificModel, _| nm.reg(reg.offset()))
+    assert_eq!(engine.flavour(), Flavour::TenQueue);
+    let off = 0x10C + 40 * u64::from(NQ);
+    m.with_block(BASE, |nm: &mut NotificModel, _| nm.reg(off))
         .unwrap()
 }
 

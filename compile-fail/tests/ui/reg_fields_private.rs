@@ -8,8 +8,21 @@ use core::ptr::NonNull;
 
 use khal::mmio::BoundReg;
 
-use khal::notific::regs::{NQ_TAIL_PTR, TIMESTAMP_INC};
 use khal::regs::{Reg, RegArray, RW};
+
+// Two read-only registers, declared as a user declares a block (the spec's
+// `nq_tail_ptr`, the device's producer tail, and `timestamp_inc`) [004 §3],
+// [FACTS §6].
+khal::register_block! {
+    /// A block with two read-only registers.
+    #[allow(dead_code)]
+    BLOCK: "notific" {
+        /// Read only [FACTS §6].
+        TIMESTAMP_INC @ 0xCC, ro, "timestamp_inc";
+        /// The device moves it [004 §3].
+        NQ_TAIL_PTR @ 0x110, ro, "nq_tail_ptr", array "nq" [10; 40];
+    }
+}
 
 fn main() {
     let _ = Reg::<RW> {

@@ -7,11 +7,24 @@
 //! of a read-only description is refused at run time (`regs::tests`).
 use khal::mmio::BoundBlock;
 use khal::mmio::VolatileWindow;
-use khal::notific::regs::{NQ_TAIL_PTR, TIMESTAMP_INC};
 use khal::notific::NotificEngine;
 use khal::regs::{Reg, RegArray, RW};
 use khal::DeviceAddr;
 use khal_std::HeapMmio;
+
+// Two read-only registers, declared as a user declares a block (the spec's
+// `nq_tail_ptr`, the device's producer tail, and `timestamp_inc`) [004 §3],
+// [FACTS §6].
+khal::register_block! {
+    /// A block with two read-only registers.
+    #[allow(dead_code)]
+    BLOCK: "notific" {
+        /// Read only [FACTS §6].
+        TIMESTAMP_INC @ 0xCC, ro, "timestamp_inc";
+        /// The device moves it [004 §3].
+        NQ_TAIL_PTR @ 0x110, ro, "nq_tail_ptr", array "nq" [10; 40];
+    }
+}
 
 fn through_the_handles(m: &HeapMmio) {
     let _ = NQ_TAIL_PTR.at(3).unwrap().read(m, DeviceAddr(0));

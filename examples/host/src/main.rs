@@ -26,7 +26,7 @@ use khal::{Cayman, DeviceAddr, Mmio};
 /// The notification engine's block: the device address the window answers from.
 const NOTIFIC: DeviceAddr = DeviceAddr(0x3053_5000);
 /// Its size [FACTS §6].
-const NOTIFIC_BYTES: u64 = khal::notific::regs::NOTIFIC_BLOCK_BYTES;
+const NOTIFIC_BYTES: u64 = khal::notific::NOTIFIC_BLOCK_BYTES;
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 

@@ -12,7 +12,7 @@
 //! ([`crate::family::TpbRegGates`]).
 
 use crate::addr::DeviceAddr;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::family::{Gated, TpbRegGates};
 use crate::Mmio;
 
@@ -161,14 +161,12 @@ mod block {
     }
 }
 
-pub use block::sw_queue_num2::EVENTS_SEMAPHORES;
-pub use block::sw_queue_num4::{HAM_THROTTLE, HAM_THROTTLE_EN};
+pub use block::TPB_REGS;
 pub(crate) use block::{
     dve_instr_dbg, dve_rspcomb, sw_queue_num3, ACT_RND_MODE, ACT_STOCHASTIC_RND, DVE_INSTR_DBG,
     DVE_LFSR_SEED, DVE_POOL_ARB, DVE_RND_MODE, DVE_STOCHASTIC_RND, DVE_TIMESTAMP_INC,
     POOL_RND_MODE, POOL_STOCHASTIC_RND, PSUM_RND_CTRL, PSUM_RND_VALUE, SW_QUEUE_NUM3,
 };
-pub use block::{SW_QUEUE_NUM2, SW_QUEUE_NUM4, TPB_REGS};
 
 /// The seed `reset_rng_seed` writes: `0xCD9E_8D57` [arch-stpb §2], [FACTS §13.6].
 const DVE_RNG_SEED: u32 = 0xCD9E_8D57;
@@ -183,24 +181,13 @@ pub fn dve_reset_rng_seed<M: Mmio + ?Sized>(mmio: &M, regs: DeviceAddr) -> Resul
     DVE_LFSR_SEED.write(mmio, regs, DVE_RNG_SEED)
 }
 
-/// `dve_instr_debug_level_set(regs, level)`: the leaf maps the level through
-/// a table (bad → -22), then writes it. The mapping table is NOT TRACED
-/// (§13.11): `NotTraced` before any access. The write itself is
-/// [`dve_write_debug_level`].
-pub fn dve_instr_debug_level_set<M: Mmio + ?Sized>(
-    mmio: &M,
-    regs: DeviceAddr,
-    level: u32,
-) -> Result<()> {
-    let _ = (mmio, regs, level);
-    Err(Error::NotTraced(
-        "dve instr_debug_level_set: the level mapping table",
-    ))
-}
-
 /// The DVE debug-level write with an already mapped level: RMW `+0x304`, low
 /// nibble = `mapped & 0xF` (MED that the leaf is only this) [arch-stpb §2].
 /// Returns the value written.
+///
+/// The leaf `dve_instr_debug_level_set(regs, level)` maps the level through
+/// a table first (bad → -22); that table is NOT TRACED (§13.11), so khal has
+/// no function taking an unmapped level.
 pub fn dve_write_debug_level<M: Mmio + ?Sized>(
     mmio: &M,
     regs: DeviceAddr,
@@ -293,6 +280,9 @@ pub fn set_rnd_mode<M: Mmio + ?Sized>(
 /// MARIANA PSUM rounding: W `+0xF14` = 2, then W `+0xF10` = `value`; other
 /// arches assert in C, here `Unsupported` with nothing written
 /// [arch-stpb §4], [FACTS §13.7].
+///
+/// The ctrl-only variant writes `+0xF14` with a value NOT TRACED (§13.11):
+/// khal has no function for it.
 pub fn set_psum_rounding<A: TpbRegGates, M: Mmio + ?Sized>(
     mmio: &M,
     regs: DeviceAddr,
@@ -301,17 +291,6 @@ pub fn set_psum_rounding<A: TpbRegGates, M: Mmio + ?Sized>(
     A::psum_rounding()?;
     PSUM_RND_CTRL.write(mmio, regs, PSUM_RND_CTRL_VALUE)?;
     PSUM_RND_VALUE.write(mmio, regs, value)
-}
-
-/// The ctrl-only PSUM variant writes `+0xF14` with a value NOT TRACED
-/// (§13.11): `Unsupported` off MARIANA, else `NotTraced`; nothing written.
-pub fn set_psum_rounding_ctrl<A: TpbRegGates, M: Mmio + ?Sized>(
-    mmio: &M,
-    regs: DeviceAddr,
-) -> Result<()> {
-    let _ = (mmio, regs);
-    A::psum_rounding()?;
-    Err(Error::NotTraced("psum rounding ctrl-only value"))
 }
 
 /// Shadow helper, no I/O: `w = (w & 0xFFE0_0000) | (seed & 0x1F_FFFF)`
@@ -343,5 +322,17 @@ mod tests {
     fn errors_nt_field() {
         assert_eq!(sw_queue_num3::ERRORS.mask(), 0xF);
         assert_eq!(SW_QUEUE_NUM3.offset(), 0xA0C);
+    }
+
+    /// `sw_queue_num2.events_semaphores_nt` mask `0xF_0000` [000 §2];
+    /// `sw_queue_num4`'s HAM throttle fields `0xF0`, `0x10_0000` (MED
+    /// [000r1 §3]).
+    #[test]
+    fn sw_queue_num2_and_num4_fields() {
+        assert_eq!(block::SW_QUEUE_NUM2.offset(), 0xA08);
+        assert_eq!(block::sw_queue_num2::EVENTS_SEMAPHORES.mask(), 0xF_0000);
+        assert_eq!(block::SW_QUEUE_NUM4.offset(), 0xA10);
+        assert_eq!(block::sw_queue_num4::HAM_THROTTLE.mask(), 0xF0);
+        assert_eq!(block::sw_queue_num4::HAM_THROTTLE_EN.mask(), 0x10_0000);
     }
 }

@@ -37,9 +37,8 @@ use critical_section::Mutex;
 use super::ens::EnsNq;
 use super::line::{ErrtrigLine, ERRTRIG_BLOCKS};
 use super::regs::{
-    mod_timer_ctrl, CAUSE, CAUSE_SET, CLEAR_MASK, ERRTRIG_EXTENT, GROUP_INTERVAL,
-    GROUP_INTERVAL_FIELD, LOG_MSK, MASK, MASK_CLEAR, MOD_TIMER_CTRL, MSIX_EXTENT, SET_MASK,
-    VECTOR_CTRL,
+    group_interval, mod_timer_ctrl, CAUSE, CAUSE_SET, CLEAR_MASK, ERRTRIG_EXTENT, GROUP_INTERVAL,
+    LOG_MSK, MASK, MASK_CLEAR, MOD_TIMER_CTRL, MSIX_EXTENT, SET_MASK, VECTOR_CTRL,
 };
 use crate::addr::DeviceAddr;
 use crate::error::{Error, Result};
@@ -277,8 +276,12 @@ impl<A: IntcOps> Intc<A> {
     ) -> Result<()> {
         let reg = GROUP_INTERVAL.at(grp)?;
         let value =
-            Bounded::<{ GROUP_INTERVAL_FIELD.mask() + 1 }>::new(value, "intc group interval")?;
-        reg.write(mmio, self.msix, GROUP_INTERVAL_FIELD.set(0, value.get()))
+            Bounded::<{ group_interval::INTERVAL.mask() + 1 }>::new(value, "intc group interval")?;
+        reg.write(
+            mmio,
+            self.msix,
+            group_interval::INTERVAL.set(0, value.get()),
+        )
     }
 
     fn unit(&self, line: ErrtrigLine) -> Result<DeviceAddr> {

@@ -24,14 +24,19 @@ register_block! {
         MOD_TIMER_CTRL @ 0x28, rw, "mod_timer_ctrl", fields mod_timer_ctrl {
             /// The reset bit, `0x10` (MED [004r1 §4], [FACTS §12.3]). No leaf
             /// that writes it is in either revision: described, never driven.
+            #[allow(dead_code, reason = "described, never driven")]
             RESET: 4..=4,
             /// Moderation period, `< 16` [004 §4].
             PERIOD: 24..=27,
         };
         /// Per-group interval, `+1024 + 8 * grp` [004 §4]; `grp < 8` and the
-        /// low byte as the interval ([`GROUP_INTERVAL_FIELD`]) are MED
+        /// low byte as the interval (`group_interval::INTERVAL`) are MED
         /// ([004r1 §4], [FACTS §12.3]).
-        GROUP_INTERVAL @ 0x400, rw, "interval", array "grp" [8; 0x8];
+        GROUP_INTERVAL @ 0x400, rw, "interval", fields group_interval {
+            /// The interval: the low byte, value `<= 0xFF` (MED [004r1 §4],
+            /// [FACTS §12.3]).
+            INTERVAL: 0..=7,
+        }, array "grp" [8; 0x8];
         /// Per-vector control, `+2060 + 16 * vec`: 1 = masked, 0 = unmasked;
         /// vectors 0..=7 [004 §4].
         VECTOR_CTRL @ 0x80C, rw, "vector_ctrl", array "vec" [8; 0x10];
@@ -56,15 +61,6 @@ register_block! {
     }
 }
 
-/// The interval field of [`GROUP_INTERVAL`]: the low byte, value `<= 0xFF`
-/// (MED [004r1 §4], [FACTS §12.3]). (The register macro takes fields on plain
-/// registers only, so this one is spelled out.)
-pub const GROUP_INTERVAL_FIELD: crate::regs::Field = crate::regs::Field {
-    name: "interval",
-    lo: 0,
-    hi: 7,
-};
-
 /// Bytes from the MSI-X base through its last described register
 /// (`vec[7].vector_ctrl`) and from an errtrig base through its last unit's
 /// `int_log_msk_grp`: what a base must leave below 2^64. Constants, so that
@@ -74,7 +70,8 @@ pub(crate) const MSIX_EXTENT: u64 = MSIX.extent();
 pub(crate) const ERRTRIG_EXTENT: u64 = ERRTRIG.extent();
 
 /// Bytes of the MSI-X block that the descriptions cover (through the last
-/// vector control word), rounded up to a page.
+/// vector control word), rounded up to a page: what a mapping of the block
+/// (or a register file standing for it) spans.
 pub const MSIX_SIZE: u64 = 0x1000;
 
 /// Bytes of one errtrig block: 4 groups of `1 << 12` [004 §4].
@@ -91,7 +88,7 @@ mod tests {
         assert_eq!(MOD_TIMER_CTRL.offset(), 40);
         assert_eq!(mod_timer_ctrl::PERIOD.mask(), 0x0F00_0000);
         assert_eq!(mod_timer_ctrl::RESET.mask(), 0x10);
-        assert_eq!(GROUP_INTERVAL_FIELD.mask(), 0xFF);
+        assert_eq!(group_interval::INTERVAL.mask(), 0xFF);
         assert_eq!(GROUP_INTERVAL.at(3).map(|r| r.offset()), Ok(1024 + 24));
         assert_eq!(VECTOR_CTRL.at(7).map(|r| r.offset()), Ok(2060 + 112));
         assert!(VECTOR_CTRL.at(8).is_err());

@@ -1,6 +1,8 @@
 //! The per-engine notification block and the NQ rings [004 §2, §3].
 //!
-//! - [`regs`]: the NOTIFIC register block (both flavours) [FACTS §6].
+//! - `regs`: the NOTIFIC register block (both flavours) [FACTS §6]; its
+//!   description [`NOTIFIC`] (what a trace or a decoder names accesses with) and
+//!   the block's mapped size [`NOTIFIC_BLOCK_BYTES`] are public.
 //! - `block`: [`NotificBlocks`], a device's blocks, each lent out once as a [`NotificBlock`].
 //! - `engine`: [`NotificEngine`], init on a lent
 //!   block from a typed [`EngineConfig`] and the per-engine config ops, with shadows
@@ -21,7 +23,7 @@ pub mod drain;
 pub(crate) mod engine;
 pub(crate) mod entry;
 pub(crate) mod refused;
-pub mod regs;
+pub(crate) mod regs;
 pub(crate) mod ring;
 pub mod stats;
 
@@ -32,4 +34,5 @@ pub use engine::{
 };
 pub use entry::{phase_of, NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
 pub use refused::RefusedRing;
+pub use regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
 pub use ring::{ConsumeKind, ConsumeMode, DeviceZero, HostZero, NqConfig, NqRing, Phase, Tail};

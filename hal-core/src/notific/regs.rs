@@ -25,6 +25,7 @@ crate::register_block! {
         /// `sw_overflow.ignore_full_en`: one bit per queue [004 §3].
         SW_OVERFLOW @ 0x18, rw, "sw_overflow", fields sw_overflow {
             /// One bit per queue (the whole register).
+            #[allow(dead_code, reason = "the engine writes the whole register")]
             IGNORE_FULL_EN: 0..=31,
         };
         /// UART mode, written first by init [004 §2].
@@ -39,6 +40,7 @@ crate::register_block! {
         /// the read [FACTS §15.2] (`nq_stats_get` id 6 [004r1 §3]).
         NQ_STATS @ 0xB0, ro, "nq_stats", fields nq_stats {
             /// The notifications counted since the last read.
+            #[allow(dead_code, reason = "recorded from the schema; no program reads it")]
             NUM_NOTIFICATIONS: 0..=31,
         };
         /// Coalescer moderation timer: `0xAAE60` on the 10-queue flavour [004 §2 QUIRK].
@@ -81,24 +83,77 @@ crate::register_block! {
 pub(crate) const NOTIFIC_EXTENT: u64 = NOTIFIC.extent();
 
 /// Number of NQs of the 10-queue flavour (`NOTIFIC_10_QUEUE_NOTIFIC_NQ_COUNT`) [004 §3].
-pub const NQ_COUNT: u32 = 10;
-
-/// Bytes between two NQ windows of the 10-queue flavour [004 §3].
-pub const NQ_STRIDE: u64 = 40;
-
-/// Bytes the described registers span (`0x100 + 10 * 40`): what a trace or a
-/// mapping of one engine's block must cover at least.
-pub const NOTIFIC_SPAN: u64 = 0x100 + NQ_COUNT as u64 * NQ_STRIDE;
+pub(crate) const NQ_COUNT: u32 = 10;
 
 /// The whole notific block's size in the kernel's map (`0x100 + 96 * 0x28 =
-/// 0x1000`) [kdrv v2 notific.h]; the device model mounts this much.
+/// 0x1000`) [kdrv v2 notific.h]: what a mapping of one engine's block (or a
+/// register file standing for it) spans.
 pub const NOTIFIC_BLOCK_BYTES: u64 = 0x1000;
 
 /// `coal_timer` value init writes on the 10-queue flavour: 700000 [004 §2].
-pub const COAL_TIMER_INIT: u32 = 0xAAE60;
+pub(crate) const COAL_TIMER_INIT: u32 = 0xAAE60;
 
 /// Stream-enable shadow seed on the 10-queue flavour [004 §2].
-pub const STREAM_SHADOW_SEED: u32 = 15;
+pub(crate) const STREAM_SHADOW_SEED: u32 = 15;
 
 /// `sw_backpressure` for bp mode 0 (all queues back-pressured) [004 §2].
-pub const SW_BP_ALL: u32 = 0x3FF;
+pub(crate) const SW_BP_ALL: u32 = 0x3FF;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_match_facts_6() {
+        assert_eq!(SW_BACKPRESSURE.offset(), 0x08);
+        assert_eq!(HW_BACKPRESSURE_LO.offset(), 0x0C);
+        assert_eq!(HW_BACKPRESSURE_HI.offset(), 0x10);
+        assert_eq!(NQ_ENABLE.offset(), 0x14);
+        assert_eq!(SW_OVERFLOW.offset(), 0x18);
+        assert_eq!(NQ_UART_MODE.offset(), 0x28);
+        assert_eq!(NQ_AXI_ID.offset(), 0x2C);
+        assert_eq!(WR_BUF_ENABLE_LO.offset(), 0x30);
+        assert_eq!(WR_BUF_ENABLE_HI.offset(), 0x34);
+        assert_eq!(NQ_STATS.offset(), 0xB0);
+        assert_eq!(COAL_TIMER.offset(), 0xB4);
+        assert_eq!(COAL_CTRL.offset(), 0xB8);
+        assert_eq!(WOB_CTRL.offset(), 0xBC);
+        assert_eq!(TIMESTAMP_INC.offset(), 0xCC);
+        assert_eq!(sw_overflow::IGNORE_FULL_EN.mask(), u32::MAX);
+        assert_eq!(nq_stats::NUM_NOTIFICATIONS.mask(), u32::MAX);
+        assert_eq!(coal_ctrl::BYPASS.mask(), 0x100);
+        assert_eq!(coal_ctrl::CLR.mask(), 0x200);
+        assert_eq!(coal_ctrl::STREAM_EN.mask(), 0x3C00);
+        assert_eq!(wob_ctrl::AXI_ID_ROTATE.mask(), 1);
+        assert_eq!(NQ_BASE_ADDR_LO.flat().offset(), 0x100);
+        assert_eq!(NQ_BASE_ADDR_HI.flat().offset(), 0x104);
+        assert_eq!(NQ_F_SIZE.flat().offset(), 0x108);
+        assert_eq!(NQ_HEAD_PTR.flat().offset(), 0x10C);
+        assert_eq!(NQ_TAIL_PTR.flat().offset(), 0x110);
+        assert_eq!(NQ_TAIL_PTR.count(), NQ_COUNT);
+        assert_eq!(NQ_TAIL_PTR.stride(), 40);
+        assert_eq!(NQ_TAIL_PTR.at(9).map(|r| r.offset()), Ok(0x110 + 9 * 40));
+        assert!(NQ_HEAD_PTR.at(10).is_err());
+        assert_eq!(NOTIFIC_EXTENT, 0x110 + 9 * 40 + 4);
+        const { assert!(NOTIFIC_EXTENT <= NOTIFIC_BLOCK_BYTES) };
+        assert_eq!(COAL_TIMER_INIT, 700_000);
+        assert_eq!(STREAM_SHADOW_SEED, 15);
+        assert_eq!(SW_BP_ALL, 0x3FF);
+    }
+
+    #[test]
+    fn reverse_lookup_names_the_spec_registers() {
+        let n = NOTIFIC.lookup(0x10C + 3 * 40).map(|n| n.reg);
+        assert_eq!(n, Some("nq_head_ptr"));
+        assert_eq!(NOTIFIC.lookup(0xB8).map(|n| n.reg), Some("coal_ctrl"));
+        assert_eq!(NOTIFIC.lookup(0xB0).map(|n| n.reg), Some("nq_stats"));
+        // Read-only and read-clearing [FACTS §15.2]: no write may reach it.
+        let stats = NOTIFIC
+            .regs
+            .iter()
+            .find(|r| r.name == "nq_stats")
+            .map(|r| r.access);
+        assert_eq!(stats, Some(crate::regs::Access::ReadOnly));
+        assert_eq!(NQ_STATS.desc().access, crate::regs::Access::ReadOnly);
+    }
+}

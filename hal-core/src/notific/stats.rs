@@ -6,33 +6,40 @@
 //!
 //! They read the per-engine notific block through [`NotificEngine`]'s public
 //! handle (its MMIO and base) and describe their registers here
-//! ([`NOTIFIC_STATS`]); every other stat id, and what the C does with a
-//! cookie, are in neither revision.
+//! (`NOTIFIC_STATS`, crate-private); every other stat id, and what the C does
+//! with a cookie, are in neither revision.
 
 use crate::error::{Error, Result};
 use crate::notific::NotificEngine;
 use crate::Mmio;
 
-crate::register_block! {
-    /// The registers of the per-engine notific block these reads use
-    /// (offsets from the engine's notific base) [004r1 §1–§3].
-    pub NOTIFIC_STATS: "notific" {
-        /// The 64-bit timestamp, low word (`+0x0`) [004r1 §2].
-        TIMESTAMP_LO @ 0x00, ro, "timestamp_lo";
-        /// The 64-bit timestamp, high word (`+0x4`) [004r1 §2].
-        TIMESTAMP_HI @ 0x04, ro, "timestamp_hi";
-        /// The register `nq_stats_get` reads for stat id 6 (`+0xB0`, the one
-        /// the current note lists unnamed) [004r1 §3].
-        NQ_STAT_6 @ 0xB0, ro, "nq_stat_6";
+/// The description, in a module of its own so that its register handles stay
+/// in the crate.
+mod block {
+    crate::register_block! {
+        /// The registers of the per-engine notific block these reads use
+        /// (offsets from the engine's notific base) [004r1 §1–§3].
+        #[allow(dead_code, reason = "the names of the reads; the crate decodes nothing with it")]
+        pub(crate) NOTIFIC_STATS: "notific" {
+            /// The 64-bit timestamp, low word (`+0x0`) [004r1 §2].
+            TIMESTAMP_LO @ 0x00, ro, "timestamp_lo";
+            /// The 64-bit timestamp, high word (`+0x4`) [004r1 §2].
+            TIMESTAMP_HI @ 0x04, ro, "timestamp_hi";
+            /// The register `nq_stats_get` reads for stat id 6 (`+0xB0`, the one
+            /// the current note lists unnamed) [004r1 §3].
+            NQ_STAT_6 @ 0xB0, ro, "nq_stat_6";
+        }
     }
 }
 
+use block::{NQ_STAT_6, TIMESTAMP_HI, TIMESTAMP_LO};
+
 /// The stat id whose register is known: 6 → `+0xB0` [004r1 §3].
-pub const NQ_STAT_ID_6: u32 = 6;
+pub(crate) const NQ_STAT_ID_6: u32 = 6;
 
 /// `nq_set_init_params_cookie`: the cookie is at most `0x100` bytes
 /// [004r1 §3], [FACTS §12.3].
-pub const NQ_INIT_PARAMS_COOKIE_MAX: usize = 0x100;
+pub(crate) const NQ_INIT_PARAMS_COOKIE_MAX: usize = 0x100;
 
 /// `get_timestamp`: `(read(+0x4) << 32) | read(+0x0)`, two reads, in the order
 /// the revision prints them (high word, then low word) [004r1 §2], MED.
@@ -51,7 +58,7 @@ pub fn nq_stats_get<M: Mmio>(ens: &NotificEngine<'_, M>, id: u32) -> Result<u32>
     NQ_STAT_6.read(ens.mmio(), ens.base())
 }
 
-/// An NQ init-params cookie: up to [`NQ_INIT_PARAMS_COOKIE_MAX`] opaque bytes
+/// An NQ init-params cookie: up to `0x100` opaque bytes
 /// (`nq_set_init_params_cookie`) [004r1 §3], MED.
 ///
 /// A longer cookie is refused with `OutOfRange` (khal's check; how the C
@@ -59,11 +66,11 @@ pub fn nq_stats_get<M: Mmio>(ens: &NotificEngine<'_, M>, id: u32) -> Result<u32>
 /// it are not traced, so khal only holds it.
 ///
 /// ```
-/// use khal_core::notific::stats::{InitParamsCookie, NQ_INIT_PARAMS_COOKIE_MAX};
+/// use khal_core::notific::stats::InitParamsCookie;
 /// let c = InitParamsCookie::new(&[1, 2, 3]).unwrap();
 /// assert_eq!(c.as_bytes(), &[1, 2, 3]);
-/// assert!(InitParamsCookie::new(&[0; NQ_INIT_PARAMS_COOKIE_MAX]).is_ok());
-/// assert!(InitParamsCookie::new(&[0; NQ_INIT_PARAMS_COOKIE_MAX + 1]).is_err());
+/// assert!(InitParamsCookie::new(&[0; 0x100]).is_ok());
+/// assert!(InitParamsCookie::new(&[0; 0x101]).is_err());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InitParamsCookie {
@@ -98,5 +105,26 @@ impl InitParamsCookie {
 impl defmt::Format for InitParamsCookie {
     fn format(&self, f: defmt::Formatter<'_>) {
         defmt::write!(f, "InitParamsCookie({=[u8]:#04x})", self.as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::block::NOTIFIC_STATS;
+    use super::*;
+
+    /// The registers' offsets and names, as a trace names the reads
+    /// [004r1 §2, §3].
+    #[test]
+    fn the_stats_registers_are_the_revisions_offsets() {
+        assert_eq!(TIMESTAMP_LO.offset(), 0x0);
+        assert_eq!(TIMESTAMP_HI.offset(), 0x4);
+        assert_eq!(NQ_STAT_6.offset(), 0xB0);
+        let name = |off| NOTIFIC_STATS.lookup(off).map(|n| n.to_string());
+        assert_eq!(name(0x4).as_deref(), Some("notific.timestamp_hi"));
+        assert_eq!(name(0x0).as_deref(), Some("notific.timestamp_lo"));
+        assert_eq!(name(0xB0).as_deref(), Some("notific.nq_stat_6"));
+        assert_eq!(NQ_STAT_ID_6, 6);
+        assert_eq!(NQ_INIT_PARAMS_COOKIE_MAX, 0x100);
     }
 }

@@ -31,11 +31,37 @@ use std::any::Any;
 use std::sync::Arc;
 
 use khal_core::asynch::NqSignal;
-use khal_core::notific::regs::{self, coal_ctrl};
 use khal_core::notific::Flavour;
 use khal_core::{Error, Result};
 
 use super::{Block, Bus};
+
+// Where the registers are, written from the spec and not taken from the HAL's
+// tables: a wrong offset there then fails the tests instead of being mirrored.
+
+/// `nq_enable`: one enable bit per queue [004 §3], [FACTS §6].
+const NQ_ENABLE: u64 = 0x14;
+/// `coal_ctrl` [004 §2, §3], [FACTS §6].
+const COAL_CTRL: u64 = 0xB8;
+/// `coal_ctrl.clr`, bit 9: pulsed by the NQ reset of queues 0..=3 [004 §3].
+const COAL_CTRL_CLR: u32 = 1 << 9;
+/// `nq[0].nq_base_addr_lo` [004 §3], [FACTS §6].
+const NQ_BASE_ADDR_LO: u64 = 0x100;
+/// `nq[0].nq_base_addr_hi` [004 §3], [FACTS §6].
+const NQ_BASE_ADDR_HI: u64 = 0x104;
+/// `nq[0].nq_f_size`: the ring's size in bytes [004 §3], [FACTS §6].
+const NQ_F_SIZE: u64 = 0x108;
+/// `nq[0].nq_head_ptr` [004 §3], [FACTS §6].
+const NQ_HEAD_PTR: u64 = 0x10C;
+/// `nq[0].nq_tail_ptr` [004 §3], [FACTS §6].
+const NQ_TAIL_PTR: u64 = 0x110;
+/// Bytes between two NQ windows of the 10-queue flavour [004 §3].
+const NQ_STRIDE: u64 = 40;
+/// NQs of the 10-queue flavour [004 §3].
+const NQ_COUNT: u32 = 10;
+/// The whole block's size in the kernel's map (`0x100 + 96 * 0x28`)
+/// [kdrv v2 notific.h].
+const BLOCK_BYTES: u64 = 0x1000;
 
 /// A fault a queue of the model can be told to have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -86,12 +112,12 @@ struct Queue {
 pub struct NotificModel {
     flavour: Flavour,
     regs: Vec<u32>,
-    queues: [Queue; regs::NQ_COUNT as usize],
+    queues: [Queue; NQ_COUNT as usize],
     in_flight: Vec<InFlight>,
     coalescer_clears: u32,
     /// Per queue, the interrupt raised when a phase byte lands (the NQ's
     /// MSI-X line of a real device), if wired.
-    interrupts: [Option<Arc<NqSignal>>; regs::NQ_COUNT as usize],
+    interrupts: [Option<Arc<NqSignal>>; NQ_COUNT as usize],
 }
 
 /// The payload byte range holding the model's sequence number.
@@ -109,8 +135,8 @@ impl NotificModel {
     pub fn new(flavour: Flavour) -> Self {
         NotificModel {
             flavour,
-            regs: vec![0; (regs::NOTIFIC_BLOCK_BYTES / 4) as usize],
-            queues: [Queue::default(); regs::NQ_COUNT as usize],
+            regs: vec![0; (BLOCK_BYTES / 4) as usize],
+            queues: [Queue::default(); NQ_COUNT as usize],
             in_flight: Vec::new(),
             coalescer_clears: 0,
             interrupts: Default::default(),
@@ -143,7 +169,7 @@ impl NotificModel {
     pub fn queue_count(&self) -> u32 {
         match self.flavour {
             Flavour::SingleQueue => 1,
-            Flavour::TenQueue => regs::NQ_COUNT,
+            Flavour::TenQueue => NQ_COUNT,
         }
     }
 
@@ -186,7 +212,7 @@ impl NotificModel {
     fn window(&self, idx: u32) -> u64 {
         match self.flavour {
             Flavour::SingleQueue => 0,
-            Flavour::TenQueue => idx as u64 * regs::NQ_STRIDE,
+            Flavour::TenQueue => idx as u64 * NQ_STRIDE,
         }
     }
 
@@ -196,26 +222,26 @@ impl NotificModel {
 
     /// Which queue's tail register `off` is, if any.
     fn tail_queue(&self, off: u64) -> Option<u32> {
-        let tail0 = regs::NQ_TAIL_PTR.flat().offset();
+        let tail0 = NQ_TAIL_PTR;
         let rel = off.checked_sub(tail0)?;
         match self.flavour {
             Flavour::SingleQueue => (rel == 0).then_some(0),
-            Flavour::TenQueue => (rel % regs::NQ_STRIDE == 0 && rel / regs::NQ_STRIDE < 10)
-                .then_some((rel / regs::NQ_STRIDE) as u32),
+            Flavour::TenQueue => (rel % NQ_STRIDE == 0 && rel / NQ_STRIDE < NQ_COUNT as u64)
+                .then_some((rel / NQ_STRIDE) as u32),
         }
     }
 
     /// `(ring bus address, capacity)` as programmed for queue `idx`.
     fn geometry(&self, idx: u32) -> (u64, u64) {
         let w = self.window(idx);
-        let lo = self.raw(regs::NQ_BASE_ADDR_LO.flat().offset() + w) as u64;
-        let hi = self.raw(regs::NQ_BASE_ADDR_HI.flat().offset() + w) as u64;
-        let size = self.raw(regs::NQ_F_SIZE.flat().offset() + w) as u64;
+        let lo = self.raw(NQ_BASE_ADDR_LO + w) as u64;
+        let hi = self.raw(NQ_BASE_ADDR_HI + w) as u64;
+        let size = self.raw(NQ_F_SIZE + w) as u64;
         ((hi << 32) | lo, size / 16)
     }
 
     fn enabled(&self, idx: u32) -> bool {
-        self.raw(regs::NQ_ENABLE.offset()) & (1 << idx) != 0
+        self.raw(NQ_ENABLE) & (1 << idx) != 0
     }
 
     /// Post up to `n` notifications on queue `idx`; returns how many were
@@ -232,8 +258,7 @@ impl NotificModel {
             ));
         }
         let (base, cap) = self.geometry(idx);
-        let head_slot =
-            (self.raw(regs::NQ_HEAD_PTR.flat().offset() + self.window(idx)) / 16) as u64;
+        let head_slot = (self.raw(NQ_HEAD_PTR + self.window(idx)) / 16) as u64;
         let mut done = 0;
         for _ in 0..n {
             let Some(q) = self.queues.get(idx as usize).copied() else {
@@ -329,7 +354,7 @@ impl Block for NotificModel {
     }
 
     fn size(&self) -> u64 {
-        regs::NOTIFIC_BLOCK_BYTES
+        BLOCK_BYTES
     }
 
     fn read(&mut self, off: u64, _bus: &mut Bus<'_>) -> u32 {
@@ -354,7 +379,7 @@ impl Block for NotificModel {
         if let Some(r) = self.regs.get_mut((off / 4) as usize) {
             *r = value;
         }
-        if off == regs::NQ_ENABLE.offset() {
+        if off == NQ_ENABLE {
             let cleared = old & !value;
             for idx in 0..self.queue_count() {
                 if cleared & (1 << idx) != 0 {
@@ -362,7 +387,7 @@ impl Block for NotificModel {
                 }
             }
         }
-        if off == regs::COAL_CTRL.offset() && coal_ctrl::CLR.get(value) == 1 {
+        if off == COAL_CTRL && value & COAL_CTRL_CLR != 0 {
             self.coalescer_clears += 1;
             self.land(bus, |q| q <= 3);
         }
