@@ -439,7 +439,7 @@ fn bring_up_engines<'m>(
     Ok((stpb, engine))
 }
 
-/// `stpb_init_logged` on the arch an [`AnyArch`] is bound to.
+/// `stpb_init` on the arch an [`AnyArch`] is bound to.
 pub(crate) struct StpbInitLogged<'a, M: ?Sized, L: ?Sized>(
     pub(crate) &'a M,
     pub(crate) &'a StpbConfig<'a>,
@@ -449,7 +449,7 @@ pub(crate) struct StpbInitLogged<'a, M: ?Sized, L: ?Sized>(
 impl<M: Mmio + ?Sized, L: StepLog + ?Sized> ArchFn for StpbInitLogged<'_, M, L> {
     type Output = khal::Result<()>;
     fn call<A: EngineOps>(self) -> khal::Result<()> {
-        engine::stpb_init_logged::<A, M, L>(self.0, self.1, self.2)
+        engine::stpb_init::<A, M, L>(self.0, self.1, self.2)
     }
 }
 

@@ -119,7 +119,7 @@ fuzz_target!(|data: &[u8]| {
             });
         }
     }
-    assert_eq!(table.len(), model.len());
+    assert_eq!(table.as_slice().len(), model.len());
     let starts: Vec<u64> = table.as_slice().iter().map(|r| r.start().get()).collect();
     assert!(starts.windows(2).all(|p| p[0] < p[1]), "table sorted");
 

@@ -32,7 +32,7 @@ fn table<const N: usize>(n: usize) -> RegionTable<N> {
         t.insert(CsrRegion::identity(DeviceAddr(s), DeviceAddr(s + SIZE), i as u32).unwrap())
             .unwrap();
     }
-    assert_eq!(t.len(), n);
+    assert_eq!(t.as_slice().len(), n);
     t
 }
 

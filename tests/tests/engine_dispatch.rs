@@ -311,7 +311,7 @@ fn optional_defaults_succeed_without_touching_hardware() {
     let m = mmio();
     fail_at(None);
     take_calls();
-    engine::stpb_init::<Bare, _>(&m, &cfg()).unwrap();
+    engine::stpb_init::<Bare, _, _>(&m, &cfg(), &mut ()).unwrap();
     // Only the mandatory DVE leaves ran, in dve_init's order; nothing was
     // written.
     assert_eq!(
@@ -332,7 +332,7 @@ fn stpb_init_order_pooling_act_dve_pe_sp() {
     let m = mmio();
     fail_at(None);
     take_calls();
-    engine::stpb_init::<Rec, _>(&m, &cfg()).unwrap();
+    engine::stpb_init::<Rec, _, _>(&m, &cfg(), &mut ()).unwrap();
     let calls = take_calls();
     assert_eq!(engines(&calls), ["pooling", "act", "dve", "pe", "sp"]);
     assert_eq!(
@@ -375,7 +375,7 @@ fn stpb_init_stops_at_the_first_error() {
         fail_at(Some(at));
         take_calls();
         assert_eq!(
-            engine::stpb_init::<Rec, _>(&m, &cfg()).map(|_| ()),
+            engine::stpb_init::<Rec, _, _>(&m, &cfg(), &mut ()).map(|_| ()),
             Err(Error::NotTraced(at))
         );
         let calls = take_calls();
@@ -392,7 +392,7 @@ fn stpb_init_stops_at_the_first_error() {
     c.dve = &bad;
     take_calls();
     assert_eq!(
-        engine::stpb_init::<Rec, _>(&m, &c).map(|_| ()),
+        engine::stpb_init::<Rec, _, _>(&m, &c, &mut ()).map(|_| ()),
         Err(Error::InvalidArgument("inst_debug_level > 8"))
     );
     assert_eq!(engines(&take_calls()), ["pooling", "act"]);
@@ -470,7 +470,7 @@ fn sp_init_notific_failure_is_reported_not_returned() {
 fn real_arches_stop_at_the_first_untraced_leaf_before_any_write() {
     fn check<A: engine::EngineOps>() {
         let m = mmio();
-        let r = engine::stpb_init::<A, _>(&m, &cfg()).map(|_| ());
+        let r = engine::stpb_init::<A, _, _>(&m, &cfg(), &mut ()).map(|_| ());
         assert!(matches!(r, Err(Error::NotTraced(_))), "{r:?}");
         assert!(m.ops().is_empty());
         // sp_init with init: regs_init is the first untraced leaf.
@@ -486,7 +486,7 @@ fn real_arches_stop_at_the_first_untraced_leaf_before_any_write() {
 /// The bodies `any_arch_dispatches_to_the_same_bodies` runs, in order.
 fn bodies<A: EngineOps>(m: &Trace<HeapMmio>) -> Vec<Result<()>> {
     vec![
-        engine::stpb_init::<A, _>(m, &cfg()),
+        engine::stpb_init::<A, _, _>(m, &cfg(), &mut ()),
         engine::dve_init::<A, _>(m, Some(&ENG)),
         A::dve_step(m, Step::RegsInit, &ENG),
         A::dve_step(m, Step::UcodeSeqInit, &ENG),

@@ -112,7 +112,7 @@ fn check<A: EngineOps>() {
         sp: &SP,
     };
     assert_eq!(
-        engine::stpb_init::<A, _>(&m, &typed).map(|_| ()),
+        engine::stpb_init::<A, _, _>(&m, &typed, &mut ()).map(|_| ()),
         Err(LEVEL)
     );
     assert_eq!(LEVEL.c_code(), Some(-22));

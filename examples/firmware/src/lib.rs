@@ -217,7 +217,7 @@ pub fn bring_up<A: StpbOps>(w: &VolatileWindow, delay: &mut CycleDelay) -> Resul
     // returns `NotTraced` (a typed answer, not a failure of khal): record it
     // and go on, so the rest of the bring-up is linked and checked too.
     let mut not_traced = 0usize;
-    match stpb_init::<A, _>(w, &cfg) {
+    match stpb_init::<A, _, _>(w, &cfg, &mut ()) {
         Ok(_) => {}
         Err(Error::NotTraced(_)) => not_traced += 1,
         Err(e) => return Err(e),

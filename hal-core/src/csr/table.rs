@@ -162,19 +162,4 @@ impl<const N: usize> RegionTable<N> {
     pub fn as_slice(&self) -> &[CsrRegion] {
         self.regions.get(self.first()..).unwrap_or(&[])
     }
-
-    /// Number of registered regions.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// `true` if no region is registered.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The capacity `N`.
-    pub const fn capacity(&self) -> usize {
-        N
-    }
 }

@@ -6,7 +6,7 @@
 //!   in which the three arches' leaves differ, which gives them [`StpbOps`].
 //! - the typed bring-up: the checked per-engine inits [`act_init`],
 //!   [`dve_init`], [`pe_init`], [`pooling_init`], [`sp_init`], and
-//!   [`stpb_init`] over [`StpbConfig`] ([`stpb_init_logged`] shows each
+//!   [`stpb_init`] over [`StpbConfig`] (which shows each
 //!   [`Step`] to a [`StepLog`]); the raw layer with the C's arguments:
 //!   [`sp_init_raw`], [`stpb_init_raw`] over [`RawStpbConfig`].
 //! - [`program_start`], [`get_axi_offset`], [`update_events_semaphores_nt`].
@@ -19,7 +19,7 @@
 //!   mapping), [`topsp_doorbell`], [`tpb_regs`] (RNG seed, debug level,
 //!   rspcomb, rounding writers).
 //!
-//! Static dispatch names the arch type: `engine::stpb_init::<Cayman, _>(..)`.
+//! Static dispatch names the arch type: `engine::stpb_init::<Cayman, _, _>(..)`.
 //! Run-time dispatch: `AnyArch::new(id)?.dispatch(op)` with an [`ArchFn`].
 //!
 //! `check_run_state` and `stochastic_rounding_config/_enable` are named by the
@@ -52,8 +52,8 @@ pub use params::{Checked, EngInfo, EngineParams, PeParams, PoolingParams, SpHand
 pub use program::{get_axi_offset, program_start, update_events_semaphores_nt, SKIP};
 pub use run_stall::{disable_hw_decode, pool_window, release_run_stall};
 pub use stpb::{
-    act_init, dve_init, pe_init, pooling_init, sp_init, sp_init_raw, stpb_init, stpb_init_logged,
-    stpb_init_raw, RawStpbConfig, SpInit, StpbConfig,
+    act_init, dve_init, pe_init, pooling_init, sp_init, sp_init_raw, stpb_init, stpb_init_raw,
+    RawStpbConfig, SpInit, StpbConfig,
 };
 pub use topsp::topsp_doorbell;
 

@@ -226,15 +226,10 @@ impl<'a> StpbConfig<'a> {
 /// `sp_init`, in that order [002 §3], [FACTS §5]. The first error is returned
 /// and stops the sequence (interpretation MED: the notes give the order, not
 /// the error handling of the 2231-byte body). The SP's notification block is
-/// the caller's next call, as after [`sp_init`]. [`stpb_init_logged`] tells
-/// which step stopped it; [`stpb_init_raw`] takes the C's arguments.
-pub fn stpb_init<A: StpbOps, M: Mmio + ?Sized>(mmio: &M, cfg: &StpbConfig<'_>) -> Result<()> {
-    stpb_init_logged::<A, M, ()>(mmio, cfg, &mut ())
-}
-
-/// [`stpb_init`] with every engine step it ran shown to `log` with its
-/// outcome.
-pub fn stpb_init_logged<A: StpbOps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
+/// the caller's next call, as after [`sp_init`]. Every engine step it ran is
+/// shown to `log` with its outcome (`&mut ()` for no log), which tells the
+/// step that stopped it; [`stpb_init_raw`] takes the C's arguments.
+pub fn stpb_init<A: StpbOps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
     mmio: &M,
     cfg: &StpbConfig<'_>,
     log: &mut L,
@@ -242,7 +237,7 @@ pub fn stpb_init_logged<A: StpbOps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
     stpb_init_raw::<A, M, L>(mmio, &cfg.raw(), log).map(drop)
 }
 
-/// [`stpb_init_logged`] with the C's arguments ([`RawStpbConfig`]): the same
+/// [`stpb_init`] with the C's arguments ([`RawStpbConfig`]): the same
 /// order, a `None` config stops it with its shim's -22 (`khal trace
 /// stpb-init`; `&mut ()` for no log).
 pub fn stpb_init_raw<'m, A: StpbOps, M: Mmio + ?Sized, L: StepLog + ?Sized>(
