@@ -13,7 +13,7 @@
 //! Q7: the swap table is a successful no-op that touches nothing, whose offset
 //! getter answers zeros [004 §5 QUIRK].
 
-use khal_core::engine::{EngineLeaves, HwDecodeLeaves};
+use khal_core::engine::{EngineLeaves, HwDecodeLeaves, Leaves};
 use khal_core::q7::Q7SwapTable;
 use khal_core::{DeviceAddr, Error, Mmio, Result};
 
@@ -21,20 +21,22 @@ use crate::Cayman;
 
 /// CAYMAN's leaf data [FACTS §13.4–§13.6, §13.11].
 impl EngineLeaves for Cayman {
-    /// SUNDA/CAYMAN bodies not given (known only: no chicken bit there).
-    const DVE_REGS_INIT: Error = Error::NotTraced("cayman dve regs_init body");
-    /// As SUNDA for `+0xA00`/`+0x1260` (MED) plus W `+0xA14` = nibble × 8.
-    const POOLING_REGS_INIT: Error = Error::NotTraced(
-        "pooling regs_init: +0xE8 masks, values at +0x104/+0x804, source of the +0xA14 nibble",
-    );
-    /// Every engine's HW-decode slot runs the §13 program, POOL's included
-    /// [002 §3], [FACTS §13.6].
-    const HW_DECODE: HwDecodeLeaves = HwDecodeLeaves::Program;
-    /// The SP leaves' bodies are not given [FACTS §13.4, §13.11].
-    const SP_REGS_INIT: Error = Error::NotTraced("cayman sp regs_init leaf");
-    const SP_UCODE_SEQ_INIT: Error = Error::NotTraced("cayman sp ucode_seq_init leaf");
-    const SP_RELEASE_RUN_STALL: Error = Error::NotTraced("cayman sp release_run_stall body");
-    const SP_DMA_INIT: Error = Error::NotTraced("cayman sp dma_init leaf");
+    const LEAVES: Leaves = Leaves {
+        // SUNDA/CAYMAN bodies not given (known only: no chicken bit there).
+        dve_regs_init: Error::NotTraced("cayman dve regs_init body"),
+        // As SUNDA for `+0xA00`/`+0x1260` (MED) plus W `+0xA14` = nibble × 8.
+        pooling_regs_init: Error::NotTraced(
+            "pooling regs_init: +0xE8 masks, values at +0x104/+0x804, source of the +0xA14 nibble",
+        ),
+        // Every engine's HW-decode slot runs the §13 program, POOL's included
+        // [002 §3], [FACTS §13.6].
+        hw_decode: HwDecodeLeaves::Program,
+        // The SP leaves' bodies are not given [FACTS §13.4, §13.11].
+        sp_regs_init: Error::NotTraced("cayman sp regs_init leaf"),
+        sp_ucode_seq_init: Error::NotTraced("cayman sp ucode_seq_init leaf"),
+        sp_release_run_stall: Error::NotTraced("cayman sp release_run_stall body"),
+        sp_dma_init: Error::NotTraced("cayman sp dma_init leaf"),
+    };
 }
 
 /// The swap table is inactive on CAYMAN: `xor eax,eax; ret`, no register

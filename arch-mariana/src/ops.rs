@@ -12,7 +12,7 @@
 //! the generic MSI-X program of `khal_core::intc` with MARIANA's mailbox map.
 
 use khal_arch_cayman::Cayman;
-use khal_core::engine::{EngineLeaves, HwDecodeLeaves};
+use khal_core::engine::{EngineLeaves, HwDecodeLeaves, Leaves};
 use khal_core::intc::IntcOps;
 use khal_core::Error;
 
@@ -20,19 +20,22 @@ use crate::Mariana;
 
 /// MARIANA's leaf data [FACTS §13.4–§13.6, §13.11].
 impl EngineLeaves for Mariana {
-    /// MARIANA's program needs the `+0xA04` masks and the level mapping table.
-    const DVE_REGS_INIT: Error =
-        Error::NotTraced("mariana dve regs_init: +0xA04 masks, the level mapping table");
-    /// CAYMAN's answer: the same program, the same missing pieces.
-    const POOLING_REGS_INIT: Error = <Cayman as EngineLeaves>::POOLING_REGS_INIT;
-    /// Every engine's HW-decode slot runs the §13 program; its step answers
-    /// `NotTraced` (MARIANA's bases are not printed, §13.11).
-    const HW_DECODE: HwDecodeLeaves = HwDecodeLeaves::Program;
-    /// The SP leaves' bodies are not given [FACTS §13.4, §13.11].
-    const SP_REGS_INIT: Error = Error::NotTraced("mariana sp regs_init leaf");
-    const SP_UCODE_SEQ_INIT: Error = Error::NotTraced("mariana sp ucode_seq_init leaf");
-    const SP_RELEASE_RUN_STALL: Error = Error::NotTraced("mariana sp release_run_stall body");
-    const SP_DMA_INIT: Error = Error::NotTraced("mariana sp dma_init leaf");
+    const LEAVES: Leaves = Leaves {
+        // MARIANA's program needs the `+0xA04` masks and the level mapping table.
+        dve_regs_init: Error::NotTraced(
+            "mariana dve regs_init: +0xA04 masks, the level mapping table",
+        ),
+        // CAYMAN's answer: the same program, the same missing pieces.
+        pooling_regs_init: <Cayman as EngineLeaves>::LEAVES.pooling_regs_init,
+        // Every engine's HW-decode slot runs the §13 program; its step answers
+        // `NotTraced` (MARIANA's bases are not printed, §13.11).
+        hw_decode: HwDecodeLeaves::Program,
+        // The SP leaves' bodies are not given [FACTS §13.4, §13.11].
+        sp_regs_init: Error::NotTraced("mariana sp regs_init leaf"),
+        sp_ucode_seq_init: Error::NotTraced("mariana sp ucode_seq_init leaf"),
+        sp_release_run_stall: Error::NotTraced("mariana sp release_run_stall body"),
+        sp_dma_init: Error::NotTraced("mariana sp dma_init leaf"),
+    };
 }
 
 /// The INTC ops: the generic MSI-X program of `khal_core::intc::Intc`, with

@@ -17,7 +17,7 @@
 //! ACT and POOL inits skip that step and DVE's calls its stub [FACTS §13.6].
 
 use khal_core::engine::notif::DgeNotif;
-use khal_core::engine::{EngineLeaves, HwDecodeLeaves};
+use khal_core::engine::{EngineLeaves, HwDecodeLeaves, Leaves};
 use khal_core::q7::{self, Q7SwapTable};
 use khal_core::regs::Reg;
 use khal_core::{DeviceAddr, Error, Mmio, Result};
@@ -26,23 +26,25 @@ use crate::Sunda;
 
 /// SUNDA's leaf data [FACTS §13.4–§13.6, §13.11].
 impl EngineLeaves for Sunda {
-    /// SUNDA/CAYMAN bodies not given (known only: no chicken bit there).
-    const DVE_REGS_INIT: Error = Error::NotTraced("sunda dve regs_init body");
-    /// Level set {map level; W `+0x104`; W xt `+0x804`; R xt `+0x14`}, RMW
-    /// `+0xA00`, W xt `+0x1260` [arch-stpb §1].
-    const POOLING_REGS_INIT: Error = Error::NotTraced(
-        "pooling regs_init: +0xE8 masks, values at +0x104/+0x804, the level mapping",
-    );
-    /// No HW-decode silicon: DVE's leaf is a stub (0, no access), PE/ACT's
-    /// inits skip the call and their leaves are no-op successes [FACTS §3.3,
-    /// §13.6]; the registrar leaves `pooling_hw_decode_table_init` (+0x360)
-    /// NULL, the optional slot's no-op success [002 §3].
-    const HW_DECODE: HwDecodeLeaves = HwDecodeLeaves::NoOp;
-    /// The SP leaves' bodies are not given [FACTS §13.4, §13.11].
-    const SP_REGS_INIT: Error = Error::NotTraced("sunda sp regs_init leaf");
-    const SP_UCODE_SEQ_INIT: Error = Error::NotTraced("sunda sp ucode_seq_init leaf");
-    const SP_RELEASE_RUN_STALL: Error = Error::NotTraced("sunda sp release_run_stall body");
-    const SP_DMA_INIT: Error = Error::NotTraced("sunda sp dma_init leaf");
+    const LEAVES: Leaves = Leaves {
+        // SUNDA/CAYMAN bodies not given (known only: no chicken bit there).
+        dve_regs_init: Error::NotTraced("sunda dve regs_init body"),
+        // Level set {map level; W `+0x104`; W xt `+0x804`; R xt `+0x14`}, RMW
+        // `+0xA00`, W xt `+0x1260` [arch-stpb §1].
+        pooling_regs_init: Error::NotTraced(
+            "pooling regs_init: +0xE8 masks, values at +0x104/+0x804, the level mapping",
+        ),
+        // No HW-decode silicon: DVE's leaf is a stub (0, no access), PE/ACT's
+        // inits skip the call and their leaves are no-op successes [FACTS §3.3,
+        // §13.6]; the registrar leaves `pooling_hw_decode_table_init` (+0x360)
+        // NULL, the optional slot's no-op success [002 §3].
+        hw_decode: HwDecodeLeaves::NoOp,
+        // The SP leaves' bodies are not given [FACTS §13.4, §13.11].
+        sp_regs_init: Error::NotTraced("sunda sp regs_init leaf"),
+        sp_ucode_seq_init: Error::NotTraced("sunda sp ucode_seq_init leaf"),
+        sp_release_run_stall: Error::NotTraced("sunda sp release_run_stall body"),
+        sp_dma_init: Error::NotTraced("sunda sp dma_init leaf"),
+    };
 }
 
 /// SUNDA is the only arch with the DGE notification enable [002 §4 GOTCHA].

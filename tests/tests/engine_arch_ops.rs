@@ -85,7 +85,7 @@ where
     let cases: [(&str, Result<()>, Op); 19] = [
         (
             "dve_regs_init",
-            Err(A::DVE_REGS_INIT),
+            Err(A::LEAVES.dve_regs_init),
             Box::new(|m| A::dve_step(m, RegsInit, &ENG)),
         ),
         (
@@ -145,7 +145,7 @@ where
         ),
         (
             "pooling_regs_init",
-            Err(A::POOLING_REGS_INIT),
+            Err(A::LEAVES.pooling_regs_init),
             Box::new(|m| A::pooling_step(m, RegsInit, &POOL)),
         ),
         (
@@ -160,22 +160,22 @@ where
         ),
         (
             "sp_regs_init",
-            Err(A::SP_REGS_INIT),
+            Err(A::LEAVES.sp_regs_init),
             Box::new(move |m| A::sp_step(m, RegsInit, sp())),
         ),
         (
             "sp_ucode_seq_init",
-            Err(A::SP_UCODE_SEQ_INIT),
+            Err(A::LEAVES.sp_ucode_seq_init),
             Box::new(move |m| A::sp_step(m, UcodeSeqInit, sp())),
         ),
         (
             "sp_release_run_stall",
-            Err(A::SP_RELEASE_RUN_STALL),
+            Err(A::LEAVES.sp_release_run_stall),
             Box::new(move |m| A::sp_step(m, ReleaseRunStall, sp())),
         ),
         (
             "sp_dma_init",
-            Err(A::SP_DMA_INIT),
+            Err(A::LEAVES.sp_dma_init),
             Box::new(move |m| A::sp_step(m, DmaInit, sp())),
         ),
     ];
@@ -207,10 +207,10 @@ fn untraced_leaves_answer_their_named_not_traced_before_any_access() {
 fn only_sunda_lacks_the_hw_decode_silicon() {
     // [FACTS §3.3, §13.6]: SUNDA's HW-decode slots are no-ops; CAYMAN and
     // MARIANA run the program.
-    assert_eq!(<Sunda as EngineLeaves>::HW_DECODE, HwDecodeLeaves::NoOp);
-    assert_eq!(<Cayman as EngineLeaves>::HW_DECODE, HwDecodeLeaves::Program);
+    assert_eq!(<Sunda as EngineLeaves>::LEAVES.hw_decode, HwDecodeLeaves::NoOp);
+    assert_eq!(<Cayman as EngineLeaves>::LEAVES.hw_decode, HwDecodeLeaves::Program);
     assert_eq!(
-        <Mariana as EngineLeaves>::HW_DECODE,
+        <Mariana as EngineLeaves>::LEAVES.hw_decode,
         HwDecodeLeaves::Program
     );
     // It is what decides the inits' steps.
@@ -226,7 +226,7 @@ where
 {
     assert_eq!(
         run(|m| engine::dve_init::<A, _>(m, Some(&ENG))),
-        (Err(A::DVE_REGS_INIT), vec![])
+        (Err(A::LEAVES.dve_regs_init), vec![])
     );
     assert_eq!(
         run(|m| engine::act_init::<A, _>(m, Some(&ENG))),
@@ -238,7 +238,7 @@ where
     );
     assert_eq!(
         run(|m| engine::pooling_init::<A, _>(m, Some(&POOL))),
-        (Err(A::POOLING_REGS_INIT), vec![])
+        (Err(A::LEAVES.pooling_regs_init), vec![])
     );
 }
 

@@ -41,25 +41,32 @@ pub enum HwDecodeLeaves {
     Program,
 }
 
-/// The data in which the arches' engine leaves differ. Implementing it gives
-/// the arch [`StpbOps`]; every constant is required, so an arch cannot leave
-/// a mandatory (DVE) op out [002 §3].
-pub trait EngineLeaves: HwDecode + NxLocal + Q7Params {
+/// The data in which the arches' engine leaves differ, one table per arch
+/// (`arch-*/src/ops.rs`); every field is required, so an arch cannot leave a
+/// mandatory (DVE) op out [002 §3].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Leaves {
     /// `dve_regs_init`'s answer: its body is not given on any arch.
-    const DVE_REGS_INIT: Error;
+    pub dve_regs_init: Error,
     /// `pooling_regs_init`'s answer: its body is not given whole on any arch.
-    const POOLING_REGS_INIT: Error;
+    pub pooling_regs_init: Error,
     /// What the four HW-decode slots do, and so which steps the inits run
     /// ([`StpbOps::HW_DECODE`]).
-    const HW_DECODE: HwDecodeLeaves;
+    pub hw_decode: HwDecodeLeaves,
     /// `sp_regs_init`'s answer (its body is not given [FACTS §13.4, §13.11]).
-    const SP_REGS_INIT: Error;
+    pub sp_regs_init: Error,
     /// `sp_ucode_seq_init`'s answer.
-    const SP_UCODE_SEQ_INIT: Error;
+    pub sp_ucode_seq_init: Error,
     /// `sp_release_run_stall`'s answer.
-    const SP_RELEASE_RUN_STALL: Error;
+    pub sp_release_run_stall: Error,
     /// `sp_dma_init`'s answer.
-    const SP_DMA_INIT: Error;
+    pub sp_dma_init: Error,
+}
+
+/// An arch's [`Leaves`]. Implementing it gives the arch [`StpbOps`].
+pub trait EngineLeaves: HwDecode + NxLocal + Q7Params {
+    /// The arch's leaf answers [FACTS §13.4–§13.6, §13.11].
+    const LEAVES: Leaves;
 }
 
 /// The HW-decode slot of engine `eng` on arch `A`.
@@ -69,7 +76,7 @@ fn hw_decode<A: EngineLeaves, M: Mmio + ?Sized>(
     eng: Engine,
     info: &EngInfo<'_>,
 ) -> Result<()> {
-    match A::HW_DECODE {
+    match A::LEAVES.hw_decode {
         HwDecodeLeaves::NoOp => Ok(()),
         HwDecodeLeaves::Program => hw_decode_step::<A, M>(mmio, mem, eng, info),
     }
@@ -97,11 +104,11 @@ fn common<A: EngineLeaves, M: Mmio + ?Sized>(
 /// POOL's run-stall releases and Q7 ucode load are the §13 programs on every
 /// arch [FACTS §13.4], [q7 §7].
 impl<A: EngineLeaves> StpbOps for A {
-    const HW_DECODE: HwDecodeLeaves = <A as EngineLeaves>::HW_DECODE;
+    const HW_DECODE: HwDecodeLeaves = A::LEAVES.hw_decode;
 
     fn dve_step<M: Mmio + ?Sized>(mmio: &M, step: Step, p: &EngineParams<'_>) -> Result<()> {
         match step {
-            Step::RegsInit => Err(A::DVE_REGS_INIT),
+            Step::RegsInit => Err(A::LEAVES.dve_regs_init),
             _ => common::<A, M>(mmio, step, p.mem, Engine::Dve, &p.info),
         }
     }
@@ -122,7 +129,7 @@ impl<A: EngineLeaves> StpbOps for A {
 
     fn pooling_step<M: Mmio + ?Sized>(mmio: &M, step: Step, p: &PoolingParams<'_>) -> Result<()> {
         match step {
-            Step::RegsInit => Err(A::POOLING_REGS_INIT),
+            Step::RegsInit => Err(A::LEAVES.pooling_regs_init),
             Step::ReleaseSeqRunStall => run_stall::release_seq_run_stall::<A, M>(mmio, p.mem),
             Step::ReleaseEngRunStall => run_stall::release_eng_run_stall::<A, M>(mmio, p.mem),
             Step::Q7UcodeEngInit => q7_step::<A, M>(mmio, p.mem, p.q7),
@@ -132,10 +139,10 @@ impl<A: EngineLeaves> StpbOps for A {
 
     fn sp_step<M: Mmio + ?Sized>(_: &M, step: Step, _: Checked<'_, SpHandle>) -> Result<()> {
         Err(match step {
-            Step::RegsInit => A::SP_REGS_INIT,
-            Step::UcodeSeqInit => A::SP_UCODE_SEQ_INIT,
-            Step::ReleaseRunStall => A::SP_RELEASE_RUN_STALL,
-            Step::DmaInit => A::SP_DMA_INIT,
+            Step::RegsInit => A::LEAVES.sp_regs_init,
+            Step::UcodeSeqInit => A::LEAVES.sp_ucode_seq_init,
+            Step::ReleaseRunStall => A::LEAVES.sp_release_run_stall,
+            Step::DmaInit => A::LEAVES.sp_dma_init,
             _ => NOT_A_STEP,
         })
     }

@@ -44,7 +44,7 @@ pub(crate) mod topsp;
 pub mod tpb_regs;
 
 pub use any::{AnyArch, ArchFn};
-pub use arch_ops::{EngineLeaves, HwDecodeLeaves};
+pub use arch_ops::{EngineLeaves, HwDecodeLeaves, Leaves};
 pub use hw_decode::{hw_decode_table_init, HwDecodeImages};
 pub use init::{Step, StepLog};
 pub use ops::{EngineOps, StpbOps};
