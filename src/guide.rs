@@ -16,7 +16,7 @@
 //! // `Error::out_of_range`, which takes the full 64-bit value and bound.
 //! assert_eq!(Cayman::tile(8), Err(Error::OutOfRange { what: "tpb tile", value: 8, limit: 8 }));
 //! assert_eq!(Cayman::tile(8), Err(Error::out_of_range("tpb tile", 8, 8)));
-//! assert_eq!(Cayman::DVE_PARAM_RAM_BASE.0, 0x2B8_7000);
+//! assert_eq!(Cayman::DVE_TABLES.param_ram_base.0, 0x2B8_7000);
 //!
 //! // Run time: an arch id from the device; 0 ("nothing bound") is refused.
 //! let any = AnyArch::new(4)?;

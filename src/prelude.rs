@@ -2,7 +2,7 @@
 //! `use khal::prelude::*;`.
 //!
 //! Per-arch answers are associated functions and constants of the arch types
-//! (`Selected::tpb_base(tile)`, `Cayman::DVE_PARAM_RAM_BASE`), defined by the
+//! (`Selected::tpb_base(tile)`, `Cayman::DVE_TABLES.param_ram_base`), defined by the
 //! register-family traits of [`crate::family`]; the engine ops are traits
 //! of [`crate::engine`] (the INTC ops are methods of [`crate::intc::Intc`]);
 //! drivers take a backend through [`Mmio`] and DMA memory through the [`crate::dma`]

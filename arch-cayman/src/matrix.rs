@@ -5,9 +5,9 @@
 //! `khal-arch-mariana` reuses them through these impls.
 
 use khal_core::family::{
-    ActTables, Arch, CapCfg, DveTableOffsets, DveTableSizes, DveTables, HbmBarWindow, HbmMap,
-    HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams, SeqSizes, SeqTriple, Tile,
-    TpbBases,
+    ActTables, Arch, CapCfg, DveTableLayout, DveTableOffsets, DveTableSizes, DveTables,
+    HbmBarWindow, HbmMap, HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams, SeqSizes,
+    SeqTriple, Tile, TpbBases,
 };
 use khal_core::{ArchId, Engine};
 use khal_core::{DeviceAddr, HostVisible, MESH_HIGH_BIT};
@@ -168,12 +168,14 @@ impl SeqParams for Cayman {
 }
 
 impl DveTables for Cayman {
-    const DVE_TABLE_OFFSETS: Option<DveTableOffsets> = Some(DVE_TABLE_OFFSETS);
-    const DVE_PARAM_RAM_BASE: Offset = DVE_PARAM_RAM_BASE;
-    const DVE_PARAM_RAM_SIZE: u64 = DVE_PARAM_RAM_SIZE;
-    /// Five tables loaded, control_slow included [000 §4].
-    const DVE_LOADS_CONTROL_SLOW: bool = true;
-    const DVE_TABLE_SIZES: DveTableSizes = DVE_TABLE_SIZES;
+    const DVE_TABLES: DveTableLayout = DveTableLayout {
+        offsets: Some(DVE_TABLE_OFFSETS),
+        sizes: DVE_TABLE_SIZES,
+        param_ram_base: DVE_PARAM_RAM_BASE,
+        param_ram_size: DVE_PARAM_RAM_SIZE,
+        // Five tables loaded, control_slow included [000 §4].
+        loads_control_slow: true,
+    };
 }
 
 impl ActTables for Cayman {

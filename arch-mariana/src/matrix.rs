@@ -8,9 +8,9 @@
 
 use khal_arch_cayman::Cayman;
 use khal_core::family::{
-    ActTables, Arch, CapCfg, CapCfgTable, DveTableOffsets, DveTableSizes, DveTables, FlagSelected,
-    Gated, HbmBarWindow, HbmMap, HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams,
-    SeqSizes, SeqTriple, Tile, TpbBases,
+    ActTables, Arch, CapCfg, CapCfgTable, DveTableLayout, DveTables, FlagSelected, Gated,
+    HbmBarWindow, HbmMap, HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams, SeqSizes,
+    SeqTriple, Tile, TpbBases,
 };
 use khal_core::{ArchId, Engine};
 use khal_core::{DeviceAddr, HostVisible, MESH_HIGH_BIT};
@@ -103,13 +103,9 @@ impl SeqParams for Mariana {
 }
 
 /// Byte-identical to CAYMAN's getters [000 §3 CORRECTION].
+/// "Same as CAYMAN" [000r1 §3], [FACTS §12.1].
 impl DveTables for Mariana {
-    const DVE_TABLE_OFFSETS: Option<DveTableOffsets> = <Cayman as DveTables>::DVE_TABLE_OFFSETS;
-    const DVE_PARAM_RAM_BASE: Offset = <Cayman as DveTables>::DVE_PARAM_RAM_BASE;
-    const DVE_PARAM_RAM_SIZE: u64 = <Cayman as DveTables>::DVE_PARAM_RAM_SIZE;
-    const DVE_LOADS_CONTROL_SLOW: bool = <Cayman as DveTables>::DVE_LOADS_CONTROL_SLOW;
-    /// "Same as CAYMAN" [000r1 §3], [FACTS §12.1].
-    const DVE_TABLE_SIZES: DveTableSizes = <Cayman as DveTables>::DVE_TABLE_SIZES;
+    const DVE_TABLES: DveTableLayout = <Cayman as DveTables>::DVE_TABLES;
 }
 
 /// "Same as CAYMAN" (MED) [000r1 §3], [FACTS §12.1].

@@ -4,7 +4,7 @@
 //! no HW-decode silicon, no DVE table-offset getter, and its own TopSP origin.
 
 use khal_core::family::{
-    ActTables, Arch, CapCfg, DveTableOffsets, DveTableSizes, DveTables, HbmBarWindow, HbmMap,
+    ActTables, Arch, CapCfg, DveTableLayout, DveTableSizes, DveTables, HbmBarWindow, HbmMap,
     HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams, SeqSizes, SeqTriple, Tile,
     TpbBases,
 };
@@ -125,13 +125,15 @@ impl SeqParams for Sunda {
 }
 
 impl DveTables for Sunda {
-    /// SUNDA has no DVE table-offset getter [000 §3].
-    const DVE_TABLE_OFFSETS: Option<DveTableOffsets> = None;
-    const DVE_PARAM_RAM_BASE: Offset = DVE_PARAM_RAM_BASE;
-    const DVE_PARAM_RAM_SIZE: u64 = DVE_PARAM_RAM_SIZE;
-    /// Four tables loaded: control_slow skipped, its state slot = 0 [000 §4].
-    const DVE_LOADS_CONTROL_SLOW: bool = false;
-    const DVE_TABLE_SIZES: DveTableSizes = DVE_TABLE_SIZES;
+    const DVE_TABLES: DveTableLayout = DveTableLayout {
+        // SUNDA has no DVE table-offset getter [000 §3].
+        offsets: None,
+        sizes: DVE_TABLE_SIZES,
+        param_ram_base: DVE_PARAM_RAM_BASE,
+        param_ram_size: DVE_PARAM_RAM_SIZE,
+        // Four tables loaded: control_slow skipped, its state slot = 0 [000 §4].
+        loads_control_slow: false,
+    };
 }
 
 /// SUNDA's ACT table params are "not in this band" of the note [000r1 §3]:

@@ -243,10 +243,10 @@ fn regions_of<A: Arch>() -> Vec<Region> {
     }
     // DVE tables and parameter RAM: TPB AXI base + offset, per tile [FACTS §8].
     // A table spans its size from the table-size getter [000r1 §3].
-    let sizes = A::DVE_TABLE_SIZES;
+    let sizes = A::DVE_TABLES.sizes;
     for t in Tile::<A>::all() {
         let idx = Some(("tile", t.index()));
-        if let Some(o) = A::DVE_TABLE_OFFSETS {
+        if let Some(o) = A::DVE_TABLES.offsets {
             for (n, off, len) in [
                 ("opcode", o.opcode, sizes.opcode),
                 ("control_fast", o.control_fast, sizes.control_fast),
@@ -271,8 +271,8 @@ fn regions_of<A: Arch>() -> Vec<Region> {
             item: format!("tpb[{}] + dve param ram", t.index()),
             index: idx,
             form: Form::Device,
-            start: A::DVE_PARAM_RAM_BASE.at(A::tpb_base(t)).get(),
-            len: A::DVE_PARAM_RAM_SIZE,
+            start: A::DVE_TABLES.param_ram_base.at(A::tpb_base(t)).get(),
+            len: A::DVE_TABLES.param_ram_size,
             what: "parameter RAM",
             device_twin: None,
         });

@@ -575,7 +575,9 @@ fn load_dve<A: Arch>(dev: &DeviceModel, b: &mut Bringup) -> khal::Result<()> {
     let (placement, note) = match DvePlacement::for_tile(tile) {
         Ok(p) => (p, String::new()),
         Err(Error::NotTraced(what)) => {
-            let slow = A::DVE_LOADS_CONTROL_SLOW.then_some(Offset(0x13_0000));
+            let slow = A::DVE_TABLES
+                .loads_control_slow
+                .then_some(Offset(0x13_0000));
             let p = DvePlacement::for_tile_with(
                 tile,
                 Offset(0x10_0000),
@@ -597,7 +599,7 @@ fn load_dve<A: Arch>(dev: &DeviceModel, b: &mut Bringup) -> khal::Result<()> {
         rng.bytes(1024),
         rng.bytes(2048),
     );
-    let set = if A::DVE_LOADS_CONTROL_SLOW {
+    let set = if A::DVE_TABLES.loads_control_slow {
         DveTableSet::five(&op, &cf, &cs, &dp)
     } else {
         DveTableSet::four(&op, &cf, &dp)

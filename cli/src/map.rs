@@ -801,7 +801,7 @@ fn hw_decode<A: Arch>(r: &mut Rows) {
 /// The DVE tables' offsets and sizes and the parameter RAM.
 fn dve<A: Arch>(r: &mut Rows) {
     let s = |f| src(f, A::ID);
-    match A::DVE_TABLE_OFFSETS {
+    match A::DVE_TABLES.offsets {
         Some(o) => {
             for (n, off) in [
                 ("opcode", o.opcode),
@@ -826,7 +826,7 @@ fn dve<A: Arch>(r: &mut Rows) {
             s("dve"),
         ),
     }
-    let sizes = A::DVE_TABLE_SIZES;
+    let sizes = A::DVE_TABLES.sizes;
     for (n, size) in [
         ("opcode", sizes.opcode),
         ("control_fast", sizes.control_fast),
@@ -845,21 +845,21 @@ fn dve<A: Arch>(r: &mut Rows) {
         "dve",
         "dve param ram base",
         None,
-        Val::Offset(A::DVE_PARAM_RAM_BASE.get()),
+        Val::Offset(A::DVE_TABLES.param_ram_base.get()),
         s("dve"),
     );
     r.push(
         "dve",
         "dve param ram size",
         None,
-        Val::Size(A::DVE_PARAM_RAM_SIZE),
+        Val::Size(A::DVE_TABLES.param_ram_size),
         s("dve"),
     );
     r.push(
         "dve",
         "dve loads control_slow",
         None,
-        Val::Flag(A::DVE_LOADS_CONTROL_SLOW),
+        Val::Flag(A::DVE_TABLES.loads_control_slow),
         s("dve"),
     );
 }

@@ -207,8 +207,14 @@ fn untraced_leaves_answer_their_named_not_traced_before_any_access() {
 fn only_sunda_lacks_the_hw_decode_silicon() {
     // [FACTS §3.3, §13.6]: SUNDA's HW-decode slots are no-ops; CAYMAN and
     // MARIANA run the program.
-    assert_eq!(<Sunda as EngineLeaves>::LEAVES.hw_decode, HwDecodeLeaves::NoOp);
-    assert_eq!(<Cayman as EngineLeaves>::LEAVES.hw_decode, HwDecodeLeaves::Program);
+    assert_eq!(
+        <Sunda as EngineLeaves>::LEAVES.hw_decode,
+        HwDecodeLeaves::NoOp
+    );
+    assert_eq!(
+        <Cayman as EngineLeaves>::LEAVES.hw_decode,
+        HwDecodeLeaves::Program
+    );
     assert_eq!(
         <Mariana as EngineLeaves>::LEAVES.hw_decode,
         HwDecodeLeaves::Program

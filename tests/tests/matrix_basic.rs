@@ -9,7 +9,7 @@ fn identity<A: Arch>() -> (ArchId, &'static str, usize, usize, bool) {
         A::ID.name(),
         A::TPB_BASES.len(),
         A::HBM_CHANNEL_BASES.len(),
-        A::DVE_TABLE_OFFSETS.is_some(),
+        A::DVE_TABLES.offsets.is_some(),
     )
 }
 

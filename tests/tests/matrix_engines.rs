@@ -77,26 +77,30 @@ fn dve_tables() {
         control_slow: Offset(0x2B8_1000),
         datapath: Offset(0x2B8_6000),
     };
-    assert_eq!(Cayman::DVE_TABLE_OFFSETS, Some(trn2));
-    assert_eq!(Mariana::DVE_TABLE_OFFSETS, Some(trn2));
-    assert_eq!(Sunda::DVE_TABLE_OFFSETS, None, "SUNDA has no offset getter");
+    assert_eq!(Cayman::DVE_TABLES.offsets, Some(trn2));
+    assert_eq!(Mariana::DVE_TABLES.offsets, Some(trn2));
+    assert_eq!(
+        Sunda::DVE_TABLES.offsets,
+        None,
+        "SUNDA has no offset getter"
+    );
 
-    assert_eq!(Cayman::DVE_PARAM_RAM_BASE, Offset(0x2B8_7000));
-    assert_eq!(Mariana::DVE_PARAM_RAM_BASE, Offset(0x2B8_7000));
-    assert_eq!(Sunda::DVE_PARAM_RAM_BASE, Offset(0x2B8_4000));
+    assert_eq!(Cayman::DVE_TABLES.param_ram_base, Offset(0x2B8_7000));
+    assert_eq!(Mariana::DVE_TABLES.param_ram_base, Offset(0x2B8_7000));
+    assert_eq!(Sunda::DVE_TABLES.param_ram_base, Offset(0x2B8_4000));
     for size in [
-        Sunda::DVE_PARAM_RAM_SIZE,
-        Cayman::DVE_PARAM_RAM_SIZE,
-        Mariana::DVE_PARAM_RAM_SIZE,
+        Sunda::DVE_TABLES.param_ram_size,
+        Cayman::DVE_TABLES.param_ram_size,
+        Mariana::DVE_TABLES.param_ram_size,
     ] {
         assert_eq!(size, 0x400);
         assert_eq!(size, 256 * 4);
     }
     assert_eq!(
         [
-            Sunda::DVE_LOADS_CONTROL_SLOW,
-            Cayman::DVE_LOADS_CONTROL_SLOW,
-            Mariana::DVE_LOADS_CONTROL_SLOW
+            Sunda::DVE_TABLES.loads_control_slow,
+            Cayman::DVE_TABLES.loads_control_slow,
+            Mariana::DVE_TABLES.loads_control_slow
         ],
         [false, true, true]
     );
@@ -107,7 +111,7 @@ fn dve_tables() {
 #[test]
 fn dve_table_sizes_golden() {
     assert_eq!(
-        Sunda::DVE_TABLE_SIZES,
+        Sunda::DVE_TABLES.sizes,
         DveTableSizes {
             opcode: 0x2000,
             control_fast: 0x800,
@@ -121,8 +125,8 @@ fn dve_table_sizes_golden() {
         control_slow: 0x1000,
         datapath: 0x400,
     };
-    assert_eq!(Cayman::DVE_TABLE_SIZES, trn2);
-    assert_eq!(Mariana::DVE_TABLE_SIZES, trn2);
+    assert_eq!(Cayman::DVE_TABLES.sizes, trn2);
+    assert_eq!(Mariana::DVE_TABLES.sizes, trn2);
 }
 
 /// ACT table params: four out-params, CAYMAN = MARIANA, MED [000r1 §3];

@@ -67,11 +67,15 @@ fn fabricated_mariana_param_ram_base_appears_nowhere() {
     // As a value: MARIANA's param RAM is CAYMAN's `0x2B8_7000` [000 §3 CORRECTION].
     let fabricated = u64::from_str_radix(&format!("{}{}", "2b8", "0000"), 16).unwrap();
     assert_ne!(
-        <khal::Mariana as DveTables>::DVE_PARAM_RAM_BASE.get(),
+        <khal::Mariana as DveTables>::DVE_TABLES
+            .param_ram_base
+            .get(),
         fabricated
     );
     assert_eq!(
-        <khal::Mariana as DveTables>::DVE_PARAM_RAM_BASE.get(),
+        <khal::Mariana as DveTables>::DVE_TABLES
+            .param_ram_base
+            .get(),
         0x2B8_7000
     );
     // As text: nowhere in MARIANA's crate (the same number is CAYMAN's

@@ -74,11 +74,11 @@ pub fn places<A: Arch>(printed: &[(String, u64, bool)]) -> Vec<Place> {
         }
     }
     // DVE tables (offset + size, member order) and parameter RAM, per tile.
-    let s = A::DVE_TABLE_SIZES;
+    let s = A::DVE_TABLES.sizes;
     let sizes = [s.opcode, s.control_fast, s.control_slow, s.datapath];
     for t in Tile::<A>::all() {
         let base = A::tpb_base(t).get();
-        if let Some(o) = A::DVE_TABLE_OFFSETS {
+        if let Some(o) = A::DVE_TABLES.offsets {
             let offs = [o.opcode, o.control_fast, o.control_slow, o.datapath];
             let names = ["opcode", "control_fast", "control_slow", "datapath"];
             for k in 0..4 {
@@ -140,8 +140,8 @@ pub fn places<A: Arch>(printed: &[(String, u64, bool)]) -> Vec<Place> {
         }
         v.push(Place {
             item: format!("tpb[{}] + dve param ram", t.index()),
-            start: base.wrapping_add(A::DVE_PARAM_RAM_BASE.get()),
-            len: A::DVE_PARAM_RAM_SIZE,
+            start: base.wrapping_add(A::DVE_TABLES.param_ram_base.get()),
+            len: A::DVE_TABLES.param_ram_size,
             twin: None,
         });
     }

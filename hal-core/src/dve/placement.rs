@@ -45,10 +45,10 @@ impl DvePlacement {
     /// SUNDA (no offset getter): [`Error::NotTraced`]; use
     /// [`DvePlacement::for_tile_with`].
     pub fn for_tile<A: Arch>(tile: Tile<A>) -> Result<Self> {
-        let o = A::DVE_TABLE_OFFSETS.ok_or(Error::NotTraced(
+        let o = A::DVE_TABLES.offsets.ok_or(Error::NotTraced(
             "DVE table offsets on this arch (SUNDA has no offset getter [000 §3])",
         ))?;
-        let slow = A::DVE_LOADS_CONTROL_SLOW.then_some(o.control_slow);
+        let slow = A::DVE_TABLES.loads_control_slow.then_some(o.control_slow);
         Self::for_tile_with(tile, o.opcode, o.control_fast, slow, o.datapath)
     }
 
@@ -65,7 +65,7 @@ impl DvePlacement {
         control_slow: Option<Offset>,
         datapath: Offset,
     ) -> Result<Self> {
-        if A::DVE_LOADS_CONTROL_SLOW != control_slow.is_some() {
+        if A::DVE_TABLES.loads_control_slow != control_slow.is_some() {
             return Err(Error::InvalidArgument(if control_slow.is_none() {
                 "control_slow offset missing (this arch loads five DVE tables)"
             } else {
@@ -77,8 +77,8 @@ impl DvePlacement {
             [opcode, control_fast],
             control_slow,
             datapath,
-            A::DVE_PARAM_RAM_BASE,
-            A::DVE_PARAM_RAM_SIZE,
+            A::DVE_TABLES.param_ram_base,
+            A::DVE_TABLES.param_ram_size,
         )
     }
 

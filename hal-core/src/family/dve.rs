@@ -4,11 +4,11 @@
 //! [FACTS §8]: they sit inside the DVE tile's local window [000 §3 NOTE].
 //!
 //! SUNDA has **no** table-offset getter at all [000 §3]: that is the type-level
-//! answer [`DveTables::DVE_TABLE_OFFSETS`] `= None` (an `Option` constant, so a
+//! answer [`DveTableLayout::offsets`] `= None` (an `Option` constant, so a
 //! generic driver over `A: Arch` can branch on it at compile time).
 //! The fabricated offsets of an earlier revision of the notes are not used
 //! anywhere [000 §3 CORRECTION]. The table *sizes* of that revision were not
-//! retracted: they are [`DveTables::DVE_TABLE_SIZES`] [000r1 §3], [FACTS §12.1].
+//! retracted: they are [`DveTableLayout::sizes`] [000r1 §3], [FACTS §12.1].
 
 use crate::family::Offset;
 
@@ -43,23 +43,28 @@ pub struct DveTableSizes {
     pub datapath: u64,
 }
 
-/// The DVE table family.
-pub trait DveTables {
+/// An arch's DVE table layout: where the loader puts the tables, how big
+/// they are, and the parameter RAM [000 §3, §4], [000r1 §3].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct DveTableLayout {
     /// The table offsets, or `None` on an arch with no offset getter (SUNDA).
-    const DVE_TABLE_OFFSETS: Option<DveTableOffsets>;
-
-    /// The DVE parameter-RAM base, relative to the TPB AXI base
-    /// (`get_dve_parameter_ram_params`).
-    const DVE_PARAM_RAM_BASE: Offset;
-
-    /// The DVE parameter-RAM size in bytes (256 × f32 = `0x400`).
-    const DVE_PARAM_RAM_SIZE: u64;
-
-    /// Whether the loader loads the control-slow table (SUNDA: no, its state
-    /// slot stays 0) [000 §4].
-    const DVE_LOADS_CONTROL_SLOW: bool;
-
+    pub offsets: Option<DveTableOffsets>,
     /// The table sizes. Every arch has the getter (SUNDA too, though its
     /// loader skips control_slow) [000r1 §3], [FACTS §12.1].
-    const DVE_TABLE_SIZES: DveTableSizes;
+    pub sizes: DveTableSizes,
+    /// The DVE parameter-RAM base, relative to the TPB AXI base
+    /// (`get_dve_parameter_ram_params`).
+    pub param_ram_base: Offset,
+    /// The DVE parameter-RAM size in bytes (256 × f32 = `0x400`).
+    pub param_ram_size: u64,
+    /// Whether the loader loads the control-slow table (SUNDA: no, its state
+    /// slot stays 0) [000 §4].
+    pub loads_control_slow: bool,
+}
+
+/// The DVE table family.
+pub trait DveTables {
+    /// The arch's DVE table layout.
+    const DVE_TABLES: DveTableLayout;
 }

@@ -14,7 +14,7 @@
 //! | the C getter returns 0 = "feature absent" | `Ok(Gated::Absent)` (`cap_cfg`) |
 //! | the C getter aborts (no such silicon) | `Err(Error::Unsupported { .. })` |
 //! | an index outside the arch's range | `Err(Error::OutOfRange { .. })` |
-//! | an arch with no getter at all | `None` in an `Option` constant ([`DveTables::DVE_TABLE_OFFSETS`]) |
+//! | an arch with no getter at all | `None` in an `Option` constant ([`DveTableLayout::offsets`]) |
 //!
 //! CAYMAN and MARIANA share the tables the notes call identical: `khal-arch-mariana`
 //! reuses CAYMAN's implementation (`<Cayman as Family>::…`), never a copy.
@@ -39,7 +39,7 @@ pub(crate) mod tpb_regs;
 pub use act::ActTables;
 pub use cap_cfg::{CapCfg, CapCfgTable, FlagSelected, Gated};
 pub use dge::DgeRegs;
-pub use dve::{DveTableOffsets, DveTableSizes, DveTables};
+pub use dve::{DveTableLayout, DveTableOffsets, DveTableSizes, DveTables};
 pub use hbm::{HbmBarWindow, HbmMap, HbmUsableSize};
 pub use hw_decode::{HwDecode, HwDecodeParams};
 pub use iram::IramSizes;
