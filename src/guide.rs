@@ -114,7 +114,7 @@
 //! let blocks = NotificBlocks::new(); // the device's notification blocks
 //! let mut block = blocks.take(DeviceAddr(0x20_0000_0000))?;
 //! let engine = NotificEngine::init(&regs, &mut block, EngineConfig::tpb(BpMode::None))?;
-//! assert_eq!(engine.base(), DeviceAddr(0x20_0000_0000));
+//! engine.timestamp_inc()?; // a read of the model's register, through the window
 //! // Outside the window: refused by it, whatever the table holds there.
 //! assert_eq!(regs.read32(DeviceAddr(0x20_0000_1000)), Err(Error::out_of_window(0x20_0000_1000)));
 //! # Ok::<(), Error>(())

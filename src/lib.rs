@@ -103,8 +103,8 @@ compile_error!("khal: the `defmt` and `log` features are exclusive; pick one log
 
 // khal-core's layers, one module each, under their own names: a user writes
 // `khal::notific::NqRing`, and `core` keeps meaning the language's crate.
+pub use khal_core::wait;
 pub use khal_core::{asynch, csr, dma, dve, engine, family, fnv, intc, mmio, notific, q7, regs};
-pub use khal_core::{udma, wait};
 // The vocabulary every layer speaks, at the root.
 pub use khal_core::{
     ArchId, Bounded, DeviceAddr, Engine, Error, ErrorAddr, Fault, HostVisible, MeshHalf, Mmio,

@@ -25,7 +25,8 @@ use clap::{Args, Subcommand};
 use khal::dma::DmaMemory;
 use khal::intc::{EnsNq, Intc, MSIX, MSIX_SIZE};
 use khal::notific::{
-    BpMode, Flavour, NotificBlocks, NotificEngine, NqConfig, NqRing, NOTIFIC, NOTIFIC_BLOCK_BYTES,
+    BpMode, EngineConfig, Flavour, NotificBlocks, NotificEngine, NqConfig, NqRing, NOTIFIC,
+    NOTIFIC_BLOCK_BYTES,
 };
 use khal::std_adapter::model::intc::MsixModel;
 use khal::std_adapter::model::notific::NotificModel;
@@ -361,7 +362,7 @@ pub fn record(arch: ArchId, op: &TraceOp) -> khal::Result<Vec<Access>> {
         | TraceOp::IntcSetNotificQueueBase { queues, .. } => queues.queues,
         _ => 10,
     };
-    let dev = model(Flavour::from_num_queues(queues))?;
+    let dev = model(EngineConfig::from_raw(queues, 0, 0)?.flavour())?;
     let t = tracer(&dev);
     // The untraced setup: an engine brought up with defaults, on the
     // model's one notification block.

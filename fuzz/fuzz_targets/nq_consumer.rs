@@ -152,26 +152,23 @@ fn exercise<'m, R: DmaMemory, K: ConsumeKind, Z: DeviceZero>(
     mut ring: NqRing<'_, &R, &'m RecMmio, K, Z>,
 ) {
     let cap = ring.capacity();
-    let size_bytes = ring.size_bytes();
-    let index = ring.index();
-    assert_eq!(cap, size_bytes / 16);
+    let size_bytes = cap * 16;
+    let index = ring.queue().index();
     assert!(ring.max_batch() >= 1 && ring.max_batch() <= cap);
 
-    // The token's addresses are the engine's per-NQ registers of the flavour:
-    // `nq_head_ptr` `+0x10C`, `nq_tail_ptr` `+0x110`, `+40` per queue on the
-    // 10-queue flavour, no stride on the single-queue one [004 §3], [FACTS §6].
-    let tail_addr = ring.queue().tail_addr().get();
-    let head_addr = ring.queue().head_addr().get();
-    let window = match engine.flavour() {
+    // The queue's registers: the engine's per-NQ registers of its flavour
+    // (`nq_head_ptr` `+0x10C`, `nq_tail_ptr` `+0x110`, `+40 * index` on the
+    // ten-queue flavour) [004 §3], [FACTS §6].
+    let stride = match engine.flavour() {
         Flavour::TenQueue => 40 * u64::from(index),
         Flavour::SingleQueue => 0,
     };
-    assert_eq!(engine.base().add(0x10C + window).get(), head_addr);
-    assert_eq!(engine.base().add(0x110 + window).get(), tail_addr);
+    let tail_addr = BASE + 0x110 + stride;
+    let head_addr = BASE + 0x10C + stride;
     // Another engine on the same window (the next block): refused, nothing
     // written.
     let blocks = NotificBlocks::new();
-    let mut block = blocks.take(engine.base().add(0x1000)).unwrap();
+    let mut block = blocks.take(DeviceAddr(BASE + 0x1000)).unwrap();
     let mut other =
         NotificEngine::init(mmio, &mut block, EngineConfig::tpb(BpMode::All)).expect("valid init");
 

@@ -192,7 +192,6 @@ impl Error {
     ///   `sp_mem_handle` or `sp_regs` [002 §2, §3];
     /// - the coalescer stream (`stream >= 4 || stream >= num_streams`) [004 §2];
     /// - the MSI-X vector `vec > 7` [004 §4];
-    /// - `build_rx_descriptor` with its params absent [004 §5];
     /// - the DGE carveout checks (`offset + size > cap`, 16-byte alignment)
     ///   [FACTS §13.8].
     ///

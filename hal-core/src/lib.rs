@@ -91,7 +91,6 @@ pub mod mmio;
 pub mod notific;
 pub mod q7;
 pub mod regs;
-pub mod udma;
 pub mod wait;
 
 pub use addr::{DeviceAddr, HostVisible, MeshHalf, HOST_VISIBLE_REBASE, MESH_HIGH_BIT};

@@ -55,7 +55,7 @@ pub trait Q7SwapTable: Arch {
 /// The SUNDA swap-table program on an explicit XT/NX window: write the low
 /// dword of `lo_hi` to `nx_rsvd_space0` (`+0x83C`), the high dword to
 /// `nx_rsvd_space1` (`+0x840`), `b` to `nx_rsvd_space2` (`+0x844`) [004 §5].
-pub fn swap_table_at<A: NxLocal, M: Mmio + ?Sized>(
+fn swap_table_at<A: NxLocal, M: Mmio + ?Sized>(
     mmio: &M,
     window: DeviceAddr,
     lo_hi: u64,
@@ -73,7 +73,7 @@ pub fn swap_table_at<A: NxLocal, M: Mmio + ?Sized>(
 }
 
 /// SUNDA's swap table through the arch: window = `xt_local(mem, 2, 1)`
-/// [004 §5], [FACTS §13.1], then [`swap_table_at`].
+/// [004 §5], [FACTS §13.1], then the three writes of `swap_table_at`.
 pub fn swap_table_via_window<A: NxLocal, M: Mmio + ?Sized>(
     mmio: &M,
     mem: DeviceAddr,
@@ -96,7 +96,7 @@ pub struct Q7Ucode<'a> {
 
 /// `q7_ucode_eng_init(tpb, image_base, imgs, owner_idx)` through the arch
 /// (kaena_khal `+0x3A8`) [q7 §4], [FACTS §13.3]: owner, params, size checks
-/// (all before any write), then [`q7_ucode_load_with`].
+/// (all before any write), then the per-core writes of `q7_ucode_load_with`.
 pub fn q7_ucode_eng_init<A: Q7Params, M: Mmio + ?Sized>(
     mmio: &M,
     image_base: DeviceAddr,
@@ -114,7 +114,7 @@ pub fn q7_ucode_eng_init<A: Q7Params, M: Mmio + ?Sized>(
 /// each padded to its aperture.
 /// A failed write logs "Failed to load pooling q7 {dram|iram} core %u" and
 /// answers -1 ([`Error::Rejected`]).
-pub fn q7_ucode_load_with<M: Mmio + ?Sized>(
+fn q7_ucode_load_with<M: Mmio + ?Sized>(
     mmio: &M,
     image_base: DeviceAddr,
     ucode: Q7Ucode<'_>,

@@ -819,7 +819,7 @@ fn nq_config_errors_write_nothing(win: &VolatileWindow) -> Outcome {
     // The token given back builds a ring: its three queue-config writes.
     let (_, q) = refused.into_parts();
     let ring = ok!(NqRing::configure_host(&mem, q, cfg(256)));
-    check_eq!(ring.index(), 1);
+    check_eq!(ring.queue().index(), 1);
     check_eq!(rec.counts(), (0, 3));
     Ok(())
 }

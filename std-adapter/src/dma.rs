@@ -529,7 +529,10 @@ mod tests {
         use super::*;
         use crate::HeapMmio;
         use khal_core::notific::{NotificBlocks, NotificEngine, NqConfig, NqRing};
-        use khal_core::notific::{NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
+        use khal_core::notific::{NqEntry, NQ_ENTRY_BYTES};
+        /// The phase bit's byte and mask in an entry (bit 7 of byte 3) [004 §3].
+        const PHASE_BYTE: usize = 3;
+        const PHASE_MASK: u8 = 0x80;
         use khal_core::DeviceAddr;
         use std::sync::atomic::{fence, AtomicUsize, Ordering};
 

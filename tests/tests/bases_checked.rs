@@ -24,7 +24,7 @@ use khal_core::family::Doorbell;
 use khal_core::family::{NxLocal, Q7Params};
 use khal_core::intc::{EnsNq, ErrtrigLine, Intc};
 use khal_core::notific::{BpMode, EngineConfig, Flavour, NotificBlocks, NotificEngine};
-use khal_core::q7::{self, Q7Ucode};
+use khal_core::q7::{self, Q7SwapTable, Q7Ucode};
 use khal_core::Engine;
 use khal_core::{DeviceAddr, Error, Mmio, Result};
 
@@ -106,7 +106,11 @@ fn notific_init_on_a_base_that_just_fits() {
     assert!(m.0.borrow().iter().all(|&(_, a)| a >= base.get()));
     // The highest register of the block: NQ 9's tail pointer, at the top.
     let q = e.queue(9).unwrap();
-    assert_eq!(q.tail_addr(), DeviceAddr(u64::MAX - 3));
+    let mem = khal_std::DmaBuf::new(256, 64).unwrap();
+    let ring =
+        khal_core::notific::NqRing::host(mem, q, khal_core::notific::NqConfig::tail(256)).unwrap();
+    let _ = ring.tail_offset();
+    assert_eq!(m.0.borrow().last(), Some(&(false, u64::MAX - 3)));
 }
 
 #[test]
@@ -214,14 +218,16 @@ fn hw_decode_tables_refuse_a_memory_handle_before_any_write() {
 
 #[test]
 fn swap_table_refuses_a_window_before_its_first_dword() {
+    // SUNDA's window is xt_local(mem, 2, 1) = mem + 0x296_0000 [FACTS §13.1].
+    let mem_of = |window: DeviceAddr| DeviceAddr(window.get() - 0x296_0000);
     for window in wrapping_bases(0x848) {
         let m = Rec::default();
-        assert!(refused(q7::swap_table_at::<Sunda, _>(&m, window, 1, 2)));
+        assert!(refused(Sunda::q7_swap_table(&m, mem_of(window), 1, 2)));
         assert_eq!(m.accesses(), 0, "{window:x?}");
     }
     let window = just_fits(0x848);
     let m = Rec::default();
-    q7::swap_table_at::<Sunda, _>(&m, window, 1, 2).unwrap();
+    Sunda::q7_swap_table(&m, mem_of(window), 1, 2).unwrap();
     assert_eq!(m.0.borrow().last(), Some(&(true, u64::MAX - 3)));
     assert_eq!(m.accesses(), 3);
 }

@@ -416,10 +416,13 @@ proptest! {
 #[test]
 fn a_driver_through_a_window_makes_the_same_accesses_as_without() {
     use khal_core::dma::DmaMemory;
+    use khal_core::notific::{NqEntry, NOTIFIC_BLOCK_BYTES};
     use khal_core::notific::{
         BpMode, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqRing, NOTIFIC_BLOCK_BYTES,
     };
-    use khal_core::notific::{NqEntry, PHASE_BYTE, PHASE_MASK};
+    /// The phase bit's byte and mask in an entry (bit 7 of byte 3) [004 §3].
+    const PHASE_BYTE: usize = 3;
+    const PHASE_MASK: u8 = 0x80;
     use khal_std::DmaBuf;
     use khal_tests::nq::{traced, BASE};
 

@@ -1,12 +1,11 @@
-//! The Q7 swap table and ucode loader, and the UDMA shims [004 §5],
-//! [q7 §4-§5], [FACTS §3.7, §9, §13.3]: golden traces, the per-arch policy
+//! The Q7 swap table and ucode loader [004 §5],
+//! [q7 §4-§5], [FACTS §3.7, §13.3]: golden traces, the per-arch policy
 //! split, and every invalid argument with nothing written.
 
 use std::sync::Mutex;
 
 use khal::family::{NxLocal, Q7Owner, Q7Params};
 use khal::q7::{self, Q7SwapTable, Q7Ucode};
-use khal::udma::{self, M2mRxBuilder, RxDescriptorParams};
 use khal::{Cayman, Mariana, Sunda};
 use khal::{DeviceAddr, Error, Mmio, Result};
 use khal_std::Op::Write;
@@ -18,13 +17,15 @@ fn traced() -> Trace<HeapMmio> {
 
 #[test]
 fn sunda_swap_table_three_dwords_at_the_xt_local_window() {
-    let window = DeviceAddr(0x4_0000);
-    let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x10_0000)).with_block(
+    // The POOL XT/NX window xt_local(mem, 2, 1) = mem + 0x296_0000 [FACTS §13.1].
+    let mem = DeviceAddr(0x100_0000);
+    let window = mem.add(0x296_0000);
+    let m = Trace::new(HeapMmio::new(window, 0x1000)).with_block(
         window,
         0x1000,
         Sunda::NX_LOCAL_BLOCK.unwrap(),
     );
-    q7::swap_table_at::<Sunda, _>(&m, window, 0x1122_3344_5566_7788, 0x99).unwrap();
+    Sunda::q7_swap_table(&m, mem, 0x1122_3344_5566_7788, 0x99).unwrap();
     assert_eq!(
         m.ops(),
         vec![
@@ -81,7 +82,7 @@ fn swap_table_policy_split() {
     assert!(m.ops().is_empty());
     // The swap table's registers are traced only for SUNDA.
     assert!(matches!(
-        q7::swap_table_at::<Cayman, _>(&m, DeviceAddr(0), 1, 2),
+        Cayman::NX_LOCAL_REGS.nx_rsvd_space,
         Err(Error::NotTraced(_))
     ));
     assert!(m.ops().is_empty());
@@ -237,49 +238,4 @@ fn q7_loader_refusals_are_minus_one_before_any_write() {
     };
     q7::q7_ucode_eng_init::<Sunda, _>(&m, DeviceAddr(0), full, 0).unwrap();
     assert_eq!(m.take().len(), 16);
-}
-
-#[derive(Default)]
-struct Builder(Vec<(u32, u32, u64)>);
-
-impl M2mRxBuilder for Builder {
-    type Queue = u32;
-    fn build_rx_descriptor(&mut self, q: &mut u32, size: u32, buf: u64) -> Result<()> {
-        self.0.push((*q, size, buf));
-        Ok(())
-    }
-}
-
-#[test]
-fn udma_build_rx_descriptor_checks_then_forwards() {
-    let mut b = Builder::default();
-    let r = udma::build_rx_descriptor(&mut b, None);
-    assert_eq!(r, Err(Error::InvalidArgument("udma rx params absent")));
-    assert_eq!(r.map_err(|e| e.c_code()), Err(Some(-22)));
-    let mut p = RxDescriptorParams::<u32> {
-        queue: None,
-        size: 64,
-        buf: 0x9000,
-    };
-    assert_eq!(
-        udma::build_rx_descriptor(&mut b, Some(&mut p)),
-        Err(Error::InvalidArgument("udma rx params queue absent"))
-    );
-    assert!(b.0.is_empty());
-    let mut q = 7u32;
-    let mut p = RxDescriptorParams {
-        queue: Some(&mut q),
-        size: 64,
-        buf: 0x9000,
-    };
-    udma::build_rx_descriptor(&mut b, Some(&mut p)).unwrap();
-    assert_eq!(b.0, vec![(7, 64, 0x9000)]);
-}
-
-#[test]
-fn udma_addr_check_hook() {
-    assert_eq!(udma::addr_check::<(u64, u64)>(None, &(0x1000, 16)), 0);
-    let hook = |&(addr, len): &(u64, u64)| if addr + len > 0x2000 { -14 } else { 0 };
-    assert_eq!(udma::addr_check(Some(&hook), &(0x1000, 16)), 0);
-    assert_eq!(udma::addr_check(Some(&hook), &(0x1FF8, 16)), -14);
 }

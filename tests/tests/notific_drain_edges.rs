@@ -7,8 +7,11 @@
 use std::cell::RefCell;
 
 use khal_core::dma::DmaMemory;
+use khal_core::notific::NqEntry;
 use khal_core::notific::{ConsumeKind, NotificBlocks, NotificEngine, NqConfig, NqRing};
-use khal_core::notific::{NqEntry, PHASE_BYTE, PHASE_MASK};
+/// The phase bit's byte and mask in an entry (bit 7 of byte 3) [004 §3].
+const PHASE_BYTE: usize = 3;
+const PHASE_MASK: u8 = 0x80;
 use khal_core::Fault;
 use khal_core::{Error, Mmio};
 use khal_std::Op::{Read as R, Write as W};

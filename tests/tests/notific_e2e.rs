@@ -90,7 +90,7 @@ fn run<R: DmaMemory, K: ConsumeKind, Z: DeviceZero>(
 ) {
     let counts = engine.mmio();
     let cap = ring.capacity() as u64;
-    let idx = ring.index();
+    let idx = ring.queue().index();
     let total = wraps * cap + cap / 2;
     let mut chk = Checker {
         cap,
@@ -114,7 +114,7 @@ fn run<R: DmaMemory, K: ConsumeKind, Z: DeviceZero>(
             let before = ring.phase();
             let n = ring.drain_with(&mut d, &mut buf).unwrap();
             let tail_reads = counts.reads();
-            match ring.mode() {
+            match K::MODE {
                 ConsumeMode::Phase => assert_eq!(tail_reads, 0, "phase mode reads no register"),
                 ConsumeMode::Tail => assert!(tail_reads <= 1, "one tail read per drain at most"),
             }

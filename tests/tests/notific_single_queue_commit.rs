@@ -12,7 +12,9 @@ use std::cell::Cell;
 use khal_core::notific::{
     BpMode, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqEntry, NqRing,
 };
-use khal_core::notific::{PHASE_BYTE, PHASE_MASK};
+/// The phase bit's byte and mask in an entry (bit 7 of byte 3) [004 §3].
+const PHASE_BYTE: usize = 3;
+const PHASE_MASK: u8 = 0x80;
 use khal_core::{DeviceAddr, Error, Mmio, Result};
 use khal_std::{DmaBuf, HeapMmio, SimDelay, Trace};
 use khal_tests::nq::{traced, BASE};

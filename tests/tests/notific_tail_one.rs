@@ -9,8 +9,11 @@
 use std::cell::Cell;
 
 use khal_core::dma::DmaMemory;
+use khal_core::notific::NqEntry;
 use khal_core::notific::{NotificBlocks, NotificEngine, NqConfig, NqRing, Tail};
-use khal_core::notific::{NqEntry, PHASE_BYTE, PHASE_MASK};
+/// The phase bit's byte and mask in an entry (bit 7 of byte 3) [004 §3].
+const PHASE_BYTE: usize = 3;
+const PHASE_MASK: u8 = 0x80;
 use khal_core::wait::Budget;
 use khal_core::Fault;
 use khal_core::{Error, Mmio};
@@ -139,7 +142,7 @@ fn an_untrusted_tail_at_one_per_call_is_its_typed_error_then_the_truth_drains() 
         );
         // It lands; the tail lies.
         post(&buf, 1, 1, true);
-        let tail_addr = r.queue().tail_addr().get();
+        let tail_addr = BASE.get() + TAIL;
         for (lie, want) in [
             (0x18, Fault::MisalignedTail { tail: 0x18 }),
             (0x21, Fault::MisalignedTail { tail: 0x21 }),

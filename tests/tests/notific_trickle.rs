@@ -7,8 +7,11 @@
 //! the device's entries into the ring's `DmaBuf` itself).
 
 use khal_core::dma::DmaMemory;
+use khal_core::notific::NqEntry;
 use khal_core::notific::{NqConfig, NqRing};
-use khal_core::notific::{NqEntry, PHASE_BYTE, PHASE_MASK};
+/// The phase bit's byte and mask in an entry (bit 7 of byte 3) [004 §3].
+const PHASE_BYTE: usize = 3;
+const PHASE_MASK: u8 = 0x80;
 use khal_std::Op::Write as W;
 use khal_std::{DmaBuf, HeapMmio, Trace};
 use khal_tests::nq::{self, traced, HEAD};

@@ -2,17 +2,8 @@
 //! [004 §2], the entry's phase bit and dwords [004 §3]. (The register
 //! offsets [FACTS §6] are checked by `notific::regs::tests` in hal-core.)
 
-use khal_core::notific::masked_update;
-use khal_core::notific::{nq_get_notification_size, BpMode, Flavour, NqEntry};
+use khal_core::notific::{BpMode, EngineConfig, Flavour, NqEntry, NQ_ENTRY_BYTES};
 use khal_core::Error;
-
-#[test]
-fn masked_update_is_the_notes_idiom() {
-    assert_eq!(masked_update(0, u64::MAX, u64::MAX), u64::MAX);
-    assert_eq!(masked_update(0xF0F0, 0x0F0F, 0x00FF), 0xF00F);
-    assert_eq!(masked_update(0xFFFF, 0, 0), 0xFFFF);
-    assert_eq!(masked_update(u64::MAX, 0, 1 << 40), !(1 << 40));
-}
 
 #[test]
 fn bp_modes_and_flavours() {
@@ -20,9 +11,10 @@ fn bp_modes_and_flavours() {
     assert_eq!(BpMode::from_raw(1).map(BpMode::sw_backpressure), Ok(0));
     assert_eq!(BpMode::from_raw(2), Err(Error::UnknownMode(2)));
     assert_eq!(Error::UnknownMode(2).c_code(), Some(-1));
-    assert_eq!(Flavour::from_num_queues(1), Flavour::SingleQueue);
-    assert_eq!(Flavour::from_num_queues(10), Flavour::TenQueue);
-    assert_eq!(nq_get_notification_size(), 16);
+    let flavour = |n| EngineConfig::from_raw(n, 0, 0).map(EngineConfig::flavour);
+    assert_eq!(flavour(1), Ok(Flavour::SingleQueue));
+    assert_eq!(flavour(10), Ok(Flavour::TenQueue));
+    assert_eq!(NQ_ENTRY_BYTES, 16);
 }
 
 #[test]

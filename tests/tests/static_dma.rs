@@ -5,7 +5,10 @@
 
 use std::sync::Arc;
 
-use khal_core::dma::{DmaBuffer, DmaMemory, StaticDma, STATIC_DMA_ALIGN};
+use khal_core::dma::{DmaBuffer, DmaMemory, StaticDma};
+
+/// The alignment of every `DmaBuffer` (khal's choice, docs/coverage.md).
+const STATIC_DMA_ALIGN: usize = 64;
 use khal_core::notific::{
     BpMode, ConsumeKind, EngineConfig, Flavour, NotificBlocks, NotificEngine, NqConfig, NqEntry,
     NqRing,

@@ -24,7 +24,7 @@ use crate::Mmio;
 /// `true` when the entry at the ring's consumer cursor is new (its phase bit
 /// is not the consumer phase) [FACTS §11]. One byte load, no register access;
 /// a ring of either kind (a tail ring's entries carry the phase too).
-pub fn has_new<R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero>(
+fn has_new<R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero>(
     ring: &NqRing<'_, R, M, K, Z>,
 ) -> Result<bool> {
     ring.is_new(0)
@@ -54,8 +54,8 @@ where
     .await
 }
 
-/// Write a head left behind by a drain iterator ([`NqRing::write_head_behind`]:
-/// its refusal is this call's error, nothing read), wait as [`wait_new`]
+/// Write a head left behind by a drain iterator (its refusal is this call's
+/// error, nothing read), wait as [`wait_new`]
 /// does, then drain up to `out.len()` (and at most the ring's `max_batch`)
 /// notifications with [`NqRing::drain`]: one head write, nothing read from
 /// the registers. Returns how many (at least 1 unless `out` is empty, which

@@ -1,7 +1,6 @@
-//! The async bounded waits: [`poll_until`], the twin of
+//! The async bounded wait [`poll_until_signalled`]: the twin of
 //! [`crate::wait::poll_until`] over [`embedded_hal_async::delay::DelayNs`],
-//! and [`poll_until_signalled`], which also ends each sleep early when an
-//! [`NqSignal`] is raised.
+//! each sleep also ended early when an [`NqSignal`] is raised.
 //!
 //! Same contract as the blocking helper: `cond` is checked first, then at most
 //! `budget.polls` times after a wait; [`Error::Timeout`] names the wait when
@@ -18,25 +17,10 @@ use crate::error::{Error, Result};
 use crate::wait::Budget;
 
 /// Poll `cond` until it returns `Ok(true)`, awaiting `budget.period_us`
-/// between checks, at most `budget.polls` times. Returns the number of
-/// sleeps taken.
-pub async fn poll_until<D, F>(
-    delay: &mut D,
-    budget: Budget,
-    what: &'static str,
-    cond: F,
-) -> Result<u32>
-where
-    D: DelayNs + ?Sized,
-    F: FnMut() -> Result<bool>,
-{
-    // A signal nobody raises: each wait is the whole period.
-    poll_until_signalled(&NqSignal::new(), delay, budget, what, cond).await
-}
-
-/// [`poll_until`], but each wait also ends when `signal` is raised (an
-/// interrupt), so a ready condition is seen at once instead of at the next
-/// period. A wait ended by the signal counts against the budget like a full
+/// between checks, at most `budget.polls` times, each wait also ended when
+/// `signal` is raised (an interrupt), so a ready condition is seen at once
+/// instead of at the next period (a signal nobody raises, `&NqSignal::new()`,
+/// leaves each wait the whole period). A wait ended by the signal counts against the budget like a full
 /// period, so an interrupt storm cannot make the wait unbounded; a lost
 /// interrupt costs at most one period. Returns the number of waits taken.
 pub async fn poll_until_signalled<D, F>(
@@ -82,6 +66,16 @@ async fn first_of<A: Future, B: Future>(a: A, b: B) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The wait with a signal nobody raises: each wait the whole period.
+    async fn poll_until<F: FnMut() -> Result<bool>>(
+        delay: &mut FakeDelay,
+        budget: Budget,
+        what: &'static str,
+        cond: F,
+    ) -> Result<u32> {
+        poll_until_signalled(&NqSignal::new(), delay, budget, what, cond).await
+    }
 
     /// An async delay that only adds up the time asked (ready at once).
     struct FakeDelay {

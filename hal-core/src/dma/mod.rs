@@ -29,7 +29,7 @@ mod words;
 
 pub use queue::{run_one_shot, Abort, DmaQueue, QueueInfo, RingStatus, RunError};
 pub use ring::{Descriptor, OneShotRing};
-pub use static_mem::{DmaBuffer, StaticDma, StaticDmaCell, STATIC_DMA_ALIGN};
+pub use static_mem::{DmaBuffer, StaticDma, StaticDmaCell};
 
 use core::sync::atomic::AtomicU32;
 

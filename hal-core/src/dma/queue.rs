@@ -104,7 +104,7 @@ pub struct RunError {
 impl RunError {
     /// `false` when the engine may still be using the ring's buffers (the
     /// abort failed): they must then be leaked, never freed.
-    pub const fn engine_stopped(&self) -> bool {
+    pub(crate) const fn engine_stopped(&self) -> bool {
         !matches!(self.abort, Abort::Failed(_))
     }
 }

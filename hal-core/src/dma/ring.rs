@@ -109,7 +109,7 @@ impl<const N: usize> OneShotRing<N> {
     }
 
     /// `true` once the completion descriptor is in.
-    pub fn is_closed(&self) -> bool {
+    pub(crate) fn is_closed(&self) -> bool {
         self.closed
     }
 
@@ -119,16 +119,8 @@ impl<const N: usize> OneShotRing<N> {
     }
 
     /// Bytes all transfers move together.
-    pub fn total_bytes(&self) -> u32 {
+    pub(crate) fn total_bytes(&self) -> u32 {
         self.total
-    }
-
-    /// The transfers only, in ring order.
-    pub fn transfers(&self) -> impl Iterator<Item = (u64, DeviceAddr, u32)> + '_ {
-        self.descs.iter().filter_map(|d| match *d {
-            Descriptor::Transfer { src, dst, len } => Some((src, dst, len)),
-            Descriptor::Completion => None,
-        })
     }
 
     fn full(&self) -> Error {

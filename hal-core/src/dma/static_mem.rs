@@ -3,7 +3,7 @@
 //!
 //! A bare-metal image has no allocator: its NQ rings live in `static` memory.
 //! [`static_dma!`](crate::static_dma) hands out a [`DmaBuffer`] (aligned to
-//! [`STATIC_DMA_ALIGN`]) exactly once per call site — a second call returns
+//! 64 bytes) exactly once per call site — a second call returns
 //! `None` — in the spirit of cortex-m's `singleton!` and esp-hal's
 //! `dma_buffers!`. [`StaticDma`] then owns it and implements [`DmaMemory`]:
 //!
@@ -62,12 +62,12 @@ use crate::error::{Error, Result};
 /// (not traced, see docs/coverage.md); 64 is khal's own choice: a multiple
 /// of the 16-byte entry [004 §3] (no entry straddles a word or cache line)
 /// and of the word size, so the bulk copies below are aligned word loads.
-pub const STATIC_DMA_ALIGN: usize = 64;
+pub(crate) const STATIC_DMA_ALIGN: usize = 64;
 
 // The buffer's alignment is a whole number of words.
 const _: () = assert!(STATIC_DMA_ALIGN.is_multiple_of(WORD));
 
-/// `N` bytes of DMA memory aligned to [`STATIC_DMA_ALIGN`] (zeroed when
+/// `N` bytes of DMA memory aligned to 64 bytes (zeroed when
 /// created by [`StaticDmaCell::new`]). `N` must be a multiple of 4 (the
 /// access word): another `N` does not compile.
 ///
@@ -138,7 +138,7 @@ impl<const N: usize> StaticDmaCell<N> {
 }
 
 /// A statically allocated DMA buffer of `$len` bytes, aligned to
-/// [`STATIC_DMA_ALIGN`](crate::dma::static_mem::STATIC_DMA_ALIGN) and zeroed:
+/// 64 bytes and zeroed:
 /// `Some(&'static mut DmaBuffer<$len>)` the first time this call site runs,
 /// `None` afterwards. No `unsafe` in the caller.
 ///
@@ -190,7 +190,7 @@ impl StaticDma {
     /// address of byte 0 on the device's side, see the module docs).
     ///
     /// Refused with [`Error::InvalidArgument`]: a `bus_addr` that is not a
-    /// multiple of [`STATIC_DMA_ALIGN`] (a translation must keep the buffer's
+    /// multiple of 64 (a translation must keep the buffer's
     /// alignment, or entries would straddle on the device's side), or a range
     /// `bus_addr + N` that overflows.
     pub fn new<const N: usize>(buf: &'static mut DmaBuffer<N>, bus_addr: u64) -> Result<Self> {

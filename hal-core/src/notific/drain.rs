@@ -182,7 +182,7 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> NqRing<'d, R, M, 
     /// were handed out): the step every drain takes before it hands out
     /// anything (a phase drain once it sees something new). Its error is
     /// that write's; the head stays behind.
-    pub fn write_head_behind(&mut self) -> Result<()> {
+    pub(crate) fn write_head_behind(&mut self) -> Result<()> {
         if self.head_behind {
             self.queue.write_head(self.next * NQ_ENTRY_BYTES as u32)?;
             self.head_behind = false;
@@ -191,7 +191,8 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> NqRing<'d, R, M, 
     }
 
     /// `true` when a head write was refused after entries were handed out
-    /// and has not been written since ([`NqRing::write_head_behind`]).
+    /// and has not been written since: the next drain writes it before it
+    /// hands out anything.
     pub const fn head_is_behind(&self) -> bool {
         self.head_behind
     }
@@ -349,7 +350,7 @@ impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Phase, Z> {
     /// waits: the entries' phase bits say what is new. Writes the head once
     /// if any were drained, nothing otherwise. Errors: a refused head write
     /// (nothing consumed), or the refusal of a head write left behind by a
-    /// [`Drain`] ([`NqRing::write_head_behind`]), written once the entry at
+    /// [`Drain`] ([`NqRing::head_is_behind`]), written once the entry at
     /// the cursor is new, before the take (nothing handed out; an empty
     /// ring's poll leaves it behind and writes nothing).
     ///
@@ -405,7 +406,7 @@ impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Tail, Z> {
     /// says the device lapped the consumer (nothing consumed; the next call
     /// reads the tail again), a refused head write (nothing consumed), or the
     /// refusal of a head write left behind by a [`Drain`]
-    /// ([`NqRing::write_head_behind`]: nothing read).
+    /// ([`NqRing::head_is_behind`]: nothing read).
     ///
     /// Hostile device: an entry is taken only if its phase says new when it
     /// is loaded, its bytes loaded after that (the device writes the phase

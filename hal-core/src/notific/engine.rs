@@ -53,7 +53,7 @@ pub enum Flavour {
 impl Flavour {
     /// The C selector: `num_queues == 1` is the single-queue flavour, anything
     /// else the 10-queue one (`*(obj + 8) == 1`) [004 §2, §3].
-    pub const fn from_num_queues(num_queues: u32) -> Flavour {
+    pub(crate) const fn from_num_queues(num_queues: u32) -> Flavour {
         if num_queues == 1 {
             Flavour::SingleQueue
         } else {
@@ -207,11 +207,11 @@ impl EngineConfig {
 }
 
 /// Number of coalescer streams the `coal_ctrl.stream_en` field has (bits 13:10) [004 §2].
-pub const MAX_COALESCER_STREAMS: u32 = 4;
+const MAX_COALESCER_STREAMS: u32 = 4;
 
 /// The standard masked update `old ^ (mask & (old ^ val))`: bits of `mask`
 /// take `val`, the others keep `old` [004 §2].
-pub const fn masked_update(old: u64, val: u64, mask: u64) -> u64 {
+const fn masked_update(old: u64, val: u64, mask: u64) -> u64 {
     old ^ (mask & (old ^ val))
 }
 
@@ -354,7 +354,7 @@ impl<'d, M: Mmio> NotificEngine<'d, M> {
     /// is built on. A second call for the same `idx` is
     /// [`Error::QueueTaken`] (until the engine is brought up again); an index
     /// the flavour does not have is [`Error::OutOfRange`] (`idx >= 10`, or
-    /// not 0 on the single-queue flavour, [`NotificEngine::nq_reg`]). Nothing
+    /// not 0 on the single-queue flavour). Nothing
     /// is written.
     ///
     /// The token carries a clone of the engine's MMIO handle (`&window` for a
@@ -385,11 +385,6 @@ impl<'d, M: Mmio> NotificEngine<'d, M> {
             window,
             block: PhantomData,
         })
-    }
-
-    /// `true` if NQ `idx` was handed out by [`NotificEngine::queue`].
-    pub const fn is_taken(&self, idx: u32) -> bool {
-        idx < regs::NQ_COUNT && self.taken & (1 << idx) != 0
     }
 
     /// `Ok` if `queue` was handed out by this engine, [`Error::WrongEngine`]
@@ -430,7 +425,7 @@ impl<'d, M: Mmio> NotificEngine<'d, M> {
     }
 
     /// The engine's notific base.
-    pub const fn base(&self) -> DeviceAddr {
+    pub(crate) const fn base(&self) -> DeviceAddr {
         self.base
     }
 
@@ -545,7 +540,7 @@ impl<'d, M: Mmio> NotificEngine<'d, M> {
     /// sets it. Without a setter the shadow is always 0 and the reset's `+0x18`
     /// write cannot show whether it clears the right bit. The bit is
     /// `1 << idx`, the one the reset clears. `idx` is checked as every per-NQ
-    /// access is ([`NotificEngine::nq_reg`]: `idx < 10`, or 0 on the
+    /// access is (`idx < 10`, or 0 on the
     /// single-queue flavour) before anything is written.
     pub fn set_nq_ignore_full(&mut self, idx: u32, enable: bool) -> Result<()> {
         self.nq_reg(regs::NQ_TAIL_PTR, idx)?;
@@ -568,7 +563,7 @@ impl<'d, M: Mmio> NotificEngine<'d, M> {
     /// `docs/coverage.md`): the C code accepts any index there, whose
     /// registers then alias queue 0's while the enable and overflow shadows
     /// take bit `1 << idx`, a bit of a queue that does not exist.
-    pub fn nq_reg<A: AccessType>(&self, reg: RegArray<A>, idx: u32) -> Result<Reg<A>> {
+    pub(crate) fn nq_reg<A: AccessType>(&self, reg: RegArray<A>, idx: u32) -> Result<Reg<A>> {
         match self.flavour {
             Flavour::TenQueue => reg.at(idx),
             Flavour::SingleQueue if idx == 0 => Ok(reg.flat()),
@@ -639,23 +634,13 @@ impl<M: Mmio> NqQueue<'_, M> {
         self.index
     }
 
-    /// The notific base of the engine that handed the token out.
-    pub const fn engine_base(&self) -> DeviceAddr {
-        self.base
-    }
-
-    /// The MMIO handle (a clone of the engine's).
-    pub fn mmio(&self) -> &M {
-        &self.mmio
-    }
-
     /// The address of this queue's `nq_tail_ptr`.
-    pub const fn tail_addr(&self) -> DeviceAddr {
+    pub(crate) const fn tail_addr(&self) -> DeviceAddr {
         regs::NQ_TAIL_PTR.flat().addr(self.window)
     }
 
     /// The address of this queue's `nq_head_ptr`.
-    pub const fn head_addr(&self) -> DeviceAddr {
+    pub(crate) const fn head_addr(&self) -> DeviceAddr {
         regs::NQ_HEAD_PTR.flat().addr(self.window)
     }
 
@@ -675,7 +660,22 @@ impl<M: Mmio> NqQueue<'_, M> {
     }
 }
 
-/// `nq_get_notification_size`: 16 bytes on every arch, no gate [004 §1 GOTCHA].
-pub const fn nq_get_notification_size() -> u32 {
-    super::entry::NQ_ENTRY_BYTES as u32
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masked_update_is_the_notes_idiom() {
+        assert_eq!(masked_update(0, u64::MAX, u64::MAX), u64::MAX);
+        assert_eq!(masked_update(0xF0F0, 0x0F0F, 0x00FF), 0xF00F);
+        assert_eq!(masked_update(0xFFFF, 0, 0), 0xFFFF);
+        assert_eq!(masked_update(u64::MAX, 0, 1 << 40), !(1 << 40));
+    }
+
+    #[test]
+    fn the_queue_count_selects_the_flavour() {
+        assert_eq!(Flavour::from_num_queues(1), Flavour::SingleQueue);
+        assert_eq!(Flavour::from_num_queues(2), Flavour::TenQueue);
+        assert_eq!(Flavour::from_num_queues(10), Flavour::TenQueue);
+    }
 }

@@ -12,10 +12,10 @@ static_assertions::assert_eq_size!(NqEntry, [u8; NQ_ENTRY_BYTES]);
 static_assertions::const_assert_eq!(core::mem::align_of::<NqEntry>(), 8);
 
 /// Byte index of the phase bit's byte [004 §3].
-pub const PHASE_BYTE: usize = 3;
+pub(crate) const PHASE_BYTE: usize = 3;
 
 /// Mask of the phase bit in [`PHASE_BYTE`] (bit 7) [004 §3].
-pub const PHASE_MASK: u8 = 0x80;
+pub(crate) const PHASE_MASK: u8 = 0x80;
 
 /// One notification as it sat in the ring.
 ///
@@ -43,11 +43,6 @@ impl NqEntry {
         &self.raw
     }
 
-    /// The raw bytes, mutable (for DMA backends copying an entry into place).
-    pub fn bytes_mut(&mut self) -> &mut [u8; NQ_ENTRY_BYTES] {
-        &mut self.raw
-    }
-
     /// The phase bit: bit 7 of byte 3 [004 §3].
     pub const fn phase(&self) -> bool {
         phase_of(self.raw[PHASE_BYTE])
@@ -64,6 +59,6 @@ impl NqEntry {
 }
 
 /// The phase bit of a phase byte (byte 3 of an entry) [004 §3].
-pub const fn phase_of(byte3: u8) -> bool {
+pub(crate) const fn phase_of(byte3: u8) -> bool {
     byte3 & PHASE_MASK != 0
 }

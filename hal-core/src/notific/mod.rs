@@ -13,13 +13,13 @@
 //!   [`Tail`].
 //! - `refused`: [`RefusedRing`], a refused ring constructor's error with its memory and
 //!   queue token given back.
-//! - [`drain`]: the one take behind every drain (into a buffer, through an iterator, async):
-//!   one head write per non-empty drain [004 §3].
+//! - `drain`: the one take behind every drain (into a buffer, through an iterator
+//!   ([`Drain`]), async): one head write per non-empty drain [004 §3].
 //! - [`stats`]: the block's timestamp and stats reads and the init-params cookie bound
 //!   [004r1 §1–§3].
 
 pub(crate) mod block;
-pub mod drain;
+pub(crate) mod drain;
 pub(crate) mod engine;
 pub(crate) mod entry;
 pub(crate) mod refused;
@@ -28,11 +28,9 @@ pub(crate) mod ring;
 pub mod stats;
 
 pub use block::{NotificBlock, NotificBlocks};
-pub use engine::{
-    masked_update, nq_get_notification_size, BpMode, EngineConfig, Flavour, NotificEngine, NqQueue,
-    UartMode, MAX_COALESCER_STREAMS,
-};
-pub use entry::{phase_of, NqEntry, NQ_ENTRY_BYTES, PHASE_BYTE, PHASE_MASK};
+pub use drain::Drain;
+pub use engine::{BpMode, EngineConfig, Flavour, NotificEngine, NqQueue, UartMode};
+pub use entry::{NqEntry, NQ_ENTRY_BYTES};
 pub use refused::RefusedRing;
 pub use regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
-pub use ring::{ConsumeKind, ConsumeMode, DeviceZero, HostZero, NqConfig, NqRing, Phase, Tail};
+pub use ring::{ConsumeKind, ConsumeMode, DeviceZero, NqConfig, NqRing, Phase, Tail};

@@ -91,12 +91,12 @@ impl ConsumeKind for Tail {
 /// built on.
 ///
 /// ```
-/// use khal_core::notific::{ConsumeMode, NqConfig, Tail};
+/// use khal_core::notific::{ConsumeKind, ConsumeMode, NqConfig, Tail};
 ///
 /// let phase = NqConfig::phase(64 * 16).with_max_batch(8);
-/// assert_eq!((phase.size_bytes, phase.mode()), (1024, ConsumeMode::Phase));
+/// assert_eq!((phase.size_bytes, phase.max_batch), (1024, Some(8)));
 /// let tail: NqConfig<Tail> = NqConfig::tail(256);
-/// assert_eq!(tail.mode(), ConsumeMode::Tail);
+/// assert_eq!(Tail::MODE, ConsumeMode::Tail);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NqConfig<K: ConsumeKind = Phase> {
@@ -148,11 +148,6 @@ impl<K: ConsumeKind> NqConfig<K> {
         self.max_batch = Some(max_batch);
         self
     }
-
-    /// Tail or phase consumption: the kind's [`ConsumeKind::MODE`].
-    pub const fn mode(&self) -> ConsumeMode {
-        K::MODE
-    }
 }
 
 /// As the derived `Debug` prints it, the kind as its mode.
@@ -183,7 +178,8 @@ impl<F: FnMut(u64, usize) -> Result<()>> DeviceZero for F {
     }
 }
 
-/// The [`DeviceZero`] of a host-memory ring: none (uninhabited).
+/// The [`DeviceZero`] of a host-memory ring: none (uninhabited). Not
+/// nameable outside khal: it is the default of the rings' zero parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HostZero {}
 
@@ -354,11 +350,6 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> NqRing<'d, R, M, 
         })
     }
 
-    /// The queue index.
-    pub const fn index(&self) -> u32 {
-        self.queue.index()
-    }
-
     /// The queue token the ring owns.
     pub const fn queue(&self) -> &NqQueue<'d, M> {
         &self.queue
@@ -377,14 +368,9 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> NqRing<'d, R, M, 
     }
 
     /// Ring size in bytes.
-    pub const fn size_bytes(&self) -> u32 {
+    pub(crate) const fn size_bytes(&self) -> u32 {
         // The validated size / 16, times 16: that size (no overflow).
         self.capacity * NQ_ENTRY_BYTES as u32
-    }
-
-    /// Tail or phase consumption: the kind's [`ConsumeKind::MODE`].
-    pub const fn mode(&self) -> ConsumeMode {
-        K::MODE
     }
 
     /// The next slot the consumer reads.

@@ -561,7 +561,7 @@ mod tests {
                 )))
             }
         );
-        assert!(!r.engine_stopped());
+        assert!(matches!(r.abort, Abort::Failed(_)));
         assert_eq!(q.with_engine(|e| e.pending.is_some()), Some(true));
     }
 
