@@ -221,7 +221,8 @@ fn configure<M: Mmio, K: ConsumeKind>(
     NqRing::configure_host(mem, q, cfg)
         .map(|_| ())
         .map_err(|refused| {
-            assert_eq!(refused.queue().index(), index);
-            refused.error()
+            let error = refused.error();
+            assert_eq!(refused.into_parts().1.index(), index);
+            error
         })
 }

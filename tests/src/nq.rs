@@ -4,10 +4,13 @@
 //! (`notific_trickle.rs`, `notific_drain_edges.rs`) a 10-queue host ring on
 //! its queue 3.
 
+use embedded_hal::delay::DelayNs;
+use khal_core::dma::DmaMemory;
 use khal_core::notific::{
-    ConsumeKind, NotificBlocks, NotificEngine, NqConfig, NqRing, NOTIFIC, NOTIFIC_BLOCK_BYTES,
+    ConsumeKind, DeviceZero, Drain, NotificBlocks, NotificEngine, NqConfig, NqRing, Phase, Tail,
+    NOTIFIC, NOTIFIC_BLOCK_BYTES,
 };
-use khal_core::DeviceAddr;
+use khal_core::{DeviceAddr, Mmio, Result};
 use khal_std::{DmaBuf, HeapMmio, Trace};
 
 /// The notific block's base.
@@ -62,4 +65,56 @@ pub fn ring<K: ConsumeKind>(
     max_batch: Option<u32>,
 ) -> NqRing<'static, DmaBuf, &Trace<HeapMmio>, K> {
     ring_in(t, kind, cap, cap, max_batch)
+}
+
+/// The kind-specific drains of a ring for test code generic over its kind:
+/// a phase ring's take no delay, a tail ring's take one (`delay` is
+/// handed to the tail kind's only).
+pub trait Kind: ConsumeKind + Sized {
+    /// `NqRing::available_count` of the kind.
+    fn available<R: DmaMemory, M: Mmio, Z: DeviceZero, D: DelayNs + ?Sized>(
+        ring: &mut NqRing<'_, R, M, Self, Z>,
+        delay: &mut D,
+    ) -> Result<u32>;
+
+    /// `NqRing::drain_iter` of the kind.
+    fn drain_iter<'a, 'd, R: DmaMemory, M: Mmio, Z: DeviceZero, D: DelayNs + ?Sized>(
+        ring: &'a mut NqRing<'d, R, M, Self, Z>,
+        delay: &mut D,
+        max: u32,
+    ) -> Result<Drain<'a, 'd, R, M, Self, Z>>;
+}
+
+impl Kind for Phase {
+    fn available<R: DmaMemory, M: Mmio, Z: DeviceZero, D: DelayNs + ?Sized>(
+        ring: &mut NqRing<'_, R, M, Phase, Z>,
+        _: &mut D,
+    ) -> Result<u32> {
+        ring.available_count()
+    }
+
+    fn drain_iter<'a, 'd, R: DmaMemory, M: Mmio, Z: DeviceZero, D: DelayNs + ?Sized>(
+        ring: &'a mut NqRing<'d, R, M, Phase, Z>,
+        _: &mut D,
+        max: u32,
+    ) -> Result<Drain<'a, 'd, R, M, Phase, Z>> {
+        ring.drain_iter(max)
+    }
+}
+
+impl Kind for Tail {
+    fn available<R: DmaMemory, M: Mmio, Z: DeviceZero, D: DelayNs + ?Sized>(
+        ring: &mut NqRing<'_, R, M, Tail, Z>,
+        delay: &mut D,
+    ) -> Result<u32> {
+        ring.available_count(delay)
+    }
+
+    fn drain_iter<'a, 'd, R: DmaMemory, M: Mmio, Z: DeviceZero, D: DelayNs + ?Sized>(
+        ring: &'a mut NqRing<'d, R, M, Tail, Z>,
+        delay: &mut D,
+        max: u32,
+    ) -> Result<Drain<'a, 'd, R, M, Tail, Z>> {
+        ring.drain_iter(delay, max)
+    }
 }

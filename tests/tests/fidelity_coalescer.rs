@@ -28,7 +28,11 @@ fn a_disabled_stream_clears_its_bit_when_the_field_reads_set() {
             (W, 0xB8, !0x3C00 | (0b1010 << 10)),
         ]
     );
-    assert_eq!(e.stream_shadow(), 0b1010);
+    // The shadow holds 0b1010: a register that reads 0 gets it back.
+    t.inner().write32(BASE.add(0xB8), 0).unwrap();
+    t.clear();
+    e.set_coalescer_stream(1, true).unwrap();
+    assert_eq!(t.ops(), vec![(R, 0xB8, 0), (W, 0xB8, 0b1010 << 10)]);
 }
 
 #[test]

@@ -17,6 +17,7 @@ use khal_std::model::notific::{entry_seq, DeviceMemView, NotificModel, QueueFaul
 use khal_std::model::DeviceModel;
 use khal_std::Advance;
 use khal_std::{Counting, DmaBuf, SimDelay};
+use khal_tests::nq::Kind;
 
 const BASE: DeviceAddr = DeviceAddr(0x3053_5000);
 /// Where device-memory rings live in the model's HBM.
@@ -228,7 +229,7 @@ type Meter<'c, 'm> = &'c Counting<&'m DeviceModel>;
 
 /// [`drain_iter_commits_once_and_matches_drain`] on a ring of `kind`'s kind
 /// on `queue`, given back.
-fn iter_case<'d, 'c, 'm, K: ConsumeKind>(
+fn iter_case<'d, 'c, 'm, K: Kind>(
     m: &'m DeviceModel,
     c: Meter<'c, 'm>,
     e: &mut NotificEngine<'d, Meter<'c, 'm>>,
@@ -249,7 +250,7 @@ fn iter_case<'d, 'c, 'm, K: ConsumeKind>(
         for _ in 0..6 {
             assert_eq!(post(m, 3, 9), 9);
             c.reset();
-            let it = ring.drain_iter_with(&mut SimDelay::new(m), 100).unwrap();
+            let it = K::drain_iter(&mut ring, &mut SimDelay::new(m), 100).unwrap();
             let got: Vec<NqEntry> = it.map(|r| r.unwrap()).collect();
             // `collect` consumed and dropped the iterator: one head write.
             assert_eq!(c.writes(), 1);
@@ -258,7 +259,7 @@ fn iter_case<'d, 'c, 'm, K: ConsumeKind>(
             c.reset();
             let mut rest = 0;
             loop {
-                let mut it = ring.drain_iter_with(&mut SimDelay::new(m), 100).unwrap();
+                let mut it = K::drain_iter(&mut ring, &mut SimDelay::new(m), 100).unwrap();
                 let mut n = 0;
                 for r in it.by_ref() {
                     chk.check(&r.unwrap());
@@ -280,7 +281,7 @@ fn iter_case<'d, 'c, 'm, K: ConsumeKind>(
         // Empty polls: no head write.
         c.reset();
         assert_eq!(
-            ring.drain_iter_with(&mut SimDelay::new(m), 100)
+            K::drain_iter(&mut ring, &mut SimDelay::new(m), 100)
                 .unwrap()
                 .count(),
             0
@@ -322,7 +323,7 @@ fn available_count_both_modes() {
 
 /// [`available_count_both_modes`] on a ring of `kind`'s kind on `queue`,
 /// given back.
-fn count_case<'d, 'c, 'm, K: ConsumeKind>(
+fn count_case<'d, 'c, 'm, K: Kind>(
     m: &'m DeviceModel,
     c: Meter<'c, 'm>,
     e: &mut NotificEngine<'d, Meter<'c, 'm>>,
@@ -333,15 +334,15 @@ fn count_case<'d, 'c, 'm, K: ConsumeKind>(
     let mut ring = NqRing::configure_host(buf, queue, kind(128)).unwrap();
     ring.enable(e, &mut SimDelay::new(m)).unwrap();
     let mut d = SimDelay::new(m);
-    assert_eq!(ring.available_count_with(&mut d), Ok(0));
+    assert_eq!(K::available(&mut ring, &mut d), Ok(0));
     post(m, 4, 5);
     c.reset();
-    assert_eq!(ring.available_count_with(&mut d), Ok(5));
+    assert_eq!(K::available(&mut ring, &mut d), Ok(5));
     assert_eq!(c.reads(), u64::from(K::MODE == ConsumeMode::Tail));
     let mut out = [NqEntry::default(); 8];
     assert_eq!(ring.drain_with(&mut d, &mut out), Ok(2)); // cap: 8 / 4
     post(m, 4, 4); // wraps
-    assert_eq!(ring.available_count_with(&mut d), Ok(7));
+    assert_eq!(K::available(&mut ring, &mut d), Ok(7));
     ring.reset(e, &mut d).unwrap();
     ring.into_parts().1
 }
@@ -806,7 +807,7 @@ fn the_word_view_iterator_stops_at_an_entry_rewritten_ahead_of_it() {
 
 /// [`the_word_view_iterator_stops_at_an_entry_rewritten_ahead_of_it`] on a
 /// ring of `kind`'s kind.
-fn rewritten_ahead<K: ConsumeKind>(kind: fn(u32) -> NqConfig<K>) {
+fn rewritten_ahead<K: Kind>(kind: fn(u32) -> NqConfig<K>) {
     let mode = K::MODE;
     {
         let r = rig();
@@ -820,7 +821,7 @@ fn rewritten_ahead<K: ConsumeKind>(kind: fn(u32) -> NqConfig<K>) {
         assert!(ring.memory().words().is_some());
         assert_eq!(post(&r.m, 3, 4), 4);
         let mut d = SimDelay::new(&r.m);
-        let mut it = ring.drain_iter_with(&mut d, 8).unwrap();
+        let mut it = K::drain_iter(&mut ring, &mut d, 8).unwrap();
         for i in 0..2 {
             let x = it.next().expect("new").unwrap();
             assert_eq!(entry_seq(x.bytes()), i, "{mode:?}");

@@ -6,7 +6,8 @@
 
 use khal_core::dma::DmaMemory;
 use khal_core::notific::{
-    BpMode, ConsumeKind, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqRing, UartMode,
+    BpMode, ConsumeKind, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqRing, Tail,
+    UartMode,
 };
 use khal_core::wait::Budget;
 use khal_core::{Error, Mmio};
@@ -29,7 +30,7 @@ fn init_ten_queue_bp_mode_0() {
     let t = traced();
     let blocks = NotificBlocks::new();
     let mut block = blocks.take(BASE).unwrap();
-    let e = NotificEngine::init(
+    let mut e = NotificEngine::init(
         &t,
         &mut block,
         EngineConfig::tpb(BpMode::All).with_uart_mode(UartMode(0x5)),
@@ -48,15 +49,29 @@ fn init_ten_queue_bp_mode_0() {
             (W, 0x10, 0xFFFF_FFFF), // hw_backpressure hi
         ]
     );
-    assert_eq!(e.stream_shadow(), 15);
-    assert_eq!(e.wr_buf_shadow(), u64::MAX);
-    assert_eq!(e.hw_bp_shadow(), u64::MAX);
     let names: Vec<String> = t
         .accesses()
         .iter()
         .map(|a| a.reg.map(|r| r.to_string()).unwrap_or_default())
         .collect();
     assert_eq!(names[2], "notific.coal_timer");
+    // The shadows init left, as the next masked updates write them: every
+    // write-buffer and hw-bp lane, the four coalescer streams seeded.
+    t.clear();
+    e.update_wr_buf_enable(0, 0).unwrap();
+    e.update_hw_bp(0, 0).unwrap();
+    e.set_coalescer_stream(0, true).unwrap();
+    assert_eq!(
+        t.ops(),
+        vec![
+            (W, 0x30, 0xFFFF_FFFF),
+            (W, 0x34, 0xFFFF_FFFF),
+            (W, 0x0C, 0xFFFF_FFFF),
+            (W, 0x10, 0xFFFF_FFFF),
+            (R, 0xB8, 0),
+            (W, 0xB8, 0xF << 10),
+        ]
+    );
 }
 
 #[test]
@@ -89,7 +104,7 @@ fn init_single_queue_skips_the_coalescer_timer() {
         let t = traced();
         let blocks = NotificBlocks::new();
         let mut block = blocks.take(BASE).unwrap();
-        let e = NotificEngine::init_raw(&t, Some(&mut block), 1, bp, 7).unwrap();
+        let mut e = NotificEngine::init_raw(&t, Some(&mut block), 1, bp, 7).unwrap();
         assert_eq!(
             t.ops(),
             vec![
@@ -102,7 +117,10 @@ fn init_single_queue_skips_the_coalescer_timer() {
                 (W, 0x10, 0xFFFF_FFFF),
             ]
         );
-        assert_eq!(e.stream_shadow(), 0);
+        // No stream seeded: enabling stream 0 sets its bit alone.
+        t.clear();
+        e.set_coalescer_stream(0, true).unwrap();
+        assert_eq!(t.ops(), vec![(R, 0xB8, 0), (W, 0xB8, 1 << 10)]);
     }
 }
 
@@ -144,7 +162,13 @@ fn wr_buf_masked_update_uses_the_shadow_not_the_register() {
         t.ops(),
         vec![(W, 0x30, new as u32), (W, 0x34, (new >> 32) as u32)]
     );
-    assert_eq!(e.wr_buf_shadow(), new);
+    // The shadow holds it: a masked update of no lane writes it back.
+    t.clear();
+    e.update_wr_buf_enable(0, 0).unwrap();
+    assert_eq!(
+        t.ops(),
+        vec![(W, 0x30, new as u32), (W, 0x34, (new >> 32) as u32)]
+    );
     t.clear();
     e.set_wr_buf_enable(0x1234_5678_9ABC_DEF0).unwrap();
     assert_eq!(
@@ -168,7 +192,12 @@ fn set_bp_config_both_modes_and_unknown() {
             (W, 0x10, 0xFFFF_FFFF)
         ]
     );
-    assert_eq!(e.hw_bp_shadow(), u64::MAX);
+    t.clear();
+    e.update_hw_bp(0, 0).unwrap();
+    assert_eq!(
+        t.ops(),
+        vec![(W, 0x0C, 0xFFFF_FFFF), (W, 0x10, 0xFFFF_FFFF)]
+    );
     t.clear();
     e.set_bp_config(BpMode::None).unwrap();
     assert_eq!(
@@ -183,7 +212,11 @@ fn set_bp_config_both_modes_and_unknown() {
     assert_eq!(BpMode::from_raw(7), Err(Error::UnknownMode(7)));
     assert_eq!(Error::UnknownMode(7).c_code(), Some(-1));
     assert_eq!(t.ops(), vec![]);
-    assert_eq!(e.hw_bp_shadow(), !0xFFu64);
+    e.update_hw_bp(0, 0).unwrap();
+    assert_eq!(
+        t.ops(),
+        vec![(W, 0x0C, 0xFFFF_FF00), (W, 0x10, 0xFFFF_FFFF)]
+    );
 }
 
 #[test]
@@ -196,7 +229,12 @@ fn hw_bp_masked_update() {
         t.ops(),
         vec![(W, 0x0C, 0xFFFF_FFFE), (W, 0x10, 0x7FFF_FFFF)]
     );
-    assert_eq!(e.hw_bp_shadow(), 0x7FFF_FFFF_FFFF_FFFE);
+    t.clear();
+    e.update_hw_bp(0, 0).unwrap();
+    assert_eq!(
+        t.ops(),
+        vec![(W, 0x0C, 0xFFFF_FFFE), (W, 0x10, 0x7FFF_FFFF)]
+    );
 }
 
 #[test]
@@ -235,7 +273,11 @@ fn coalescer_stream_enable_from_the_shadow() {
             (W, 0xB8, 0xFFFF_FFFF),
         ]
     );
-    assert_eq!(e.stream_shadow(), 15);
+    // The shadow holds all four again: a register that reads 0 gets them.
+    t.inner().write32(BASE.add(0xB8), 0).unwrap();
+    t.clear();
+    e.set_coalescer_stream(0, true).unwrap();
+    assert_eq!(t.ops(), vec![(R, 0xB8, 0), (W, 0xB8, 0xF << 10)]);
 }
 
 #[test]
@@ -304,11 +346,23 @@ fn host_ring<'d, 't, K: ConsumeKind>(
     NqRing::host(buf, e.queue(idx).unwrap(), kind(256)).unwrap()
 }
 
+/// [`host_ring`]'s tail ring on queue `idx` of `e`, configured (the queue
+/// config's three writes).
+fn configured_ring<'d, 't>(
+    e: &mut NotificEngine<'d, &'t Trace<HeapMmio>>,
+    idx: u32,
+) -> NqRing<'d, DmaBuf, &'t Trace<HeapMmio>, Tail> {
+    let buf = DmaBuf::new(256, 4096)
+        .unwrap()
+        .with_bus_addr(0x12_3456_7000);
+    NqRing::configure_host(buf, e.queue(idx).unwrap(), NqConfig::tail(256)).unwrap()
+}
+
 #[test]
 fn queue_config_ten_queue_stride_and_single_queue_flat() {
     let t = traced();
     let mut e = ten(&t, 0);
-    host_ring(&mut e, 3, NqConfig::tail).queue_config().unwrap();
+    configured_ring(&mut e, 3);
     let o = 0x100 + 3 * 40;
     assert_eq!(
         t.ops(),
@@ -334,9 +388,7 @@ fn queue_config_ten_queue_stride_and_single_queue_flat() {
     let mut one = NotificEngine::init(&t1, &mut block, EngineConfig::top_sp(BpMode::All)).unwrap();
     t1.clear();
     // Single-queue flavour: no stride [004 §3 QUIRK].
-    host_ring(&mut one, 0, NqConfig::tail)
-        .queue_config()
-        .unwrap();
+    configured_ring(&mut one, 0);
     assert_eq!(
         t1.ops(),
         vec![(W, 0x100, 0x3456_7000), (W, 0x104, 0x12), (W, 0x108, 256)]
@@ -419,7 +471,6 @@ fn ring_init_errors_write_nothing() {
         (cfg(256).with_max_batch(0), BATCH),
     ];
     for (c, want) in refusals {
-        assert_eq!(c.check(256), Err(want), "{c:?}");
         for configure in [false, true] {
             let refused = if configure {
                 NqRing::configure_host(mem, q, c)
@@ -429,11 +480,10 @@ fn ring_init_errors_write_nothing() {
             .map(|_| ())
             .unwrap_err();
             assert_eq!(refused.error(), want, "{c:?}");
-            assert_eq!(refused.queue().index(), 3);
             (mem, q) = refused.into_parts();
+            assert_eq!(q.index(), 3);
         }
     }
-    assert_eq!(cfg(256).check(256), Ok(()));
     // Nothing read or written by any refusal.
     assert_eq!(t.ops(), vec![]);
     // The token was not handed out again, and the one given back builds a ring.
@@ -598,12 +648,14 @@ fn enable_is_reset_then_the_enable_bit() {
     let mut want = reset_ops(1, 1 << 5, 0, true);
     want.push((W, 0x14, (1 << 5) | (1 << 1)));
     assert_eq!(t.ops(), want);
-    assert_eq!(e.nq_enable_shadow(), 0x22);
     // Resetting queue 5 clears only its bit, from the shadow.
     t.clear();
     r5.reset(&mut e, &mut d).unwrap();
     assert_eq!(t.ops(), reset_ops(5, 0x22, 0, false));
-    assert_eq!(e.nq_enable_shadow(), 0x2);
+    // Queue 1's bit stays in the shadow: enabling queue 5 again sets both.
+    t.clear();
+    r5.enable(&mut e, &mut d).unwrap();
+    assert_eq!(t.ops().last(), Some(&(W, 0x14, 0x22)));
 }
 
 #[test]
@@ -714,8 +766,7 @@ fn another_engine_is_refused_before_any_write() {
     let mut d = SimDelay::new(&clock);
     assert_eq!(r.reset(&mut other, &mut d), Err(Error::WrongEngine));
     assert_eq!(r.enable(&mut other, &mut d), Err(Error::WrongEngine));
-    assert_eq!(t.ops(), vec![]);
-    assert_eq!(other.nq_enable_shadow(), 0);
+    assert_eq!((t.ops(), t_other.ops()), (vec![], vec![]));
     assert_eq!(d.slept_ns(), 0);
     assert_eq!(Error::WrongEngine.c_code(), None);
     // An engine on another base (the same MMIO type) is refused too; it
@@ -729,7 +780,6 @@ fn another_engine_is_refused_before_any_write() {
     assert_eq!((t.ops(), t2.ops()), (vec![], vec![]));
     // Its own engine works.
     r.enable(&mut mine, &mut d).unwrap();
-    assert_eq!(mine.nq_enable_shadow(), 1 << 2);
     assert_eq!(t.ops().last(), Some(&(W, 0x14, 1 << 2)));
 }
 
@@ -748,7 +798,7 @@ fn a_block_is_given_back_when_its_engine_and_ring_are_gone() {
         let mut first = NotificEngine::init(&t, &mut ens, EngineConfig::tpb(BpMode::All)).unwrap();
         let mut r = host_ring(&mut first, 2, NqConfig::phase);
         r.enable(&mut first, &mut d).unwrap();
-        assert_eq!(first.nq_enable_shadow(), 1 << 2);
+        assert_eq!(t.ops().last(), Some(&(W, 0x14, 1 << 2)));
         assert_eq!(first.queue(2).map(|_| ()), Err(Error::QueueTaken(2)));
     }
     t.clear();
@@ -773,7 +823,6 @@ fn a_block_is_given_back_when_its_engine_and_ring_are_gone() {
         .all(|a| a.block.map(|b| b.1) == Some(BASE)));
     // Fresh shadows, and NQ 2 free again: the old ring's bit is not carried
     // into the new engine's `nq_enable` writes.
-    assert_eq!(again.nq_enable_shadow(), 0);
     let mut r = host_ring(&mut again, 2, NqConfig::phase);
     t.clear();
     r.enable(&mut again, &mut d).unwrap();

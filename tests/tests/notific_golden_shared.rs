@@ -79,7 +79,6 @@ fn queue_config_reset_and_enable_programs() {
         t.ops(),
         want(golden::reset(2, true, 0x84, 0x3C00).as_slice())
     );
-    assert_eq!(e.nq_enable_shadow(), 0x80);
 
     // The single-queue flavour: no stride [004 §3 QUIRK].
     let t1 = traced();

@@ -11,12 +11,13 @@ use std::sync::Arc;
 use proptest::prelude::*;
 
 use khal_core::notific::{
-    ConsumeKind, ConsumeMode, Flavour, NotificBlocks, NotificEngine, NqConfig, NqEntry, NqRing,
+    ConsumeMode, Flavour, NotificBlocks, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal_core::DeviceAddr;
 use khal_std::model::notific::{entry_seq, NotificModel};
 use khal_std::model::DeviceModel;
 use khal_std::{Counting, DmaBuf, SimDelay};
+use khal_tests::nq::Kind;
 
 const BASE: DeviceAddr = DeviceAddr(0x6A0_0000);
 
@@ -58,7 +59,7 @@ proptest! {
 }
 
 /// [`every_notification_once_in_order`] on a ring of `kind`'s kind.
-fn run<K: ConsumeKind>(
+fn run<K: Kind>(
     kind: fn(u32) -> NqConfig<K>,
     cap: u32,
     flavour: Flavour,
@@ -122,7 +123,7 @@ fn run<K: ConsumeKind>(
                     prop_assert!(c.reads() <= max_reads);
                 }
                 Step::Iter(max) => {
-                    let mut it = ring.drain_iter_with(&mut SimDelay::new(&m), max).unwrap();
+                    let mut it = K::drain_iter(&mut ring, &mut SimDelay::new(&m), max).unwrap();
                     let mut n = 0u32;
                     for x in it.by_ref() {
                         check(&x.unwrap(), got, seq0)?;

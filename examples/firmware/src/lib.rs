@@ -257,7 +257,8 @@ pub fn bring_up<A: StpbOps>(w: &VolatileWindow, delay: &mut CycleDelay) -> Resul
     let mut it = tail.drain_iter(delay, black_box(8))?;
     for e in it.by_ref() {
         let e = e?;
-        n += e.dword_le(black_box(1)).map_or(0, |d| (d & 1) as usize);
+        let dword = e.bytes().as_chunks::<4>().0.get(black_box(1));
+        n += dword.map_or(0, |d| (u32::from_le_bytes(*d) & 1) as usize);
     }
     n += it.finish()? as usize;
     phase.reset(&mut ens, delay)?;

@@ -1,9 +1,9 @@
 //! `async` twins of khal's waits, for embassy-style executors; the blocking
 //! API is unchanged and stays the reference.
 //!
-//! - `wait`: [`poll_until_signalled`], the bounded wait over
+//! - `wait`: `poll_until_signalled`, the bounded wait over
 //!   [`embedded_hal_async::delay::DelayNs`] that also wakes early on an
-//!   interrupt.
+//!   interrupt, under both.
 //! - `signal`: [`NqSignal`], the interrupt-safe waker cell an NQ's
 //!   interrupt handler (MSI-X) raises, or the host device model.
 //! - [`nq`]: [`nq::wait_new`] (until the next entry of an NQ ring is new,
@@ -23,4 +23,3 @@ pub(crate) mod signal;
 pub(crate) mod wait;
 
 pub use signal::NqSignal;
-pub use wait::poll_until_signalled;

@@ -23,7 +23,7 @@ use crate::wait::Budget;
 /// leaves each wait the whole period). A wait ended by the signal counts against the budget like a full
 /// period, so an interrupt storm cannot make the wait unbounded; a lost
 /// interrupt costs at most one period. Returns the number of waits taken.
-pub async fn poll_until_signalled<D, F>(
+pub(crate) async fn poll_until_signalled<D, F>(
     signal: &NqSignal,
     delay: &mut D,
     budget: Budget,

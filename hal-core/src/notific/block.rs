@@ -33,7 +33,7 @@ type Slot = Mutex<Cell<u64>>;
 /// One device's notification blocks: each taken at most once at a time.
 ///
 /// The set records the blocks currently lent out (at most
-/// [`NotificBlocks::CAPACITY`], a khal choice: 8 bytes of RAM a slot); a
+/// 64, a khal choice: 8 bytes of RAM a slot); a
 /// block is lent from [`NotificBlocks::take`] until its [`NotificBlock`] is
 /// dropped. The set is `Sync` (its slots live
 /// in a [`critical_section::Mutex`]), so a firmware `static` serves every
@@ -69,7 +69,7 @@ pub struct NotificBlocks {
 
 impl NotificBlocks {
     /// Most blocks one set lends at once.
-    pub const CAPACITY: usize = 64;
+    pub(crate) const CAPACITY: usize = 64;
 
     /// A set with every block free.
     pub const fn new() -> NotificBlocks {
@@ -86,7 +86,7 @@ impl NotificBlocks {
     /// - a base whose block does not fit below 2^64: [`Error::InvalidArgument`];
     /// - a base whose block overlaps one this set lends now:
     ///   [`Error::BlockTaken`];
-    /// - [`NotificBlocks::CAPACITY`] blocks lent already: [`Error::OutOfRange`].
+    /// - 64 blocks lent already: [`Error::OutOfRange`].
     pub fn take(&self, base: DeviceAddr) -> Result<NotificBlock<'_>> {
         crate::regs::check_block_base(base, NOTIFIC_EXTENT)?;
         // The block fits below 2^64 (checked above): its last byte does not wrap.
@@ -149,7 +149,7 @@ pub struct NotificBlock<'b> {
 
 impl NotificBlock<'_> {
     /// The block's base.
-    pub const fn base(&self) -> DeviceAddr {
+    pub(crate) const fn base(&self) -> DeviceAddr {
         self.base
     }
 }

@@ -21,7 +21,7 @@
 //! run the one body below, its paths picked by the kind's
 //! [`ConsumeKind::MODE`]; the phase kind hands it a delay that never sleeps.
 //! Code generic over the kind calls that body itself
-//! ([`NqRing::drain_with`], [`NqRing::drain_iter_with`]) with a delay.
+//! ([`NqRing::drain_with`]) with a delay.
 //!
 //! Delivery: `drain` consumes (moves the cursor and writes the head) only when
 //! it returns `Ok(n)`; on an error nothing is consumed. The iterator hands
@@ -302,10 +302,10 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> NqRing<'d, R, M, 
         Ok(n)
     }
 
-    /// [`NqRing::drain_iter`] of either kind, for code generic over the kind:
-    /// `delay` as in [`NqRing::drain_with`].
+    /// [`NqRing::drain_iter`] of either kind: `delay` as in
+    /// [`NqRing::drain_with`].
     #[inline(always)]
-    pub fn drain_iter_with<D: DelayNs + ?Sized>(
+    pub(crate) fn drain_iter_with<D: DelayNs + ?Sized>(
         &mut self,
         delay: &mut D,
         max: u32,

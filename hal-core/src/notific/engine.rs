@@ -84,7 +84,7 @@ impl BpMode {
     }
 
     /// The `sw_backpressure` value of the mode [004 §2].
-    pub const fn sw_backpressure(self) -> u32 {
+    pub(crate) const fn sw_backpressure(self) -> u32 {
         match self {
             BpMode::All => regs::SW_BP_ALL,
             BpMode::None => 0,
@@ -109,7 +109,7 @@ pub struct UartMode(pub u32);
 /// ```
 /// use khal_core::notific::{BpMode, EngineConfig, Flavour, UartMode};
 /// let tpb = EngineConfig::tpb(BpMode::None);
-/// assert_eq!((tpb.num_queues(), tpb.flavour()), (10, Flavour::TenQueue));
+/// assert_eq!(tpb.flavour(), Flavour::TenQueue);
 /// let top_sp = EngineConfig::top_sp(BpMode::All).with_uart_mode(UartMode(7));
 /// assert_eq!(top_sp.flavour(), Flavour::SingleQueue);
 /// // The C numbers, refused as the C refuses them (bp mode 2 → -1).
@@ -186,7 +186,7 @@ impl EngineConfig {
     }
 
     /// The queue count (the C's `num_queues`).
-    pub const fn num_queues(self) -> u32 {
+    pub(crate) const fn num_queues(self) -> u32 {
         self.num_queues
     }
 
@@ -196,12 +196,12 @@ impl EngineConfig {
     }
 
     /// The back-pressure mode.
-    pub const fn bp_mode(self) -> BpMode {
+    pub(crate) const fn bp_mode(self) -> BpMode {
         self.bp_mode
     }
 
     /// The UART mode.
-    pub const fn uart_mode(self) -> UartMode {
+    pub(crate) const fn uart_mode(self) -> UartMode {
         self.uart_mode
     }
 }
@@ -440,28 +440,15 @@ impl<'d, M: Mmio> NotificEngine<'d, M> {
     }
 
     /// The write-buffer-enable shadow.
-    pub const fn wr_buf_shadow(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) const fn wr_buf_shadow(&self) -> u64 {
         self.wr_buf_shadow
     }
 
     /// The hardware back-pressure shadow.
-    pub const fn hw_bp_shadow(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) const fn hw_bp_shadow(&self) -> u64 {
         self.hw_bp_shadow
-    }
-
-    /// The NQ enable shadow (one bit per queue).
-    pub const fn nq_enable_shadow(&self) -> u32 {
-        self.nq_enable_shadow
-    }
-
-    /// The NQ overflow (`ignore_full_en`) shadow.
-    pub const fn overflow_shadow(&self) -> u32 {
-        self.overflow_shadow
-    }
-
-    /// The coalescer stream-enable shadow.
-    pub const fn stream_shadow(&self) -> u32 {
-        self.stream_shadow
     }
 
     /// `update_wr_buf_enable`: `new = old ^ (mask & (old ^ val))` from the
@@ -670,6 +657,12 @@ mod tests {
         assert_eq!(masked_update(0xF0F0, 0x0F0F, 0x00FF), 0xF00F);
         assert_eq!(masked_update(0xFFFF, 0, 0), 0xFFFF);
         assert_eq!(masked_update(u64::MAX, 0, 1 << 40), !(1 << 40));
+    }
+
+    #[test]
+    fn bp_modes_are_the_c_sw_backpressure_values() {
+        assert_eq!(BpMode::from_raw(0).map(BpMode::sw_backpressure), Ok(0x3FF));
+        assert_eq!(BpMode::from_raw(1).map(BpMode::sw_backpressure), Ok(0));
     }
 
     #[test]

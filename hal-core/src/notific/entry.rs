@@ -47,15 +47,6 @@ impl NqEntry {
     pub const fn phase(&self) -> bool {
         phase_of(self.raw[PHASE_BYTE])
     }
-
-    /// Dword `i` (0..4) read little-endian, `None` past the entry.
-    pub fn dword_le(&self, i: usize) -> Option<u32> {
-        self.raw
-            .as_chunks()
-            .0
-            .get(i)
-            .map(|w| u32::from_le_bytes(*w))
-    }
 }
 
 /// The phase bit of a phase byte (byte 3 of an entry) [004 §3].

@@ -48,11 +48,6 @@ impl<'d, R, M: Mmio, Z> RefusedRing<'d, R, M, Z> {
         self.error
     }
 
-    /// The queue token that was handed in.
-    pub const fn queue(&self) -> &NqQueue<'d, M> {
-        &self.queue
-    }
-
     /// The memory and the queue token, as [`NqRing::into_parts`](super::NqRing::into_parts)
     /// gives them (a device ring's zero callback is dropped; see
     /// [`RefusedRing::into_device_parts`]).

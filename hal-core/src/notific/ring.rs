@@ -249,15 +249,6 @@ fn write_queue_config<M: Mmio>(queue: &NqQueue<'_, M>, base: u64, size_bytes: u3
     queue.write(regs::NQ_F_SIZE, size_bytes)
 }
 
-impl<K: ConsumeKind> NqConfig<K> {
-    /// The checks [`NqRing::host`] and [`NqRing::device`] make on a ring of
-    /// `mem_len` bytes, without memory or a token (a refused constructor
-    /// gives both back in its [`RefusedRing`]).
-    pub fn check(&self, mem_len: usize) -> Result<()> {
-        validate(mem_len, self).map(|_| ())
-    }
-}
-
 impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind> NqRing<'d, R, M, K> {
     /// `nq_init` for a ring in host memory on `queue`, of the config's kind:
     /// validate `cfg`, capacity = size / 16 [004 §3]. Errors: size zero, not a multiple of 16
@@ -266,7 +257,7 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind> NqRing<'d, R, M, K> {
     /// build a ring with another config). Writes nothing, so it also adopts a
     /// ring whose base and size registers someone else programmed (the vendor
     /// driver's `NOTIFICATIONS_INIT_V2` [FACTS §14.5]): enable, the drains and
-    /// reset never write those three; only [`NqRing::queue_config`] does.
+    /// reset never write those three; only [`NqRing::configure_host`] does.
     pub fn host(
         mem: R,
         queue: NqQueue<'d, M>,
@@ -276,7 +267,9 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind> NqRing<'d, R, M, K> {
     }
 
     /// `nq_configure` for a host ring: [`NqRing::host`], then
-    /// [`NqRing::queue_config`] [004 §3]. A refused config writes nothing; a
+    /// `nq_queue_config`: `nq_base_addr_lo`, `nq_base_addr_hi` and `nq_f_size`
+    /// of this queue written (the stride of the engine's flavour applied when
+    /// the token was handed out) [004 §3]. A refused config writes nothing; a
     /// refused register write gives the parts back too (the writes before it
     /// stay: the next `configure_host` on the token writes all three again).
     pub fn configure_host(
@@ -303,8 +296,9 @@ impl<'d, R: DmaMemory, M: Mmio, Z: DeviceZero> NqRing<'d, R, M, Tail, Z> {
         NqRing::build(view, Some(zero), queue, cfg, false)
     }
 
-    /// `nq_configure` for a device ring: [`NqRing::device`], then
-    /// [`NqRing::queue_config`] [004 §3]; refusals as [`NqRing::configure_host`].
+    /// `nq_configure` for a device ring: [`NqRing::device`], then the queue
+    /// config's three writes of [`NqRing::configure_host`] [004 §3]; refusals
+    /// as there.
     pub fn configure_device(
         view: R,
         zero: Z,
@@ -388,21 +382,9 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> NqRing<'d, R, M, 
         self.max_batch
     }
 
-    /// The wait budget.
-    pub const fn budget(&self) -> Budget {
-        self.budget
-    }
-
     /// The ring memory (shared with the device).
     pub fn memory(&self) -> &R {
         &self.mem
-    }
-
-    /// `nq_queue_config`: write `nq_base_addr_lo`, `nq_base_addr_hi`,
-    /// `nq_f_size` of this queue (stride per the engine's flavour, applied
-    /// when the token was handed out) [004 §3].
-    pub fn queue_config(&self) -> Result<()> {
-        write_queue_config(&self.queue, self.mem.bus_addr(), self.size_bytes())
     }
 
     /// `nq_reset` [004 §3]: clear this queue's overflow and enable bits in the
@@ -566,9 +548,8 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> NqRing<'d, R, M, 
         Ok(())
     }
 
-    /// `nq_available_count` [004 §3] of either kind, for code generic over
-    /// the kind (`delay` as in [`NqRing::drain_with`]): entries pending,
-    /// without consuming them.
+    /// `nq_available_count` [004 §3] of either kind (`delay` as in
+    /// [`NqRing::drain_with`]): entries pending, without consuming them.
     ///
     /// Tail mode: one tail read (checked as in [`Fault`]), then the bounded
     /// wait for the last entry's phase. Phase mode: the entries from the
@@ -577,7 +558,10 @@ impl<'d, R: DmaMemory, M: Mmio, K: ConsumeKind, Z: DeviceZero> NqRing<'d, R, M, 
     // Inlined: out of line at opt-level "s" its error came back through a
     // `memcpy` of the `Result`.
     #[inline(always)]
-    pub fn available_count_with<D: DelayNs + ?Sized>(&mut self, delay: &mut D) -> Result<u32> {
+    pub(crate) fn available_count_with<D: DelayNs + ?Sized>(
+        &mut self,
+        delay: &mut D,
+    ) -> Result<u32> {
         match K::MODE {
             ConsumeMode::Phase => {
                 let mut n = 0;
