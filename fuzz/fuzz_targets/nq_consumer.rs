@@ -18,8 +18,8 @@
 use khal_core::dma::DmaMemory;
 use khal_core::notific::DeviceZero;
 use khal_core::notific::{
-    BpMode, ConsumeKind, Drain, EngineConfig, Flavour, NotificBlocks, NotificEngine, NqConfig,
-    NqEntry, NqRing, Phase, Tail,
+    BpMode, ConsumeKind, Drain, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqEntry,
+    NqRing, Phase, Tail,
 };
 use khal_core::wait::Budget;
 use khal_core::{DeviceAddr, Mmio, Result};
@@ -184,7 +184,6 @@ impl Kind for Tail {
     }
 }
 
-
 fn exercise<'m, R: DmaMemory, K: Kind, Z: DeviceZero>(
     inp: &mut Input,
     mmio: &'m RecMmio,
@@ -199,10 +198,11 @@ fn exercise<'m, R: DmaMemory, K: Kind, Z: DeviceZero>(
 
     // The queue's registers: the engine's per-NQ registers of its flavour
     // (`nq_head_ptr` `+0x10C`, `nq_tail_ptr` `+0x110`, `+40 * index` on the
-    // ten-queue flavour) [004 §3], [FACTS §6].
-    let stride = match engine.flavour() {
-        Flavour::TenQueue => 40 * u64::from(index),
-        Flavour::SingleQueue => 0,
+    // ten-queue flavour; one queue: the single-queue flavour, no stride)
+    // [004 §3], [FACTS §6].
+    let stride = match engine.num_queues() {
+        1 => 0,
+        _ => 40 * u64::from(index),
     };
     let tail_addr = BASE + 0x110 + stride;
     let head_addr = BASE + 0x10C + stride;

@@ -430,7 +430,7 @@ impl<'d, M: Mmio> NotificEngine<'d, M> {
     }
 
     /// The register flavour.
-    pub const fn flavour(&self) -> Flavour {
+    pub(crate) const fn flavour(&self) -> Flavour {
         self.flavour
     }
 
