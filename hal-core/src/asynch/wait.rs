@@ -20,9 +20,10 @@ use crate::wait::Budget;
 /// between checks, at most `budget.polls` times, each wait also ended when
 /// `signal` is raised (an interrupt), so a ready condition is seen at once
 /// instead of at the next period (a signal nobody raises, `&NqSignal::new()`,
-/// leaves each wait the whole period). A wait ended by the signal counts against the budget like a full
-/// period, so an interrupt storm cannot make the wait unbounded; a lost
-/// interrupt costs at most one period. Returns the number of waits taken.
+/// leaves each wait the whole period). A wait ended by the signal counts
+/// against the budget like a full period, so an interrupt storm cannot make
+/// the wait unbounded; a lost interrupt costs at most one period. Returns the
+/// number of waits taken.
 pub(crate) async fn poll_until_signalled<D, F>(
     signal: &NqSignal,
     delay: &mut D,
