@@ -416,7 +416,7 @@ proptest! {
 #[test]
 fn a_driver_through_a_window_makes_the_same_accesses_as_without() {
     use khal_core::dma::DmaMemory;
-    use khal_core::notific::{NqEntry, NOTIFIC_BLOCK_BYTES};
+    use khal_core::notific::NqEntry;
     use khal_core::notific::{
         BpMode, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqRing, NOTIFIC_BLOCK_BYTES,
     };
