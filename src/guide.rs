@@ -194,7 +194,7 @@
 //!
 //! # Async: a drain and a device task on one executor
 //!
-//! `khal::asynch::nq::drain` waits, woken by the NQ's interrupt (an
+//! `khal::asynch::drain` waits, woken by the NQ's interrupt (an
 //! `NqSignal`) or bounded by a budget on an async `DelayNs`, then drains.
 //! On the device model, `SimDelay`'s async delay advances simulated time and
 //! yields to the executor once, so a task posting on the same executor runs
@@ -229,7 +229,7 @@
 //!     let (mut delay, mut out, mut got) = (SimDelay::new(&device), [NqEntry::default(); 8], 0);
 //!     let budget = Budget { period_us: 10, polls: 100 }; // every wait is bounded
 //!     while got < 40 {
-//!         got += asynch::nq::drain(&mut ring, &signal, &mut delay, budget, &mut out).await?;
+//!         got += asynch::drain(&mut ring, &signal, &mut delay, budget, &mut out).await?;
 //!     }
 //!     Ok::<usize, khal::Error>(got)
 //! };

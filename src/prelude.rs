@@ -9,7 +9,7 @@
 //! traits. Those traits must be in scope for their methods to resolve.
 
 pub use khal_core::dma::{DmaAllocator, DmaMemory, DmaQueue};
-pub use khal_core::engine::notif::DgeNotif;
+pub use khal_core::engine::DgeNotif;
 pub use khal_core::engine::{EngineOps, StpbOps};
 pub use khal_core::family::{
     Arch, CapCfg, DgeRegs, DveTables, HbmMap, HwDecode, IramSizes, NotificMasks, NqMailboxMap,

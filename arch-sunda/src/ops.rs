@@ -16,7 +16,7 @@
 //! [`EngineLeaves`]: the answers below, and no HW-decode program, so the PE,
 //! ACT and POOL inits skip that step and DVE's calls its stub [FACTS §13.6].
 
-use khal_core::engine::notif::DgeNotif;
+use khal_core::engine::DgeNotif;
 use khal_core::engine::{EngineLeaves, HwDecodeLeaves, Leaves};
 use khal_core::q7::{self, Q7SwapTable};
 use khal_core::regs::Reg;

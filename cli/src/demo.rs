@@ -54,8 +54,8 @@ use clap::{Args, ValueEnum};
 use khal::dma::{DmaAllocator, MemLocation};
 use khal::dve::{DveLoader, DvePlacement, DveTableSet, LoadOutcome, DVE_QUEUE_NAME};
 use khal::engine::{
-    self, dge, program_start, ArchFn, EngineOps, EngineParams, PeParams, PoolingParams, SpHandle,
-    Step, StepLog, StpbConfig, SKIP,
+    self, program_start, ArchFn, EngineOps, EngineParams, PeParams, PoolingParams, SpHandle, Step,
+    StepLog, StpbConfig, SKIP,
 };
 use khal::family::{Arch, Doorbell, Gated, NxLocal, Offset};
 use khal::family::{OWNER_TOPSP, OWNER_TPB};
@@ -558,7 +558,7 @@ fn engine_leaves<A: EngineOps>(dev: &DeviceModel, meter: &Meter<'_>) -> Vec<(Str
         });
     lines.push(("disable_hw_decode".to_string(), show(r)));
 
-    let r = dge::set_dge_carveout::<A, _>(meter, TPB_MEM, 0x100, 0x20)
+    let r = engine::set_dge_carveout::<A, _>(meter, TPB_MEM, 0x100, 0x20)
         .map(|()| "size 0x100 at offset 0x20 written (0x00100002)".to_string());
     lines.push(("set_dge_carveout".to_string(), show(r)));
 

@@ -88,7 +88,7 @@ pub async fn drain_all<D: DelayNs>(
     let mut out = [NqEntry::default(); 8];
     let mut next = 0u64;
     while next < u64::from(TOTAL) {
-        let n = asynch::nq::drain(ring, signal, delay, budget, &mut out).await?;
+        let n = asynch::drain(ring, signal, delay, budget, &mut out).await?;
         for e in &out[..n] {
             if entry_seq(e.bytes()) != next {
                 return Err(khal::Error::InvalidArgument("a notification out of order"));

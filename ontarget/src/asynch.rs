@@ -154,7 +154,7 @@ fn async_drain_delivers_entries(win: &VolatileWindow) -> Outcome {
         check_eq!(ok!(dev.post(want)), want);
         rec.clear();
         let run = block_on(
-            asynch::nq::drain(&mut ring, &sig, &mut d, BUDGET, &mut out),
+            asynch::drain(&mut ring, &sig, &mut d, BUDGET, &mut out),
             4,
             || {},
         );
@@ -174,7 +174,7 @@ fn async_drain_delivers_entries(win: &VolatileWindow) -> Outcome {
     check_eq!(d.ns, 0);
     // Nothing new: an empty `out` still returns 0 at once.
     let run = block_on(
-        asynch::nq::drain(&mut ring, &sig, &mut d, BUDGET, &mut []),
+        asynch::drain(&mut ring, &sig, &mut d, BUDGET, &mut []),
         1,
         || {},
     );
@@ -197,7 +197,7 @@ fn async_wait_stalled_queue_times_out(win: &VolatileWindow) -> Outcome {
     check_eq!(ok!(dev.post_stalled(3)), 3);
     let sig = NqSignal::new();
     rec.clear();
-    let run = block_on(asynch::nq::wait_new(&ring, &sig, &mut d, BUDGET), 4, || {});
+    let run = block_on(asynch::wait_new(&ring, &sig, &mut d, BUDGET), 4, || {});
     check_eq!(done!(run), Err(Error::Timeout("nq notification (async)")));
     check_eq!(d.ns, BUDGET.total_us() * 1000);
     check_eq!(rec.counts(), (0, 0));
@@ -207,7 +207,7 @@ fn async_wait_stalled_queue_times_out(win: &VolatileWindow) -> Outcome {
     d.ns = 0;
     let mut out = [NqEntry::default(); 8];
     let run = block_on(
-        asynch::nq::drain(&mut ring, &sig, &mut d, BUDGET, &mut out),
+        asynch::drain(&mut ring, &sig, &mut d, BUDGET, &mut out),
         4,
         || {},
     );
@@ -237,7 +237,7 @@ fn async_signal_from_interrupt_wakes_drain(win: &VolatileWindow) -> Outcome {
     let mut out = [NqEntry::default(); 8];
     let mut posted = Ok(0);
     let run = block_on(
-        asynch::nq::drain(&mut ring, &irq::NQ_IRQ, &mut Forever, BUDGET, &mut out),
+        asynch::drain(&mut ring, &irq::NQ_IRQ, &mut Forever, BUDGET, &mut out),
         4,
         || {
             posted = dev.post(5);
@@ -256,7 +256,7 @@ fn async_signal_from_interrupt_wakes_drain(win: &VolatileWindow) -> Outcome {
 
     // Without the interrupt nothing wakes the drain: the executor reports it stuck.
     let run = block_on(
-        asynch::nq::drain(&mut ring, &irq::NQ_IRQ, &mut Forever, BUDGET, &mut out),
+        asynch::drain(&mut ring, &irq::NQ_IRQ, &mut Forever, BUDGET, &mut out),
         4,
         || {},
     );

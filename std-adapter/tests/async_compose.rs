@@ -86,7 +86,7 @@ async fn drainer<D: embedded_hal_async::delay::DelayNs>(
     let mut out = [NqEntry::default(); 8];
     let mut seen = Vec::new();
     while seen.len() < TOTAL as usize {
-        let n = asynch::nq::drain(&mut ring, signal, &mut delay, budget, &mut out)
+        let n = asynch::drain(&mut ring, signal, &mut delay, budget, &mut out)
             .await
             .unwrap_or_else(|e| panic!("after {} entries: {e}", seen.len()));
         seen.extend(out[..n].iter().map(|e| entry_seq(e.bytes())));

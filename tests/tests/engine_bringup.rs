@@ -7,8 +7,8 @@
 
 use std::cell::RefCell;
 
-use khal::engine::dge::{self, DgeWrite};
 use khal::engine::tpb_regs::{self, RndEngine};
+use khal::engine::DgeWrite;
 use khal::engine::{
     self, hw_decode_table_init, Checked, EngineOps, EngineParams, HwDecodeImages, PeParams,
     PoolingParams, RawStpbConfig, SpHandle, Step, StpbConfig, StpbOps,
@@ -250,9 +250,9 @@ fn dge_carveout_and_mapping() {
     // at POOL window + 0x14E0 (CAYMAN); cap 0x3_8000; cap check first.
     let w = MEM + 0x306_0000;
     let m = traced_at::<Cayman>(0x306_0000);
-    dge::set_dge_carveout::<Cayman, _>(&m, DeviceAddr(MEM), 0x100, 0x20).unwrap();
-    dge::set_dge_carveout::<Cayman, _>(&m, DeviceAddr(MEM), 0x3_8000 - 0x10, 0x10).unwrap();
-    dge::set_dge_dma_mapping::<Cayman, _>(&m, DeviceAddr(MEM), 0x3, 0x2).unwrap();
+    engine::set_dge_carveout::<Cayman, _>(&m, DeviceAddr(MEM), 0x100, 0x20).unwrap();
+    engine::set_dge_carveout::<Cayman, _>(&m, DeviceAddr(MEM), 0x3_8000 - 0x10, 0x10).unwrap();
+    engine::set_dge_dma_mapping::<Cayman, _>(&m, DeviceAddr(MEM), 0x3, 0x2).unwrap();
     assert_eq!(
         abs(&m),
         vec![
@@ -286,25 +286,25 @@ fn dge_carveout_and_mapping() {
             "dge carveout: size or offset not a multiple of 16",
         ),
     ] {
-        let r = dge::set_dge_carveout::<Cayman, _>(&m, DeviceAddr(MEM), size, offset);
+        let r = engine::set_dge_carveout::<Cayman, _>(&m, DeviceAddr(MEM), size, offset);
         assert_eq!(r, Err(Error::InvalidArgument(what)));
         assert_eq!(r.map_err(|e| e.c_code()), Err(Some(-22)));
         assert_eq!(
-            dge::get_dge_carveout_register_offset_and_val::<Cayman>(size, offset),
+            engine::get_dge_carveout_register_offset_and_val::<Cayman>(size, offset),
             Err(Error::InvalidArgument(what))
         );
     }
     assert!(abs(&m).is_empty());
     // The getters: same checks, no I/O.
     assert_eq!(
-        dge::get_dge_carveout_register_offset_and_val::<Cayman>(0x100, 0x20),
+        engine::get_dge_carveout_register_offset_and_val::<Cayman>(0x100, 0x20),
         Ok(DgeWrite {
             offset: Offset(0x14E0),
             value: 0x0010_0002
         })
     );
     assert_eq!(
-        dge::get_dge_dma_mapping_register_offset_and_val::<Cayman>(0x3, 0x2),
+        engine::get_dge_dma_mapping_register_offset_and_val::<Cayman>(0x3, 0x2),
         Ok(DgeWrite {
             offset: Offset(0x1500),
             value: 0x0003_0002
@@ -313,23 +313,23 @@ fn dge_carveout_and_mapping() {
     // SUNDA / MARIANA: their caps are checked, the registers are NOT TRACED.
     let m = traced_at::<Sunda>(0x296_0000);
     assert_eq!(
-        dge::set_dge_carveout::<Sunda, _>(&m, DeviceAddr(MEM), 0x3_0000, 0x10),
+        engine::set_dge_carveout::<Sunda, _>(&m, DeviceAddr(MEM), 0x3_0000, 0x10),
         Err(Error::InvalidArgument("dge carveout: offset + size > cap"))
     );
     assert!(matches!(
-        dge::set_dge_carveout::<Sunda, _>(&m, DeviceAddr(MEM), 0x3_0000, 0),
+        engine::set_dge_carveout::<Sunda, _>(&m, DeviceAddr(MEM), 0x3_0000, 0),
         Err(Error::NotTraced(_))
     ));
     assert_eq!(
-        dge::set_dge_carveout::<Mariana, _>(&m, DeviceAddr(MEM), 0x4_0000, 0x10),
+        engine::set_dge_carveout::<Mariana, _>(&m, DeviceAddr(MEM), 0x4_0000, 0x10),
         Err(Error::InvalidArgument("dge carveout: offset + size > cap"))
     );
     assert!(matches!(
-        dge::set_dge_carveout::<Mariana, _>(&m, DeviceAddr(MEM), 0x4_0000, 0),
+        engine::set_dge_carveout::<Mariana, _>(&m, DeviceAddr(MEM), 0x4_0000, 0),
         Err(Error::NotTraced(_))
     ));
     assert!(matches!(
-        dge::set_dge_dma_mapping::<Mariana, _>(&m, DeviceAddr(MEM), 1, 2),
+        engine::set_dge_dma_mapping::<Mariana, _>(&m, DeviceAddr(MEM), 1, 2),
         Err(Error::NotTraced(_))
     ));
     assert!(abs(&m).is_empty());
@@ -731,10 +731,10 @@ fn dge_dma_mapping_keeps_the_bits_of_lo_above_15() {
     // and lo = 0x1_0001 give 0x0001_0001.
     let w = MEM + 0x306_0000;
     let m = traced_at::<Cayman>(0x306_0000);
-    dge::set_dge_dma_mapping::<Cayman, _>(&m, DeviceAddr(MEM), 0x1, 0x1_0001).unwrap();
+    engine::set_dge_dma_mapping::<Cayman, _>(&m, DeviceAddr(MEM), 0x1, 0x1_0001).unwrap();
     assert_eq!(abs(&m), vec![(Write, w + 0x1500, 0x0001_0001)]);
     assert_eq!(
-        dge::get_dge_dma_mapping_register_offset_and_val::<Cayman>(0x1, 0x1_0001),
+        engine::get_dge_dma_mapping_register_offset_and_val::<Cayman>(0x1, 0x1_0001),
         Ok(DgeWrite {
             offset: Offset(0x1500),
             value: 0x0001_0001

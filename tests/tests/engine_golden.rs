@@ -2,7 +2,6 @@
 //! exact offsets, values and order, on every arch where the op exists; and
 //! `NotTraced` with nothing written where a value is not traced.
 
-use khal::engine::notif;
 use khal::engine::{self, EngineOps, SpHandle};
 use khal::family::{NxLocal, TpbBases};
 use khal::notific::{BpMode, EngineConfig, NotificBlocks, NotificEngine, NOTIFIC};
@@ -214,15 +213,15 @@ fn notification_enables_through_the_arches_are_not_traced() {
         let mut nt = engine(&m);
         for en in [false, true] {
             assert!(matches!(
-                notif::error_notif_enable::<A, _>(&mut nt, en, 1),
+                engine::error_notif_enable::<A, _>(&mut nt, en, 1),
                 Err(Error::NotTraced(_))
             ));
             assert!(matches!(
-                notif::ham_notif_enable::<A, _>(&mut nt, en),
+                engine::ham_notif_enable::<A, _>(&mut nt, en),
                 Err(Error::NotTraced(_))
             ));
             assert!(matches!(
-                notif::evsem_notif_hw_bp_enable::<A, _>(&mut nt, en),
+                engine::evsem_notif_hw_bp_enable::<A, _>(&mut nt, en),
                 Err(Error::NotTraced(_))
             ));
         }
@@ -243,9 +242,9 @@ fn notification_enables_through_the_arches_are_not_traced() {
         type Nt<'n> = NotificEngine<'n, &'n Trace<HeapMmio>>;
         let r = khal_tests::on_arch!(AnyArch::new(id).unwrap(), |A| (nt: &'a mut Nt<'a> = &mut nt) -> [khal::Result<()>; 3] {
             [
-                notif::error_notif_enable::<A, _>(nt, true, 0),
-                notif::ham_notif_enable::<A, _>(nt, true),
-                notif::evsem_notif_hw_bp_enable::<A, _>(nt, true),
+                engine::error_notif_enable::<A, _>(nt, true, 0),
+                engine::ham_notif_enable::<A, _>(nt, true),
+                engine::evsem_notif_hw_bp_enable::<A, _>(nt, true),
             ]
         });
         assert!(r.iter().all(|r| matches!(r, Err(Error::NotTraced(_)))));
@@ -260,7 +259,7 @@ fn dge_notif_enable_is_sunda_only() {
     let m = Trace::new(HeapMmio::new(DeviceAddr(0), 0x1000));
     // The register's offset is not traced: nothing accessed.
     assert_eq!(
-        notif::dge_notif_enable::<Sunda, _>(&m, DeviceAddr(0), true),
+        engine::dge_notif_enable::<Sunda, _>(&m, DeviceAddr(0), true),
         Err(Error::NotTraced("sunda tpb dge_notific_ctrl offset"))
     );
     assert!(m.ops().is_empty());

@@ -6,7 +6,7 @@
 
 use std::cell::RefCell;
 
-use khal::engine::slots::{self, NullPolicy, SubTable, SLOTS};
+use khal::engine::slots::{NullPolicy, SubTable, SLOTS};
 use khal::engine::{
     hw_decode_table_init, EngInfo, EngineParams, HwDecodeImages, PeParams, PoolingParams, Step,
     StpbOps,
@@ -178,7 +178,10 @@ fn only_the_dve_slots_are_fatal_when_null() {
         };
         assert_eq!(s.null_policy(), want, "{s:?}");
     }
-    let dve_init = slots::slot(SubTable::Engine(Engine::Dve), "dve_init").unwrap();
+    let dve_init = SLOTS
+        .iter()
+        .find(|s| s.table == SubTable::Engine(Engine::Dve) && s.op == "dve_init")
+        .unwrap();
     assert_eq!(dve_init.null_policy(), NullPolicy::Fatal);
     assert_eq!(
         SLOTS

@@ -102,7 +102,7 @@ fn a_pending_drain_is_woken_by_the_nq_interrupt_and_drains_in_order() {
         for batch in [5u32, 6] {
             let mut timer = NoTimer;
             let n = {
-                let mut fut = pin!(asynch::nq::drain(
+                let mut fut = pin!(asynch::drain(
                     &mut ring,
                     &signal,
                     &mut timer,
@@ -144,7 +144,7 @@ fn a_wait_with_nothing_posted_times_out_after_its_budget_of_simulated_time() {
     let t0 = m.now_ns();
     let mut out = [NqEntry::default(); 4];
     let mut delay = SimDelay::new(m);
-    let r = embassy_futures::block_on(asynch::nq::drain(
+    let r = embassy_futures::block_on(asynch::drain(
         &mut ring, &signal, &mut delay, budget, &mut out,
     ));
     assert_eq!(r, Err(Error::Timeout("nq notification (async)")));
@@ -171,7 +171,7 @@ fn a_late_phase_byte_wakes_the_wait_when_it_lands() {
     let t0 = m.now_ns();
     let mut out = [NqEntry::default(); 4];
     let mut delay = SimDelay::new(m);
-    let n = embassy_futures::block_on(asynch::nq::drain(
+    let n = embassy_futures::block_on(asynch::drain(
         &mut ring,
         &signal,
         &mut delay,
@@ -197,17 +197,12 @@ fn a_tail_ring_waits_on_the_phase_bits_then_drains_blocking() {
         polls: 0,
     };
     let has_new = |ring: &Ring<Tail>| {
-        embassy_futures::block_on(asynch::nq::wait_new(
-            ring,
-            &signal,
-            &mut SimDelay::new(m),
-            now,
-        ))
-        .is_ok()
+        embassy_futures::block_on(asynch::wait_new(ring, &signal, &mut SimDelay::new(m), now))
+            .is_ok()
     };
     assert!(!has_new(&ring));
     assert_eq!(post(m, 2), 2);
-    let waits = embassy_futures::block_on(asynch::nq::wait_new(
+    let waits = embassy_futures::block_on(asynch::wait_new(
         &ring,
         &signal,
         &mut SimDelay::new(m),

@@ -219,9 +219,7 @@ fn the_async_drain_writes_a_head_left_behind_first() {
     };
     let mut timer = NoTimer;
     {
-        let fut = pin!(asynch::nq::drain(
-            &mut r, &signal, &mut timer, budget, &mut out
-        ));
+        let fut = pin!(asynch::drain(&mut r, &signal, &mut timer, budget, &mut out));
         assert!(matches!(
             fut.poll(&mut cx),
             Poll::Ready(Err(Error::OutOfWindow { .. }))
@@ -229,9 +227,7 @@ fn the_async_drain_writes_a_head_left_behind_first() {
     }
     assert_eq!(t.ops(), vec![]);
     {
-        let fut = pin!(asynch::nq::drain(
-            &mut r, &signal, &mut timer, budget, &mut out
-        ));
+        let fut = pin!(asynch::drain(&mut r, &signal, &mut timer, budget, &mut out));
         assert!(fut.poll(&mut cx).is_pending());
     }
     assert_eq!(t.ops(), vec![(W, HEAD, 16)]);

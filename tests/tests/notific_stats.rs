@@ -2,7 +2,7 @@
 //! (`+0x4` then `+0x0`), `nq_stats_get` id 6 (`+0xB0`), and the init-params
 //! cookie bound `0x100` [004r1 §1–§3], [FACTS §12.3].
 
-use khal_core::notific::stats::{get_timestamp, nq_stats_get, InitParamsCookie};
+use khal_core::notific::{get_timestamp, nq_stats_get, InitParamsCookie};
 use khal_core::notific::{
     BpMode, EngineConfig, NotificBlocks, NotificEngine, NOTIFIC, NOTIFIC_BLOCK_BYTES,
 };

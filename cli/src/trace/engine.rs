@@ -272,7 +272,7 @@ fn run<A: EngineOps>(op: &EngineOp) -> khal::Result<Report> {
             engine::disable_hw_decode::<A, _>(&t, w, a.value)?;
         }
         EngineOp::DgeCarveout(a) => {
-            engine::dge::set_dge_carveout::<A, _>(&t, TPB_MEM, a.size, a.offset)?;
+            engine::set_dge_carveout::<A, _>(&t, TPB_MEM, a.size, a.offset)?;
         }
         EngineOp::TopspDoorbell(a) => {
             engine::topsp_doorbell::<A, _>(&t, TPB_MEM, a.which, a.value)?;

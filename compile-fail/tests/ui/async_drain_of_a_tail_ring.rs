@@ -10,7 +10,7 @@ async fn drain(ring: &mut NqRing<'_, DmaBuf, &HeapMmio, Tail>, signal: &NqSignal
     let clock = SimClock::new();
     let mut out = [NqEntry::default(); 4];
     let budget = Budget::NQ_DEFAULT;
-    let _ = asynch::nq::drain(ring, signal, &mut SimDelay::new(&clock), budget, &mut out).await;
+    let _ = asynch::drain(ring, signal, &mut SimDelay::new(&clock), budget, &mut out).await;
 }
 
 fn main() {

@@ -1,5 +1,5 @@
 //! `dge_notif_enable` exists for SUNDA only [002 §4]: on CAYMAN it does not compile.
-use khal::engine::notif::dge_notif_enable;
+use khal::engine::dge_notif_enable;
 use khal::DeviceAddr;
 use khal::Cayman;
 use khal_std::HeapMmio;

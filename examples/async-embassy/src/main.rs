@@ -1,7 +1,7 @@
 //! khal's async NQ drain on embassy's executor (std platform: one host
 //! thread): two tasks on the same executor, one posting notifications on
 //! the device model, one draining them with
-//! `khal::asynch::nq::drain`. The drain's delay is `SimDelay` over the
+//! `khal::asynch::drain`. The drain's delay is `SimDelay` over the
 //! model (simulated time): each wait yields to the executor, so the posting
 //! task runs while the drain waits, as a device would post during a sleep.
 //!

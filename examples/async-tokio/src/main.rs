@@ -1,6 +1,6 @@
 //! khal's async NQ drain on tokio: the device model (`Send + Sync`, shared
 //! with `Arc`) posts notifications from a task on another worker thread
-//! while `main` drains them with `khal::asynch::nq::drain`, each wait
+//! while `main` drains them with `khal::asynch::drain`, each wait
 //! woken by the NQ's interrupt or bounded by a budget on tokio's timer
 //! (`TokioDelay`, the `tokio` feature of `khal`).
 //!

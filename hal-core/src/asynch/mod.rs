@@ -6,8 +6,8 @@
 //!   interrupt, under both.
 //! - `signal`: [`NqSignal`], the interrupt-safe waker cell an NQ's
 //!   interrupt handler (MSI-X) raises, or the host device model.
-//! - [`nq`]: [`nq::wait_new`] (until the next entry of an NQ ring is new,
-//!   woken by the interrupt, bounded by a budget) and [`nq::drain`] (that
+//! - `nq`: [`wait_new`] (until the next entry of an NQ ring is new,
+//!   woken by the interrupt, bounded by a budget) and [`drain`] (that
 //!   wait, then the blocking drain) over the public API of
 //!   [`NqRing`](crate::notific::NqRing).
 //!
@@ -18,7 +18,9 @@
 //!
 //! [`Error::Timeout`]: crate::Error::Timeout
 
-pub mod nq;
+pub(crate) mod nq;
+
+pub use nq::{drain, wait_new};
 pub(crate) mod signal;
 pub(crate) mod wait;
 

@@ -10,13 +10,15 @@
 //!   [`Step`] to a [`StepLog`]); the raw layer with the C's arguments:
 //!   [`sp_init_raw`], [`stpb_init_raw`] over [`RawStpbConfig`].
 //! - [`program_start`], [`get_axi_offset`], [`update_events_semaphores_nt`].
-//! - [`notif`]: the error / ham / evsem-hw-bp / DGE notification enables.
+//! - the notification enables: [`error_notif_enable`], [`ham_notif_enable`],
+//!   [`evsem_notif_hw_bp_enable`], [`dge_notif_enable`] (on a [`DgeNotif`] arch).
 //! - [`AnyArch`]: run-time dispatch from a validated arch id; an [`ArchFn`]
 //!   is run on the bound arch's type.
 //! - [`slots`]: the full dispatch slot lists [FACTS §12.2].
 //! - the §13 leaves: [`release_run_stall`], [`disable_hw_decode`] in the
-//!   [`pool_window`], [`hw_decode_table_init`], [`dge`] (DGE carveout /
-//!   mapping), [`topsp_doorbell`], [`tpb_regs`] (RNG seed, debug level,
+//!   [`pool_window`], [`hw_decode_table_init`], the DGE carveout and
+//!   mapping ([`set_dge_carveout`], [`set_dge_dma_mapping`] and their
+//!   [`DgeWrite`] getters), [`topsp_doorbell`], [`tpb_regs`] (RNG seed, debug level,
 //!   rspcomb, rounding writers).
 //!
 //! Static dispatch names the arch type: `engine::stpb_init::<Cayman, _, _>(..)`.
@@ -28,11 +30,11 @@
 
 pub(crate) mod any;
 pub(crate) mod arch_ops;
-pub mod dge;
+pub(crate) mod dge;
 pub(crate) mod hw_decode;
 pub(crate) mod init;
 pub(crate) mod leaves;
-pub mod notif;
+pub(crate) mod notif;
 pub(crate) mod ops;
 pub(crate) mod padded;
 pub(crate) mod params;
@@ -45,8 +47,15 @@ pub mod tpb_regs;
 
 pub use any::{AnyArch, ArchFn};
 pub use arch_ops::{EngineLeaves, HwDecodeLeaves, Leaves};
+pub use dge::{
+    get_dge_carveout_register_offset_and_val, get_dge_dma_mapping_register_offset_and_val,
+    set_dge_carveout, set_dge_dma_mapping, DgeWrite,
+};
 pub use hw_decode::{hw_decode_table_init, HwDecodeImages};
 pub use init::{Step, StepLog};
+pub use notif::{
+    dge_notif_enable, error_notif_enable, evsem_notif_hw_bp_enable, ham_notif_enable, DgeNotif,
+};
 pub use ops::{EngineOps, StpbOps};
 pub use params::{Checked, EngInfo, EngineParams, PeParams, PoolingParams, SpHandle, SpRegs};
 pub use program::{get_axi_offset, program_start, update_events_semaphores_nt, SKIP};

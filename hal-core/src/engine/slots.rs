@@ -203,14 +203,6 @@ impl Slot {
     }
 }
 
-/// The slot of `op` in `table`, if listed.
-pub fn slot(table: SubTable, op: &str) -> Option<Slot> {
-    SLOTS
-        .iter()
-        .copied()
-        .find(|s| s.table == table && s.op == op)
-}
-
 /// The slot's offset in hex, as the notes list it.
 #[cfg(feature = "defmt")]
 impl defmt::Format for Slot {
@@ -239,7 +231,12 @@ mod tests {
             .min();
         assert_eq!(act_min, Some(0x210));
         assert_eq!(
-            slot(SubTable::Engine(Engine::Dve), "instr_debug_level_set").map(|s| s.offset),
+            SLOTS
+                .iter()
+                .find(
+                    |s| s.table == SubTable::Engine(Engine::Dve) && s.op == "instr_debug_level_set"
+                )
+                .map(|s| s.offset),
             Some(0x200)
         );
         for (i, a) in SLOTS.iter().enumerate() {

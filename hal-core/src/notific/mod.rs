@@ -15,7 +15,7 @@
 //!   queue token given back.
 //! - `drain`: the one take behind every drain (into a buffer, through an iterator
 //!   ([`Drain`]), async): one head write per non-empty drain [004 §3].
-//! - [`stats`]: the block's timestamp and stats reads and the init-params cookie bound
+//! - `stats`: [`get_timestamp`], [`nq_stats_get`] and [`InitParamsCookie`], the block's timestamp and stats reads and the init-params cookie bound
 //!   [004r1 §1–§3].
 
 pub(crate) mod block;
@@ -25,7 +25,7 @@ pub(crate) mod entry;
 pub(crate) mod refused;
 pub(crate) mod regs;
 pub(crate) mod ring;
-pub mod stats;
+pub(crate) mod stats;
 
 pub use block::{NotificBlock, NotificBlocks};
 pub use drain::Drain;
@@ -34,3 +34,4 @@ pub use entry::{NqEntry, NQ_ENTRY_BYTES};
 pub use refused::RefusedRing;
 pub use regs::{NOTIFIC, NOTIFIC_BLOCK_BYTES};
 pub use ring::{ConsumeKind, ConsumeMode, DeviceZero, NqConfig, NqRing, Phase, Tail};
+pub use stats::{get_timestamp, nq_stats_get, InitParamsCookie};

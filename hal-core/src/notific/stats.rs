@@ -66,7 +66,7 @@ pub fn nq_stats_get<M: Mmio>(ens: &NotificEngine<'_, M>, id: u32) -> Result<u32>
 /// it are not traced, so khal only holds it.
 ///
 /// ```
-/// use khal_core::notific::stats::InitParamsCookie;
+/// use khal_core::notific::InitParamsCookie;
 /// let c = InitParamsCookie::new(&[1, 2, 3]).unwrap();
 /// assert_eq!(c.as_bytes(), &[1, 2, 3]);
 /// assert!(InitParamsCookie::new(&[0; 0x100]).is_ok());
