@@ -6,8 +6,8 @@
 
 use khal_core::family::{
     ActTables, Arch, CapCfg, DveTableLayout, DveTableOffsets, DveTableSizes, DveTables,
-    HbmBarWindow, HbmMap, HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams, SeqSizes,
-    SeqTriple, Tile, TpbBases,
+    HbmBarWindow, HbmLayout, HbmMap, HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams,
+    SeqSizes, SeqTriple, Tile, TpbBases,
 };
 use khal_core::{ArchId, Engine};
 use khal_core::{DeviceAddr, HostVisible, MESH_HIGH_BIT};
@@ -134,9 +134,11 @@ impl TpbBases for Cayman {
 }
 
 impl HbmMap for Cayman {
-    const HBM_CHANNEL_BASES: &'static [DeviceAddr] = &HBM_CHANNEL_BASES;
-    const HBM_SIZE: HbmUsableSize = HbmUsableSize(HBM_SIZE);
-    const HBM_BAR_WINDOW: Result<HbmBarWindow> = Ok(HbmBarWindow(HBM_BAR_WINDOW));
+    const HBM: HbmLayout = HbmLayout {
+        channel_bases: &HBM_CHANNEL_BASES,
+        usable_size: HbmUsableSize(HBM_SIZE),
+        bar_window: Ok(HbmBarWindow(HBM_BAR_WINDOW)),
+    };
 }
 
 impl SeqParams for Cayman {

@@ -9,7 +9,7 @@
 use khal_arch_cayman::Cayman;
 use khal_core::family::{
     ActTables, Arch, CapCfg, CapCfgTable, DveTableLayout, DveTables, FlagSelected, Gated,
-    HbmBarWindow, HbmMap, HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams, SeqSizes,
+    HbmLayout, HbmMap, HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams, SeqSizes,
     SeqTriple, Tile, TpbBases,
 };
 use khal_core::{ArchId, Engine};
@@ -85,9 +85,11 @@ impl TpbBases for Mariana {
 /// (the notes' "share a 4-channel HBM map" [000 §3]); the usable size is
 /// MARIANA's own; the BAR window is not traced.
 impl HbmMap for Mariana {
-    const HBM_CHANNEL_BASES: &'static [DeviceAddr] = <Cayman as HbmMap>::HBM_CHANNEL_BASES;
-    const HBM_SIZE: HbmUsableSize = HbmUsableSize(HBM_SIZE);
-    const HBM_BAR_WINDOW: Result<HbmBarWindow> = Err(Error::NotTraced("mariana hbm bar window"));
+    const HBM: HbmLayout = HbmLayout {
+        channel_bases: <Cayman as HbmMap>::HBM.channel_bases,
+        usable_size: HbmUsableSize(HBM_SIZE),
+        bar_window: Err(Error::NotTraced("mariana hbm bar window")),
+    };
 }
 
 /// CAYMAN and MARIANA emit the same per-engine sequencer bases [000 §3].

@@ -4,7 +4,7 @@
 //! no HW-decode silicon, no DVE table-offset getter, and its own TopSP origin.
 
 use khal_core::family::{
-    ActTables, Arch, CapCfg, DveTableLayout, DveTableSizes, DveTables, HbmBarWindow, HbmMap,
+    ActTables, Arch, CapCfg, DveTableLayout, DveTableSizes, DveTables, HbmLayout, HbmMap,
     HbmUsableSize, NotificMasks, NqMailboxMap, Offset, SeqParams, SeqSizes, SeqTriple, Tile,
     TpbBases,
 };
@@ -89,9 +89,11 @@ impl TpbBases for Sunda {
 }
 
 impl HbmMap for Sunda {
-    const HBM_CHANNEL_BASES: &'static [DeviceAddr] = &HBM_CHANNEL_BASES;
-    const HBM_SIZE: HbmUsableSize = HbmUsableSize(HBM_SIZE);
-    const HBM_BAR_WINDOW: Result<HbmBarWindow> = Err(Error::NotTraced("sunda hbm bar window"));
+    const HBM: HbmLayout = HbmLayout {
+        channel_bases: &HBM_CHANNEL_BASES,
+        usable_size: HbmUsableSize(HBM_SIZE),
+        bar_window: Err(Error::NotTraced("sunda hbm bar window")),
+    };
 }
 
 impl SeqParams for Sunda {
@@ -160,7 +162,7 @@ mod tests {
     #[test]
     fn two_tiles_two_channels() {
         assert_eq!(Sunda::TPB_BASES.len(), 2);
-        assert_eq!(Sunda::HBM_CHANNEL_BASES.len(), 2);
+        assert_eq!(Sunda::HBM.channel_bases.len(), 2);
         assert!(Sunda::tile(2).is_err());
     }
 

@@ -228,8 +228,8 @@ fn regions_of<A: Arch>() -> Vec<Region> {
     // HBM: channel base .. base + the usable size. The BAR window per channel
     // is a size (the PCIe aperture), not a range of device addresses beyond
     // the usable size [000 §3 GOTCHA]: it decodes nothing.
-    let usable = A::HBM_SIZE.0;
-    for (i, base) in (0u32..).zip(A::HBM_CHANNEL_BASES) {
+    let usable = A::HBM.usable_size.0;
+    for (i, base) in (0u32..).zip(A::HBM.channel_bases) {
         v.push(Region {
             family: "hbm",
             item: format!("hbm[{i}]"),

@@ -654,10 +654,10 @@ fn hbm<A: Arch>(r: &mut Rows) {
         "hbm",
         "hbm channels",
         None,
-        Val::Count(A::HBM_CHANNEL_BASES.len() as u64),
+        Val::Count(A::HBM.channel_bases.len() as u64),
         s("hbm"),
     );
-    for (i, base) in (0u32..).zip(A::HBM_CHANNEL_BASES) {
+    for (i, base) in (0u32..).zip(A::HBM.channel_bases) {
         r.push(
             "hbm",
             format!("hbm[{i}]"),
@@ -670,14 +670,14 @@ fn hbm<A: Arch>(r: &mut Rows) {
         "hbm",
         "get_hbm_size (usable per channel)",
         None,
-        Val::Size(A::HBM_SIZE.0),
+        Val::Size(A::HBM.usable_size.0),
         s("hbm.size"),
     );
     r.push(
         "hbm",
         "bar window per channel",
         None,
-        res(A::HBM_BAR_WINDOW, |w| Val::Size(w.0)),
+        res(A::HBM.bar_window, |w| Val::Size(w.0)),
         s("hbm.bar"),
     );
 }

@@ -8,7 +8,7 @@ fn identity<A: Arch>() -> (ArchId, &'static str, usize, usize, bool) {
         A::ID,
         A::ID.name(),
         A::TPB_BASES.len(),
-        A::HBM_CHANNEL_BASES.len(),
+        A::HBM.channel_bases.len(),
         A::DVE_TABLES.offsets.is_some(),
     )
 }

@@ -53,8 +53,8 @@ pub fn places<A: Arch>(printed: &[(String, u64, bool)]) -> Vec<Place> {
         });
     }
     // HBM: channel base + usable size [000 §3].
-    let usable = A::HBM_SIZE.0;
-    for (i, base) in A::HBM_CHANNEL_BASES.iter().enumerate() {
+    let usable = A::HBM.usable_size.0;
+    for (i, base) in A::HBM.channel_bases.iter().enumerate() {
         v.push(Place {
             item: format!("hbm[{i}]"),
             start: base.get(),

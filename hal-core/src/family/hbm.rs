@@ -32,16 +32,21 @@ pub struct HbmUsableSize(pub u64);
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct HbmBarWindow(pub u64);
 
-/// The HBM map family [000 §3], [FACTS §3.1].
-pub trait HbmMap {
+/// An arch's HBM map [000 §3], [FACTS §3.1].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HbmLayout {
     /// The base of every HBM channel, in channel order; its length is the
     /// channel count (4 on CAYMAN/MARIANA, 2 on SUNDA).
-    const HBM_CHANNEL_BASES: &'static [DeviceAddr];
-
+    pub channel_bases: &'static [DeviceAddr],
     /// The per-channel usable size (`get_hbm_size`).
-    const HBM_SIZE: HbmUsableSize;
-
+    pub usable_size: HbmUsableSize,
     /// The BAR window per channel, where the kernel driver gives one;
     /// `Err(NotTraced)` elsewhere.
-    const HBM_BAR_WINDOW: Result<HbmBarWindow>;
+    pub bar_window: Result<HbmBarWindow>,
+}
+
+/// The HBM map family [000 §3], [FACTS §3.1].
+pub trait HbmMap {
+    /// The arch's HBM map.
+    const HBM: HbmLayout;
 }

@@ -40,7 +40,7 @@ pub use act::ActTables;
 pub use cap_cfg::{CapCfg, CapCfgTable, FlagSelected, Gated};
 pub use dge::DgeRegs;
 pub use dve::{DveTableLayout, DveTableOffsets, DveTableSizes, DveTables};
-pub use hbm::{HbmBarWindow, HbmMap, HbmUsableSize};
+pub use hbm::{HbmBarWindow, HbmLayout, HbmMap, HbmUsableSize};
 pub use hw_decode::{HwDecode, HwDecodeParams};
 pub use iram::IramSizes;
 pub use mailbox::{NqMailboxMap, NqQueue};
