@@ -65,7 +65,6 @@ fn mask_and_unmask_vectors() {
             "msix.vec[3].vector_ctrl".to_string()
         ]
     );
-    assert_eq!(i.vector_mask_shadow(), 0b1000_0000);
 }
 
 #[test]
@@ -84,7 +83,9 @@ fn vector_above_7_is_refused_with_nothing_written() {
         assert_eq!(i.mask_vector(&m, v).map_err(|e| e.c_code()), Err(Some(-22)));
     }
     assert!(m.ops().is_empty());
-    assert_eq!(i.vector_mask_shadow(), 0);
+    // The shadow is untouched: the next mask writes bit 0 alone.
+    i.mask_vector(&m, 0).unwrap();
+    assert_eq!(m.ops(), vec![(Write, 16, 1), (Write, 2060, 1)]);
 }
 
 #[test]
@@ -338,7 +339,7 @@ fn end_to_end_on_the_intc_model() {
             )
         })
         .unwrap();
-    assert_eq!(mask, i.vector_mask_shadow());
+    assert_eq!(mask, 0xFF & !(1 << 1 | 1 << 4 | 1 << 6));
     assert_eq!(enabled, vec![1, 4, 6]);
     // The cause latch: set by software, or raised by the hardware side.
     let a = ErrtrigLine::new(3, 1, 2, 0).unwrap();

@@ -208,7 +208,8 @@ impl<A: IntcOps> Intc<A> {
     }
 
     /// The vector-mask shadow (`top_intc_masks[0]`).
-    pub fn vector_mask_shadow(&self) -> u32 {
+    #[cfg(test)]
+    fn vector_mask_shadow(&self) -> u32 {
         critical_section::with(|cs| self.vec_mask.borrow(cs).get())
     }
 
