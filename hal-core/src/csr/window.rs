@@ -164,11 +164,6 @@ impl<M> CsrWindow<'_, M> {
         self.len() == 0
     }
 
-    /// Where `start` sits in the inner backend's address space.
-    pub const fn device_addr(&self) -> DeviceAddr {
-        self.block.device_addr()
-    }
-
     /// An access at `addr` through the inner backend: the window's check of
     /// `addr`, then `access` at its translation, its refusal named in the CSR
     /// address space. Inlined: each caller's access compiles to the check and
