@@ -7,12 +7,11 @@
 //! MED where marked (the sibling pages' INFERRED, an earlier revision's table
 //! [000r1 §3], or derived by arithmetic).
 
-use khal_core::engine::tpb_regs::TPB_REGS;
 use khal_core::family::{
     DgeRegs, Gated, HwDecode, IramSizes, NxLocal, NxLocalRegs, Offset, Q7Owner, Q7Param, Q7Params,
     Sdma, SdmaLimits, TopSpNx, TopSpTable, TpbRegGates, XtWindows,
 };
-use khal_core::regs::{BlockDesc, Field, Reg, RegDesc};
+use khal_core::regs::BlockDesc;
 use khal_core::DeviceAddr;
 use khal_core::Engine;
 use khal_core::{Error, Result};
@@ -162,83 +161,6 @@ pub mod regs {
     }
 }
 
-// The SW-queue selectors `+0xA08..+0xA10` sit in `tpb_regs`, not in the XT/NX
-// window (FACTS §13.10 #8, MED): they are taken from its one description
-// ([`TPB_REGS`]) by name, and checked here against [000 §2], [000r1 §3].
-
-/// `a == b`, in a constant.
-const fn same(a: &str, b: &str) -> bool {
-    let (mut a, mut b) = (a.as_bytes(), b.as_bytes());
-    loop {
-        match (a, b) {
-            ([x, ra @ ..], [y, rb @ ..]) if *x == *y => (a, b) = (ra, rb),
-            ([], []) => return true,
-            _ => return false,
-        }
-    }
-}
-
-/// The description of the `tpb_regs` register `name` ([`TPB_REGS`]).
-const fn tpb_desc(name: &str) -> Result<&'static RegDesc> {
-    let mut regs = TPB_REGS.regs;
-    while let [r, rest @ ..] = regs {
-        if same(r.name, name) {
-            return Ok(r);
-        }
-        regs = rest;
-    }
-    Err(Error::NotTraced("cayman tpb_regs register"))
-}
-
-/// The `tpb_regs` register `name`.
-const fn tpb_reg(name: &str) -> Result<Reg> {
-    match tpb_desc(name) {
-        Ok(d) => Reg::new(d),
-        Err(e) => Err(e),
-    }
-}
-
-/// The field `field` of the `tpb_regs` register `reg`.
-const fn tpb_field(reg: &str, field: &str) -> Result<Field> {
-    let mut fields = match tpb_desc(reg) {
-        Ok(d) => d.fields,
-        Err(e) => return Err(e),
-    };
-    while let [f, rest @ ..] = fields {
-        if same(f.name, field) {
-            return Ok(*f);
-        }
-        fields = rest;
-    }
-    Err(Error::NotTraced("cayman tpb_regs field"))
-}
-
-/// `NOTIFIC_SW_QUEUE_NUM2`: `tpb_regs + 0xA08` [000 §2].
-const SW_QUEUE_NUM2: Result<Reg> = tpb_reg("sw_queue_num2");
-/// `EVENTS_SEMAPHORES_NT`: mask `0xF_0000`, shift 16 [000 §2].
-const EVENTS_SEMAPHORES: Result<Field> = tpb_field("sw_queue_num2", "EVENTS_SEMAPHORES");
-/// `NOTIFIC_SW_QUEUE_NUM4`: `tpb_regs + 0xA10` (MED [000r1 §3]).
-const SW_QUEUE_NUM4: Result<Reg> = tpb_reg("sw_queue_num4");
-/// `HAM_THROTTLE` (mask `0xF0`, shift 4) and `HAM_THROTTLE_EN` (mask
-/// `0x10_0000`, shift 20) (MED [000r1 §3]).
-const HAM_THROTTLE_FIELDS: Result<(Field, Field)> = match (
-    tpb_field("sw_queue_num4", "HAM_THROTTLE"),
-    tpb_field("sw_queue_num4", "HAM_THROTTLE_EN"),
-) {
-    (Ok(h), Ok(e)) => Ok((h, e)),
-    (Err(e), _) | (_, Err(e)) => Err(e),
-};
-
-static_assertions::const_assert!(matches!(SW_QUEUE_NUM2, Ok(r) if r.offset() == 0xA08));
-static_assertions::const_assert!(
-    matches!(EVENTS_SEMAPHORES, Ok(f) if f.mask() == 0xF_0000 && f.lo == 16)
-);
-static_assertions::const_assert!(matches!(SW_QUEUE_NUM4, Ok(r) if r.offset() == 0xA10));
-static_assertions::const_assert!(matches!(
-    HAM_THROTTLE_FIELDS,
-    Ok((h, e)) if h.mask() == 0xF0 && h.lo == 4 && e.mask() == 0x10_0000 && e.lo == 20
-));
-
 impl IramSizes for Cayman {
     /// `0x2_0000` (MED [000r1 §3], [FACTS §12.1]).
     const IRAM_SIZE_PE: u64 = 0x2_0000;
@@ -301,14 +223,6 @@ impl NxLocal for Cayman {
         start_ctrl: Ok(regs::START_CTRL),
         start_addr_lo: Ok(regs::START_ADDR_LO),
         start_addr_hi: Ok(regs::START_ADDR_HI),
-        // `tpb_regs + 0xA08` [000 §2] (its base: FACTS §13.10 #8, MED).
-        notific_sw_queue_num2: SW_QUEUE_NUM2,
-        // `EVENTS_SEMAPHORES_NT`: mask `0xF_0000`, shift 16 [000 §2].
-        events_semaphores_nt: EVENTS_SEMAPHORES,
-        // `tpb_regs + 0xA10` (MED [000r1 §3]).
-        notific_sw_queue_num4: SW_QUEUE_NUM4,
-        // `HAM_THROTTLE` `0xF0` / 4, `HAM_THROTTLE_EN` `0x10_0000` / 20 (MED [000r1 §3]).
-        ham_throttle_fields: HAM_THROTTLE_FIELDS,
         release_run_stall: Ok(regs::RELEASE_RUN_STALL),
         // CAYMAN's Q7 swap table is a no-op: these registers are not traced here [004 §5].
         nx_rsvd_space: Err(Error::NotTraced("cayman nx_rsvd_space registers")),
@@ -324,7 +238,9 @@ impl NxLocal for Cayman {
         // `+0x14E0` / `+0x1500` (MED [000r1 §3]).
         sw_dge_carveout: Ok(regs::SW_DGE_CARVEOUT),
         sw_dge_dma_mapping: Ok(regs::SW_DGE_DMA_MAPPING),
-        ..NxLocalRegs::DEFAULTS
+        // The SW-queue selectors `NOTIFIC_SW_QUEUE_NUM2/4` and their fields in
+        // `tpb_regs` [000 §2], (MED [000r1 §3]).
+        ..NxLocalRegs::DEFAULTS.with_tpb_sw_queues()
     };
 }
 

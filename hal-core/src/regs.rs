@@ -388,12 +388,14 @@ impl<A: AccessType> RegArray<A> {
     }
 
     /// Number of instances.
-    pub const fn count(self) -> u32 {
+    #[cfg(test)]
+    pub(crate) const fn count(self) -> u32 {
         self.count
     }
 
     /// Bytes between instances.
-    pub const fn stride(self) -> u64 {
+    #[cfg(test)]
+    pub(crate) const fn stride(self) -> u64 {
         self.stride
     }
 

@@ -163,9 +163,10 @@ mod block {
 
 pub use block::TPB_REGS;
 pub(crate) use block::{
-    dve_instr_dbg, dve_rspcomb, sw_queue_num3, ACT_RND_MODE, ACT_STOCHASTIC_RND, DVE_INSTR_DBG,
-    DVE_LFSR_SEED, DVE_POOL_ARB, DVE_RND_MODE, DVE_STOCHASTIC_RND, DVE_TIMESTAMP_INC,
-    POOL_RND_MODE, POOL_STOCHASTIC_RND, PSUM_RND_CTRL, PSUM_RND_VALUE, SW_QUEUE_NUM3,
+    dve_instr_dbg, dve_rspcomb, sw_queue_num2, sw_queue_num3, sw_queue_num4, ACT_RND_MODE,
+    ACT_STOCHASTIC_RND, DVE_INSTR_DBG, DVE_LFSR_SEED, DVE_POOL_ARB, DVE_RND_MODE,
+    DVE_STOCHASTIC_RND, DVE_TIMESTAMP_INC, POOL_RND_MODE, POOL_STOCHASTIC_RND, PSUM_RND_CTRL,
+    PSUM_RND_VALUE, SW_QUEUE_NUM2, SW_QUEUE_NUM3, SW_QUEUE_NUM4,
 };
 
 /// The seed `reset_rng_seed` writes: `0xCD9E_8D57` [arch-stpb §2], [FACTS §13.6].

@@ -164,6 +164,24 @@ impl NxLocalRegs {
         sw_dge_carveout: Err(Error::NotTraced("sw_dge_carveout register offset")),
         sw_dge_dma_mapping: Err(Error::NotTraced("sw_dge_dma_mapping register offset")),
     };
+
+    /// The same table with the SW-queue selectors of `tpb_regs` that an arch's
+    /// notes give (CAYMAN): `NOTIFIC_SW_QUEUE_NUM2` (`+0xA08`) with its
+    /// `EVENTS_SEMAPHORES_NT` field (mask `0xF_0000`) [000 §2], and
+    /// `NOTIFIC_SW_QUEUE_NUM4` (`+0xA10`) with `HAM_THROTTLE` (mask `0xF0`) and
+    /// `HAM_THROTTLE_EN` (mask `0x10_0000`) (MED [000r1 §3]). They sit in
+    /// `tpb_regs`, not the XT/NX window (FACTS §13.10 #8, MED), which describes
+    /// them once ([`TPB_REGS`](crate::engine::tpb_regs::TPB_REGS)).
+    pub const fn with_tpb_sw_queues(self) -> NxLocalRegs {
+        use crate::engine::tpb_regs::{sw_queue_num2, sw_queue_num4, SW_QUEUE_NUM2, SW_QUEUE_NUM4};
+        NxLocalRegs {
+            notific_sw_queue_num2: Ok(SW_QUEUE_NUM2),
+            events_semaphores_nt: Ok(sw_queue_num2::EVENTS_SEMAPHORES),
+            notific_sw_queue_num4: Ok(SW_QUEUE_NUM4),
+            ham_throttle_fields: Ok((sw_queue_num4::HAM_THROTTLE, sw_queue_num4::HAM_THROTTLE_EN)),
+            ..self
+        }
+    }
 }
 
 /// The NX/XT local-register family.
