@@ -18,12 +18,12 @@
 use khal_core::dma::DmaMemory;
 use khal_core::notific::DeviceZero;
 use khal_core::notific::{
-    BpMode, ConsumeKind, Drain, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqEntry,
-    NqRing, Phase, Tail,
+    BpMode, ConsumeKind, EngineConfig, NotificBlocks, NotificEngine, NqConfig, NqEntry, NqRing,
 };
 use khal_core::wait::Budget;
-use khal_core::{DeviceAddr, Mmio, Result};
+use khal_core::{DeviceAddr, Result};
 use khal_fuzz::{Access, Input, NoDelay, RecMmio, RingMem};
+use khal_tests::nq::Kind;
 use libfuzzer_sys::fuzz_target;
 
 const BASE: u64 = 0x3053_5000;
@@ -144,46 +144,6 @@ fn dmabuf(inp: &mut Input, size_bytes: u32) -> Option<khal_std::DmaBuf> {
     }
 }
 
-/// The kind-specific drains of a ring, for [`exercise`] (generic over the
-/// kind): a tail ring's waits take [`NoDelay`].
-trait Kind: ConsumeKind + Sized {
-    fn available<R: DmaMemory, M: Mmio, Z: DeviceZero>(
-        ring: &mut NqRing<'_, R, M, Self, Z>,
-    ) -> Result<u32>;
-    fn drain_iter<'a, 'd, R: DmaMemory, M: Mmio, Z: DeviceZero>(
-        ring: &'a mut NqRing<'d, R, M, Self, Z>,
-        max: u32,
-    ) -> Result<Drain<'a, 'd, R, M, Self, Z>>;
-}
-
-impl Kind for Phase {
-    fn available<R: DmaMemory, M: Mmio, Z: DeviceZero>(
-        ring: &mut NqRing<'_, R, M, Phase, Z>,
-    ) -> Result<u32> {
-        ring.available_count()
-    }
-    fn drain_iter<'a, 'd, R: DmaMemory, M: Mmio, Z: DeviceZero>(
-        ring: &'a mut NqRing<'d, R, M, Phase, Z>,
-        max: u32,
-    ) -> Result<Drain<'a, 'd, R, M, Phase, Z>> {
-        ring.drain_iter(max)
-    }
-}
-
-impl Kind for Tail {
-    fn available<R: DmaMemory, M: Mmio, Z: DeviceZero>(
-        ring: &mut NqRing<'_, R, M, Tail, Z>,
-    ) -> Result<u32> {
-        ring.available_count(&mut NoDelay)
-    }
-    fn drain_iter<'a, 'd, R: DmaMemory, M: Mmio, Z: DeviceZero>(
-        ring: &'a mut NqRing<'d, R, M, Tail, Z>,
-        max: u32,
-    ) -> Result<Drain<'a, 'd, R, M, Tail, Z>> {
-        ring.drain_iter(&mut NoDelay, max)
-    }
-}
-
 fn exercise<'m, R: DmaMemory, K: Kind, Z: DeviceZero>(
     inp: &mut Input,
     mmio: &'m RecMmio,
@@ -242,7 +202,7 @@ fn exercise<'m, R: DmaMemory, K: Kind, Z: DeviceZero>(
             2 => {
                 let max = inp.u8() as u32;
                 let take = inp.u8() % 8 + 1;
-                if let Ok(it) = K::drain_iter(&mut ring, max) {
+                if let Ok(it) = K::drain_iter(&mut ring, &mut NoDelay, max) {
                     let mut k = 0u32;
                     for item in it.take(take as usize) {
                         if item.is_err() {
@@ -255,7 +215,7 @@ fn exercise<'m, R: DmaMemory, K: Kind, Z: DeviceZero>(
                 }
             }
             3 => {
-                if let Ok(c) = K::available(&mut ring) {
+                if let Ok(c) = K::available(&mut ring, &mut NoDelay) {
                     assert!(c <= cap, "count {c} > capacity {cap}");
                 }
             }
